@@ -1,0 +1,100 @@
+"""The built-in agents that need no model: ``reference``, ``nop`` and ``dir:PATH``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ..cache import tree_hash
+from ..task import Task
+from .base import Agent, AgentOutcome, safe_label
+
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "*.egg-info")
+
+
+class ReferenceAgent(Agent):
+    """The oracle: hands in the task's reference implementation (must score 100 %)."""
+
+    spec = label = "reference"
+
+    def cache_key(self, task: Task, run: int) -> str:
+        return tree_hash(task.reference_dir)
+
+    def generate(self, task: Task, run: int, workspace: Path) -> AgentOutcome:
+        shutil.copytree(task.reference_dir, workspace, ignore=_IGNORE, dirs_exist_ok=True)
+        return AgentOutcome()
+
+
+class NopAgent(Agent):
+    """Hands in an empty repository (must score 0 %)."""
+
+    spec = label = "nop"
+
+    def cache_key(self, task: Task, run: int) -> str:
+        return "empty"
+
+    def generate(self, task: Task, run: int, workspace: Path) -> AgentOutcome:
+        return AgentOutcome()
+
+
+class DirAgent(Agent):
+    """Grades repositories another tool generated: ``PATH/<task-id>/run-<n>/`` or ``PATH/<task-id>/``.
+
+    A task without a folder is graded as an empty repository, and the run's note says so.
+    """
+
+    def __init__(self, spec: str, root: Path) -> None:
+        self.spec = spec
+        self.root = root
+        self.label = safe_label(f"dir-{root.name}")
+
+    def source(self, task: Task, run: int) -> Path | None:
+        """Where this agent's output for (task, run) is, if anywhere."""
+        for candidate in (self.root / task.id / f"run-{run}", self.root / task.id):
+            if candidate.is_dir():
+                return candidate
+        return None
+
+    def cache_key(self, task: Task, run: int) -> str:
+        src = self.source(task, run)
+        return f"{src}:{tree_hash(src)}" if src else "missing"
+
+    def generate(self, task: Task, run: int, workspace: Path) -> AgentOutcome:
+        src = self.source(task, run)
+        if src is None:
+            return AgentOutcome(
+                note=f"no output at {self.root / task.id}: graded as an empty repository"
+            )
+        shutil.copytree(src, workspace, ignore=_IGNORE, dirs_exist_ok=True)
+        return AgentOutcome()
+
+
+BUILTIN_NAMES = ("reference", "nop", "dir:PATH")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None:
+    """Make the built-in agents (tried after plugins, so a plugin may override a name)."""
+    if spec == "reference":
+        return ReferenceAgent()
+    if spec == "nop":
+        return NopAgent()
+    if spec.startswith("dir:"):
+        raw = spec[len("dir:"):]
+        if not raw:
+            raise pytest.UsageError("--e2e-agent=dir: needs a folder, e.g. dir:./agent-outputs")
+        root = (config.invocation_params.dir / raw).resolve()
+        if not root.is_dir():
+            raise pytest.UsageError(
+                f"--e2e-agent={spec}: {root} is not a folder; it should hold one folder per task "
+                "(<task-id>/ or <task-id>/run-<n>/)"
+            )
+        return DirAgent(spec, root)
+    return None
+
+
+def pytest_e2ebench_agent_names(config: pytest.Config) -> list[str]:
+    """Names of the built-in agents, for help and error messages."""
+    return list(BUILTIN_NAMES)

@@ -1,0 +1,113 @@
+"""Collection: a task's ``task.toml`` becomes one item per (agent, run, requirement).
+
+The item's setup evaluates its run (once per process, shared by all items of the run); an
+infrastructure problem there makes the item an *error*. The call phase passes when the
+requirement is implemented and fails with the failing tests otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from .agents import Agent
+from .errors import InfrastructureError, TaskError
+from .pipeline import error_record
+from .stash import AGENTS, EVALUATOR, SETTINGS
+from .task import Requirement, Task, load_task
+from .verdicts import IMPLEMENTED
+
+PROPERTY = "e2ebench"  # name of the user property that carries a run's record to the reporter
+MAX_LISTED_FAILURES = 10
+
+
+class TaskFile(pytest.File):
+    """A ``task.toml``: validates the task and yields its requirement items."""
+
+    def collect(self) -> Iterator[RequirementItem]:
+        task = load_task(self.path.parent)
+        settings = self.config.stash[SETTINGS]
+        group_by_run = self.config.getoption("dist", "no") not in (None, "no")
+        for req in task.requirements:
+            for tag in req.tags:
+                self.config.addinivalue_line("markers", f"{tag}: requirements tagged {tag!r}")
+        for agent in self.config.stash[AGENTS]:
+            for run in range(1, settings.runs + 1):
+                for req in task.requirements:
+                    item = RequirementItem.from_parent(
+                        self, name=f"{task.id}[{agent.label}-run-{run}-{req.id}]",
+                        task=task, agent=agent, run=run, requirement=req,
+                    )
+                    if group_by_run:
+                        # pytest-xdist --dist loadgroup: a run's items share one worker.
+                        item.add_marker(pytest.mark.xdist_group(f"{agent.label}/{task.id}/{run}"))
+                    yield item
+
+    def repr_failure(self, excinfo, style=None):
+        """A malformed task shows its problems, not a traceback."""
+        if isinstance(excinfo.value, TaskError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+
+class RequirementItem(pytest.Item):
+    """One requirement of one task, as implemented by one agent in one run."""
+
+    def __init__(self, *, task: Task, agent: Agent, run: int, requirement: Requirement,
+                 **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.task = task
+        self.agent = agent
+        self.run = run
+        self.requirement = requirement
+        self.record: dict | None = None
+        self.add_marker(pytest.mark.requirement(requirement.id))
+        for tag in requirement.tags:
+            self.add_marker(getattr(pytest.mark, tag))
+
+    def setup(self) -> None:
+        """Evaluate the run (cached); an infrastructure problem is an error, not a failure."""
+        evaluator = self.config.stash[EVALUATOR]
+        try:
+            self.record = evaluator.evaluate(self.task, self.agent, self.run)
+        except InfrastructureError as exc:
+            run_dir = evaluator.run_dir(self.task, self.agent, self.run)
+            if evaluator.first_delivery(self.task, self.agent, self.run):
+                self.user_properties.append(
+                    (PROPERTY, error_record(self.task, self.agent, self.run, run_dir, exc))
+                )
+            pytest.fail(f"infrastructure error (not the agent's fault): {exc}", pytrace=False)
+        # The whole record travels once per run and process; the reporter merges by key.
+        if evaluator.first_delivery(self.task, self.agent, self.run):
+            self.user_properties.append((PROPERTY, self.record))
+
+    def runtest(self) -> None:
+        """Pass iff the requirement is implemented; otherwise list its failing tests."""
+        assert self.record is not None
+        verdict = next(r for r in self.record["requirements"] if r["id"] == self.requirement.id)
+        if verdict["verdict"] == IMPLEMENTED:
+            return
+        pytest.fail(self._explain(verdict), pytrace=False)
+
+    def _explain(self, verdict: dict) -> str:
+        req = self.requirement
+        lines = [
+            f"{req.id} not implemented ({self.agent.label}, run {self.run}): {req.title}",
+            f"{verdict['tests'] - verdict['passed']} of {verdict['tests']} tests did not pass:",
+        ]
+        for test in verdict["failing"][:MAX_LISTED_FAILURES]:
+            message = test["message"].strip().splitlines()
+            first = f" — {message[0][:200]}" if message else ""
+            lines.append(f"  {test['outcome'].upper():7} {test['nodeid']}{first}")
+            lines.extend(f"          {m[:200]}" for m in message[1:3])
+        hidden = len(verdict["failing"]) - MAX_LISTED_FAILURES
+        if hidden > 0:
+            lines.append(f"  … and {hidden} more")
+        for note in self.record.get("notes", []):
+            lines.append(f"note: {note}")
+        lines.append(f"details: {self.record['dir']}")
+        return "\n".join(lines)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.name}: {self.requirement.title}"

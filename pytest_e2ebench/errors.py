@@ -1,0 +1,47 @@
+"""The plugin's exception and warning hierarchy.
+
+Two kinds of problem must never be confused in a benchmark: a problem of the *harness or its
+infrastructure* (a virtual environment that cannot be built, an LLM endpoint that is down) is an
+**error** on the requirement items, while a shortcoming of the *agent's output* is a **failure**.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+class E2EBenchError(Exception):
+    """Base class of every error raised by pytest-e2ebench."""
+
+
+class TaskError(E2EBenchError):
+    """A benchmark task folder is malformed.
+
+    Carries every problem found, each naming the file, the field and the fix, so a task author
+    sees them all at once.
+    """
+
+    def __init__(self, task_dir: str, problems: list[str]) -> None:
+        self.task_dir = task_dir
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"invalid benchmark task {task_dir}:\n{lines}")
+
+
+class InfrastructureError(E2EBenchError):
+    """The harness could not evaluate a run for reasons that are not the agent's fault."""
+
+    def __init__(self, stage: str, message: str) -> None:
+        self.stage = stage
+        super().__init__(f"[{stage}] {message}")
+
+
+class AgentError(InfrastructureError):
+    """An agent could not produce output because of the harness or its environment."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("agent", message)
+
+
+class E2EBenchWarning(pytest.PytestWarning):
+    """A non-fatal problem noticed by pytest-e2ebench."""

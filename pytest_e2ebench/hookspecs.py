@@ -1,0 +1,36 @@
+"""Hooks of pytest-e2ebench, added with ``pytest_addhooks``.
+
+Implement them in a ``conftest.py`` or a plugin. Factory hooks are ``firstresult``: the first
+implementation returning something other than None wins, and the built-ins run last.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from .agents import Agent
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None:
+    """Return the agent for the ``--e2e-agent`` name ``spec``, or None if it is not yours.
+
+    :param spec: one comma-separated part of ``--e2e-agent`` as typed, e.g. ``"dir:./out"``.
+    :param config: the pytest config.
+
+    Raise :class:`pytest.UsageError` for a name that is yours but malformed.
+    """
+
+
+def pytest_e2ebench_agent_names(config: pytest.Config) -> list[str]:
+    """Return the agent names your plugin offers, for ``--help`` and error messages."""
+
+
+def pytest_e2ebench_run_finished(config: pytest.Config, record: dict) -> None:
+    """Called on the worker that evaluated a (task, agent, run), with its JSON-able record.
+
+    The record is the entry that ``results.json`` will hold under ``tasks``; do not mutate it.
+    """

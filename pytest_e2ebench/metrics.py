@@ -1,0 +1,156 @@
+"""The benchmark's metrics, computed in one place.
+
+Definitions (rates are fractions in [0, 1]; a metric that does not apply is ``None``):
+
+* ``impl_rate`` — implemented requirements / all requirements (inconclusive verdicts count in
+  the denominator, E2EDevBench §4.1).
+* ``req_acc`` — requirements whose tests all pass (at least one test) / all requirements
+  (E2EDev Req.Acc). Equal to ``impl_rate`` under the ``tests`` judge.
+* ``pass_rate`` — passed / (total − skipped) over the reference tests.
+* ``test_acc`` — passed / total (E2EDev Test.Acc: every test case counts).
+* ``balanced`` — 0.6 · req_acc + 0.4 · test_acc (E2EDev §B.2).
+* coverage of the generated code: ``line_coverage`` = covered lines / statements,
+  ``branch_coverage`` = covered branches / branches, with the covered counts.
+* ``code_lines`` (non-blank) and ``code_files`` of the generated project's Python sources.
+* agent cost: ``tokens_sent``, ``tokens_generated``, ``cost_usd``, ``co2_g``, ``steps``
+  (``None`` for agents that make no LLM calls) and ``duration_s`` (the agent's wall time).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Mapping
+
+from .verdicts import IMPLEMENTED, PASSING, SKIPPED
+
+REQ_WEIGHT, TEST_WEIGHT = 0.6, 0.4  # E2EDev §B.2 "Balanced Score"
+
+METRIC_KEYS = (
+    "impl_rate", "req_acc", "pass_rate", "test_acc", "balanced",
+    "passed", "failed", "errors", "skipped",
+    "line_coverage", "branch_coverage", "covered_lines", "covered_branches",
+    "code_lines", "code_files",
+    "tokens_sent", "tokens_generated", "cost_usd", "co2_g", "steps", "duration_s",
+)
+AGENT_KEYS = ("tokens_sent", "tokens_generated", "cost_usd", "co2_g", "steps", "duration_s")
+# Metrics averaged in the summary; counts of tests are summed per run first.
+SUMMARY_KEYS = (
+    "impl_rate", "req_acc", "pass_rate", "test_acc", "balanced",
+    "line_coverage", "branch_coverage", "code_lines",
+    "tokens_sent", "tokens_generated", "cost_usd", "co2_g", "steps", "duration_s",
+)
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """numerator / denominator, or None when the denominator is 0 (does not apply)."""
+    return None if not denominator else numerator / denominator
+
+
+def test_counts(tests: Iterable[Mapping]) -> dict[str, int]:
+    """passed / failed / errors / skipped counts of test records."""
+    counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+    for test in tests:
+        outcome = test["outcome"]
+        if outcome in PASSING:
+            counts["passed"] += 1
+        elif outcome in SKIPPED:
+            counts["skipped"] += 1
+        elif outcome == "failed":
+            counts["failed"] += 1
+        else:
+            counts["errors"] += 1
+    return counts
+
+
+def suite_metrics(tests: list[Mapping], coverage: Mapping | None) -> dict:
+    """Counts, rates and coverage of one test suite run."""
+    counts = test_counts(tests)
+    total = sum(counts.values())
+    cov = coverage or {}
+    return {
+        **counts,
+        "total": total,
+        "pass_rate": ratio(counts["passed"], total - counts["skipped"]),
+        "test_acc": ratio(counts["passed"], total),
+        "line_coverage": ratio(cov.get("covered_lines", 0), cov.get("statements", 0)),
+        "branch_coverage": ratio(cov.get("covered_branches", 0), cov.get("branches", 0)),
+        "covered_lines": cov.get("covered_lines") if coverage else None,
+        "covered_branches": cov.get("covered_branches") if coverage else None,
+    }
+
+
+def run_metrics(
+    requirements: list[Mapping],
+    suite: Mapping,
+    code: Mapping[str, int],
+    agent: Mapping,
+) -> dict:
+    """All metrics of one (task, agent, run) in the order of :data:`METRIC_KEYS`."""
+    n = len(requirements)
+    implemented = sum(1 for r in requirements if r["verdict"] == IMPLEMENTED)
+    tests_pass = sum(1 for r in requirements if r["tests"] and r["passed"] == r["tests"])
+    req_acc = ratio(tests_pass, n)
+    test_acc = suite["test_acc"]
+    balanced = (
+        None if req_acc is None or test_acc is None
+        else REQ_WEIGHT * req_acc + TEST_WEIGHT * test_acc
+    )
+    values = {
+        "impl_rate": ratio(implemented, n),
+        "req_acc": req_acc,
+        "pass_rate": suite["pass_rate"],
+        "test_acc": test_acc,
+        "balanced": balanced,
+        **{k: suite[k] for k in ("passed", "failed", "errors", "skipped")},
+        **{k: suite[k] for k in ("line_coverage", "branch_coverage",
+                                 "covered_lines", "covered_branches")},
+        "code_lines": code.get("code_lines"),
+        "code_files": code.get("code_files"),
+        **{k: agent.get(k) for k in AGENT_KEYS},
+    }
+    return {k: values[k] for k in METRIC_KEYS}
+
+
+def mean_std(values: Iterable[float | None]) -> dict:
+    """Mean and sample standard deviation (n − 1) of the non-null values.
+
+    ``std`` is None with fewer than two values; both are None with none.
+    """
+    xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    return {
+        "mean": statistics.fmean(xs) if xs else None,
+        "std": statistics.stdev(xs) if len(xs) > 1 else None,
+        "n": len(xs),
+    }
+
+
+def summarize(records: list[Mapping]) -> dict:
+    """Per agent: each metric's mean ± std over runs of the macro-average across tasks.
+
+    E2EDev reports mean ± std over three runs; a run's score is the mean over its tasks.
+    Records without metrics (infrastructure errors) are counted in ``errored_runs`` and left
+    out of the means.
+    """
+    by_agent: dict[str, dict[int, list[Mapping]]] = {}
+    tasks: dict[str, set[str]] = {}
+    errored: dict[str, int] = {}
+    for rec in records:
+        agent = rec["agent"]
+        by_agent.setdefault(agent, {})
+        tasks.setdefault(agent, set()).add(rec["task"])
+        if rec.get("metrics") is None:
+            errored[agent] = errored.get(agent, 0) + 1
+            continue
+        by_agent[agent].setdefault(rec["run"], []).append(rec["metrics"])
+    summary: dict[str, dict] = {}
+    for agent, runs in sorted(by_agent.items()):
+        per_run = {
+            key: [mean_std(m[key] for m in metrics)["mean"] for metrics in runs.values()]
+            for key in SUMMARY_KEYS
+        }
+        summary[agent] = {key: mean_std(vals) for key, vals in per_run.items()}
+        summary[agent]["runs"] = len(runs)
+        summary[agent]["tasks"] = len(tasks[agent])
+        summary[agent]["errored_runs"] = errored.get(agent, 0)
+    return summary

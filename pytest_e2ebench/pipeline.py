@@ -1,0 +1,170 @@
+"""Evaluate one (task, agent, run): agent → repo → venv → test run → verdicts → metrics.
+
+Each stage writes under ``<out>/<agent>/<task>/run-<n>/`` and is cached by a hash of its
+inputs (see :mod:`pytest_e2ebench.cache`), so a second session, or a session that was killed,
+reuses what is still valid. The run directory is locked while a process works on it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+import pytest
+
+from . import runner, venv
+from .agents import Agent
+from .cache import Stage, key_of, locked, tree_hash
+from .errors import InfrastructureError
+from .metrics import run_metrics, suite_metrics
+from .options import Settings
+from .task import Task
+from .verdicts import effective_tests, judge_by_tests
+from .workspace import code_size
+
+RECORD_SCHEMA = "e2ebench-run/1"
+
+
+@dataclasses.dataclass
+class Evaluator:
+    """Evaluates runs on this process and remembers each one (or its error) for the session."""
+
+    config: pytest.Config
+    settings: Settings
+    started_at: float
+    _done: dict[tuple[str, str, int], dict | InfrastructureError] = dataclasses.field(
+        default_factory=dict
+    )
+    _delivered: set[tuple[str, str, int]] = dataclasses.field(default_factory=set)
+
+    def first_delivery(self, task: Task, agent: Agent, run: int) -> bool:
+        """True the first time it is asked for a run: that item carries the run's record."""
+        key = (task.id, agent.label, run)
+        if key in self._delivered:
+            return False
+        self._delivered.add(key)
+        return True
+
+    def run_dir(self, task: Task, agent: Agent, run: int) -> Path:
+        """Where the stages of (task, agent, run) live."""
+        return self.settings.out / agent.label / task.id / f"run-{run}"
+
+    def evaluate(self, task: Task, agent: Agent, run: int) -> dict:
+        """The run record of (task, agent, run); raises InfrastructureError if it cannot be had."""
+        key = (task.id, agent.label, run)
+        if key not in self._done:
+            try:
+                record = self._evaluate(task, agent, run)
+            except InfrastructureError as exc:
+                self._done[key] = exc
+            else:
+                self._done[key] = record
+                self.config.hook.pytest_e2ebench_run_finished(config=self.config, record=record)
+        result = self._done[key]
+        if isinstance(result, InfrastructureError):
+            raise result
+        return result
+
+    def _stage(self, run_dir: Path, name: str, *key_parts: object) -> Stage:
+        not_before = self.started_at if self.settings.rerun else 0.0
+        return Stage(run_dir, name, key_of(name, *key_parts), not_before=not_before)
+
+    def _evaluate(self, task: Task, agent: Agent, run: int) -> dict:
+        run_dir = self.run_dir(task, agent, run)
+        with locked(run_dir):
+            # 1. the agent writes the project
+            stage = self._stage(run_dir, "repo", agent.spec, agent.cache_key(task, run),
+                                task.requirements_text, run)
+            agent_data = stage.load()
+            if agent_data is None:
+                workspace = stage.reset()
+                start = time.monotonic()
+                outcome = agent.generate(task, run, workspace)
+                duration = round(time.monotonic() - start, 3)
+                # Hash now: installing the project later adds build files to the folder.
+                agent_data = stage.commit(
+                    {**outcome.to_dict(), "duration_s": duration, "repo_hash": tree_hash(workspace)}
+                )
+            repo = stage.dir
+            repo_hash = agent_data["repo_hash"]
+
+            # 2. a virtual environment with the project installed
+            stage = self._stage(run_dir, "venv", repo_hash, venv.fingerprint(), str(run_dir))
+            install = stage.load()
+            if install is None:
+                env_dir = stage.reset()
+                install = stage.commit(venv.build(env_dir, repo, run_dir / "logs").to_dict())
+            python = venv.python_of(stage.dir)
+
+            # 3. the reference tests against it
+            stage = self._stage(run_dir, "eval", stage.key, task.tests_hash,
+                                task.test_timeout, self.settings.timeout)
+            test_run = stage.load()
+            if test_run is None:
+                eval_dir = stage.reset()
+                test_run = stage.commit(
+                    runner.run_tests(task, python, repo, eval_dir, self.settings.timeout)
+                )
+            code = code_size(repo)
+        return build_record(task, agent, run, run_dir, agent_data, install, test_run, code)
+
+
+def build_record(task: Task, agent: Agent, run: int, run_dir: Path, agent_data: dict,
+                 install: dict, test_run: dict, code: dict) -> dict:
+    """The JSON-able record of one run: verdicts, metrics, suites and where things are."""
+    tests = effective_tests(task, test_run)
+    requirements = judge_by_tests(task, tests)
+    suite = suite_metrics(tests, test_run.get("coverage"))
+    notes = [n for n in (agent_data.get("note"),) if n]
+    if not install.get("ok", True):
+        notes.append("the project failed to install (see logs/project.log)")
+    if test_run.get("status") != "completed":
+        notes.append(f"test run {test_run.get('status')}")
+    return {
+        "schema": RECORD_SCHEMA,
+        "task": task.id,
+        "agent": agent.label,
+        "agent_spec": agent.spec,
+        "run": run,
+        "status": "ok",
+        "requirements": requirements,
+        "metrics": run_metrics(requirements, suite, code, agent_data),
+        # E2EDevBench Table 2 suites; 'original' (the agent's own tests) and 'all' come with
+        # test migration. Until then the reference tests run unchanged as 'extended'.
+        "suites": {"original": None, "extended": suite, "all": None},
+        "install": {"method": install.get("method"), "ok": install.get("ok")},
+        "test_run": {k: test_run.get(k) for k in ("status", "returncode", "duration_s")},
+        "notes": notes,
+        "task_meta": task_meta(task),
+        "dir": str(run_dir),
+    }
+
+
+def task_meta(task: Task) -> dict:
+    """Task facts for analysis (kind, release date for leakage by quarter, size)."""
+    return {"title": task.title, "kind": task.kind, "created": task.created.isoformat(),
+            "source": task.source, **task.size}
+
+
+def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: Exception) -> dict:
+    """The record of a run the harness could not evaluate (metrics are None, never 0)."""
+    stage = getattr(exc, "stage", "harness")
+    return {
+        "schema": RECORD_SCHEMA,
+        "task": task.id,
+        "agent": agent.label,
+        "agent_spec": agent.spec,
+        "run": run,
+        "status": "error",
+        "error": {"stage": stage, "kind": "infrastructure", "message": str(exc)},
+        "requirements": [
+            {"id": r.id, "title": r.title, "tags": list(r.tags), "verdict": "inconclusive"}
+            for r in task.requirements
+        ],
+        "metrics": None,
+        "suites": {"original": None, "extended": None, "all": None},
+        "notes": [],
+        "task_meta": task_meta(task),
+        "dir": str(run_dir),
+    }

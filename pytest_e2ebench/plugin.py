@@ -1,0 +1,115 @@
+"""pytest-e2ebench's entry point: options, hooks and wiring; the work happens elsewhere.
+
+Without ``--e2e-agent`` the plugin only keeps the benchmark tasks out of the project's own
+test run. With it, pytest collects the task folders under ``--e2e-tasks`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from . import options
+from .stash import AGENTS, EVALUATOR, SETTINGS
+
+TASK_FILE = "task.toml"
+_STARTED = "e2ebench_started"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.addoption(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "requirement(*ids): the requirement(s) a benchmark item or reference test checks"
+    )
+    from .agents import builtin
+
+    if not config.pluginmanager.is_registered(builtin):
+        config.pluginmanager.register(builtin, "e2ebench-builtin-agents")
+    settings = options.resolve(config)
+    config.stash[SETTINGS] = settings
+    if not settings.active:
+        _refuse_tasks_without_agent(config, settings.tasks)
+        return
+    if not settings.tasks.is_dir():
+        raise pytest.UsageError(
+            f"--e2e-tasks={settings.tasks}: no such folder; point --e2e-tasks (or ini "
+            f"e2ebench_tasks) at a folder of task folders"
+        )
+    from .agents import make_agents
+    from .pipeline import Evaluator
+
+    config.stash[AGENTS] = make_agents(config, settings.agents)
+    workerinput = getattr(config, "workerinput", None)
+    started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
+    config.stash[EVALUATOR] = Evaluator(config, settings, started)
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"  # keep a run's items on one worker
+    if workerinput is None:
+        from .report.terminal import Reporter
+
+        config.pluginmanager.register(Reporter(config, settings.out), "e2ebench-reporter")
+
+
+def _refuse_tasks_without_agent(config: pytest.Config, tasks: Path) -> None:
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return
+    for arg in config.args:
+        path = Path(arg.split("::")[0])
+        path = path if path.is_absolute() else config.invocation_params.dir / path
+        if path.resolve().is_relative_to(tasks):
+            raise pytest.UsageError(
+                f"{arg}: benchmark tasks run only with an agent, e.g. "
+                f"pytest --e2e-agent=reference {arg}"
+            )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist controller: workers share the session start (so --e2e-rerun works across them)."""
+    evaluator = node.config.stash.get(EVALUATOR, None)
+    if evaluator is not None:
+        node.workerinput[_STARTED] = evaluator.started_at
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    settings = config.stash.get(SETTINGS, None)
+    if settings is None:
+        return None
+    tasks = settings.tasks
+    inside = collection_path.is_relative_to(tasks)
+    if not settings.active:
+        return True if inside else None
+    if not inside:
+        # Only the tasks folder (and the folders leading to it) are collected.
+        return None if tasks.is_relative_to(collection_path) else True
+    if collection_path.is_dir():
+        # A task's reference/, tests/ ... are never collected (nor their conftest.py imported).
+        return True if (collection_path.parent / TASK_FILE).is_file() else None
+    return collection_path.name != TASK_FILE
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    settings = parent.config.stash.get(SETTINGS, None)
+    if (
+        settings is not None
+        and settings.active
+        and file_path.name == TASK_FILE
+        and file_path.is_relative_to(settings.tasks)
+    ):
+        from .collect import TaskFile
+
+        return TaskFile.from_parent(parent, path=file_path)
+    return None

@@ -1,0 +1,89 @@
+"""Record per-test outcomes and requirement tags as JSON lines (loaded with ``-p``).
+
+One line per finished test, appended and flushed as the run goes, so a run that is killed part
+way still leaves the results it had. The output file is named by ``E2EBENCH_PROBE_OUT``.
+"""
+
+import json
+import os
+
+import pytest
+
+_OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
+_MESSAGE_LINES = 8
+_MESSAGE_CHARS = 800
+_state: dict = {"tags": {}, "phases": {}}
+
+
+def _emit(record: dict) -> None:
+    if not _OUT:
+        return
+    with open(_OUT, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+        fh.flush()
+
+
+def _message(report) -> str:
+    """The error lines ('E   ...') of a failure, else its last line; kept short."""
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])
+    text = getattr(report, "longreprtext", "") or ""
+    lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]
+    if not lines:
+        lines = [ln for ln in text.strip().splitlines()[-2:]]
+    return "\n".join(lines[:_MESSAGE_LINES])[:_MESSAGE_CHARS]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "requirement(*ids): requirements this test checks")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        ids = []
+        for mark in item.iter_markers("requirement"):
+            ids.extend(str(a) for a in mark.args)
+        _state["tags"][item.nodeid] = ids
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _emit({"kind": "collect_error", "nodeid": report.nodeid, "message": _message(report)})
+
+
+def pytest_runtest_logreport(report):
+    phases = _state["phases"].setdefault(report.nodeid, {})
+    phases[report.when] = report
+    if report.when != "teardown":
+        return
+    setup, call, teardown = phases.get("setup"), phases.get("call"), report
+    wasxfail = hasattr(call, "wasxfail") or hasattr(setup, "wasxfail")
+    if setup is not None and setup.failed:
+        outcome, source = "error", setup
+    elif setup is not None and setup.skipped:
+        outcome, source = "skipped", setup
+    elif call is not None and call.failed:
+        outcome, source = "failed", call
+    elif call is not None and call.skipped:
+        outcome, source = ("skipped" if not wasxfail else "xfailed"), call
+    elif teardown.failed:
+        outcome, source = "error", teardown
+    else:
+        outcome, source = ("passed" if not wasxfail else "xpassed"), call
+    _emit(
+        {
+            "kind": "test",
+            "nodeid": report.nodeid,
+            "outcome": outcome,
+            "when": getattr(source, "when", "call"),
+            "message": "" if outcome in ("passed", "xpassed") or source is None else _message(source),
+            "duration": sum(getattr(r, "duration", 0.0) for r in phases.values()),
+            "requirements": _state["tags"].get(report.nodeid, []),
+        }
+    )
+    del _state["phases"][report.nodeid]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    _emit({"kind": "end", "exitstatus": int(exitstatus)})

@@ -1,0 +1,114 @@
+"""The reporter: gathers run records from item reports, writes results.json, prints the table.
+
+Registered only on the controller (``-n`` workers ship records on their reports' user
+properties, which pytest-xdist carries over), and writes through the terminal reporter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..collect import PROPERTY
+from ..metrics import mean_std, summarize
+from . import results
+
+RESULTS_FILE = "results.json"
+# (header, metric key, format): rates as percentages, counts plain, None as '-'
+COLUMNS = (
+    ("impl", "impl_rate", "pct"),
+    ("req_acc", "req_acc", "pct"),
+    ("pass", "pass_rate", "pct"),
+    ("balanced", "balanced", "pct"),
+    ("line", "line_coverage", "pct"),
+    ("branch", "branch_coverage", "pct"),
+    ("tokens", "tokens_sent", "int"),
+    ("cost$", "cost_usd", "money"),
+    ("steps", "steps", "int"),
+    ("time_s", "duration_s", "secs"),
+)
+
+
+def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
+    if value is None:
+        return "-"
+    if kind == "pct":
+        text = f"{100 * value:.1f}%"
+        return text if std is None else f"{text}±{100 * std:.1f}"
+    if kind == "money":
+        return f"{value:.4f}"
+    if kind == "secs":
+        return f"{value:.1f}"
+    return f"{value:.0f}"
+
+
+class Reporter:
+    """Collects the e2ebench records of a session (controller side)."""
+
+    def __init__(self, config: pytest.Config, out: Path) -> None:
+        self.config = config
+        self.out = out
+        self.records: dict[tuple[str, str, int], dict] = {}
+        self.results_path: Path | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == PROPERTY and isinstance(value, dict):
+                self.records[(value["task"], value["agent"], value["run"])] = value
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.records:
+            return
+        self.results_path = self.out / RESULTS_FILE
+        results.write(self.results_path, results.build(list(self.records.values())))
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.records:
+            return
+        tr = terminalreporter
+        rows = self._rows()
+        headers = ["task", "agent", "runs", *(c[0] for c in COLUMNS)]
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        tr.write_sep("=", "e2ebench summary")
+
+        def line(cells: list[str]) -> str:
+            first = [c.ljust(w) for c, w in zip(cells[:2], widths[:2])]
+            rest = [c.rjust(w) for c, w in zip(cells[2:], widths[2:])]
+            return "  ".join(first + rest).rstrip()
+
+        tr.write_line(line(headers))
+        for row in rows:
+            if row[0] == "overall" and row is rows[len(rows) - self._n_agents()]:
+                tr.write_line("-" * len(line(headers)))
+            tr.write_line(line(row))
+        errored = [r for r in self.records.values() if r.get("status") == "error"]
+        if errored:
+            tr.write_line(f"{len(errored)} run(s) could not be evaluated (infrastructure errors; "
+                          "left out of the means)", yellow=True)
+        if self.results_path is not None:
+            tr.write_line(f"results: {self.results_path}")
+
+    def _n_agents(self) -> int:
+        return len({agent for _, agent, _ in self.records})
+
+    def _rows(self) -> list[list[str]]:
+        by_task: dict[tuple[str, str], list[dict]] = {}
+        for (task, agent, _run), rec in sorted(self.records.items()):
+            by_task.setdefault((task, agent), []).append(rec)
+        rows = []
+        for (task, agent), recs in by_task.items():
+            metrics = [r["metrics"] for r in recs if r.get("metrics")]
+            cells = [task, agent, str(len(recs))]
+            for _, key, kind in COLUMNS:
+                stats = mean_std(m[key] for m in metrics)
+                cells.append(_fmt(stats["mean"], kind) if metrics else "error")
+            rows.append(cells)
+        summary = summarize(list(self.records.values()))
+        for agent, stats in summary.items():
+            cells = ["overall", agent, str(stats["runs"])]
+            for _, key, kind in COLUMNS:
+                s = stats.get(key, {"mean": None, "std": None})
+                cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
+            rows.append(cells)
+        return rows

@@ -1,0 +1,269 @@
+"""Load and validate a benchmark task folder (see docs/writing-a-task.md).
+
+Every problem names the file, the field and the fix; all problems of a task are reported
+together in one :class:`~pytest_e2ebench.errors.TaskError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import re
+import tomllib
+from pathlib import Path
+
+from .cache import tree_hash
+from .errors import TaskError
+from .testindex import StaticTest, apply_mapping, scan_tests
+
+KINDS = ("library", "cli", "data", "web")
+TASK_FILE = "task.toml"
+REQUIREMENTS_FILE = "requirements.md"
+REFERENCE_DIR = "reference"
+DEFAULT_TEST_TIMEOUT = 30.0
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_HEADING = re.compile(r"^###\s+(?P<id>R\d+)\s*:\s*(?P<title>\S.*?)\s*$")
+_LOOSE_HEADING = re.compile(r"^###\s+R\d+\b")
+_TAGS = re.compile(r"^tags\s*:\s*(?P<tags>.*)$", re.IGNORECASE)
+_TAG = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Requirement:
+    """One ``### R<n>: Title`` section of requirements.md."""
+
+    id: str
+    title: str
+    tags: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """A validated benchmark task."""
+
+    id: str
+    title: str
+    kind: str
+    language: str
+    created: dt.date
+    source: str
+    root: Path
+    requirements: tuple[Requirement, ...]
+    tests: tuple[StaticTest, ...]
+    tests_dir: Path
+    test_timeout: float
+
+    @property
+    def requirements_file(self) -> Path:
+        """requirements.md: the only file an agent may see."""
+        return self.root / REQUIREMENTS_FILE
+
+    @property
+    def reference_dir(self) -> Path:
+        """The oracle implementation."""
+        return self.root / REFERENCE_DIR
+
+    @property
+    def requirements_text(self) -> str:
+        """The requirements document, as given to agents."""
+        return self.requirements_file.read_text(encoding="utf-8")
+
+    def tests_for(self, requirement_id: str) -> list[StaticTest]:
+        """The reference tests tagged with ``requirement_id``."""
+        return [t for t in self.tests if requirement_id in t.requirements]
+
+    @functools.cached_property
+    def tests_hash(self) -> str:
+        """Content hash of the reference tests (part of the test-run cache key)."""
+        return tree_hash(self.tests_dir)
+
+    @functools.cached_property
+    def size(self) -> dict[str, int]:
+        """Size figures of the task: requirements, tests, reference files and lines."""
+        files = [p for p in self.reference_dir.rglob("*.py") if "__pycache__" not in p.parts]
+        lines = sum(
+            1 for p in files for line in p.read_text(encoding="utf-8").splitlines() if line.strip()
+        )
+        return {
+            "requirements": len(self.requirements),
+            "tests": sum(t.cases for t in self.tests),
+            "reference_files": len(files),
+            "reference_lines": lines,
+        }
+
+
+def parse_requirements(text: str, where: str, problems: list[str]) -> list[Requirement]:
+    """Requirement headings and their optional ``Tags:`` line."""
+    reqs: list[Requirement] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        match = _HEADING.match(line)
+        if not match:
+            if _LOOSE_HEADING.match(line):
+                problems.append(
+                    f"{where}:{number}: {line.strip()!r} is not a requirement heading; "
+                    "write '### R<n>: <title>'"
+                )
+            continue
+        tags: tuple[str, ...] = ()
+        for following in lines[number:]:
+            if not following.strip():
+                continue
+            tag_match = _TAGS.match(following.strip())
+            if tag_match:
+                tags = tuple(t.strip() for t in tag_match["tags"].split(",") if t.strip())
+                bad = [t for t in tags if not _TAG.match(t)]
+                if bad:
+                    problems.append(
+                        f"{where}:{number}: tags {bad} of {match['id']} are not marker names; "
+                        "use lower-case identifiers like 'core' or 'error_handling'"
+                    )
+                    tags = tuple(t for t in tags if t not in bad)
+            break
+        reqs.append(Requirement(match["id"], match["title"], tags))
+    seen: set[str] = set()
+    for req in reqs:
+        if req.id in seen:
+            problems.append(f"{where}: requirement {req.id} is defined twice; renumber one of them")
+        seen.add(req.id)
+    if not reqs and not any(p.startswith(where) for p in problems):
+        problems.append(
+            f"{where}: no requirements found; add sections headed '### R1: <title>', "
+            "'### R2: <title>', ..."
+        )
+    return reqs
+
+
+def _field(meta: dict, name: str, kind: type, where: str, problems: list[str], fix: str):
+    if name not in meta:
+        problems.append(f"{where}: field '{name}' is missing; add {fix}")
+        return None
+    value = meta[name]
+    if not isinstance(value, kind):
+        problems.append(
+            f"{where}: field '{name}' = {value!r} has the wrong type "
+            f"({type(value).__name__}); write {fix}"
+        )
+        return None
+    return value
+
+
+def load_task(root: Path) -> Task:
+    """Read and validate the task folder ``root``; raise :class:`TaskError` listing problems."""
+    root = root.resolve()
+    name = root.name
+    where = f"{name}/{TASK_FILE}"
+    problems: list[str] = []
+    try:
+        meta = tomllib.loads((root / TASK_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskError(str(root), [f"{where}: missing; create it (see docs/writing-a-task.md)"])
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise TaskError(str(root), [f"{where}: not valid TOML ({exc}); fix the syntax"]) from None
+
+    task_id = _field(meta, "id", str, where, problems, f'id = "{name}"')
+    if task_id is not None and task_id != name:
+        problems.append(f"{where}: field 'id' = {task_id!r} differs from the folder name; "
+                        f'write id = "{name}" or rename the folder')
+    elif task_id is not None and not _ID.match(task_id):
+        problems.append(f"{where}: field 'id' = {task_id!r} must match [a-z0-9][a-z0-9_-]*; "
+                        "rename the task")
+    title = _field(meta, "title", str, where, problems, 'title = "<one line>"')
+    kind = _field(meta, "kind", str, where, problems, f'kind = "library" (one of {", ".join(KINDS)})')
+    if kind is not None and kind not in KINDS:
+        problems.append(f"{where}: field 'kind' = {kind!r} is not a task kind; "
+                        f"use one of {', '.join(KINDS)}")
+    language = meta.get("language", "python")
+    if language != "python":
+        problems.append(f"{where}: field 'language' = {language!r}: only \"python\" is supported")
+    created = _field(meta, "created", dt.date, where, problems,
+                     "created = 2026-01-31 (a TOML date, the reference's release date)")
+    if isinstance(created, dt.datetime):
+        created = created.date()
+    source = meta.get("source", "")
+    if not isinstance(source, str):
+        problems.append(f"{where}: field 'source' must be a string")
+        source = ""
+
+    test_conf = meta.get("tests", {})
+    if not isinstance(test_conf, dict):
+        problems.append(f"{where}: field 'tests' must be a table ([tests] with path, timeout)")
+        test_conf = {}
+    tests_path = test_conf.get("path", "tests")
+    timeout = test_conf.get("timeout", DEFAULT_TEST_TIMEOUT)
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+        problems.append(f"{where}: field 'tests.timeout' = {timeout!r} must be a positive number "
+                        "of seconds")
+        timeout = DEFAULT_TEST_TIMEOUT
+    mapping = test_conf.get("requirements", {})
+    if not isinstance(mapping, dict) or not all(
+        isinstance(v, list) and all(isinstance(g, str) for g in v) for v in mapping.values()
+    ):
+        problems.append(f"{where}: field 'tests.requirements' must map requirement ids to lists "
+                        'of node-id globs, e.g. R1 = ["tests/test_x.py::test_a*"]')
+        mapping = {}
+
+    req_where = f"{name}/{REQUIREMENTS_FILE}"
+    try:
+        requirements = parse_requirements(
+            (root / REQUIREMENTS_FILE).read_text(encoding="utf-8"), req_where, problems
+        )
+    except FileNotFoundError:
+        problems.append(f"{req_where}: missing; write the requirements document the agent sees")
+        requirements = []
+    if not (root / REFERENCE_DIR).is_dir():
+        problems.append(f"{name}/{REFERENCE_DIR}/: missing; add the reference implementation")
+
+    tests_dir = (root / str(tests_path)).resolve()
+    tests: list[StaticTest] = []
+    if not tests_dir.is_dir():
+        problems.append(f"{where}: field 'tests.path' = {tests_path!r}: no such folder; "
+                        "create it with the reference tests")
+    else:
+        tests, scan_problems = scan_tests(tests_dir)
+        problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
+        tests = apply_mapping(tests, mapping)
+        if not tests and not scan_problems:
+            problems.append(f"{name}/{tests_path}/: no test functions found in test_*.py files")
+
+    known = {r.id for r in requirements}
+    for rid in mapping:
+        if rid not in known and requirements:
+            problems.append(f"{where}: tests.requirements names {rid}, which is not in "
+                            f"{REQUIREMENTS_FILE}; fix the key or add '### {rid}: <title>'")
+    for test in tests:
+        if not test.requirements:
+            problems.append(f"{name}/{test.nodeid} (line {test.line}): no requirement tag; add "
+                            "@pytest.mark.requirement(\"R<n>\") or map it in task.toml "
+                            "[tests.requirements]")
+        for rid in test.requirements:
+            if rid not in known and requirements:
+                problems.append(
+                    f"{name}/{test.nodeid} (line {test.line}): tagged with requirement {rid!r}, "
+                    f"which is not in {REQUIREMENTS_FILE} (known: {_span(requirements)}); fix the "
+                    f"marker or add '### {rid}: <title>'"
+                )
+    if tests:
+        for req in requirements:
+            if not any(req.id in t.requirements for t in tests):
+                problems.append(f"{req_where}: requirement {req.id} has no test; tag at least one "
+                                f"test with @pytest.mark.requirement(\"{req.id}\")")
+    if problems:
+        raise TaskError(str(root), problems)
+    return Task(
+        id=task_id, title=title, kind=kind, language=language, created=created, source=source,
+        root=root, requirements=tuple(requirements), tests=tuple(tests), tests_dir=tests_dir,
+        test_timeout=float(timeout),
+    )
+
+
+def _span(requirements: list[Requirement]) -> str:
+    ids = [r.id for r in requirements]
+    return ", ".join(ids) if len(ids) <= 6 else f"{ids[0]} … {ids[-1]}"
+
+
+def find_task_dirs(root: Path) -> list[Path]:
+    """Task folders (folders holding task.toml) under ``root``, sorted."""
+    return sorted(p.parent for p in root.rglob(TASK_FILE) if "reference" not in p.parts)

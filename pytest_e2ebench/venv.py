@@ -1,0 +1,109 @@
+"""Build one virtual environment per (task, agent, run) with uv and install the project.
+
+The environment gets the harness's own versions of pytest, coverage and pytest-timeout (so a
+test run measures the project, not a tool upgrade) and then the generated project, editable so
+coverage sees its files where they are. Failing to create the environment or to install the
+harness's tools is an infrastructure error; a project that does not install is the agent's
+failure and is recorded, not raised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.metadata
+import os
+import sys
+from pathlib import Path
+
+from . import process
+from .errors import InfrastructureError
+from .workspace import is_installable
+
+TOOLS = ("pytest", "coverage", "pytest-timeout")
+INSTALL_TIMEOUT = 600.0
+
+
+@functools.cache
+def uv_binary() -> str:
+    """Path of the uv executable shipped by the ``uv`` package."""
+    try:
+        import uv
+
+        return uv.find_uv_bin()
+    except (ImportError, FileNotFoundError) as exc:
+        raise InfrastructureError("venv", f"uv is not available ({exc}); pip install uv") from None
+
+
+@functools.cache
+def tool_requirements() -> tuple[str, ...]:
+    """``name==version`` of the test tools, pinned to what the harness runs with."""
+    pins = []
+    for name in TOOLS:
+        try:
+            pins.append(f"{name}=={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            pins.append(name)
+    return tuple(pins)
+
+
+def fingerprint() -> dict[str, object]:
+    """What, besides the project, determines an environment (part of its cache key)."""
+    return {"python": sys.version, "tools": tool_requirements(), "uv": uv_binary()}
+
+
+def python_of(venv: Path) -> Path:
+    """The interpreter of a virtual environment."""
+    return venv / "bin" / "python"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env["UV_PYTHON_DOWNLOADS"] = "never"  # never fetch an interpreter: use the harness's
+    env.setdefault("UV_NO_PROGRESS", "1")
+    return env
+
+
+@dataclasses.dataclass(frozen=True)
+class InstallResult:
+    """How the generated project got into the environment."""
+
+    method: str  # "editable" | "path" (no packaging metadata: root and src/ on sys.path)
+    ok: bool
+    log: str
+
+    def to_dict(self) -> dict:
+        """JSON-able form."""
+        return dataclasses.asdict(self)
+
+
+def build(venv: Path, repo: Path, logs: Path) -> InstallResult:
+    """Create ``venv``, install the test tools and the project found in ``repo``."""
+    uv = uv_binary()
+    env = _env()
+    logs.mkdir(parents=True, exist_ok=True)
+
+    def step(name: str, args: list[str]) -> process.Completed:
+        return process.run(
+            args, cwd=repo, env=env, timeout=INSTALL_TIMEOUT, log=logs / f"{name}.log"
+        )
+
+    made = step("venv", [uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
+    if made.returncode != 0:
+        raise InfrastructureError("venv", f"uv venv failed:\n{made.tail()}")
+    py = str(python_of(venv))
+    tools = step("tools", [uv, "pip", "install", "--quiet", "--python", py, *tool_requirements()])
+    if tools.returncode != 0:
+        raise InfrastructureError(
+            "venv", f"installing the test tools ({', '.join(tool_requirements())}) failed; "
+            f"is the package index reachable?\n{tools.tail()}"
+        )
+    if not is_installable(repo):
+        site = next((venv / "lib").glob("python*/site-packages"))
+        paths = [str(repo)] + ([str(repo / "src")] if (repo / "src").is_dir() else [])
+        (site / "_e2ebench_project.pth").write_text("\n".join(paths) + "\n")
+        return InstallResult("path", True, "no pyproject.toml/setup.py: project root on sys.path")
+    project = step("project", [uv, "pip", "install", "--python", py, "-e", str(repo)])
+    if project.timed_out:
+        return InstallResult("editable", False, f"install timed out after {INSTALL_TIMEOUT:g}s")
+    return InstallResult("editable", project.returncode == 0, project.tail(40))

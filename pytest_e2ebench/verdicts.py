@@ -1,0 +1,94 @@
+"""From per-test outcomes to per-requirement verdicts (the ``tests`` judge).
+
+The set of tests a requirement has is fixed by the task (read statically), not by what happened
+to run: a test module that fails to import, or a run cut short by its timeout, leaves its tests
+counted as errors instead of silently shrinking the denominator.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .task import Task
+
+IMPLEMENTED = "implemented"
+NOT_IMPLEMENTED = "not_implemented"
+INCONCLUSIVE = "inconclusive"
+PASSING = frozenset({"passed", "xpassed"})
+SKIPPED = frozenset({"skipped", "xfailed"})
+
+_PARAMS = re.compile(r"\[.*\]$")
+
+
+def base_nodeid(nodeid: str) -> str:
+    """The node id without its parametrization suffix."""
+    return _PARAMS.sub("", nodeid)
+
+
+def effective_tests(task: Task, run: dict) -> list[dict]:
+    """Every reference test with its outcome and requirements, missing ones as errors."""
+    by_base: dict[str, list[dict]] = {}
+    for rec in run.get("tests", []):
+        by_base.setdefault(base_nodeid(rec["nodeid"]), []).append(rec)
+    collect_errors = {e["nodeid"]: e["message"] for e in run.get("collect_errors", [])}
+    status = run.get("status", "completed")
+    out: list[dict] = []
+    for test in task.tests:
+        ran = by_base.pop(test.nodeid, [])
+        for rec in ran:
+            out.append({**rec, "requirements": list(test.requirements)})
+        if not ran:
+            out.extend(_missing(test, collect_errors, status))
+    # Tests generated at run time that the static scan could not see: keep their own tags.
+    for recs in by_base.values():
+        out.extend(recs)
+    return out
+
+
+def _missing(test, collect_errors: dict[str, str], status: str) -> list[dict]:
+    """Error records for a test that has no result, saying why."""
+    error = collect_errors.get(test.file) or next(iter(collect_errors.values()), None)
+    if error is not None:
+        message = f"test module could not be collected: {error}"
+    elif status == "timeout":
+        message = "not run: the test run exceeded its time limit"
+    elif status == "crashed":
+        message = "not run: the test process ended before reaching this test"
+    else:
+        message = "not run: the test was not collected"
+    return [
+        {
+            "nodeid": test.nodeid + (f"[case {index + 1}]" if test.cases > 1 else ""),
+            "outcome": "error",
+            "when": "collect",
+            "message": message[:800],
+            "duration": 0.0,
+            "requirements": list(test.requirements),
+        }
+        for index in range(test.cases)
+    ]
+
+
+def judge_by_tests(task: Task, tests: list[dict]) -> list[dict]:
+    """A requirement is implemented iff it has at least one test and all of them pass.
+
+    Skipped tests count as not passing: a requirement must be shown to work (E2EDev Req.Acc).
+    """
+    verdicts = []
+    for req in task.requirements:
+        mine = [t for t in tests if req.id in t.get("requirements", [])]
+        failing = [t for t in mine if t["outcome"] not in PASSING]
+        verdict = IMPLEMENTED if mine and not failing else NOT_IMPLEMENTED
+        verdicts.append({
+            "id": req.id,
+            "title": req.title,
+            "tags": list(req.tags),
+            "verdict": verdict,
+            "tests": len(mine),
+            "passed": len(mine) - len(failing),
+            "failing": [
+                {"nodeid": t["nodeid"], "outcome": t["outcome"], "message": t.get("message", "")}
+                for t in failing
+            ],
+        })
+    return verdicts

@@ -1,0 +1,68 @@
+"""The generated repository: what counts as its code, how big it is, how it installs.
+
+Test files, ``conftest.py`` and ``setup.py`` are not "code" for the size and coverage figures;
+hidden folders, virtual environments and build output are ignored altogether.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+
+IGNORED_DIRS = frozenset(
+    {"__pycache__", "build", "dist", "node_modules", "venv", ".venv", "env", ".tox", ".eggs"}
+)
+NON_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py", "setup.py")
+TEST_DIRS = frozenset({"tests", "test"})
+PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _ignored_dir(name: str) -> bool:
+    return name in IGNORED_DIRS or name.startswith(".") or name.endswith(".egg-info")
+
+
+def is_code_file(rel: Path) -> bool:
+    """True for a Python source file of the project proper (not a test, not packaging)."""
+    if rel.suffix != ".py":
+        return False
+    if any(part in TEST_DIRS for part in rel.parts[:-1]):
+        return False
+    return not any(fnmatch.fnmatch(rel.name, pat) for pat in NON_CODE_FILES)
+
+
+def code_files(repo: Path) -> list[Path]:
+    """The project's Python source files, relative to ``repo``, sorted."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(repo):
+        dirnames[:] = sorted(d for d in dirnames if not _ignored_dir(d))
+        for name in filenames:
+            rel = Path(dirpath, name).relative_to(repo)
+            if is_code_file(rel):
+                found.append(rel)
+    return sorted(found)
+
+
+def code_size(repo: Path) -> dict[str, int]:
+    """``code_files`` and ``code_lines`` (non-blank lines) of the generated project."""
+    files = code_files(repo)
+    lines = 0
+    for rel in files:
+        text = (repo / rel).read_text(encoding="utf-8", errors="replace")
+        lines += sum(1 for line in text.splitlines() if line.strip())
+    return {"code_files": len(files), "code_lines": lines}
+
+
+def coverage_omit(repo: Path) -> list[str]:
+    """coverage.py ``omit`` patterns matching the non-code files of :func:`is_code_file`."""
+    root = str(repo)
+    patterns = [f"{root}/*/{d}/*" for d in sorted(TEST_DIRS)]
+    patterns += [f"{root}/{d}/*" for d in sorted(TEST_DIRS)]
+    for pat in NON_CODE_FILES:
+        patterns += [f"{root}/{pat}", f"{root}/*/{pat}"]
+    return patterns
+
+
+def is_installable(repo: Path) -> bool:
+    """True when the project has packaging metadata a Python installer understands."""
+    return any((repo / name).is_file() for name in PACKAGING_FILES)

@@ -1,0 +1,140 @@
+"""Fixtures for the plugin's own tests: throw-away benchmark tasks in a few lines."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{name}"
+version = "0.1"
+"""
+
+CALC_CODE = {
+    "add": "def add(a, b):\n    return a + b\n",
+    "sub": "def sub(a, b):\n    return a - b\n",
+    "mul": "def mul(a, b):\n    if a == 0 or b == 0:\n        return 0\n    return a * b\n",
+}
+CALC_TESTS = '''\
+import pytest
+from calc import add, sub, mul
+
+
+@pytest.mark.requirement("R1")
+@pytest.mark.parametrize("a, b, total", [(1, 2, 3), (0, 0, 0), (-1, 1, 0)])
+def test_add(a, b, total):
+    assert add(a, b) == total
+
+
+@pytest.mark.requirement("R2")
+def test_sub():
+    assert sub(5, 3) == 2
+
+
+@pytest.mark.requirement("R2")
+def test_sub_negative():
+    assert sub(3, 5) == -2
+
+
+class TestMul:
+    pytestmark = pytest.mark.requirement("R3")
+
+    def test_mul(self):
+        assert mul(3, 4) == 12
+
+    def test_mul_zero(self):
+        assert mul(0, 4) == 0
+'''
+CALC_REQUIREMENTS = """\
+# calc
+
+## Functional requirements
+
+### R1: Addition
+Tags: core
+
+`calc.add(a, b)` returns the sum.
+
+### R2: Subtraction
+Tags: core, extra
+
+`calc.sub(a, b)` returns the difference.
+
+### R3: Multiplication
+
+`calc.mul(a, b)` returns the product.
+"""
+
+
+class TaskFactory:
+    """Builds benchmark task folders under ``<root>/tasks`` for pytester runs."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tasks = root / "tasks"
+
+    def write(self, path: Path, text: str) -> Path:
+        """Write ``text`` (dedented) to ``path``, creating folders."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text) if text.startswith("\n") else text)
+        return path
+
+    def make(
+        self,
+        task_id: str = "calc",
+        *,
+        requirements: str = CALC_REQUIREMENTS,
+        tests: dict[str, str] | None = None,
+        code: dict[str, str] | None = None,
+        package: str = "calc",
+        toml_extra: str = "",
+        toml: str | None = None,
+    ) -> Path:
+        """A task folder: task.toml, requirements.md, reference/<package>/, tests/."""
+        root = self.tasks / task_id
+        self.write(
+            root / "task.toml",
+            toml if toml is not None else (
+                f'id = "{task_id}"\ntitle = "A calculator"\nkind = "library"\n'
+                f'language = "python"\ncreated = 2026-11-01\nsource = "tests"\n{toml_extra}'
+            ),
+        )
+        self.write(root / "requirements.md", requirements)
+        self.reference(root / "reference", code if code is not None else CALC_CODE, package)
+        for name, text in (tests if tests is not None else {"test_calc.py": CALC_TESTS}).items():
+            self.write(root / "tests" / name, text)
+        return root
+
+    def reference(self, where: Path, code: dict[str, str], package: str = "calc") -> Path:
+        """An installable project with one module per entry of ``code``."""
+        self.write(where / "pyproject.toml", PYPROJECT.format(name=package))
+        names = ", ".join(sorted(code))
+        init = "".join(f"from .{m} import {m}\n" for m in sorted(code)) + f"__all__ = [{', '.join(repr(m) for m in sorted(code))}]\n"
+        self.write(where / package / "__init__.py", init if names else "")
+        for module, text in code.items():
+            self.write(where / package / f"{module}.py", text)
+        return where
+
+
+@pytest.fixture
+def tasks(pytester: pytest.Pytester) -> TaskFactory:
+    """Make throw-away benchmark tasks inside the pytester directory."""
+    return TaskFactory(pytester.path)
+
+
+@pytest.fixture
+def results(pytester: pytest.Pytester):
+    """Read ``<dir>/results.json`` (default: the pytester run's ``.e2ebench``)."""
+
+    def read(out: str | Path = ".e2ebench") -> dict:
+        return json.loads((pytester.path / out / "results.json").read_text())
+
+    return read

@@ -1,0 +1,122 @@
+"""Black-box runs of the benchmark on a throw-away task: verdicts, outcomes, messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CALC_CODE
+
+
+def test_reference_passes_every_requirement(pytester, tasks, results):
+    tasks.make()
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*e2ebench summary*", "calc*reference*100.0%*100.0%*"])
+    (run,) = results()["tasks"]
+    assert run["metrics"]["impl_rate"] == 1.0
+    assert run["metrics"]["passed"] == 7
+    assert [r["verdict"] for r in run["requirements"]] == ["implemented"] * 3
+
+
+def test_nop_fails_every_requirement_with_the_reason(pytester, tasks, results):
+    tasks.make()
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines([
+        "*R1 not implemented (nop, run 1): Addition*",
+        "*3 of 3 tests did not pass*",
+        "*ERROR*tests/test_calc.py::test_add*No module named 'calc'*",
+    ])
+    metrics = results()["tasks"][0]["metrics"]
+    assert metrics["impl_rate"] == 0.0
+    assert metrics["errors"] == 7  # 3 parametrized cases + 2 + 2, counted without importing
+    assert metrics["line_coverage"] is None  # no code: does not apply
+    assert metrics["code_lines"] == 0
+
+
+def test_dir_agent_missing_feature_fails_exactly_its_requirement(pytester, tasks, results):
+    tasks.make()
+    broken = dict(CALC_CODE, sub="def sub(a, b):\n    return a + b\n")  # wrong logic in R2
+    tasks.reference(pytester.path / "outputs" / "calc", broken)
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks", "-rf")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "*R2 not implemented (dir-outputs, run 1): Subtraction*",
+        "*FAILED*tests/test_calc.py::test_sub*assert 8 == 2*",
+        "FAILED tasks/calc/task.toml::calc[[]dir-outputs-run-1-R2[]]*",
+    ])
+    run = results()["tasks"][0]
+    assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R2"]
+    assert run["metrics"]["req_acc"] == pytest.approx(2 / 3)
+    assert run["metrics"]["pass_rate"] == pytest.approx(5 / 7)
+
+
+def test_dir_agent_prefers_run_folders_and_notes_missing_tasks(pytester, tasks, results):
+    tasks.make()
+    tasks.make("other")
+    tasks.reference(pytester.path / "outputs" / "calc" / "run-1", CALC_CODE)
+    tasks.reference(pytester.path / "outputs" / "calc" / "run-2", {})
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks", "--e2e-runs=2")
+    result.assert_outcomes(passed=3, failed=9)
+    runs = {(r["task"], r["run"]): r for r in results()["tasks"]}
+    assert runs["calc", 1]["metrics"]["impl_rate"] == 1.0
+    assert runs["calc", 2]["metrics"]["impl_rate"] == 0.0
+    assert "graded as an empty repository" in runs["other", 1]["notes"][0]
+
+
+def test_project_without_packaging_is_put_on_the_path(pytester, tasks, results):
+    tasks.make()
+    out = pytester.path / "outputs" / "calc" / "calc"
+    out.mkdir(parents=True)
+    for module, text in CALC_CODE.items():
+        (out / f"{module}.py").write_text(text)
+    (out / "__init__.py").write_text("from .add import add\nfrom .sub import sub\nfrom .mul import mul\n")
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=3)
+    assert results()["tasks"][0]["install"] == {"method": "path", "ok": True}
+
+
+def test_project_that_fails_to_install_is_the_agents_failure(pytester, tasks, results):
+    tasks.make()
+    where = tasks.reference(pytester.path / "outputs" / "calc", CALC_CODE)
+    (where / "pyproject.toml").write_text("[project]\nname = 'calc'\nversion = 'not a version!'\n")
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*note: the project failed to install*"])
+    assert results()["tasks"][0]["install"]["ok"] is False
+
+
+def test_a_hanging_test_is_cut_by_the_per_test_timeout(pytester, tasks, results):
+    slow = dict(CALC_CODE, mul="import time\n\ndef mul(a, b):\n    time.sleep(60)\n")
+    tasks.make(toml_extra="[tests]\ntimeout = 1\n")
+    tasks.reference(pytester.path / "outputs" / "calc", slow)
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*FAILED*TestMul::test_mul*Timeout*"])
+
+
+def test_the_whole_run_timeout_kills_the_test_process(pytester, tasks, results):
+    code = dict(CALC_CODE, add="import time\n\ndef add(a, b):\n    time.sleep(600)\n")
+    tasks.make()
+    tasks.reference(pytester.path / "outputs" / "calc", code)
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks", "--e2e-timeout=4")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*not run: the test run exceeded its time limit*"])
+    run = results()["tasks"][0]
+    assert run["test_run"]["status"] == "timeout"
+    assert run["metrics"]["passed"] == 0
+
+
+def test_infrastructure_failure_is_an_error_not_a_failure(pytester, tasks, results, monkeypatch):
+    tasks.make()
+    # An empty uv cache and no index: the test tools cannot be installed.
+    monkeypatch.setenv("UV_CACHE_DIR", str(pytester.path / "empty-uv-cache"))
+    monkeypatch.setenv("UV_OFFLINE", "1")
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["*infrastructure error (not the agent's fault): [[]venv[]]*"])
+    run = results()["tasks"][0]
+    assert run["status"] == "error"
+    assert run["metrics"] is None
+    assert run["error"]["kind"] == "infrastructure"
+    assert results()["summary"]["reference"]["errored_runs"] == 1
