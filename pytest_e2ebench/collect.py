@@ -36,8 +36,12 @@ class TaskFile(pytest.File):
             for run in range(1, settings.runs + 1):
                 for req in task.requirements:
                     item = RequirementItem.from_parent(
-                        self, name=f"{task.id}[{agent.label}-run-{run}-{req.id}]",
-                        task=task, agent=agent, run=run, requirement=req,
+                        self,
+                        name=f"{task.id}[{agent.label}-run-{run}-{req.id}]",
+                        task=task,
+                        agent=agent,
+                        run=run,
+                        requirement=req,
                     )
                     if group_by_run:
                         # pytest-xdist --dist loadgroup: a run's items share one worker.
@@ -54,8 +58,9 @@ class TaskFile(pytest.File):
 class RequirementItem(pytest.Item):
     """One requirement of one task, as implemented by one agent in one run."""
 
-    def __init__(self, *, task: Task, agent: Agent, run: int, requirement: Requirement,
-                 **kwargs) -> None:
+    def __init__(
+        self, *, task: Task, agent: Agent, run: int, requirement: Requirement, **kwargs
+    ) -> None:
         super().__init__(**kwargs)
         self.task = task
         self.agent = agent

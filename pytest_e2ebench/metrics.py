@@ -27,18 +27,45 @@ from .verdicts import IMPLEMENTED, PASSING, SKIPPED
 REQ_WEIGHT, TEST_WEIGHT = 0.6, 0.4  # E2EDev §B.2 "Balanced Score"
 
 METRIC_KEYS = (
-    "impl_rate", "req_acc", "pass_rate", "test_acc", "balanced",
-    "passed", "failed", "errors", "skipped",
-    "line_coverage", "branch_coverage", "covered_lines", "covered_branches",
-    "code_lines", "code_files",
-    "tokens_sent", "tokens_generated", "cost_usd", "co2_g", "steps", "duration_s",
+    "impl_rate",
+    "req_acc",
+    "pass_rate",
+    "test_acc",
+    "balanced",
+    "passed",
+    "failed",
+    "errors",
+    "skipped",
+    "line_coverage",
+    "branch_coverage",
+    "covered_lines",
+    "covered_branches",
+    "code_lines",
+    "code_files",
+    "tokens_sent",
+    "tokens_generated",
+    "cost_usd",
+    "co2_g",
+    "steps",
+    "duration_s",
 )
 AGENT_KEYS = ("tokens_sent", "tokens_generated", "cost_usd", "co2_g", "steps", "duration_s")
 # Metrics averaged in the summary; counts of tests are summed per run first.
 SUMMARY_KEYS = (
-    "impl_rate", "req_acc", "pass_rate", "test_acc", "balanced",
-    "line_coverage", "branch_coverage", "code_lines",
-    "tokens_sent", "tokens_generated", "cost_usd", "co2_g", "steps", "duration_s",
+    "impl_rate",
+    "req_acc",
+    "pass_rate",
+    "test_acc",
+    "balanced",
+    "line_coverage",
+    "branch_coverage",
+    "code_lines",
+    "tokens_sent",
+    "tokens_generated",
+    "cost_usd",
+    "co2_g",
+    "steps",
+    "duration_s",
 )
 
 
@@ -93,7 +120,8 @@ def run_metrics(
     req_acc = ratio(tests_pass, n)
     test_acc = suite["test_acc"]
     balanced = (
-        None if req_acc is None or test_acc is None
+        None
+        if req_acc is None or test_acc is None
         else REQ_WEIGHT * req_acc + TEST_WEIGHT * test_acc
     )
     values = {
@@ -103,8 +131,10 @@ def run_metrics(
         "test_acc": test_acc,
         "balanced": balanced,
         **{k: suite[k] for k in ("passed", "failed", "errors", "skipped")},
-        **{k: suite[k] for k in ("line_coverage", "branch_coverage",
-                                 "covered_lines", "covered_branches")},
+        **{
+            k: suite[k]
+            for k in ("line_coverage", "branch_coverage", "covered_lines", "covered_branches")
+        },
         "code_lines": code.get("code_lines"),
         "code_files": code.get("code_files"),
         **{k: agent.get(k) for k in AGENT_KEYS},

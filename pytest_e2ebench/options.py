@@ -120,7 +120,9 @@ def resolve(config: pytest.Config) -> Settings:
     timeout = _number(config, opt.e2e_timeout, "e2ebench_timeout", "--e2e-timeout", float)
     if timeout <= 0:
         raise pytest.UsageError(f"--e2e-timeout={timeout:g}: must be a positive number of seconds")
-    rerun = bool(opt.e2e_rerun) if opt.e2e_rerun is not None else bool(config.getini("e2ebench_rerun"))
+    rerun = (
+        bool(opt.e2e_rerun) if opt.e2e_rerun is not None else bool(config.getini("e2ebench_rerun"))
+    )
     return Settings(
         agents=agents,
         runs=runs,

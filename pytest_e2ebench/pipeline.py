@@ -74,8 +74,9 @@ class Evaluator:
         run_dir = self.run_dir(task, agent, run)
         with locked(run_dir):
             # 1. the agent writes the project
-            stage = self._stage(run_dir, "repo", agent.spec, agent.cache_key(task, run),
-                                task.requirements_text, run)
+            stage = self._stage(
+                run_dir, "repo", agent.spec, agent.cache_key(task, run), task.requirements_text, run
+            )
             agent_data = stage.load()
             if agent_data is None:
                 workspace = stage.reset()
@@ -98,8 +99,14 @@ class Evaluator:
             python = venv.python_of(stage.dir)
 
             # 3. the reference tests against it
-            stage = self._stage(run_dir, "eval", stage.key, task.tests_hash,
-                                task.test_timeout, self.settings.timeout)
+            stage = self._stage(
+                run_dir,
+                "eval",
+                stage.key,
+                task.tests_hash,
+                task.test_timeout,
+                self.settings.timeout,
+            )
             test_run = stage.load()
             if test_run is None:
                 eval_dir = stage.reset()
@@ -110,8 +117,16 @@ class Evaluator:
         return build_record(task, agent, run, run_dir, agent_data, install, test_run, code)
 
 
-def build_record(task: Task, agent: Agent, run: int, run_dir: Path, agent_data: dict,
-                 install: dict, test_run: dict, code: dict) -> dict:
+def build_record(
+    task: Task,
+    agent: Agent,
+    run: int,
+    run_dir: Path,
+    agent_data: dict,
+    install: dict,
+    test_run: dict,
+    code: dict,
+) -> dict:
     """The JSON-able record of one run: verdicts, metrics, suites and where things are."""
     tests = effective_tests(task, test_run)
     requirements = judge_by_tests(task, tests)
@@ -143,8 +158,13 @@ def build_record(task: Task, agent: Agent, run: int, run_dir: Path, agent_data: 
 
 def task_meta(task: Task) -> dict:
     """Task facts for analysis (kind, release date for leakage by quarter, size)."""
-    return {"title": task.title, "kind": task.kind, "created": task.created.isoformat(),
-            "source": task.source, **task.size}
+    return {
+        "title": task.title,
+        "kind": task.kind,
+        "created": task.created.isoformat(),
+        "source": task.source,
+        **task.size,
+    }
 
 
 def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: Exception) -> dict:

@@ -100,13 +100,19 @@ def _coverage_totals(venv_python: Path, eval_dir: Path, rc: Path, env: dict) -> 
         return None
     base = [str(venv_python), "-m", "coverage"]
     combine = process.run(
-        [*base, "combine", f"--rcfile={rc}"], cwd=eval_dir, env=env,
-        timeout=COVERAGE_TIMEOUT, log=eval_dir / "coverage-combine.log",
+        [*base, "combine", f"--rcfile={rc}"],
+        cwd=eval_dir,
+        env=env,
+        timeout=COVERAGE_TIMEOUT,
+        log=eval_dir / "coverage-combine.log",
     )
     out = eval_dir / "coverage.json"
     report = process.run(
-        [*base, "json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"], cwd=eval_dir, env=env,
-        timeout=COVERAGE_TIMEOUT, log=eval_dir / "coverage-json.log",
+        [*base, "json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"],
+        cwd=eval_dir,
+        env=env,
+        timeout=COVERAGE_TIMEOUT,
+        log=eval_dir / "coverage-json.log",
     )
     if combine.returncode not in (0, 1) or not out.exists():
         # 'No data to report' (nothing of the project was imported) is not an error.
@@ -135,11 +141,30 @@ def run_tests(task: Task, venv_python: Path, repo: Path, eval_dir: Path, timeout
     probe_out = eval_dir / "probe.jsonl"
     env = _env(venv_python, eval_dir, probe_out)
     args = [
-        str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}",
-        "-m", "pytest", "-c", str(ini), "--rootdir", str(eval_dir),
-        "-p", PROBE_PLUGIN, "-p", "pytest_timeout", "-p", "no:cacheprovider",
-        f"--timeout={task.test_timeout:g}", "--timeout-method=signal",
-        "-q", "--no-header", "-rN", "--color=no", "tests",
+        str(venv_python),
+        "-m",
+        "coverage",
+        "run",
+        f"--rcfile={rc}",
+        "-m",
+        "pytest",
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(eval_dir),
+        "-p",
+        PROBE_PLUGIN,
+        "-p",
+        "pytest_timeout",
+        "-p",
+        "no:cacheprovider",
+        f"--timeout={task.test_timeout:g}",
+        "--timeout-method=signal",
+        "-q",
+        "--no-header",
+        "-rN",
+        "--color=no",
+        "tests",
     ]
     done = process.run(args, cwd=eval_dir, env=env, timeout=timeout, log=eval_dir / "pytest.log")
     probe = read_probe(probe_out)

@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from .agents import Agent
-    from .options import Settings
-    from .pipeline import Evaluator
+    pass
 
 SETTINGS = pytest.StashKey["Settings"]()
 AGENTS = pytest.StashKey["list[Agent]"]()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .cache import tree_hash
 from .errors import TaskError
+from .mutants import Mutant, parse_mutants
 from .testindex import StaticTest, apply_mapping, scan_tests
 
 KINDS = ("library", "cli", "data", "web")
@@ -54,6 +55,7 @@ class Task:
     tests: tuple[StaticTest, ...]
     tests_dir: Path
     test_timeout: float
+    mutants: tuple[Mutant, ...] = ()
 
     @property
     def requirements_file(self) -> Path:
@@ -159,27 +161,40 @@ def load_task(root: Path) -> Task:
     try:
         meta = tomllib.loads((root / TASK_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise TaskError(str(root), [f"{where}: missing; create it (see docs/writing-a-task.md)"])
+        problem = f"{where}: missing; create it (see docs/writing-a-task.md)"
+        raise TaskError(str(root), [problem]) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskError(str(root), [f"{where}: not valid TOML ({exc}); fix the syntax"]) from None
 
     task_id = _field(meta, "id", str, where, problems, f'id = "{name}"')
     if task_id is not None and task_id != name:
-        problems.append(f"{where}: field 'id' = {task_id!r} differs from the folder name; "
-                        f'write id = "{name}" or rename the folder')
+        problems.append(
+            f"{where}: field 'id' = {task_id!r} differs from the folder name; "
+            f'write id = "{name}" or rename the folder'
+        )
     elif task_id is not None and not _ID.match(task_id):
-        problems.append(f"{where}: field 'id' = {task_id!r} must match [a-z0-9][a-z0-9_-]*; "
-                        "rename the task")
+        problems.append(
+            f"{where}: field 'id' = {task_id!r} must match [a-z0-9][a-z0-9_-]*; rename the task"
+        )
     title = _field(meta, "title", str, where, problems, 'title = "<one line>"')
-    kind = _field(meta, "kind", str, where, problems, f'kind = "library" (one of {", ".join(KINDS)})')
+    kind = _field(
+        meta, "kind", str, where, problems, f'kind = "library" (one of {", ".join(KINDS)})'
+    )
     if kind is not None and kind not in KINDS:
-        problems.append(f"{where}: field 'kind' = {kind!r} is not a task kind; "
-                        f"use one of {', '.join(KINDS)}")
+        problems.append(
+            f"{where}: field 'kind' = {kind!r} is not a task kind; use one of {', '.join(KINDS)}"
+        )
     language = meta.get("language", "python")
     if language != "python":
         problems.append(f"{where}: field 'language' = {language!r}: only \"python\" is supported")
-    created = _field(meta, "created", dt.date, where, problems,
-                     "created = 2026-01-31 (a TOML date, the reference's release date)")
+    created = _field(
+        meta,
+        "created",
+        dt.date,
+        where,
+        problems,
+        "created = 2026-01-31 (a TOML date, the reference's release date)",
+    )
     if isinstance(created, dt.datetime):
         created = created.date()
     source = meta.get("source", "")
@@ -194,15 +209,18 @@ def load_task(root: Path) -> Task:
     tests_path = test_conf.get("path", "tests")
     timeout = test_conf.get("timeout", DEFAULT_TEST_TIMEOUT)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
-        problems.append(f"{where}: field 'tests.timeout' = {timeout!r} must be a positive number "
-                        "of seconds")
+        problems.append(
+            f"{where}: field 'tests.timeout' = {timeout!r} must be a positive number of seconds"
+        )
         timeout = DEFAULT_TEST_TIMEOUT
     mapping = test_conf.get("requirements", {})
     if not isinstance(mapping, dict) or not all(
         isinstance(v, list) and all(isinstance(g, str) for g in v) for v in mapping.values()
     ):
-        problems.append(f"{where}: field 'tests.requirements' must map requirement ids to lists "
-                        'of node-id globs, e.g. R1 = ["tests/test_x.py::test_a*"]')
+        problems.append(
+            f"{where}: field 'tests.requirements' must map requirement ids to lists "
+            'of node-id globs, e.g. R1 = ["tests/test_x.py::test_a*"]'
+        )
         mapping = {}
 
     req_where = f"{name}/{REQUIREMENTS_FILE}"
@@ -219,8 +237,10 @@ def load_task(root: Path) -> Task:
     tests_dir = (root / str(tests_path)).resolve()
     tests: list[StaticTest] = []
     if not tests_dir.is_dir():
-        problems.append(f"{where}: field 'tests.path' = {tests_path!r}: no such folder; "
-                        "create it with the reference tests")
+        problems.append(
+            f"{where}: field 'tests.path' = {tests_path!r}: no such folder; "
+            "create it with the reference tests"
+        )
     else:
         tests, scan_problems = scan_tests(tests_dir)
         problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
@@ -231,13 +251,17 @@ def load_task(root: Path) -> Task:
     known = {r.id for r in requirements}
     for rid in mapping:
         if rid not in known and requirements:
-            problems.append(f"{where}: tests.requirements names {rid}, which is not in "
-                            f"{REQUIREMENTS_FILE}; fix the key or add '### {rid}: <title>'")
+            problems.append(
+                f"{where}: tests.requirements names {rid}, which is not in "
+                f"{REQUIREMENTS_FILE}; fix the key or add '### {rid}: <title>'"
+            )
     for test in tests:
         if not test.requirements:
-            problems.append(f"{name}/{test.nodeid} (line {test.line}): no requirement tag; add "
-                            "@pytest.mark.requirement(\"R<n>\") or map it in task.toml "
-                            "[tests.requirements]")
+            problems.append(
+                f"{name}/{test.nodeid} (line {test.line}): no requirement tag; add "
+                '@pytest.mark.requirement("R<n>") or map it in task.toml '
+                "[tests.requirements]"
+            )
         for rid in test.requirements:
             if rid not in known and requirements:
                 problems.append(
@@ -248,14 +272,26 @@ def load_task(root: Path) -> Task:
     if tests:
         for req in requirements:
             if not any(req.id in t.requirements for t in tests):
-                problems.append(f"{req_where}: requirement {req.id} has no test; tag at least one "
-                                f"test with @pytest.mark.requirement(\"{req.id}\")")
+                problems.append(
+                    f"{req_where}: requirement {req.id} has no test; tag at least one "
+                    f'test with @pytest.mark.requirement("{req.id}")'
+                )
+    mutants = parse_mutants(root, known, problems)
     if problems:
         raise TaskError(str(root), problems)
     return Task(
-        id=task_id, title=title, kind=kind, language=language, created=created, source=source,
-        root=root, requirements=tuple(requirements), tests=tuple(tests), tests_dir=tests_dir,
+        id=task_id,
+        title=title,
+        kind=kind,
+        language=language,
+        created=created,
+        source=source,
+        root=root,
+        requirements=tuple(requirements),
+        tests=tuple(tests),
+        tests_dir=tests_dir,
         test_timeout=float(timeout),
+        mutants=tuple(mutants),
     )
 
 

@@ -77,11 +77,16 @@ def _requirement_ids(node: ast.AST, path: str, problems: _Problems) -> list[str]
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             ids.append(arg.value.strip())
         else:
-            problems.add(path, node, "requirement marker arguments must be string literals, "
-                         "e.g. @pytest.mark.requirement(\"R1\")")
+            problems.add(
+                path,
+                node,
+                "requirement marker arguments must be string literals, "
+                'e.g. @pytest.mark.requirement("R1")',
+            )
     if not node.args:
-        problems.add(path, node, "requirement marker without an id; write "
-                     "@pytest.mark.requirement(\"R1\")")
+        problems.add(
+            path, node, 'requirement marker without an id; write @pytest.mark.requirement("R1")'
+        )
     return ids
 
 
@@ -114,7 +119,9 @@ def _pytestmark(body: list[ast.stmt], path: str, problems: _Problems) -> list[st
 def _scan_body(body, prefix: str, inherited: list[str], path: str, problems, out) -> None:
     own = inherited + _pytestmark(body, path, problems)
     for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith("test"):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith(
+            "test"
+        ):
             ids = list(own)
             for dec in stmt.decorator_list:
                 ids.extend(_requirement_ids(dec, path, problems))

@@ -95,8 +95,9 @@ def build(venv: Path, repo: Path, logs: Path) -> InstallResult:
     tools = step("tools", [uv, "pip", "install", "--quiet", "--python", py, *tool_requirements()])
     if tools.returncode != 0:
         raise InfrastructureError(
-            "venv", f"installing the test tools ({', '.join(tool_requirements())}) failed; "
-            f"is the package index reachable?\n{tools.tail()}"
+            "venv",
+            f"installing the test tools ({', '.join(tool_requirements())}) failed; "
+            f"is the package index reachable?\n{tools.tail()}",
         )
     if not is_installable(repo):
         site = next((venv / "lib").glob("python*/site-packages"))

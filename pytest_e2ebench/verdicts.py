@@ -79,16 +79,22 @@ def judge_by_tests(task: Task, tests: list[dict]) -> list[dict]:
         mine = [t for t in tests if req.id in t.get("requirements", [])]
         failing = [t for t in mine if t["outcome"] not in PASSING]
         verdict = IMPLEMENTED if mine and not failing else NOT_IMPLEMENTED
-        verdicts.append({
-            "id": req.id,
-            "title": req.title,
-            "tags": list(req.tags),
-            "verdict": verdict,
-            "tests": len(mine),
-            "passed": len(mine) - len(failing),
-            "failing": [
-                {"nodeid": t["nodeid"], "outcome": t["outcome"], "message": t.get("message", "")}
-                for t in failing
-            ],
-        })
+        verdicts.append(
+            {
+                "id": req.id,
+                "title": req.title,
+                "tags": list(req.tags),
+                "verdict": verdict,
+                "tests": len(mine),
+                "passed": len(mine) - len(failing),
+                "failing": [
+                    {
+                        "nodeid": t["nodeid"],
+                        "outcome": t["outcome"],
+                        "message": t.get("message", ""),
+                    }
+                    for t in failing
+                ],
+            }
+        )
     return verdicts

@@ -23,7 +23,7 @@ CALC_CODE = {
     "sub": "def sub(a, b):\n    return a - b\n",
     "mul": "def mul(a, b):\n    if a == 0 or b == 0:\n        return 0\n    return a * b\n",
 }
-CALC_TESTS = '''\
+CALC_TESTS = """\
 import pytest
 from calc import add, sub, mul
 
@@ -52,7 +52,7 @@ class TestMul:
 
     def test_mul_zero(self):
         assert mul(0, 4) == 0
-'''
+"""
 CALC_REQUIREMENTS = """\
 # calc
 
@@ -102,7 +102,9 @@ class TaskFactory:
         root = self.tasks / task_id
         self.write(
             root / "task.toml",
-            toml if toml is not None else (
+            toml
+            if toml is not None
+            else (
                 f'id = "{task_id}"\ntitle = "A calculator"\nkind = "library"\n'
                 f'language = "python"\ncreated = 2026-11-01\nsource = "tests"\n{toml_extra}'
             ),
@@ -117,7 +119,10 @@ class TaskFactory:
         """An installable project with one module per entry of ``code``."""
         self.write(where / "pyproject.toml", PYPROJECT.format(name=package))
         names = ", ".join(sorted(code))
-        init = "".join(f"from .{m} import {m}\n" for m in sorted(code)) + f"__all__ = [{', '.join(repr(m) for m in sorted(code))}]\n"
+        init = (
+            "".join(f"from .{m} import {m}\n" for m in sorted(code))
+            + f"__all__ = [{', '.join(repr(m) for m in sorted(code))}]\n"
+        )
         self.write(where / package / "__init__.py", init if names else "")
         for module, text in code.items():
             self.write(where / package / f"{module}.py", text)

@@ -22,11 +22,13 @@ def test_nop_fails_every_requirement_with_the_reason(pytester, tasks, results):
     tasks.make()
     result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks")
     result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines([
-        "*R1 not implemented (nop, run 1): Addition*",
-        "*3 of 3 tests did not pass*",
-        "*ERROR*tests/test_calc.py::test_add*No module named 'calc'*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*R1 not implemented (nop, run 1): Addition*",
+            "*3 of 3 tests did not pass*",
+            "*ERROR*tests/test_calc.py::test_add*No module named 'calc'*",
+        ]
+    )
     metrics = results()["tasks"][0]["metrics"]
     assert metrics["impl_rate"] == 0.0
     assert metrics["errors"] == 7  # 3 parametrized cases + 2 + 2, counted without importing
@@ -40,11 +42,13 @@ def test_dir_agent_missing_feature_fails_exactly_its_requirement(pytester, tasks
     tasks.reference(pytester.path / "outputs" / "calc", broken)
     result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks", "-rf")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines([
-        "*R2 not implemented (dir-outputs, run 1): Subtraction*",
-        "*FAILED*tests/test_calc.py::test_sub*assert 8 == 2*",
-        "FAILED tasks/calc/task.toml::calc[[]dir-outputs-run-1-R2[]]*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*R2 not implemented (dir-outputs, run 1): Subtraction*",
+            "*FAILED*tests/test_calc.py::test_sub*assert 8 == 2*",
+            "FAILED tasks/calc/task.toml::calc[[]dir-outputs-run-1-R2[]]*",
+        ]
+    )
     run = results()["tasks"][0]
     assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R2"]
     assert run["metrics"]["req_acc"] == pytest.approx(2 / 3)
@@ -70,7 +74,9 @@ def test_project_without_packaging_is_put_on_the_path(pytester, tasks, results):
     out.mkdir(parents=True)
     for module, text in CALC_CODE.items():
         (out / f"{module}.py").write_text(text)
-    (out / "__init__.py").write_text("from .add import add\nfrom .sub import sub\nfrom .mul import mul\n")
+    (out / "__init__.py").write_text(
+        "from .add import add\nfrom .sub import sub\nfrom .mul import mul\n"
+    )
     result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
     result.assert_outcomes(passed=3)
     assert results()["tasks"][0]["install"] == {"method": "path", "ok": True}

@@ -13,8 +13,7 @@ STAGES = ("repo", "venv", "eval")
 
 def written_at(pytester) -> dict[str, float]:
     return {
-        s: json.loads((pytester.path / RUN / f"{s}.json").read_text())["written_at"]
-        for s in STAGES
+        s: json.loads((pytester.path / RUN / f"{s}.json").read_text())["written_at"] for s in STAGES
     }
 
 
@@ -48,7 +47,9 @@ def test_changed_reference_tests_rerun_only_the_eval_stage(pytester, tasks):
     pytester.runpytest(*args).assert_outcomes(passed=3)
     first = written_at(pytester)
     test_file = root / "tests" / "test_calc.py"
-    test_file.write_text(test_file.read_text().replace("assert sub(5, 3) == 2", "assert sub(5, 3) == 3"))
+    test_file.write_text(
+        test_file.read_text().replace("assert sub(5, 3) == 2", "assert sub(5, 3) == 3")
+    )
     pytester.runpytest(*args).assert_outcomes(passed=2, failed=1)
     second = written_at(pytester)
     assert second["repo"] == first["repo"] and second["venv"] == first["venv"]

@@ -7,14 +7,17 @@ TASK_TESTS_THAT_WOULD_BREAK = "import calc_missing_package\n\ndef test_x():\n   
 
 def test_one_item_per_agent_run_and_requirement(pytester, tasks):
     tasks.make()
-    result = pytester.runpytest("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-runs=2",
-                                "--collect-only", "-q")
-    result.stdout.fnmatch_lines([
-        "tasks/calc/task.toml::calc[[]reference-run-1-R1[]]",
-        "tasks/calc/task.toml::calc[[]reference-run-2-R3[]]",
-        "tasks/calc/task.toml::calc[[]nop-run-2-R3[]]",
-        "12 tests collected*",
-    ])
+    result = pytester.runpytest(
+        "--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-runs=2", "--collect-only", "-q"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "tasks/calc/task.toml::calc[[]reference-run-1-R1[]]",
+            "tasks/calc/task.toml::calc[[]reference-run-2-R3[]]",
+            "tasks/calc/task.toml::calc[[]nop-run-2-R3[]]",
+            "12 tests collected*",
+        ]
+    )
 
 
 def test_with_agent_only_tasks_are_collected(pytester, tasks):
@@ -36,10 +39,14 @@ def test_without_agent_the_project_tests_run_and_tasks_stay_out(pytester, tasks)
 
 def test_reference_tests_are_never_imported_by_the_outer_pytest(pytester, tasks):
     tasks.make()
-    tasks.write(pytester.path / "tasks" / "calc" / "tests" / "conftest.py",
-                "raise RuntimeError('imported by the outer pytest')\n")
-    tasks.write(pytester.path / "tasks" / "calc" / "reference" / "test_ref.py",
-                "raise RuntimeError('imported by the outer pytest')\n")
+    tasks.write(
+        pytester.path / "tasks" / "calc" / "tests" / "conftest.py",
+        "raise RuntimeError('imported by the outer pytest')\n",
+    )
+    tasks.write(
+        pytester.path / "tasks" / "calc" / "reference" / "test_ref.py",
+        "raise RuntimeError('imported by the outer pytest')\n",
+    )
     result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["3 tests collected*"])
 
@@ -49,26 +56,38 @@ def test_task_paths_without_agent_say_how_to_run_them(pytester, tasks):
     pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
     result = pytester.runpytest("tasks/calc")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["ERROR: tasks/calc: benchmark tasks run only with an agent, "
-                                 "e.g. pytest --e2e-agent=reference tasks/calc"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: tasks/calc: benchmark tasks run only with an agent, "
+            "e.g. pytest --e2e-agent=reference tasks/calc"
+        ]
+    )
 
 
 def test_requirement_tags_become_markers(pytester, tasks):
     tasks.make()
     pytester.makeini("[pytest]\naddopts = --strict-markers\n")
-    result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks", "--collect-only", "-q",
-                                "-m", "extra")
-    result.stdout.fnmatch_lines(["tasks/calc/task.toml::calc[[]nop-run-1-R2[]]",
-                                 "1/3 tests collected (2 deselected)*"])
-    result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks", "--collect-only", "-q",
-                                "-m", "core and not extra")
+    result = pytester.runpytest(
+        "--e2e-agent=nop", "--e2e-tasks=tasks", "--collect-only", "-q", "-m", "extra"
+    )
+    result.stdout.fnmatch_lines(
+        ["tasks/calc/task.toml::calc[[]nop-run-1-R2[]]", "1/3 tests collected (2 deselected)*"]
+    )
+    result = pytester.runpytest(
+        "--e2e-agent=nop", "--e2e-tasks=tasks", "--collect-only", "-q", "-m", "core and not extra"
+    )
     result.stdout.fnmatch_lines(["*1/3 tests collected*"])
 
 
 def test_keyword_selection_and_junitxml(pytester, tasks):
     tasks.make()
-    result = pytester.runpytest("--e2e-agent=reference,nop", "--e2e-tasks=tasks",
-                                "-k", "reference and R3", "--junitxml=out.xml")
+    result = pytester.runpytest(
+        "--e2e-agent=reference,nop",
+        "--e2e-tasks=tasks",
+        "-k",
+        "reference and R3",
+        "--junitxml=out.xml",
+    )
     result.assert_outcomes(passed=1)
     xml = (pytester.path / "out.xml").read_text()
     assert 'name="calc[reference-run-1-R3]"' in xml

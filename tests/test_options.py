@@ -5,25 +5,27 @@ from __future__ import annotations
 
 def test_help_lists_the_option_group(pytester):
     result = pytester.runpytest("--help")
-    result.stdout.fnmatch_lines([
-        "*benchmark LLM agents on whole projects (pytest-e2ebench)*",
-        "*--e2e-agent=NAME*",
-        "*--e2e-runs=N*",
-        "*--e2e-tasks=PATH*",
-        "*--e2e-out=DIR*",
-        "*--e2e-rerun*",
-        "*--e2e-timeout=SECONDS*",
-        "*e2ebench_agent*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*benchmark LLM agents on whole projects (pytest-e2ebench)*",
+            "*--e2e-agent=NAME*",
+            "*--e2e-runs=N*",
+            "*--e2e-tasks=PATH*",
+            "*--e2e-out=DIR*",
+            "*--e2e-rerun*",
+            "*--e2e-timeout=SECONDS*",
+            "*e2ebench_agent*",
+        ]
+    )
 
 
 def test_unknown_agent_lists_the_choices(pytester, tasks):
     tasks.make()
     result = pytester.runpytest("--e2e-agent=gpt-magic", "--e2e-tasks=tasks")
     assert result.ret == 4
-    result.stderr.fnmatch_lines([
-        "ERROR: --e2e-agent=gpt-magic: unknown agent; choose one of reference, nop, dir:PATH*"
-    ])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --e2e-agent=gpt-magic: unknown agent; choose one of reference, nop, dir:PATH*"]
+    )
 
 
 def test_dir_agent_needs_an_existing_folder(pytester, tasks):
@@ -66,11 +68,13 @@ def test_ini_twins_configure_the_run(pytester, tasks):
         """
     )
     result = pytester.runpytest("--collect-only", "-q")
-    result.stdout.fnmatch_lines([
-        "tasks/calc/task.toml::calc[[]nop-run-1-R1[]]",
-        "tasks/calc/task.toml::calc[[]nop-run-2-R3[]]",
-        "6 tests collected*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "tasks/calc/task.toml::calc[[]nop-run-1-R1[]]",
+            "tasks/calc/task.toml::calc[[]nop-run-2-R3[]]",
+            "6 tests collected*",
+        ]
+    )
 
 
 def test_cli_overrides_ini(pytester, tasks):

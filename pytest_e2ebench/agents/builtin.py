@@ -40,7 +40,9 @@ class NopAgent(Agent):
 
 
 class DirAgent(Agent):
-    """Grades repositories another tool generated: ``PATH/<task-id>/run-<n>/`` or ``PATH/<task-id>/``.
+    """Grades repositories another tool generated.
+
+    The output for (task, run) is ``PATH/<task-id>/run-<n>/`` or else ``PATH/<task-id>/``.
 
     A task without a folder is graded as an empty repository, and the run's note says so.
     """
@@ -82,7 +84,7 @@ def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None
     if spec == "nop":
         return NopAgent()
     if spec.startswith("dir:"):
-        raw = spec[len("dir:"):]
+        raw = spec[len("dir:") :]
         if not raw:
             raise pytest.UsageError("--e2e-agent=dir: needs a folder, e.g. dir:./agent-outputs")
         root = (config.invocation_params.dir / raw).resolve()

@@ -76,7 +76,9 @@ def pytest_runtest_logreport(report):
             "nodeid": report.nodeid,
             "outcome": outcome,
             "when": getattr(source, "when", "call"),
-            "message": "" if outcome in ("passed", "xpassed") or source is None else _message(source),
+            "message": ""
+            if outcome in ("passed", "xpassed") or source is None
+            else _message(source),
             "duration": sum(getattr(r, "duration", 0.0) for r in phases.values()),
             "requirements": _state["tags"].get(report.nodeid, []),
         }

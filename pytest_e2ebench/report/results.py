@@ -12,8 +12,22 @@ from ..cache import write_json
 from ..metrics import summarize
 
 SCHEMA = "e2ebench-results/1"
-_RUN_KEYS = ("task", "agent", "agent_spec", "run", "status", "error", "requirements", "metrics",
-             "suites", "install", "test_run", "notes", "task_meta", "dir")
+_RUN_KEYS = (
+    "task",
+    "agent",
+    "agent_spec",
+    "run",
+    "status",
+    "error",
+    "requirements",
+    "metrics",
+    "suites",
+    "install",
+    "test_run",
+    "notes",
+    "task_meta",
+    "dir",
+)
 
 
 def build(records: list[dict]) -> dict:

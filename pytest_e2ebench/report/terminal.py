@@ -73,8 +73,8 @@ class Reporter:
         tr.write_sep("=", "e2ebench summary")
 
         def line(cells: list[str]) -> str:
-            first = [c.ljust(w) for c, w in zip(cells[:2], widths[:2])]
-            rest = [c.rjust(w) for c, w in zip(cells[2:], widths[2:])]
+            first = [c.ljust(w) for c, w in zip(cells[:2], widths[:2], strict=True)]
+            rest = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
             return "  ".join(first + rest).rstrip()
 
         tr.write_line(line(headers))
@@ -84,8 +84,11 @@ class Reporter:
             tr.write_line(line(row))
         errored = [r for r in self.records.values() if r.get("status") == "error"]
         if errored:
-            tr.write_line(f"{len(errored)} run(s) could not be evaluated (infrastructure errors; "
-                          "left out of the means)", yellow=True)
+            tr.write_line(
+                f"{len(errored)} run(s) could not be evaluated (infrastructure errors; "
+                "left out of the means)",
+                yellow=True,
+            )
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
 

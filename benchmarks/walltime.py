@@ -1,0 +1,112 @@
+"""Wall time of the benchmark, cold and warm, against plain pytest on the same tests.
+
+    python benchmarks/walltime.py [--tasks benchmark_tasks] [-n 2] [--json out.json]
+
+Measures, in one process, one after the other:
+
+* plain:  each task's reference tests run by plain pytest with the reference on PYTHONPATH
+          (no venv, no coverage, no harness): the floor;
+* cold:   ``pytest --e2e-agent=reference -n N`` with an empty output folder (builds every venv);
+* warm:   the same command again (every stage cached).
+
+and prints each as seconds and as a ratio to plain. Nothing is asserted: the figures go in notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pytest_e2ebench.task import find_task_dirs  # noqa: E402
+
+
+def timed(args: list[str], **kwargs) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit(f"command failed ({done.returncode}): {' '.join(args)}\n{done.stdout[-2000:]}")
+    return elapsed
+
+
+def plain(tasks: list[Path]) -> float:
+    total = 0.0
+    for task in tasks:
+        env = dict(
+            os.environ, PYTHONPATH=str(task / "reference"), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            ini = Path(tmp, "pytest.ini")
+            ini.write_text("[pytest]\nmarkers =\n    requirement(*ids): ids\n")
+            total += timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-c",
+                    str(ini),
+                    "-p",
+                    "no:cacheprovider",
+                    "--rootdir",
+                    str(task),
+                    str(task / "tests"),
+                ],
+                env=env,
+                cwd=task,
+            )
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default=str(ROOT / "benchmark_tasks"))
+    parser.add_argument("-n", default="2", help="pytest-xdist workers for the harness runs")
+    parser.add_argument("--json", help="also write the figures here")
+    opts = parser.parse_args()
+    tasks = find_task_dirs(Path(opts.tasks).resolve())
+    figures = {"tasks": len(tasks), "workers": opts.n}
+    figures["plain_s"] = plain(tasks)
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--e2e-agent=reference",
+            f"--e2e-tasks={opts.tasks}",
+            f"--e2e-out={out}",
+            "-n",
+            opts.n,
+        ]
+        figures["cold_s"] = timed(cmd, cwd=ROOT)
+        figures["warm_s"] = timed(cmd, cwd=ROOT)
+    for name in ("cold", "warm"):
+        figures[f"{name}_over_plain"] = figures[f"{name}_s"] / figures["plain_s"]
+    print(f"{figures['tasks']} tasks, -n {opts.n}")
+    print(f"plain pytest (serial, no venv/coverage): {figures['plain_s']:7.1f} s   1.00x")
+    print(
+        f"harness cold (venvs built, coverage):    {figures['cold_s']:7.1f} s  "
+        f"{figures['cold_over_plain']:5.2f}x"
+    )
+    print(
+        f"harness warm (all stages cached):        {figures['warm_s']:7.1f} s  "
+        f"{figures['warm_over_plain']:5.2f}x"
+    )
+    if opts.json:
+        Path(opts.json).write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
