@@ -51,6 +51,15 @@ def tree_hash(root: Path) -> str:
     return digest.hexdigest()
 
 
+def file_hash(path: Path) -> str:
+    """SHA-256 of one file's name and bytes."""
+    digest = hashlib.sha256(path.name.encode() + b"\0")
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def key_of(*parts: object) -> str:
     """A stable hash of JSON-able parts: the cache key of a stage."""
     blob = json.dumps(parts, sort_keys=True, default=str).encode()

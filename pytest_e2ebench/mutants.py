@@ -50,7 +50,9 @@ class Mutant:
     edits: tuple[Edit, ...]
 
 
-def parse_mutants(task_root: Path, requirement_ids: set[str], problems: list[str]) -> list[Mutant]:
+def parse_mutants(
+    task_root: Path, reference: Path, requirement_ids: set[str], problems: list[str]
+) -> list[Mutant]:
     """Read ``mutants.toml`` (absent: no mutants), appending problems that name the fix."""
     path = task_root / MUTANTS_FILE
     where = f"{task_root.name}/{MUTANTS_FILE}"
@@ -90,8 +92,8 @@ def parse_mutants(task_root: Path, requirement_ids: set[str], problems: list[str
             if not all(isinstance(edit.get(k), str) for k in ("file", "old", "new")):
                 problems.append(f"{at}: every [[mutant.edit]] needs string fields file, old, new")
                 continue
-            if not (task_root / "reference" / edit["file"]).is_file():
-                problems.append(f"{at}: edit file {edit['file']!r} is not in reference/")
+            if not (reference / edit["file"]).is_file():
+                problems.append(f"{at}: edit file {edit['file']!r} is not in the reference")
                 continue
             edits.append(Edit(edit["file"], edit["old"], edit["new"]))
         if not edits:

@@ -91,11 +91,14 @@ class Evaluator:
             repo_hash = agent_data["repo_hash"]
 
             # 2. a virtual environment with the project installed
-            stage = self._stage(run_dir, "venv", repo_hash, venv.fingerprint(), str(run_dir))
+            stage = self._stage(
+                run_dir, "venv", repo_hash, venv.fingerprint(), task.test_requires, str(run_dir)
+            )
             install = stage.load()
             if install is None:
                 env_dir = stage.reset()
-                install = stage.commit(venv.build(env_dir, repo, run_dir / "logs").to_dict())
+                built = venv.build(env_dir, repo, run_dir / "logs", task.test_requires)
+                install = stage.commit(built.to_dict())
             python = venv.python_of(stage.dir)
 
             # 3. the reference tests against it

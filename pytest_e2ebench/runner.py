@@ -135,7 +135,11 @@ def run_tests(task: Task, venv_python: Path, repo: Path, eval_dir: Path, timeout
     ``collect_errors``, ``coverage`` (totals or None), ``duration_s`` and ``returncode``.
     """
     tests_copy = eval_dir / "tests"
-    shutil.copytree(task.tests_dir, tests_copy, ignore=shutil.ignore_patterns("__pycache__"))
+    if task.tests_dir.is_dir():
+        shutil.copytree(task.tests_dir, tests_copy, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        tests_copy.mkdir()
+        shutil.copy2(task.tests_dir, tests_copy / task.tests_dir.name)
     (eval_dir / "home").mkdir(exist_ok=True)
     ini, rc = _write_configs(eval_dir, repo)
     probe_out = eval_dir / "probe.jsonl"

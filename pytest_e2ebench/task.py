@@ -13,9 +13,10 @@ import re
 import tomllib
 from pathlib import Path
 
-from .cache import tree_hash
+from .cache import file_hash, tree_hash
 from .errors import TaskError
 from .mutants import Mutant, parse_mutants
+from .source import SourceError, fetch_sdist, parse_pin
 from .testindex import StaticTest, apply_mapping, scan_tests
 
 KINDS = ("library", "cli", "data", "web")
@@ -53,19 +54,17 @@ class Task:
     root: Path
     requirements: tuple[Requirement, ...]
     tests: tuple[StaticTest, ...]
-    tests_dir: Path
+    tests_dir: Path  # a folder of tests, or a single test module
     test_timeout: float
+    reference_dir: Path
+    source_pin: str | None = None  # "name==version" for a PyPI-sourced reference
+    test_requires: tuple[str, ...] = ()
     mutants: tuple[Mutant, ...] = ()
 
     @property
     def requirements_file(self) -> Path:
         """requirements.md: the only file an agent may see."""
         return self.root / REQUIREMENTS_FILE
-
-    @property
-    def reference_dir(self) -> Path:
-        """The oracle implementation."""
-        return self.root / REFERENCE_DIR
 
     @property
     def requirements_text(self) -> str:
@@ -79,7 +78,7 @@ class Task:
     @functools.cached_property
     def tests_hash(self) -> str:
         """Content hash of the reference tests (part of the test-run cache key)."""
-        return tree_hash(self.tests_dir)
+        return tree_hash(self.tests_dir) if self.tests_dir.is_dir() else file_hash(self.tests_dir)
 
     @functools.cached_property
     def size(self) -> dict[str, int]:
@@ -197,10 +196,9 @@ def load_task(root: Path) -> Task:
     )
     if isinstance(created, dt.datetime):
         created = created.date()
-    source = meta.get("source", "")
-    if not isinstance(source, str):
-        problems.append(f"{where}: field 'source' must be a string")
-        source = ""
+    # 'source' is either where the task comes from (a string) or a PyPI reference (a table).
+    raw_source = meta.get("source", "")
+    source = raw_source if isinstance(raw_source, str) else ""
 
     test_conf = meta.get("tests", {})
     if not isinstance(test_conf, dict):
@@ -231,22 +229,35 @@ def load_task(root: Path) -> Task:
     except FileNotFoundError:
         problems.append(f"{req_where}: missing; write the requirements document the agent sees")
         requirements = []
-    if not (root / REFERENCE_DIR).is_dir():
-        problems.append(f"{name}/{REFERENCE_DIR}/: missing; add the reference implementation")
-
-    tests_dir = (root / str(tests_path)).resolve()
-    tests: list[StaticTest] = []
-    if not tests_dir.is_dir():
+    reference, pin = _reference(
+        root, raw_source if isinstance(raw_source, dict) else None, where, problems
+    )
+    if pin and not source:
+        source = f"PyPI {pin}"
+    requires = test_conf.get("requires", [])
+    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
         problems.append(
-            f"{where}: field 'tests.path' = {tests_path!r}: no such folder; "
-            "create it with the reference tests"
+            f"{where}: field 'tests.requires' must be a list of requirement strings, "
+            'e.g. requires = ["hypothesis==6.100.0"]'
+        )
+        requires = []
+
+    tests_base = reference if pin and reference is not None else root
+    tests_dir = (tests_base / str(tests_path)).resolve() if tests_base is not None else None
+    tests: list[StaticTest] = []
+    if tests_dir is None:
+        pass
+    elif not tests_dir.exists():
+        problems.append(
+            f"{where}: field 'tests.path' = {tests_path!r}: no such folder"
+            f"{' in the sdist' if pin else ''}; create it with the reference tests"
         )
     else:
         tests, scan_problems = scan_tests(tests_dir)
         problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
         tests = apply_mapping(tests, mapping)
         if not tests and not scan_problems:
-            problems.append(f"{name}/{tests_path}/: no test functions found in test_*.py files")
+            problems.append(f"{name}/{tests_path}: no test functions found in test_*.py files")
 
     known = {r.id for r in requirements}
     for rid in mapping:
@@ -276,7 +287,7 @@ def load_task(root: Path) -> Task:
                     f"{req_where}: requirement {req.id} has no test; tag at least one "
                     f'test with @pytest.mark.requirement("{req.id}")'
                 )
-    mutants = parse_mutants(root, known, problems)
+    mutants = parse_mutants(root, reference, known, problems) if reference else []
     if problems:
         raise TaskError(str(root), problems)
     return Task(
@@ -291,8 +302,55 @@ def load_task(root: Path) -> Task:
         tests=tuple(tests),
         tests_dir=tests_dir,
         test_timeout=float(timeout),
+        reference_dir=reference,
+        source_pin=pin,
+        test_requires=tuple(requires),
         mutants=tuple(mutants),
     )
+
+
+def _reference(
+    root: Path, source, where: str, problems: list[str]
+) -> tuple[Path | None, str | None]:
+    """The reference folder: ``reference/``, or the unpacked sdist of ``[source] pypi``."""
+    name = root.name
+    if source is None:
+        if not (root / REFERENCE_DIR).is_dir():
+            problems.append(
+                f"{name}/{REFERENCE_DIR}/: missing; add the reference implementation "
+                'or name a PyPI project with [source] pypi = "name==version"'
+            )
+            return None, None
+        return root / REFERENCE_DIR, None
+    fix = '[source] pypi = "name==1.2.3" and sha256 = "<sha256 of the sdist>"'
+    if not isinstance(source.get("pypi"), str):
+        problems.append(f"{where}: field 'source.pypi' is missing; write {fix}")
+        return None, None
+    pin, sha = source["pypi"], source.get("sha256")
+    try:
+        parse_pin(pin)
+    except ValueError:
+        problems.append(
+            f"{where}: field 'source.pypi' = {pin!r} must pin one version: \"name==1.2.3\""
+        )
+        return None, None
+    if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", sha):
+        problems.append(
+            f"{where}: field 'source.sha256' is missing or not 64 hex digits; write "
+            "the sha256 of the sdist (pip download --no-binary :all: --no-deps "
+            f"{pin}; sha256sum the file)"
+        )
+        return None, None
+    if (root / REFERENCE_DIR).exists():
+        problems.append(
+            f"{name}/{REFERENCE_DIR}/: a PyPI-sourced task must not commit the "
+            "reference; delete the folder"
+        )
+    try:
+        return fetch_sdist(pin, sha), pin
+    except SourceError as exc:
+        problems.append(f"{where}: [source] {pin}: {exc}")
+        return None, None
 
 
 def _span(requirements: list[Requirement]) -> str:

@@ -145,17 +145,18 @@ def is_test_module(path: Path) -> bool:
     return any(fnmatch.fnmatch(path.name, pat) for pat in TEST_FILE_PATTERNS)
 
 
-def scan_tests(tests_dir: Path, *, label: str = "tests") -> tuple[list[StaticTest], list[str]]:
-    """Every test function under ``tests_dir`` with its tags, plus problems found.
+def scan_tests(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], list[str]]:
+    """Every test function under ``tests`` (a folder or one module) with its tags, plus problems.
 
-    Node ids start with ``label`` (the name the folder gets in the harness's test directory).
+    Node ids start with ``label``, the folder the tests get in the harness's test directory.
     """
     found: list[StaticTest] = []
     problems = _Problems()
-    for file in sorted(tests_dir.rglob("*.py")):
+    files = [tests] if tests.is_file() else sorted(tests.rglob("*.py"))
+    for file in files:
         if not is_test_module(file) or "__pycache__" in file.parts:
             continue
-        rel = f"{label}/{file.relative_to(tests_dir).as_posix()}"
+        rel = f"{label}/{file.relative_to(tests if tests.is_dir() else tests.parent).as_posix()}"
         try:
             tree = ast.parse(file.read_bytes(), filename=str(file))
         except SyntaxError as exc:

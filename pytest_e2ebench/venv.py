@@ -77,8 +77,12 @@ class InstallResult:
         return dataclasses.asdict(self)
 
 
-def build(venv: Path, repo: Path, logs: Path) -> InstallResult:
-    """Create ``venv``, install the test tools and the project found in ``repo``."""
+def build(venv: Path, repo: Path, logs: Path, test_requires: tuple[str, ...] = ()) -> InstallResult:
+    """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
+
+    The task's test requirements are the harness's: failing to install them is an
+    infrastructure error, like failing to install pytest.
+    """
     uv = uv_binary()
     env = _env()
     logs.mkdir(parents=True, exist_ok=True)
@@ -92,11 +96,12 @@ def build(venv: Path, repo: Path, logs: Path) -> InstallResult:
     if made.returncode != 0:
         raise InfrastructureError("venv", f"uv venv failed:\n{made.tail()}")
     py = str(python_of(venv))
-    tools = step("tools", [uv, "pip", "install", "--quiet", "--python", py, *tool_requirements()])
+    wanted = [*tool_requirements(), *test_requires]
+    tools = step("tools", [uv, "pip", "install", "--quiet", "--python", py, *wanted])
     if tools.returncode != 0:
         raise InfrastructureError(
             "venv",
-            f"installing the test tools ({', '.join(tool_requirements())}) failed; "
+            f"installing the test tools ({', '.join(wanted)}) failed; "
             f"is the package index reachable?\n{tools.tail()}",
         )
     if not is_installable(repo):

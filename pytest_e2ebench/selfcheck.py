@@ -1,0 +1,139 @@
+"""Check that tasks are self-checking, through the real harness.
+
+    python -m pytest_e2ebench.selfcheck [--runs 3] [-n 2] TASK_DIR_OR_TASKS_FOLDER...
+
+For every task: the reference scores 100 % in each of ``--runs`` independent runs (no flaky
+test), the empty repository scores 0 %, and every mutant fails exactly the requirements it
+declares. Exit status 0 when all hold. The project's own tests use the same functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .mutants import materialize
+from .task import Task, find_task_dirs, load_task
+
+
+def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", *args]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+
+
+def _results(out: Path) -> list[dict]:
+    return json.loads((out / "results.json").read_text())["tasks"]
+
+
+def _failed(run: dict) -> list[str]:
+    return [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"]
+
+
+def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> list[str]:
+    """Run the checks in ``work``; return the problems found (empty: all good)."""
+    folder = work / "tasks"
+    for task in tasks:
+        shutil.copytree(task.root, folder / task.id, ignore=shutil.ignore_patterns("__pycache__"))
+    mutants = work / "mutants"
+    manifest = materialize(tasks, mutants)
+    most = max((len(v) for v in manifest.values()), default=0)
+    dist = ["-n", workers] if workers not in ("0", "") else []
+    base = [f"--e2e-tasks={folder}", *dist]
+    problems: list[str] = []
+    ref = _pytest(
+        [*base, "--e2e-agent=reference", f"--e2e-runs={runs}", f"--e2e-out={work / 'ref'}"], work
+    )
+    agents = "nop" + (f",dir:{mutants}" if most else "")
+    other = _pytest(
+        [
+            *base,
+            f"--e2e-agent={agents}",
+            f"--e2e-runs={max(most, 1)}",
+            f"--e2e-out={work / 'other'}",
+        ],
+        work,
+    )
+    for done, out in ((ref, work / "ref"), (other, work / "other")):
+        if not (out / "results.json").exists():
+            return [
+                f"the benchmark session did not finish:\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
+            ]
+    for run in _results(work / "ref"):
+        if run["status"] != "ok" or run["metrics"]["impl_rate"] != 1.0:
+            problems.append(
+                f"{run['task']}: reference run {run['run']} fails {_failed(run)} "
+                f"({run.get('error', {}).get('message', '')})"
+            )
+    by_task = {t.id: t for t in tasks}
+    for run in _results(work / "other"):
+        task = by_task[run["task"]]
+        if run["agent"] == "nop":
+            if run["run"] == 1 and (run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0):
+                problems.append(
+                    f"{task.id}: the empty repository passes "
+                    f"{[r['id'] for r in run['requirements'] if r['verdict'] == 'implemented']}"
+                )
+            continue
+        if run["run"] > len(task.mutants):
+            continue
+        mutant = task.mutants[run["run"] - 1]
+        declared = sorted(mutant.fails, key=_req_order)
+        failed = sorted(_failed(run), key=_req_order)
+        if run["status"] != "ok" or failed != declared:
+            problems.append(
+                f"{task.id}: mutant {mutant.name!r} ({mutant.cls}) fails {failed}, "
+                f"declares {declared}"
+            )
+        if len(failed) in (0, len(task.requirements)):
+            problems.append(
+                f"{task.id}: mutant {mutant.name!r} does not discriminate: it fails "
+                f"{len(failed)} of {len(task.requirements)} requirements"
+            )
+    return problems
+
+
+def _req_order(rid: str) -> tuple[int, str]:
+    digits = "".join(c for c in rid if c.isdigit())
+    return (int(digits) if digits else 0, rid)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_e2ebench.selfcheck", description=__doc__.strip().splitlines()[0]
+    )
+    parser.add_argument("paths", nargs="+", type=Path, help="task folders or folders of tasks")
+    parser.add_argument("--runs", type=int, default=3, help="reference runs (default 3)")
+    parser.add_argument("-n", default=str(min(2, os.cpu_count() or 1)), help="xdist workers")
+    parser.add_argument("--keep", type=Path, help="keep the work folder here (default: a temp dir)")
+    opts = parser.parse_args(argv)
+    dirs: list[Path] = []
+    for path in opts.paths:
+        dirs.extend([path] if (path / "task.toml").exists() else find_task_dirs(path))
+    tasks = [load_task(d) for d in dirs]
+    if opts.keep:
+        opts.keep.mkdir(parents=True, exist_ok=True)
+        problems = check(tasks, opts.keep, opts.runs, opts.n)
+    else:
+        with tempfile.TemporaryDirectory(prefix="e2ebench-selfcheck-") as tmp:
+            problems = check(tasks, Path(tmp), opts.runs, opts.n)
+    for task in tasks:
+        mine = [p for p in problems if p.startswith(f"{task.id}:")]
+        size = task.size
+        print(
+            f"{'ok  ' if not mine else 'FAIL'} {task.id}: {size['requirements']} requirements, "
+            f"{size['tests']} tests, {len(task.mutants)} mutants"
+        )
+    for problem in problems:
+        print(f"  - {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
