@@ -90,8 +90,11 @@ def _requirement_ids(node: ast.AST, path: str, problems: _Problems) -> list[str]
     return ids
 
 
-def _cases(decorators: list[ast.expr]) -> int:
-    """Number of parametrized cases: product of the lengths of literal argvalue lists."""
+def _cases(decorators: list[ast.expr], constants: dict[str, int]) -> int:
+    """Number of parametrized cases: product of the lengths of literal argvalue lists.
+
+    A list may also be named by a module-level constant assigned a literal list or tuple.
+    """
     total = 1
     for dec in decorators:
         if _mark_name(dec) != "parametrize":
@@ -103,7 +106,23 @@ def _cases(decorators: list[ast.expr]) -> int:
                 values = kw.value
         if isinstance(values, ast.List | ast.Tuple):
             total *= len(values.elts)
+        elif isinstance(values, ast.Name) and values.id in constants:
+            total *= constants[values.id]
     return total
+
+
+def _literal_lengths(tree: ast.Module) -> dict[str, int]:
+    """Module-level ``NAME = [...]`` / ``(...)`` assignments and their lengths."""
+    lengths: dict[str, int] = {}
+    for stmt in tree.body:
+        target, value = None, None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign):
+            target, value = stmt.target, stmt.value
+        if isinstance(target, ast.Name) and isinstance(value, ast.List | ast.Tuple):
+            lengths[target.id] = len(value.elts)
+    return lengths
 
 
 def _pytestmark(body: list[ast.stmt], path: str, problems: _Problems) -> list[str]:
@@ -116,7 +135,7 @@ def _pytestmark(body: list[ast.stmt], path: str, problems: _Problems) -> list[st
     return ids
 
 
-def _scan_body(body, prefix: str, inherited: list[str], path: str, problems, out) -> None:
+def _scan_body(body, prefix, inherited, path, problems, out, constants) -> None:
     own = inherited + _pytestmark(body, path, problems)
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith(
@@ -129,7 +148,7 @@ def _scan_body(body, prefix: str, inherited: list[str], path: str, problems, out
                 StaticTest(
                     nodeid=f"{prefix}::{stmt.name}",
                     requirements=tuple(dict.fromkeys(ids)),
-                    cases=_cases(stmt.decorator_list),
+                    cases=_cases(stmt.decorator_list, constants),
                     line=stmt.lineno,
                 )
             )
@@ -137,7 +156,7 @@ def _scan_body(body, prefix: str, inherited: list[str], path: str, problems, out
             ids = list(own)
             for dec in stmt.decorator_list:
                 ids.extend(_requirement_ids(dec, path, problems))
-            _scan_body(stmt.body, f"{prefix}::{stmt.name}", ids, path, problems, out)
+            _scan_body(stmt.body, f"{prefix}::{stmt.name}", ids, path, problems, out, constants)
 
 
 def is_test_module(path: Path) -> bool:
@@ -162,7 +181,7 @@ def scan_tests(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], 
         except SyntaxError as exc:
             problems.append(f"{rel}:{exc.lineno}: syntax error: {exc.msg}; fix the test module")
             continue
-        _scan_body(tree.body, rel, [], rel, problems, found)
+        _scan_body(tree.body, rel, [], rel, problems, found, _literal_lengths(tree))
     return found, list(problems)
 
 

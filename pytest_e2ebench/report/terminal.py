@@ -51,6 +51,14 @@ class Reporter:
         self.out = out
         self.records: dict[tuple[str, str, int], dict] = {}
         self.results_path: Path | None = None
+        self.collected_tasks: dict = {}
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.config.option.collectonly:
+            for item in session.items:
+                task = getattr(item, "task", None)
+                if task is not None:
+                    self.collected_tasks[task.id] = task
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -64,6 +72,8 @@ class Reporter:
         results.write(self.results_path, results.build(list(self.records.values())))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.collected_tasks:
+            self._catalog(terminalreporter)
         if not self.records:
             return
         tr = terminalreporter
@@ -91,6 +101,17 @@ class Reporter:
             )
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
+
+    def _catalog(self, tr) -> None:
+        from ..catalog import HEADERS, rows
+
+        table = rows(self.collected_tasks.values())
+        widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(HEADERS)]
+        tr.write_sep("=", "e2ebench tasks")
+        for cells in [list(HEADERS), *table]:
+            left = [c.ljust(w) for c, w in zip(cells[:4], widths[:4], strict=True)]
+            right = [c.rjust(w) for c, w in zip(cells[4:], widths[4:], strict=True)]
+            tr.write_line("  ".join(left + right).rstrip())
 
     def _n_agents(self) -> int:
         return len({agent for _, agent, _ in self.records})

@@ -1,0 +1,71 @@
+"""PyPI-sourced references: pin validation, hash check, unreachable index (real pip)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_e2ebench.errors import TaskError
+from pytest_e2ebench.task import load_task
+
+TOML = '''id = "calc"
+title = "x"
+kind = "library"
+created = 2020-07-06
+
+[source]
+pypi = "{pin}"
+sha256 = "{sha}"
+'''
+INFLECTION_SHA = "1a29730d366e996aaacffb2f1f1cb9593dc38e2ddd30c91250c6dde09ea9b417"
+
+
+def make_pypi_task(tasks, pin, sha):
+    root = tasks.make(toml=TOML.format(pin=pin, sha=sha))
+    import shutil
+
+    shutil.rmtree(root / "reference")
+    return root
+
+
+@pytest.mark.parametrize(
+    "pin, sha, problem",
+    [
+        ("inflection>=0.5", INFLECTION_SHA, "field 'source.pypi' = 'inflection>=0.5' must pin one version"),
+        ("inflection==0.5.1", "abc", "field 'source.sha256' is missing or not 64 hex digits"),
+    ],
+)
+def test_pin_and_hash_are_validated(tasks, pin, sha, problem):
+    with pytest.raises(TaskError) as info:
+        load_task(make_pypi_task(tasks, pin, sha))
+    assert problem in str(info.value)
+
+
+def test_committed_reference_is_refused(tasks, monkeypatch, tmp_path):
+    monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    root = tasks.make(toml=TOML.format(pin="inflection==0.5.1", sha=INFLECTION_SHA))
+    with pytest.raises(TaskError) as info:
+        load_task(root)
+    assert "calc/reference/: a PyPI-sourced task must not commit the reference" in str(info.value)
+
+
+def test_unreachable_index_is_a_clear_error(tasks, monkeypatch, tmp_path):
+    monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    monkeypatch.setenv("PIP_RETRIES", "0")
+    monkeypatch.setenv("PIP_TIMEOUT", "3")
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    with pytest.raises(TaskError) as info:
+        load_task(make_pypi_task(tasks, "inflection==0.5.1", INFLECTION_SHA))
+    assert ("calc/task.toml: [source] inflection==0.5.1: could not download the sdist of "
+            "inflection==0.5.1 from the package index") in str(info.value)
+
+
+@pytest.mark.slow
+def test_wrong_hash_is_refused_and_nothing_is_cached(tasks, monkeypatch, tmp_path):
+    monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(TaskError) as info:
+        load_task(make_pypi_task(tasks, "inflection==0.5.1", "0" * 64))
+    assert f"has sha256 {INFLECTION_SHA}, not the pinned {'0' * 64}" in str(info.value)
+    assert not any(p.name.startswith("inflection") for p in (tmp_path / "cache" / "sources").iterdir())
