@@ -112,6 +112,9 @@ class RequirementItem(pytest.Item):
         for note in self.record.get("notes", []):
             lines.append(f"note: {note}")
         lines.append(f"details: {self.record['dir']}")
+        trajectory = (self.record.get("agent_run") or {}).get("details", {}).get("trajectory")
+        if trajectory:
+            lines.append(f"trajectory: {trajectory}")
         return "\n".join(lines)
 
     def reportinfo(self):

@@ -12,6 +12,8 @@ import pytest
 
 if TYPE_CHECKING:
     from .agents import Agent
+    from .llm import LLM
+    from .options import Settings
 
 
 @pytest.hookspec(firstresult=True)
@@ -33,4 +35,14 @@ def pytest_e2ebench_run_finished(config: pytest.Config, record: dict) -> None:
     """Called on the worker that evaluated a (task, agent, run), with its JSON-able record.
 
     The record is the entry that ``results.json`` will hold under ``tasks``; do not mutate it.
+    """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_e2ebench_make_llm(config: pytest.Config, settings: Settings) -> LLM | None:
+    """Return the LLM client agents use, or None to leave it to the next implementation.
+
+    The built-in implementation (tried last) is an OpenAI-compatible client configured by
+    ``--e2e-model``, ``--e2e-llm-base-url`` and ``OPENAI_API_KEY``. The harness wraps whatever
+    is returned with the ``--e2e-llm-cache`` record/replay cache.
     """

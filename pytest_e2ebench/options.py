@@ -8,6 +8,7 @@ not given, as pytest-asyncio does.
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,9 @@ import pytest
 DEFAULT_TASKS = "benchmark_tasks"
 DEFAULT_OUT = ".e2ebench"
 DEFAULT_TIMEOUT = 900.0
+DEFAULT_MAX_STEPS = 200  # E2EDevBench §4.1
+DEFAULT_AGENT_TIMEOUT = 3600.0
+LLM_CACHE_MODES = ("off", "record", "replay")
 
 
 def addoption(parser: pytest.Parser) -> None:
@@ -72,6 +76,76 @@ def addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_TIMEOUT:g}).",
     )
     parser.addini("e2ebench_timeout", "default for --e2e-timeout", default=str(DEFAULT_TIMEOUT))
+    _add_llm_options(parser, group)
+
+
+def _add_llm_options(parser: pytest.Parser, group) -> None:
+    group.addoption(
+        "--e2e-model",
+        dest="e2e_model",
+        default=None,
+        metavar="MODEL",
+        help="model name for LLM agents, as the endpoint knows it.",
+    )
+    parser.addini("e2ebench_model", "default for --e2e-model", default="")
+    group.addoption(
+        "--e2e-llm-base-url",
+        dest="e2e_llm_base_url",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible endpoint for LLM agents (else $OPENAI_BASE_URL); the key is "
+        "read from $OPENAI_API_KEY.",
+    )
+    parser.addini("e2ebench_llm_base_url", "default for --e2e-llm-base-url", default="")
+    group.addoption(
+        "--e2e-llm-cache",
+        dest="e2e_llm_cache",
+        default=None,
+        choices=LLM_CACHE_MODES,
+        help="record LLM answers to DIR/llm-cache, replay them offline (a miss is an error), "
+        "or off (default).",
+    )
+    parser.addini("e2ebench_llm_cache", "default for --e2e-llm-cache", default="off")
+    group.addoption(
+        "--e2e-max-steps",
+        dest="e2e_max_steps",
+        default=None,
+        type=int,
+        metavar="N",
+        help=f"step limit of a tool-using agent run, all roles together "
+        f"(default {DEFAULT_MAX_STEPS}).",
+    )
+    parser.addini(
+        "e2ebench_max_steps", "default for --e2e-max-steps", default=str(DEFAULT_MAX_STEPS)
+    )
+    parser.addini("e2ebench_temperature", "sampling temperature of LLM agents", default="0.2")
+    parser.addini(
+        "e2ebench_llm_retries", "retries of a failing LLM call (with backoff)", default="4"
+    )
+    parser.addini("e2ebench_llm_timeout", "seconds one LLM call may take", default="600")
+    parser.addini(
+        "e2ebench_agent_timeout",
+        "wall-clock seconds one agent run may take (cmd: agents, agent shell commands)",
+        default=str(DEFAULT_AGENT_TIMEOUT),
+    )
+    parser.addini(
+        "e2ebench_prices",
+        "LLM prices, one line per model: MODEL PROMPT_USD_PER_MTOK COMPLETION_USD_PER_MTOK",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "e2ebench_model_params",
+        "active parameters per model for the CO2 estimate: MODEL COUNT (e.g. llama-3-8b 8e9)",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "e2ebench_co2",
+        "CO2 hardware assumptions, KEY = VALUE (peak_flops, tdp_w, efficiency, pue, intensity)",
+        type="linelist",
+        default=[],
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +158,17 @@ class Settings:
     out: Path
     rerun: bool
     timeout: float
+    model: str = ""
+    base_url: str = ""
+    llm_cache: str = "off"
+    max_steps: int = DEFAULT_MAX_STEPS
+    temperature: float = 0.2
+    llm_retries: int = 4
+    llm_timeout: float = 600.0
+    agent_timeout: float = DEFAULT_AGENT_TIMEOUT
+    prices: tuple[str, ...] = ()
+    model_params: tuple[str, ...] = ()
+    co2: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -123,6 +208,15 @@ def resolve(config: pytest.Config) -> Settings:
     rerun = (
         bool(opt.e2e_rerun) if opt.e2e_rerun is not None else bool(config.getini("e2ebench_rerun"))
     )
+    max_steps = _number(config, opt.e2e_max_steps, "e2ebench_max_steps", "--e2e-max-steps", int)
+    if max_steps < 1:
+        raise pytest.UsageError(f"--e2e-max-steps={max_steps}: must be 1 or more")
+    llm_cache = opt.e2e_llm_cache or str(config.getini("e2ebench_llm_cache"))
+    if llm_cache not in LLM_CACHE_MODES:
+        raise pytest.UsageError(
+            f"ini option e2ebench_llm_cache={llm_cache!r}: use one of {', '.join(LLM_CACHE_MODES)}"
+        )
+    base_url = opt.e2e_llm_base_url or str(config.getini("e2ebench_llm_base_url"))
     return Settings(
         agents=agents,
         runs=runs,
@@ -130,4 +224,15 @@ def resolve(config: pytest.Config) -> Settings:
         out=_path(config, opt.e2e_out, "e2ebench_out"),
         rerun=rerun,
         timeout=timeout,
+        model=opt.e2e_model or str(config.getini("e2ebench_model")),
+        base_url=base_url or os.environ.get("OPENAI_BASE_URL", ""),
+        llm_cache=llm_cache,
+        max_steps=max_steps,
+        temperature=_number(config, None, "e2ebench_temperature", "", float),
+        llm_retries=_number(config, None, "e2ebench_llm_retries", "", int),
+        llm_timeout=_number(config, None, "e2ebench_llm_timeout", "", float),
+        agent_timeout=_number(config, None, "e2ebench_agent_timeout", "", float),
+        prices=tuple(config.getini("e2ebench_prices")),
+        model_params=tuple(config.getini("e2ebench_model_params")),
+        co2=tuple(config.getini("e2ebench_co2")),
     )

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from . import runner, venv
-from .agents import Agent
+from . import progress, runner, venv
+from .agents import Agent, RunContext
 from .cache import Stage, key_of, locked, tree_hash
 from .errors import InfrastructureError
 from .metrics import run_metrics, suite_metrics
@@ -45,6 +45,10 @@ class Evaluator:
             return False
         self._delivered.add(key)
         return True
+
+    def progress_for(self, run_dir: Path):
+        """The progress callback of the run in ``run_dir``."""
+        return progress.writer(progress.progress_file(self.settings.out, run_dir))
 
     def run_dir(self, task: Task, agent: Agent, run: int) -> Path:
         """Where the stages of (task, agent, run) live."""
@@ -81,7 +85,11 @@ class Evaluator:
             if agent_data is None:
                 workspace = stage.reset()
                 start = time.monotonic()
-                outcome = agent.generate(task, run, workspace)
+                ctx = RunContext(self.config, self.settings, run_dir, self.progress_for(run_dir))
+                try:
+                    outcome = agent.generate(task, run, workspace, ctx)
+                finally:
+                    ctx.progress({"done": True})
                 duration = round(time.monotonic() - start, 3)
                 # Hash now: installing the project later adds build files to the folder.
                 agent_data = stage.commit(
@@ -151,6 +159,7 @@ def build_record(
         # E2EDevBench Table 2 suites; 'original' (the agent's own tests) and 'all' come with
         # test migration. Until then the reference tests run unchanged as 'extended'.
         "suites": {"original": None, "extended": suite, "all": None},
+        "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
         "install": {"method": install.get("method"), "ok": install.get("ok")},
         "test_run": {k: test_run.get(k) for k in ("status", "returncode", "duration_s")},
         "notes": notes,

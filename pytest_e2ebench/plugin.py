@@ -32,10 +32,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requirement(*ids): the requirement(s) a benchmark item or reference test checks"
     )
-    from .agents import builtin
+    from .agents import builtin, llm_agents
+    from .llm import factory
 
-    if not config.pluginmanager.is_registered(builtin):
-        config.pluginmanager.register(builtin, "e2ebench-builtin-agents")
+    for module, name in (
+        (builtin, "e2ebench-builtin-agents"),
+        (llm_agents, "e2ebench-llm-agents"),
+        (factory, "e2ebench-llm"),
+    ):
+        if not config.pluginmanager.is_registered(module):
+            config.pluginmanager.register(module, name)
     settings = options.resolve(config)
     config.stash[SETTINGS] = settings
     if not settings.active:

@@ -113,3 +113,51 @@ def build(venv: Path, repo: Path, logs: Path, test_requires: tuple[str, ...] = (
     if project.timed_out:
         return InstallResult("editable", False, f"install timed out after {INSTALL_TIMEOUT:g}s")
     return InstallResult("editable", project.returncode == 0, project.tail(40))
+
+
+def agent_env(venv: Path, logs: Path) -> dict[str, str]:
+    """An environment for an agent's shell: a fresh venv with pip and pytest, first on PATH.
+
+    The agent installs its own project into it if it wants to; the graded environment is
+    built separately, from the repository alone.
+    """
+    if not python_of(venv).exists():
+        uv = uv_binary()
+        env = _env()
+        logs.mkdir(parents=True, exist_ok=True)
+        made = process.run(
+            [uv, "venv", "--quiet", "--seed", "--python", sys.executable, str(venv)],
+            cwd=logs,
+            env=env,
+            timeout=INSTALL_TIMEOUT,
+            log=logs / "agent-venv.log",
+        )
+        tools = process.run(
+            [
+                uv,
+                "pip",
+                "install",
+                "--quiet",
+                "--python",
+                str(python_of(venv)),
+                *tool_requirements(),
+            ],
+            cwd=logs,
+            env=env,
+            timeout=INSTALL_TIMEOUT,
+            log=logs / "agent-tools.log",
+        )
+        if made.returncode != 0 or tools.returncode != 0:
+            raise InfrastructureError(
+                "agent", f"could not build the agent's environment:\n{made.tail()}\n{tools.tail()}"
+            )
+    env = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TERM", "TMPDIR")}
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', os.defpath)}",
+        VIRTUAL_ENV=str(venv),
+        HOME=str(venv.parent / "home"),
+        PYTHONDONTWRITEBYTECODE="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    (venv.parent / "home").mkdir(exist_ok=True)
+    return env

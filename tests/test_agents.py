@@ -22,7 +22,7 @@ class CopyAgent(Agent):
     def cache_key(self, task, run):
         return "copy-v1"
 
-    def generate(self, task, run, workspace):
+    def generate(self, task, run, workspace, ctx):
         assert "### R1: Addition" in task.requirements_text
         for rel, text in FILES.items():
             path = workspace / rel
@@ -108,7 +108,7 @@ def test_agent_infrastructure_error_is_an_error(pytester, tasks, results):
                 spec = label = "down"
                 def cache_key(self, task, run):
                     return "x"
-                def generate(self, task, run, workspace):
+                def generate(self, task, run, workspace, ctx):
                     raise AgentError("endpoint http://127.0.0.1:9/v1 refused the connection")
 
             def pytest_e2ebench_make_agent(spec, config):

@@ -10,7 +10,7 @@ from pytest_e2ebench.errors import TaskError
 from pytest_e2ebench.mutants import MutantError, apply, main
 from pytest_e2ebench.task import load_task
 
-MUTANTS = '''
+MUTANTS = """
 [[mutant]]
 name = "sub-adds"
 class = "wrong_logic"
@@ -28,7 +28,7 @@ fails = ["R3"]
 file = "calc/mul.py"
 old = "return a * b"
 new = "return None"
-'''
+"""
 
 
 def test_mutants_load_and_apply(tasks, tmp_path):
@@ -36,7 +36,9 @@ def test_mutants_load_and_apply(tasks, tmp_path):
     (root / "mutants.toml").write_text(MUTANTS)
     task = load_task(root)
     assert [(m.name, m.cls, m.fails) for m in task.mutants] == [
-        ("sub-adds", "wrong_logic", ("R2",)), ("mul-stub", "stub", ("R3",))]
+        ("sub-adds", "wrong_logic", ("R2",)),
+        ("mul-stub", "stub", ("R3",)),
+    ]
     out = apply(task.reference_dir, task.mutants[0], tmp_path / "m")
     assert "return a + b" in (out / "calc" / "sub.py").read_text()
     assert "return a - b" in (task.reference_dir / "calc" / "sub.py").read_text()
@@ -54,14 +56,22 @@ def test_edit_must_match_exactly_once(tasks, tmp_path):
 @pytest.mark.parametrize(
     "text, problem",
     [
-        ('[[mutant]]\nname = "x"\nclass = "typo"\nfails = ["R1"]\n[[mutant.edit]]\nfile = "calc/add.py"\nold = "a"\nnew = "b"\n',
-         "calc/mutants.toml: mutant 'x': field 'class' = 'typo'; use one of missing_feature, stub, wrong_logic, wrong_format"),
-        ('[[mutant]]\nname = "x"\nclass = "stub"\nfails = ["R7"]\n[[mutant.edit]]\nfile = "calc/add.py"\nold = "a"\nnew = "b"\n',
-         "calc/mutants.toml: mutant 'x': fails ['R7'], which are not in requirements.md"),
-        ('[[mutant]]\nname = "x"\nclass = "stub"\nfails = ["R1"]\n[[mutant.edit]]\nfile = "calc/nope.py"\nold = "a"\nnew = "b"\n',
-         "calc/mutants.toml: mutant 'x': edit file 'calc/nope.py' is not in the reference"),
-        ('[[mutant]]\nname = "x"\nclass = "stub"\nfails = []\n',
-         "calc/mutants.toml: mutant 'x': field 'fails' must list the requirement ids it fails"),
+        (
+            '[[mutant]]\nname = "x"\nclass = "typo"\nfails = ["R1"]\n[[mutant.edit]]\nfile = "calc/add.py"\nold = "a"\nnew = "b"\n',
+            "calc/mutants.toml: mutant 'x': field 'class' = 'typo'; use one of missing_feature, stub, wrong_logic, wrong_format",
+        ),
+        (
+            '[[mutant]]\nname = "x"\nclass = "stub"\nfails = ["R7"]\n[[mutant.edit]]\nfile = "calc/add.py"\nold = "a"\nnew = "b"\n',
+            "calc/mutants.toml: mutant 'x': fails ['R7'], which are not in requirements.md",
+        ),
+        (
+            '[[mutant]]\nname = "x"\nclass = "stub"\nfails = ["R1"]\n[[mutant.edit]]\nfile = "calc/nope.py"\nold = "a"\nnew = "b"\n',
+            "calc/mutants.toml: mutant 'x': edit file 'calc/nope.py' is not in the reference",
+        ),
+        (
+            '[[mutant]]\nname = "x"\nclass = "stub"\nfails = []\n',
+            "calc/mutants.toml: mutant 'x': field 'fails' must list the requirement ids it fails",
+        ),
         ("[[mutant]\n", "calc/mutants.toml: not valid TOML"),
     ],
 )
@@ -82,6 +92,8 @@ def test_materialized_mutants_fail_exactly_what_they_declare(pytester, tasks, re
     assert [m["name"] for m in manifest["calc"]] == ["sub-adds", "mul-stub"]
     result = pytester.runpytest("--e2e-agent=dir:muts", "--e2e-tasks=tasks", "--e2e-runs=2")
     result.assert_outcomes(passed=4, failed=2)
-    failed = {r["run"]: [q["id"] for q in r["requirements"] if q["verdict"] != "implemented"]
-              for r in results()["tasks"]}
+    failed = {
+        r["run"]: [q["id"] for q in r["requirements"] if q["verdict"] != "implemented"]
+        for r in results()["tasks"]
+    }
     assert failed == {1: ["R2"], 2: ["R3"]}

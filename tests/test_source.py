@@ -7,7 +7,7 @@ import pytest
 from pytest_e2ebench.errors import TaskError
 from pytest_e2ebench.task import load_task
 
-TOML = '''id = "calc"
+TOML = """id = "calc"
 title = "x"
 kind = "library"
 created = 2020-07-06
@@ -15,7 +15,7 @@ created = 2020-07-06
 [source]
 pypi = "{pin}"
 sha256 = "{sha}"
-'''
+"""
 INFLECTION_SHA = "1a29730d366e996aaacffb2f1f1cb9593dc38e2ddd30c91250c6dde09ea9b417"
 
 
@@ -30,7 +30,11 @@ def make_pypi_task(tasks, pin, sha):
 @pytest.mark.parametrize(
     "pin, sha, problem",
     [
-        ("inflection>=0.5", INFLECTION_SHA, "field 'source.pypi' = 'inflection>=0.5' must pin one version"),
+        (
+            "inflection>=0.5",
+            INFLECTION_SHA,
+            "field 'source.pypi' = 'inflection>=0.5' must pin one version",
+        ),
         ("inflection==0.5.1", "abc", "field 'source.sha256' is missing or not 64 hex digits"),
     ],
 )
@@ -58,8 +62,10 @@ def test_unreachable_index_is_a_clear_error(tasks, monkeypatch, tmp_path):
     monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
     with pytest.raises(TaskError) as info:
         load_task(make_pypi_task(tasks, "inflection==0.5.1", INFLECTION_SHA))
-    assert ("calc/task.toml: [source] inflection==0.5.1: could not download the sdist of "
-            "inflection==0.5.1 from the package index") in str(info.value)
+    assert (
+        "calc/task.toml: [source] inflection==0.5.1: could not download the sdist of "
+        "inflection==0.5.1 from the package index"
+    ) in str(info.value)
 
 
 @pytest.mark.slow
@@ -68,4 +74,6 @@ def test_wrong_hash_is_refused_and_nothing_is_cached(tasks, monkeypatch, tmp_pat
     with pytest.raises(TaskError) as info:
         load_task(make_pypi_task(tasks, "inflection==0.5.1", "0" * 64))
     assert f"has sha256 {INFLECTION_SHA}, not the pinned {'0' * 64}" in str(info.value)
-    assert not any(p.name.startswith("inflection") for p in (tmp_path / "cache" / "sources").iterdir())
+    assert not any(
+        p.name.startswith("inflection") for p in (tmp_path / "cache" / "sources").iterdir()
+    )

@@ -19,7 +19,7 @@ class Counting(Agent):
     def cache_key(self, task, run):
         return "v1"
 
-    def generate(self, task, run, workspace):
+    def generate(self, task, run, workspace, ctx):
         with open(os.environ["COUNT_FILE"], "a") as fh:
             fh.write(f"{task.id} {run}\\n")
         src = Path(os.environ["SRC_DIR"])

@@ -12,11 +12,19 @@ import importlib.metadata
 
 import pytest
 
-from .base import Agent, AgentOutcome, safe_label
+from .base import Agent, AgentOutcome, RunContext, safe_label
 
 ENTRY_POINT_GROUP = "pytest_e2ebench.agents"
 
-__all__ = ["Agent", "AgentOutcome", "ENTRY_POINT_GROUP", "known_names", "make_agents", "safe_label"]
+__all__ = [
+    "Agent",
+    "AgentOutcome",
+    "ENTRY_POINT_GROUP",
+    "RunContext",
+    "known_names",
+    "make_agents",
+    "safe_label",
+]
 
 
 def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:

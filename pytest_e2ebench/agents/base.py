@@ -5,9 +5,16 @@ from __future__ import annotations
 import abc
 import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..task import Task
+
+if TYPE_CHECKING:
+    import pytest
+
+    from ..options import Settings
 
 
 @dataclasses.dataclass
@@ -23,10 +30,34 @@ class AgentOutcome:
     co2_g: float | None = None
     steps: int | None = None
     note: str | None = None
+    details: dict = dataclasses.field(default_factory=dict)  # agent-specific, JSON-able
 
     def to_dict(self) -> dict:
         """JSON-able form."""
         return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class RunContext:
+    """What the harness gives an agent besides the task: settings and a place for artifacts."""
+
+    config: pytest.Config
+    settings: Settings
+    run_dir: Path
+    progress: Callable[[dict], None] = lambda info: None
+
+    @property
+    def artifacts(self) -> Path:
+        """``<run_dir>/agent/``: trajectories, logs, the agent's own tools (not graded)."""
+        path = self.run_dir / "agent"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @property
+    def scope(self) -> str:
+        """``<agent>/<task>/run-<n>``: names this run's conversations in the LLM cache."""
+        parts = self.run_dir.parts
+        return "/".join(parts[-3:])
 
 
 class Agent(abc.ABC):
@@ -48,8 +79,12 @@ class Agent(abc.ABC):
         """A string that changes whenever this agent's output for (task, run) could change."""
 
     @abc.abstractmethod
-    def generate(self, task: Task, run: int, workspace: Path) -> AgentOutcome:
-        """Write the project for ``task`` into the empty folder ``workspace``."""
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        """Write the project for ``task`` into the empty folder ``workspace``.
+
+        Raise :class:`~pytest_e2ebench.errors.AgentError` (or another InfrastructureError) for
+        problems that are not the agent's fault; they make the items errors.
+        """
 
 
 def safe_label(text: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from ..cache import tree_hash
 from ..task import Task
-from .base import Agent, AgentOutcome, safe_label
+from .base import Agent, AgentOutcome, RunContext, safe_label
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "*.egg-info")
 
@@ -22,7 +22,7 @@ class ReferenceAgent(Agent):
     def cache_key(self, task: Task, run: int) -> str:
         return tree_hash(task.reference_dir)
 
-    def generate(self, task: Task, run: int, workspace: Path) -> AgentOutcome:
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
         shutil.copytree(task.reference_dir, workspace, ignore=_IGNORE, dirs_exist_ok=True)
         return AgentOutcome()
 
@@ -35,7 +35,7 @@ class NopAgent(Agent):
     def cache_key(self, task: Task, run: int) -> str:
         return "empty"
 
-    def generate(self, task: Task, run: int, workspace: Path) -> AgentOutcome:
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
         return AgentOutcome()
 
 
@@ -63,7 +63,7 @@ class DirAgent(Agent):
         src = self.source(task, run)
         return f"{src}:{tree_hash(src)}" if src else "missing"
 
-    def generate(self, task: Task, run: int, workspace: Path) -> AgentOutcome:
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
         src = self.source(task, run)
         if src is None:
             return AgentOutcome(

@@ -22,6 +22,7 @@ _RUN_KEYS = (
     "requirements",
     "metrics",
     "suites",
+    "agent_run",
     "install",
     "test_run",
     "notes",

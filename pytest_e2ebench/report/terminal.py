@@ -52,6 +52,15 @@ class Reporter:
         self.records: dict[tuple[str, str, int], dict] = {}
         self.results_path: Path | None = None
         self.collected_tasks: dict = {}
+        self.monitor = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None and not self.config.option.collectonly:
+            from ..progress import Monitor
+
+            self.monitor = Monitor(self.out / "progress", tr.write_line)
+            self.monitor.start()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly:
@@ -66,6 +75,8 @@ class Reporter:
                 self.records[(value["task"], value["agent"], value["run"])] = value
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.monitor is not None:
+            self.monitor.stop()
         if not self.records:
             return
         self.results_path = self.out / RESULTS_FILE

@@ -1,0 +1,60 @@
+"""``cmd:COMMAND``: any command-line agent, run in the workspace with a wall-clock limit.
+
+``{requirements}`` in COMMAND becomes the path of a copy of the requirements document (outside
+the workspace) and ``{workspace}`` the repository folder; the command runs with bash in the
+workspace. Its exit status and duration are recorded; a non-zero exit is the agent's result,
+not an infrastructure error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+from pathlib import Path
+
+from .. import process
+from ..task import Task
+from .base import Agent, AgentOutcome, RunContext, safe_label
+
+
+class CommandAgent(Agent):
+    """Runs a shell command that writes the project into the workspace."""
+
+    def __init__(self, spec: str, command: str, timeout: float) -> None:
+        self.spec = spec
+        self.command = command
+        self.timeout = timeout
+        digest = hashlib.sha256(command.encode()).hexdigest()[:8]
+        self.label = safe_label(f"cmd-{command.split()[0] if command.split() else 'x'}-{digest}")
+
+    def cache_key(self, task: Task, run: int) -> str:
+        return self.command
+
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        requirements = ctx.artifacts / "requirements.md"
+        requirements.write_text(task.requirements_text, encoding="utf-8")
+        command = self.command.replace("{requirements}", shlex.quote(str(requirements)))
+        command = command.replace("{workspace}", shlex.quote(str(workspace)))
+        env = dict(os.environ, E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run))
+        done = process.run(
+            ["bash", "-c", command],
+            cwd=workspace,
+            env=env,
+            timeout=self.timeout,
+            log=ctx.artifacts / "cmd.log",
+        )
+        note = None
+        if done.timed_out:
+            note = f"the command was killed after {self.timeout:g} s"
+        elif done.returncode != 0:
+            note = f"the command exited with status {done.returncode}"
+        return AgentOutcome(
+            note=note,
+            details={
+                "exit_status": done.returncode,
+                "timed_out": done.timed_out,
+                "wall_time_s": round(done.duration_s, 3),
+                "log": str(ctx.artifacts / "cmd.log"),
+            },
+        )

@@ -1,0 +1,180 @@
+"""The SDAgent workflows of E2EDevBench (§3.2) on the shared tool layer.
+
+* ``sdagent-single`` — one engineer reads the requirements, implements, writes tests, runs
+  them and debugs until they pass;
+* ``sdagent-dt`` — a developer implements every feature without tests, then a tester writes
+  tests from the requirements, runs and debugs them;
+* ``sdagent-ddt`` — a designer writes DESIGN.md first, then developer, then tester.
+
+One step is one LLM call. The step limit (``--e2e-max-steps``, 200) counts across roles; each
+role may use an equal share of what is left, and a role that submits early leaves its unused
+steps to the next. The step at which the first test file is written is recorded (E2EDevBench
+Fig. 4). Every call is written to ``agent/trajectory.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import venv
+from ..task import Task
+from ..testindex import is_test_module
+from .base import Agent, AgentOutcome, RunContext
+from .tools import TOOL_SCHEMAS, Toolbox
+
+PROMPT_VERSION = 1
+BASE = (
+    "You work alone in a fresh repository (the current directory) through tools. The user "
+    "gives you a requirements document; it is all you know about the project. Deliver an "
+    "installable Python project: a pyproject.toml and the package the document names, at the "
+    "repository root. Use only the tools; call submit when your part is done."
+)
+ROLES = {
+    "engineer": "You are the only engineer. Implement every requirement, write pytest tests "
+    "for them under tests/, run them with `python -m pytest`, and fix the code until they pass.",
+    "designer": "You are the designer. Do not write code. Write DESIGN.md: the modules, their "
+    "public classes and functions with signatures, data formats and error handling, mapped to "
+    "the requirement ids.",
+    "developer": "You are the developer. Implement every requirement{design}. Do not write "
+    "tests; a tester comes after you.",
+    "tester": "You are the tester. Write pytest tests under tests/ that check every "
+    "requirement, run them with `python -m pytest`, and fix the code where the tests show it "
+    "is wrong.",
+}
+WORKFLOWS = {
+    "sdagent-single": ("engineer",),
+    "sdagent-dt": ("developer", "tester"),
+    "sdagent-ddt": ("designer", "developer", "tester"),
+}
+NUDGE = "Continue with the tools. Call submit when your part is done."
+
+
+class SDAgent(Agent):
+    """A tool-using agent running one of the SDAgent workflows."""
+
+    def __init__(self, spec: str, settings) -> None:
+        self.spec = self.label = spec
+        self.roles = WORKFLOWS[spec]
+        self.settings = settings
+
+    def cache_key(self, task: Task, run: int) -> str:
+        s = self.settings
+        return json.dumps([self.spec, PROMPT_VERSION, s.model, s.temperature, s.max_steps])
+
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        from ..llm.factory import make_llm
+
+        llm = make_llm(ctx.config, ctx.settings)
+        env = venv.agent_env(ctx.artifacts / "venv", ctx.artifacts / "logs")
+        tools = Toolbox(
+            workspace,
+            env,
+            ctx.artifacts / "logs",
+            command_timeout=min(300.0, ctx.settings.agent_timeout),
+        )
+        state = _State(ctx.artifacts / "trajectory.jsonl", ctx.settings.max_steps)
+        summaries: list[str] = []
+        for index, role in enumerate(self.roles):
+            share = (state.max_steps - state.steps) // (len(self.roles) - index)
+            summary = self._role(llm, role, task, tools, state, share, summaries, ctx)
+            summaries.append(f"{role}: {summary or '(no summary)'}")
+        return AgentOutcome(
+            tokens_sent=state.prompt_tokens,
+            tokens_generated=state.completion_tokens,
+            cost_usd=state.cost,
+            co2_g=state.co2,
+            steps=state.steps,
+            note=None if state.steps < state.max_steps else "stopped at the step limit",
+            details={
+                "roles": state.roles,
+                "first_test_step": state.first_test_step,
+                "trajectory": str(state.path),
+                "replay_drift": getattr(llm, "drift", 0),
+            },
+        )
+
+    def _role(self, llm, role, task, tools, state, budget, summaries, ctx) -> str | None:
+        design = " following DESIGN.md" if "designer" in self.roles else ""
+        system = f"{BASE}\n\n{ROLES[role].format(design=design)}"
+        user = f"# Requirements document\n\n{task.requirements_text}"
+        if summaries:
+            user += "\n\n# Work so far\n\n" + "\n".join(summaries)
+        messages: list[dict] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
+        tools.submitted = None
+        used = 0
+        state.roles.append({"role": role, "steps": 0, "submitted": False})
+        while used < budget and tools.submitted is None:
+            completion = llm.complete(messages, tools=TOOL_SCHEMAS, scope=f"{ctx.scope}/{role}")
+            used += 1
+            state.add(completion)
+            state.roles[-1]["steps"] = used
+            messages.append(completion.message())
+            observations = []
+            for call in completion.tool_calls:
+                before = len(tools.written)
+                output = tools.run(call.name, call.arguments)
+                for rel in tools.written[before:]:
+                    if state.first_test_step is None and is_test_module(Path(rel)):
+                        state.first_test_step = state.steps
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+                observations.append(
+                    {
+                        "id": call.id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                        "output": output,
+                    }
+                )
+            if not completion.tool_calls:
+                messages.append({"role": "user", "content": NUDGE})
+            state.log(role, completion, observations)
+            ctx.progress(
+                {
+                    "role": role,
+                    "step": state.steps,
+                    "max_steps": state.max_steps,
+                    "tokens": state.prompt_tokens + state.completion_tokens,
+                    "cost_usd": state.cost,
+                }
+            )
+        state.roles[-1]["submitted"] = tools.submitted is not None
+        return tools.submitted
+
+
+class _State:
+    """Counters across roles, and the trajectory file."""
+
+    def __init__(self, path: Path, max_steps: int) -> None:
+        self.path = path
+        self.max_steps = max_steps
+        self.steps = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cost: float | None = None
+        self.co2: float | None = None
+        self.first_test_step: int | None = None
+        self.roles: list[dict] = []
+        path.write_text("")
+
+    def add(self, completion) -> None:
+        self.steps += 1
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        if completion.cost_usd is not None:
+            self.cost = (self.cost or 0.0) + completion.cost_usd
+        if completion.co2_g is not None:
+            self.co2 = (self.co2 or 0.0) + completion.co2_g
+
+    def log(self, role: str, completion, observations: list[dict]) -> None:
+        line = {
+            "step": self.steps,
+            "role": role,
+            "completion": completion.to_dict(),
+            "observations": observations,
+        }
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")

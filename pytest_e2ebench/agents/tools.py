@@ -1,0 +1,217 @@
+"""The tool layer every LLM agent shares, in the spirit of SWE-agent's interface.
+
+All workflows get the same tools, so they are compared on equal terms: run a shell command,
+view a window of a file, create a file, replace a unique string, find files, grep, and submit.
+Tools never raise: an error becomes the observation the model reads next. Paths are relative
+to the workspace and may not leave it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from pathlib import Path
+
+from .. import process
+
+OUTPUT_LIMIT = 10_000  # characters of a command's output shown to the model
+VIEW_LINES = 200
+MAX_MATCHES = 100
+COMMAND_TIMEOUT = 300.0
+_SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache"}
+
+
+class ToolError(Exception):
+    """A tool could not do what was asked; the message goes back to the model."""
+
+
+def _schema(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+_STR = {"type": "string"}
+_INT = {"type": "integer"}
+TOOL_SCHEMAS = [
+    _schema(
+        "bash",
+        "Run a shell command in the repository root (bash -c). Output is "
+        f"truncated to {OUTPUT_LIMIT} characters.",
+        {"command": _STR},
+        ["command"],
+    ),
+    _schema(
+        "view",
+        f"Show up to {VIEW_LINES} numbered lines of a file, from start_line (1-based).",
+        {"path": _STR, "start_line": _INT},
+        ["path"],
+    ),
+    _schema(
+        "create",
+        "Create or overwrite a file with the given content (folders are made).",
+        {"path": _STR, "content": _STR},
+        ["path", "content"],
+    ),
+    _schema(
+        "str_replace",
+        "Replace old_str, which must occur exactly once, by new_str.",
+        {"path": _STR, "old_str": _STR, "new_str": _STR},
+        ["path", "old_str", "new_str"],
+    ),
+    _schema(
+        "find",
+        "List files whose path matches a glob pattern, e.g. '**/*.py'.",
+        {"pattern": _STR},
+        ["pattern"],
+    ),
+    _schema(
+        "grep",
+        "Search files for a regular expression; shows path:line: text.",
+        {"pattern": _STR, "path": _STR},
+        ["pattern"],
+    ),
+    _schema(
+        "submit",
+        "Finish your part of the work, with a short summary for the next role.",
+        {"summary": _STR},
+        ["summary"],
+    ),
+]
+TOOL_NAMES = tuple(t["function"]["name"] for t in TOOL_SCHEMAS)
+
+
+class Toolbox:
+    """The tools, bound to one workspace and one environment for shell commands."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        env: dict[str, str],
+        logs: Path,
+        command_timeout: float = COMMAND_TIMEOUT,
+    ) -> None:
+        self.workspace = workspace.resolve()
+        self.env = env
+        self.logs = logs
+        self.command_timeout = command_timeout
+        self.written: list[str] = []  # relative paths created or edited, in order
+        self.submitted: str | None = None
+
+    def run(self, name: str, arguments: str) -> str:
+        """Execute one tool call and return the observation (never raises)."""
+        try:
+            args = json.loads(arguments or "{}")
+            if not isinstance(args, dict):
+                raise ToolError("arguments must be a JSON object")
+            method = getattr(self, f"tool_{name}", None)
+            if name not in TOOL_NAMES or method is None:
+                raise ToolError(f"unknown tool {name!r}; use one of {', '.join(TOOL_NAMES)}")
+            return method(**args)
+        except json.JSONDecodeError as exc:
+            return f"ERROR: the arguments are not valid JSON ({exc})"
+        except TypeError as exc:
+            return f"ERROR: bad arguments for {name}: {exc}"
+        except (ToolError, OSError, UnicodeDecodeError, re.error) as exc:
+            return f"ERROR: {exc}"
+
+    def _path(self, rel: str) -> Path:
+        path = (self.workspace / rel).resolve()
+        if path != self.workspace and self.workspace not in path.parents:
+            raise ToolError(f"{rel}: outside the repository")
+        return path
+
+    def tool_bash(self, command: str) -> str:
+        """Run ``command`` with bash in the workspace."""
+        done = process.run(
+            ["bash", "-c", command],
+            cwd=self.workspace,
+            env=self.env,
+            timeout=self.command_timeout,
+            log=self.logs / "last-command.log",
+            limit=OUTPUT_LIMIT * 4,
+        )
+        out = done.output
+        if len(out) > OUTPUT_LIMIT:
+            out = (
+                out[:OUTPUT_LIMIT]
+                + f"\n[output truncated: {len(out) - OUTPUT_LIMIT} more characters]"
+            )
+        if done.timed_out:
+            return f"{out}\n[command killed after {self.command_timeout:g} s]"
+        return f"{out}\n[exit code {done.returncode}]"
+
+    def tool_view(self, path: str, start_line: int = 1) -> str:
+        """Numbered lines of a file."""
+        lines = self._path(path).read_text(encoding="utf-8").splitlines()
+        start = max(1, int(start_line))
+        window = lines[start - 1 : start - 1 + VIEW_LINES]
+        body = "\n".join(f"{n:6d}  {text}" for n, text in enumerate(window, start=start))
+        more = len(lines) - (start - 1 + len(window))
+        return body + (f"\n[{more} more lines]" if more > 0 else "") if window else "[empty]"
+
+    def tool_create(self, path: str, content: str) -> str:
+        """Write a file."""
+        target = self._path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+        self.written.append(target.relative_to(self.workspace).as_posix())
+        return f"wrote {path} ({len(content.splitlines())} lines)"
+
+    def tool_str_replace(self, path: str, old_str: str, new_str: str) -> str:
+        """Replace a unique occurrence."""
+        target = self._path(path)
+        text = target.read_text(encoding="utf-8")
+        count = text.count(old_str)
+        if count != 1:
+            raise ToolError(f"old_str occurs {count} times in {path}; it must occur exactly once")
+        target.write_text(text.replace(old_str, new_str), encoding="utf-8")
+        self.written.append(target.relative_to(self.workspace).as_posix())
+        return f"edited {path}"
+
+    def _files(self):
+        for dirpath, dirnames, filenames in os.walk(self.workspace):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for name in sorted(filenames):
+                yield Path(dirpath, name).relative_to(self.workspace).as_posix()
+
+    def tool_find(self, pattern: str) -> str:
+        """Files matching a glob."""
+        hits = [
+            p
+            for p in self._files()
+            if fnmatch.fnmatch(p, pattern) or fnmatch.fnmatch(p, pattern.removeprefix("**/"))
+        ]
+        return "\n".join(hits[:MAX_MATCHES]) or "[no files match]"
+
+    def tool_grep(self, pattern: str, path: str = ".") -> str:
+        """Lines matching a regular expression."""
+        regex = re.compile(pattern)
+        base = self._path(path)
+        hits: list[str] = []
+        for rel in self._files():
+            file = self.workspace / rel
+            if base != self.workspace and base not in file.parents and file != base:
+                continue
+            try:
+                text = file.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            for number, line in enumerate(text.splitlines(), start=1):
+                if regex.search(line):
+                    hits.append(f"{rel}:{number}: {line[:200]}")
+                    if len(hits) >= MAX_MATCHES:
+                        return "\n".join(hits) + "\n[more matches not shown]"
+        return "\n".join(hits) or "[no matches]"
+
+    def tool_submit(self, summary: str = "") -> str:
+        """End the current role."""
+        self.submitted = summary
+        return "submitted"

@@ -1,0 +1,74 @@
+"""``vanilla``: one completion that returns every file of the project (E2EDev's baseline)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..task import Task
+from .base import Agent, AgentOutcome, RunContext
+
+PROMPT_VERSION = 1
+SYSTEM = (
+    "You write complete Python projects in one answer. Reply with every file of the project "
+    "the user's requirements document describes (a pyproject.toml and the package it names), "
+    "each as a heading line `### FILE: <relative path>` followed by the file's content in one "
+    "fenced code block. Write nothing else."
+)
+_FILE = re.compile(
+    r"^###\s*FILE:\s*(?P<path>\S+)\s*\n```[^\n]*\n(?P<body>.*?)\n```\s*$", re.MULTILINE | re.DOTALL
+)
+
+
+def parse_files(text: str) -> dict[str, str]:
+    """The files of a vanilla answer, by relative path (later duplicates win)."""
+    return {m["path"]: m["body"] + "\n" for m in _FILE.finditer(text or "")}
+
+
+class VanillaAgent(Agent):
+    """One LLM call, no tools: the model writes the whole project at once."""
+
+    spec = label = "vanilla"
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+
+    def cache_key(self, task: Task, run: int) -> str:
+        s = self.settings
+        return json.dumps([self.spec, PROMPT_VERSION, s.model, s.temperature])
+
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        from ..llm.factory import make_llm
+
+        llm = make_llm(ctx.config, ctx.settings)
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": task.requirements_text},
+        ]
+        completion = llm.complete(messages, scope=f"{ctx.scope}/vanilla")
+        (ctx.artifacts / "trajectory.jsonl").write_text(
+            json.dumps({"step": 1, "role": "vanilla", "completion": completion.to_dict()}) + "\n"
+        )
+        files = parse_files(completion.content or "")
+        skipped = []
+        root = workspace.resolve()
+        for rel, body in files.items():
+            target = (root / rel).resolve()
+            if root not in target.parents:
+                skipped.append(rel)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(body, encoding="utf-8")
+        note = None if files else "the answer contained no '### FILE:' blocks"
+        if skipped:
+            note = f"ignored files outside the repository: {', '.join(skipped)}"
+        return AgentOutcome(
+            tokens_sent=completion.prompt_tokens,
+            tokens_generated=completion.completion_tokens,
+            cost_usd=completion.cost_usd,
+            co2_g=completion.co2_g,
+            steps=1,
+            note=note,
+            details={"files": sorted(files), "trajectory": str(ctx.artifacts / "trajectory.jsonl")},
+        )

@@ -1,0 +1,94 @@
+"""The OpenAI-compatible client (OpenAI, vLLM, Ollama, llama.cpp server, Gemini's endpoint...).
+
+Retries with exponential backoff on 408/409/429/5xx, timeouts and connection errors are the
+``openai`` package's own (``max_retries``); once they are spent the call raises
+:class:`~pytest_e2ebench.llm.base.LLMUnavailable`, an infrastructure error.
+"""
+
+from __future__ import annotations
+
+from .accounting import Pricing
+from .base import Completion, LLMUnavailable, ToolCall
+
+DEFAULT_TEMPERATURE = 0.2  # E2EDevBench §4.1
+DEFAULT_RETRIES = 4
+DEFAULT_TIMEOUT = 600.0
+
+
+class OpenAIChat:
+    """Chat completions with function calling through the ``openai`` package."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str,
+        api_key: str | None,
+        pricing: Pricing,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_retries: int = DEFAULT_RETRIES,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        import openai  # heavy: imported only when an LLM agent runs
+
+        self.model = model
+        self.temperature = temperature
+        self.pricing = pricing
+        self._openai = openai
+        self._client = openai.OpenAI(
+            base_url=base_url,
+            api_key=api_key or "not-needed",  # local servers accept any key
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+
+    def complete(
+        self, messages: list[dict], *, tools: list[dict] | None = None, scope: str = ""
+    ) -> Completion:
+        """One chat completion; LLMUnavailable when the endpoint keeps failing."""
+        kwargs: dict = {"model": self.model, "messages": messages, "temperature": self.temperature}
+        if tools:
+            kwargs["tools"] = tools
+        err = self._openai
+        try:
+            response = self._client.chat.completions.create(**kwargs)
+        except (
+            err.APIConnectionError,
+            err.APITimeoutError,
+            err.RateLimitError,
+            err.InternalServerError,
+        ) as exc:
+            raise LLMUnavailable(
+                f"{self._client.base_url} did not answer after retries: {exc}"
+            ) from exc
+        except err.APIStatusError as exc:
+            if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
+                raise LLMUnavailable(
+                    f"{self._client.base_url} answered {exc.status_code} "
+                    f"after retries: {exc.message}"
+                ) from exc
+            raise LLMUnavailable(
+                f"{self._client.base_url} refused the request "
+                f"({exc.status_code}): {exc.message}; check --e2e-model, the "
+                "base URL and OPENAI_API_KEY"
+            ) from exc
+        if not response.choices:
+            raise LLMUnavailable(f"{self._client.base_url} answered without choices")
+        choice = response.choices[0]
+        calls = tuple(
+            ToolCall(c.id, c.function.name, c.function.arguments or "{}")
+            for c in (choice.message.tool_calls or [])
+            if getattr(c, "function", None) is not None
+        )
+        usage = response.usage
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        return Completion(
+            content=choice.message.content,
+            tool_calls=calls,
+            finish_reason=choice.finish_reason,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost_usd=self.pricing.cost(self.model, prompt, completion),
+            co2_g=self.pricing.co2(self.model, prompt + completion),
+        )

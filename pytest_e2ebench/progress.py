@@ -1,0 +1,107 @@
+"""Live progress of agent runs: workers write small files, the controller prints them.
+
+A pytest-xdist worker cannot write to the terminal, so every run in progress keeps
+``<out>/progress/<agent>--<task>--run-<n>.json`` up to date (at most once a second) and deletes
+it when done. On the controller a daemon thread looks at those files every few seconds and
+prints one line per run whose state changed, through the terminal reporter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .cache import remove
+
+WRITE_EVERY = 1.0
+SHOW_EVERY = 10.0
+
+
+def progress_file(out: Path, run_dir: Path) -> Path:
+    """Where the run in ``run_dir`` reports its progress."""
+    agent, task, run = run_dir.parts[-3:]
+    return out / "progress" / f"{agent}--{task}--{run}.json"
+
+
+def writer(path: Path) -> Callable[[dict], None]:
+    """A callback an agent calls with its state (role, step, max_steps, tokens, cost_usd)."""
+    last = [0.0]
+
+    def report(info: dict) -> None:
+        if info.get("done"):
+            remove(path)
+            return
+        now = time.monotonic()
+        if now - last[0] < WRITE_EVERY:
+            return
+        last[0] = now
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps({**info, "run": path.stem}))
+        os.replace(tmp, path)
+
+    return report
+
+
+def describe(info: dict) -> str:
+    """One line: which run, which role and step, tokens and cost so far."""
+    agent, _, rest = info.get("run", "?").partition("--")
+    task, _, run = rest.partition("--")
+    parts = [f"[e2ebench] {agent} {task} {run}:"]
+    if info.get("role"):
+        parts.append(str(info["role"]))
+    if info.get("step") is not None:
+        limit = f"/{info['max_steps']}" if info.get("max_steps") else ""
+        parts.append(f"step {info['step']}{limit}")
+    if info.get("tokens") is not None:
+        parts.append(f"· {info['tokens']} tokens")
+    if info.get("cost_usd") is not None:
+        parts.append(f"· ${info['cost_usd']:.4f}")
+    return " ".join(parts)
+
+
+class Monitor:
+    """Controller side: prints changed progress files every ``SHOW_EVERY`` seconds."""
+
+    def __init__(
+        self, folder: Path, write_line: Callable[[str], None], every: float = SHOW_EVERY
+    ) -> None:
+        self.folder = folder
+        self.write_line = write_line
+        self.every = every
+        self._seen: dict[str, str] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="e2ebench-progress", daemon=True)
+
+    def start(self) -> None:
+        """Start watching."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop watching (idempotent)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def poll(self) -> list[str]:
+        """Lines for runs whose state changed since the last poll."""
+        lines = []
+        for path in sorted(self.folder.glob("*.json")):
+            try:
+                info = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            line = describe(info)
+            if self._seen.get(path.name) != line:
+                self._seen[path.name] = line
+                lines.append(line)
+        return lines
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            for line in self.poll():
+                self.write_line(line)

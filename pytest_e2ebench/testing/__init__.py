@@ -1,0 +1,1 @@
+"""Test helpers shipped with pytest-e2ebench for plugin and agent authors."""
