@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
-
 from conftest import CALC_CODE, CALC_TESTS
+from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
 
 
 @pytest.fixture

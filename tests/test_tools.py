@@ -1,0 +1,71 @@
+"""The shared tool layer: real files, a real bash, errors as observations."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from pytest_e2ebench.agents.tools import OUTPUT_LIMIT, TOOL_NAMES, Toolbox
+
+
+@pytest.fixture
+def box(tmp_path):
+    work = tmp_path / "repo"
+    work.mkdir()
+    return Toolbox(work, {"PATH": os.environ["PATH"]}, tmp_path, command_timeout=5)
+
+
+def call(box, name, **args):
+    return box.run(name, json.dumps(args))
+
+
+def test_create_view_replace_find_grep(box):
+    assert (
+        call(box, "create", path="pkg/mod.py", content="a = 1\nb = 2\n")
+        == "wrote pkg/mod.py (2 lines)"
+    )
+    assert call(box, "view", path="pkg/mod.py") == "     1  a = 1\n     2  b = 2"
+    assert call(box, "view", path="pkg/mod.py", start_line=2) == "     2  b = 2"
+    assert (
+        call(box, "str_replace", path="pkg/mod.py", old_str="b = 2", new_str="b = 3")
+        == "edited pkg/mod.py"
+    )
+    assert call(box, "find", pattern="**/*.py") == "pkg/mod.py"
+    assert call(box, "grep", pattern=r"b = \d") == "pkg/mod.py:2: b = 3"
+    assert box.written == ["pkg/mod.py", "pkg/mod.py"]
+
+
+def test_errors_become_observations(box):
+    call(box, "create", path="x.py", content="x = 1\nx = 1\n")
+    assert call(box, "str_replace", path="x.py", old_str="x = 1", new_str="y") == (
+        "ERROR: old_str occurs 2 times in x.py; it must occur exactly once"
+    )
+    assert (
+        call(box, "view", path="../outside.txt") == "ERROR: ../outside.txt: outside the repository"
+    )
+    assert (
+        call(box, "create", path="/etc/evil", content="")
+        == "ERROR: /etc/evil: outside the repository"
+    )
+    assert call(box, "view", path="missing.py").startswith("ERROR: [Errno 2] No such file")
+    assert (
+        call(box, "launch", x=1)
+        == f"ERROR: unknown tool 'launch'; use one of {', '.join(TOOL_NAMES)}"
+    )
+    assert box.run("view", "{not json").startswith("ERROR: the arguments are not valid JSON")
+    assert call(box, "view", nope="x").startswith("ERROR: bad arguments for view")
+    assert call(box, "grep", pattern="(").startswith("ERROR: ")
+
+
+def test_bash_output_exit_code_truncation_and_timeout(box):
+    assert call(box, "bash", command="echo hi; exit 3") == "hi\n\n[exit code 3]"
+    long = call(box, "bash", command=f"python -c 'print(\"x\" * {OUTPUT_LIMIT * 2})'")
+    assert f"[output truncated: {OUTPUT_LIMIT + 1} more characters]" in long
+    assert call(box, "bash", command="sleep 30").endswith("[command killed after 5 s]")
+
+
+def test_submit(box):
+    assert call(box, "submit", summary="all done") == "submitted"
+    assert box.submitted == "all done"
