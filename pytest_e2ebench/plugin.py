@@ -35,10 +35,11 @@ def pytest_configure(config: pytest.Config) -> None:
     from .agents import builtin, llm_agents
     from .llm import factory
 
+    # Registered last is called first: the built-ins head the list of agent names.
     for module, name in (
-        (builtin, "e2ebench-builtin-agents"),
-        (llm_agents, "e2ebench-llm-agents"),
         (factory, "e2ebench-llm"),
+        (llm_agents, "e2ebench-llm-agents"),
+        (builtin, "e2ebench-builtin-agents"),
     ):
         if not config.pluginmanager.is_registered(module):
             config.pluginmanager.register(module, name)
