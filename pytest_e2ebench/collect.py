@@ -28,7 +28,6 @@ class TaskFile(pytest.File):
     def collect(self) -> Iterator[RequirementItem]:
         task = load_task(self.path.parent)
         settings = self.config.stash[SETTINGS]
-        group_by_run = self.config.getoption("dist", "no") not in (None, "no")
         for req in task.requirements:
             for tag in req.tags:
                 self.config.addinivalue_line("markers", f"{tag}: requirements tagged {tag!r}")
@@ -43,9 +42,9 @@ class TaskFile(pytest.File):
                         run=run,
                         requirement=req,
                     )
-                    if group_by_run:
-                        # pytest-xdist --dist loadgroup: a run's items share one worker.
-                        item.add_marker(pytest.mark.xdist_group(f"{agent.label}/{task.id}/{run}"))
+                    # pytest-xdist --dist loadgroup: a run's items share one worker (inert
+                    # without xdist; workers see dist "no", so mark unconditionally).
+                    item.add_marker(pytest.mark.xdist_group(f"{agent.label}/{task.id}/{run}"))
                     yield item
 
     def repr_failure(self, excinfo, style=None):

@@ -24,6 +24,8 @@ from .verdicts import effective_tests, judge_by_tests
 from .workspace import code_size
 
 RECORD_SCHEMA = "e2ebench-run/1"
+# Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
+STAGE_FORMAT = 2
 
 
 @dataclasses.dataclass
@@ -72,7 +74,7 @@ class Evaluator:
 
     def _stage(self, run_dir: Path, name: str, *key_parts: object) -> Stage:
         not_before = self.started_at if self.settings.rerun else 0.0
-        return Stage(run_dir, name, key_of(name, *key_parts), not_before=not_before)
+        return Stage(run_dir, name, key_of(name, STAGE_FORMAT, *key_parts), not_before=not_before)
 
     def _evaluate(self, task: Task, agent: Agent, run: int) -> dict:
         run_dir = self.run_dir(task, agent, run)

@@ -16,6 +16,7 @@ from .stash import AGENTS, EVALUATOR, SETTINGS
 
 TASK_FILE = "task.toml"
 _STARTED = "e2ebench_started"
+_LOADGROUP = "e2ebench_loadgroup"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,6 +33,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requirement(*ids): the requirement(s) a benchmark item or reference test checks"
     )
+    # pytest-xdist registers it too; repeated here so --strict-markers holds with -p no:xdist.
+    config.addinivalue_line("markers", "xdist_group(name): run these items on one xdist worker")
     from .agents import builtin, llm_agents
     from .llm import factory
 
@@ -64,6 +67,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"  # keep a run's items on one worker
+    if workerinput and workerinput.get(_LOADGROUP):
+        # Workers re-parse the command line, which does not say loadgroup: tell xdist here.
+        config.option.loadgroup = True
     if workerinput is None:
         from .report.terminal import Reporter
 
@@ -89,6 +95,7 @@ def pytest_configure_node(node) -> None:
     evaluator = node.config.stash.get(EVALUATOR, None)
     if evaluator is not None:
         node.workerinput[_STARTED] = evaluator.started_at
+        node.workerinput[_LOADGROUP] = node.config.option.dist == "loadgroup"
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

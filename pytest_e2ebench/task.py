@@ -18,6 +18,7 @@ from .errors import TaskError
 from .mutants import Mutant, parse_mutants
 from .source import SourceError, fetch_sdist, parse_pin
 from .testindex import StaticTest, apply_mapping, scan_tests
+from .workspace import code_size
 
 KINDS = ("library", "cli", "data", "web")
 TASK_FILE = "task.toml"
@@ -82,16 +83,17 @@ class Task:
 
     @functools.cached_property
     def size(self) -> dict[str, int]:
-        """Size figures of the task: requirements, tests, reference files and lines."""
-        files = [p for p in self.reference_dir.rglob("*.py") if "__pycache__" not in p.parts]
-        lines = sum(
-            1 for p in files for line in p.read_text(encoding="utf-8").splitlines() if line.strip()
-        )
+        """Size figures: requirements, tests, and the reference's code files and lines.
+
+        Code is counted as for generated projects (tests, conftest.py and setup.py excluded),
+        so the figures of written and PyPI-sourced references compare.
+        """
+        code = code_size(self.reference_dir)
         return {
             "requirements": len(self.requirements),
             "tests": sum(t.cases for t in self.tests),
-            "reference_files": len(files),
-            "reference_lines": lines,
+            "reference_files": code["code_files"],
+            "reference_lines": code["code_lines"],
         }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from conftest import CALC_CODE
 
 COUNTING_AGENT = """
@@ -67,8 +69,15 @@ def test_parallel_equals_serial_and_builds_each_run_once(pytester, tasks, result
 
     serial = pytester.runpytest_subprocess(*args, "--e2e-out=serial", "-p", "no:xdist")
     serial.assert_outcomes(passed=8, failed=16)
-    parallel = pytester.runpytest_subprocess(*args, "--e2e-out=parallel", "-n", "2")
+    parallel = pytester.runpytest_subprocess(*args, "--e2e-out=parallel", "-n", "2", "-v")
     parallel.assert_outcomes(passed=8, failed=16)
+    workers: dict[str, set[str]] = {}
+    for line in parallel.outlines:
+        match = re.match(r"\[(gw\d+)\] .* (?:PASSED|FAILED) .*::(\w+)\[(\S+)-R\d+\]", line)
+        if match:
+            workers.setdefault(f"{match[2]}/{match[3]}", set()).add(match[1])
+    assert len(workers) == 8  # 2 tasks x 2 agents x 2 runs
+    assert all(len(w) == 1 for w in workers.values()), workers  # a run stays on one worker
 
     assert comparable(results("serial")) == comparable(results("parallel"))
     assert summaries(results("serial")) == summaries(results("parallel"))
