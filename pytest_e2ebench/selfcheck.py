@@ -46,23 +46,17 @@ def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> l
     dist = ["-n", workers] if workers not in ("0", "") else []
     base = [f"--e2e-tasks={folder}", *dist]
     problems: list[str] = []
-    ref = _pytest(
-        [*base, "--e2e-agent=reference", f"--e2e-runs={runs}", f"--e2e-out={work / 'ref'}"], work
-    )
-    agents = "nop" + (f",dir:{mutants}" if most else "")
-    other = _pytest(
-        [
-            *base,
-            f"--e2e-agent={agents}",
-            f"--e2e-runs={max(most, 1)}",
-            f"--e2e-out={work / 'other'}",
-        ],
-        work,
-    )
-    for done, out in ((ref, work / "ref"), (other, work / "other")):
-        if not (out / "results.json").exists():
+    sessions = {
+        "ref": ["--e2e-agent=reference", f"--e2e-runs={runs}"],
+        "nop": ["--e2e-agent=nop"],
+    }
+    if most:
+        sessions["mutants"] = [f"--e2e-agent=dir:{mutants}", f"--e2e-runs={most}"]
+    for name, args in sessions.items():
+        done = _pytest([*base, *args, f"--e2e-out={work / name}"], work)
+        if not (work / name / "results.json").exists():
             return [
-                f"the benchmark session did not finish:\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
+                f"the {name} session did not finish:\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
             ]
     for run in _results(work / "ref"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 1.0:
@@ -70,16 +64,13 @@ def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> l
                 f"{run['task']}: reference run {run['run']} fails {_failed(run)} "
                 f"({run.get('error', {}).get('message', '')})"
             )
+    for run in _results(work / "nop"):
+        if run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0:
+            passing = [r["id"] for r in run["requirements"] if r["verdict"] == "implemented"]
+            problems.append(f"{run['task']}: the empty repository passes {passing}")
     by_task = {t.id: t for t in tasks}
-    for run in _results(work / "other"):
+    for run in _results(work / "mutants") if most else []:
         task = by_task[run["task"]]
-        if run["agent"] == "nop":
-            if run["run"] == 1 and (run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0):
-                problems.append(
-                    f"{task.id}: the empty repository passes "
-                    f"{[r['id'] for r in run['requirements'] if r['verdict'] == 'implemented']}"
-                )
-            continue
         if run["run"] > len(task.mutants):
             continue
         mutant = task.mutants[run["run"] - 1]

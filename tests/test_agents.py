@@ -63,7 +63,9 @@ def test_hook_supplies_an_agent(pytester, tasks, results):
         metrics["steps"],
     ) == (100, 50, 0.25, 7)
     result = pytester.runpytest("--e2e-agent=unknown", "--e2e-tasks=tasks")
-    result.stderr.fnmatch_lines(["*choose one of reference, nop, dir:PATH, vanilla, *, cmd:COMMAND, copier[[]:VARIANT[]]*"])
+    result.stderr.fnmatch_lines(
+        ["*choose one of reference, nop, dir:PATH, vanilla, *, cmd:COMMAND, copier[[]:VARIANT[]]*"]
+    )
 
 
 def test_entry_point_group_supplies_an_agent(pytester, tasks, results, monkeypatch):

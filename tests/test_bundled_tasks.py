@@ -34,6 +34,7 @@ def test_task_is_valid_with_tests_for_every_requirement_and_four_mutant_classes(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_bundled_tasks_are_self_checking(tmp_path):
     """Reference 100 % in 3 runs, empty repo 0 %, each mutant fails exactly what it declares."""
     tasks = [load_task(d) for d in TASK_DIRS]
