@@ -11,9 +11,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .agents import Agent
     from .llm import LLM
     from .options import Settings
+    from .task import Task
 
 
 @pytest.hookspec(firstresult=True)
@@ -45,4 +48,33 @@ def pytest_e2ebench_make_llm(config: pytest.Config, settings: Settings) -> LLM |
     The built-in implementation (tried last) is an OpenAI-compatible client configured by
     ``--e2e-model``, ``--e2e-llm-base-url`` and ``OPENAI_API_KEY``. The harness wraps whatever
     is returned with the ``--e2e-llm-cache`` record/replay cache.
+    """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_e2ebench_migrate_tests(
+    config: pytest.Config, task: Task, repo: Path, out: Path, mode: str
+) -> dict | None:
+    """Write the task's reference tests, adapted to the project in ``repo``, into ``out``.
+
+    :param mode: the ``--e2e-migrate`` value; return None for modes that are not yours.
+    :returns: a JSON-able report (``migrator``, and optionally ``mapped`` and ``missing``).
+
+    ``repo`` is read-only while this runs and is hashed before and after: a migration that
+    changes it is rejected. Keep each test's name and requirement markers; a test with fewer
+    assertions than its original, or a dropped test, counts as failed.
+    """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_e2ebench_judge_requirements(
+    config: pytest.Config, task: Task, repo: Path, tests: list[dict], mode: str, run_dir: Path
+) -> dict | None:
+    """Decide every requirement of ``task`` for the project in ``repo``.
+
+    :param tests: the reference tests' results (``nodeid``, ``outcome``, ``message``,
+        ``requirements``).
+    :param mode: the ``--e2e-judge`` value; return None for modes that are not yours.
+    :returns: ``{"verdicts": [{"id", "verdict", ...} per requirement], ...}``; other keys are
+        copied into the run's results.json entry.
     """

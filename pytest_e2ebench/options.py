@@ -76,6 +76,24 @@ def addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_TIMEOUT:g}).",
     )
     parser.addini("e2ebench_timeout", "default for --e2e-timeout", default=str(DEFAULT_TIMEOUT))
+    group.addoption(
+        "--e2e-migrate",
+        dest="e2e_migrate",
+        default=None,
+        metavar="static|llm|none",
+        help="how the reference tests are adapted to the agent's code: static (default: map "
+        "imported names onto the generated project), llm (a migration agent), none.",
+    )
+    parser.addini("e2ebench_migrate", "default for --e2e-migrate", default="static")
+    group.addoption(
+        "--e2e-judge",
+        dest="e2e_judge",
+        default=None,
+        metavar="tests|llm|both",
+        help="who decides each requirement: tests (default: all its tests pass), llm (three "
+        "LLM votes must agree), both (both recorded, items follow tests).",
+    )
+    parser.addini("e2ebench_judge", "default for --e2e-judge", default="tests")
     _add_llm_options(parser, group)
 
 
@@ -158,6 +176,8 @@ class Settings:
     out: Path
     rerun: bool
     timeout: float
+    migrate: str = "static"
+    judge: str = "tests"
     model: str = ""
     base_url: str = ""
     llm_cache: str = "off"
@@ -217,7 +237,11 @@ def resolve(config: pytest.Config) -> Settings:
             f"ini option e2ebench_llm_cache={llm_cache!r}: use one of {', '.join(LLM_CACHE_MODES)}"
         )
     base_url = opt.e2e_llm_base_url or str(config.getini("e2ebench_llm_base_url"))
+    migrate = opt.e2e_migrate or str(config.getini("e2ebench_migrate"))
+    judge = opt.e2e_judge or str(config.getini("e2ebench_judge"))
     return Settings(
+        migrate=migrate,
+        judge=judge,
         agents=agents,
         runs=runs,
         tasks=_path(config, opt.e2e_tasks, "e2ebench_tasks"),

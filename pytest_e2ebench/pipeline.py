@@ -15,17 +15,19 @@ import pytest
 
 from . import progress, runner, venv
 from .agents import Agent, RunContext
-from .cache import Stage, key_of, locked, tree_hash
+from .cache import Stage, key_of, locked, remove, tree_hash
 from .errors import InfrastructureError
+from .judge import judge
 from .metrics import run_metrics, suite_metrics
+from .migrate import run_migration
 from .options import Settings
 from .task import Task
-from .verdicts import effective_tests, judge_by_tests
+from .verdicts import effective_tests
 from .workspace import code_size
 
 RECORD_SCHEMA = "e2ebench-run/1"
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
-STAGE_FORMAT = 2
+STAGE_FORMAT = 3
 
 
 @dataclasses.dataclass
@@ -111,23 +113,66 @@ class Evaluator:
                 install = stage.commit(built.to_dict())
             python = venv.python_of(stage.dir)
 
-            # 3. the reference tests against it
+            venv_key = stage.key
+
+            # 3. the reference tests migrated onto the project (which must stay untouched)
+            mode = self.settings.migrate
             stage = self._stage(
                 run_dir,
-                "eval",
-                stage.key,
+                "migrated",
+                repo_hash,
                 task.tests_hash,
-                task.test_timeout,
-                self.settings.timeout,
+                tree_hash(task.reference_dir) if mode != "none" else "",
+                mode,
+                self.settings.model if mode == "llm" else "",
+            )
+            migration = stage.load()
+            if migration is None:
+                out = stage.reset()
+                remove(out)  # the migrator creates it
+                migration = stage.commit(run_migration(self.config, task, repo, out, mode))
+            migrated = stage.dir
+
+            # 4. the suites: migrated reference tests and the agent's own tests
+            stage = self._stage(
+                run_dir, "eval", venv_key, stage.key, task.test_timeout, self.settings.timeout
             )
             test_run = stage.load()
             if test_run is None:
                 eval_dir = stage.reset()
                 test_run = stage.commit(
-                    runner.run_tests(task, python, repo, eval_dir, self.settings.timeout)
+                    runner.run_all(task, migrated, python, repo, eval_dir, self.settings.timeout)
+                )
+
+            # 5. verdicts per requirement
+            tests = effective_tests(task, test_run["extended"], set(migration.get("weakened", [])))
+            stage = self._stage(
+                run_dir,
+                "judge",
+                stage.key,
+                self.settings.judge,
+                self.settings.model if self.settings.judge != "tests" else "",
+            )
+            judgement = stage.load()
+            if judgement is None:
+                stage.reset()
+                judgement = stage.commit(
+                    judge(self.config, task, repo, tests, self.settings.judge, run_dir)
                 )
             code = code_size(repo)
-        return build_record(task, agent, run, run_dir, agent_data, install, test_run, code)
+        return build_record(
+            task,
+            agent,
+            run,
+            run_dir,
+            agent_data,
+            install,
+            test_run,
+            code,
+            migration,
+            tests,
+            judgement,
+        )
 
 
 def build_record(
@@ -139,17 +184,34 @@ def build_record(
     install: dict,
     test_run: dict,
     code: dict,
+    migration: dict,
+    tests: list[dict],
+    judgement: dict,
 ) -> dict:
     """The JSON-able record of one run: verdicts, metrics, suites and where things are."""
-    tests = effective_tests(task, test_run)
-    requirements = judge_by_tests(task, tests)
-    suite = suite_metrics(tests, test_run.get("coverage"))
+    extended_run = test_run["extended"]
+    requirements = judgement["verdicts"]
+    extended = suite_metrics(tests, extended_run.get("coverage"))
+    original_run = test_run.get("original")
+    if original_run is None:
+        original, everything = None, extended
+    else:
+        own = original_run["tests"] + [
+            {"nodeid": e["nodeid"], "outcome": "error", "message": e["message"]}
+            for e in original_run["collect_errors"]
+        ]
+        original = suite_metrics(own, original_run.get("coverage"))
+        everything = suite_metrics(tests + own, test_run.get("all_coverage"))
     notes = [n for n in (agent_data.get("note"),) if n]
     if not install.get("ok", True):
         notes.append("the project failed to install (see logs/project.log)")
-    if test_run.get("status") != "completed":
-        notes.append(f"test run {test_run.get('status')}")
-    return {
+    if extended_run.get("status") != "completed":
+        notes.append(f"test run {extended_run.get('status')}")
+    if migration.get("missing"):
+        notes.append(f"missing after migration: {', '.join(migration['missing'][:8])}")
+    if migration.get("weakened"):
+        notes.append(f"{len(migration['weakened'])} test(s) weakened by migration count as failed")
+    record = {
         "schema": RECORD_SCHEMA,
         "task": task.id,
         "agent": agent.label,
@@ -157,17 +219,21 @@ def build_record(
         "run": run,
         "status": "ok",
         "requirements": requirements,
-        "metrics": run_metrics(requirements, suite, code, agent_data),
-        # E2EDevBench Table 2 suites; 'original' (the agent's own tests) and 'all' come with
-        # test migration. Until then the reference tests run unchanged as 'extended'.
-        "suites": {"original": None, "extended": suite, "all": None},
+        "metrics": run_metrics(requirements, extended, code, agent_data),
+        # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
+        "suites": {"original": original, "extended": extended, "all": everything},
+        "migration": {
+            k: migration.get(k) for k in ("migrator", "packages", "mapped", "missing", "weakened")
+        },
         "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
         "install": {"method": install.get("method"), "ok": install.get("ok")},
-        "test_run": {k: test_run.get(k) for k in ("status", "returncode", "duration_s")},
+        "test_run": {k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
         "notes": notes,
         "task_meta": task_meta(task),
         "dir": str(run_dir),
     }
+    record.update({k: v for k, v in judgement.items() if k != "verdicts"})
+    return record
 
 
 def task_meta(task: Task) -> dict:

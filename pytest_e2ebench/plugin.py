@@ -35,11 +35,14 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     # pytest-xdist registers it too; repeated here so --strict-markers holds with -p no:xdist.
     config.addinivalue_line("markers", "xdist_group(name): run these items on one xdist worker")
+    from . import judge, migrate
     from .agents import builtin, llm_agents
     from .llm import factory
 
     # Registered last is called first: the built-ins head the list of agent names.
     for module, name in (
+        (judge, "e2ebench-judges"),
+        (migrate, "e2ebench-migrators"),
         (factory, "e2ebench-llm"),
         (llm_agents, "e2ebench-llm-agents"),
         (builtin, "e2ebench-builtin-agents"),

@@ -1,10 +1,16 @@
-"""Run a task's reference tests against a generated project, in a subprocess.
+"""Run test suites against a generated project, in a subprocess of the run's environment.
 
-The tests are copied into a folder the harness owns (``eval/``) and run there with the task
-environment's interpreter, under ``coverage run --branch``, with pytest's plugin autoload off,
-a harness-written ini file, a per-test timeout (pytest-timeout) and a whole-run timeout that
-kills the process group. Per-test outcomes come from the probe plugin's JSON lines, never from
-parsing stdout.
+Two suites per run (E2EDevBench Table 2):
+
+* ``extended`` — the reference tests after migration, copied into a folder the harness owns and
+  run there with a harness-written ini file, so the project's ``conftest.py`` and pytest
+  settings play no part;
+* ``original`` — the tests the agent wrote itself, run where they are, with its own settings.
+
+Both run under ``coverage run --branch`` with pytest's plugin autoload off, a per-test timeout
+(pytest-timeout) and a whole-run timeout that kills the process group. Per-test outcomes come
+from the probe plugin's JSON lines, never from parsing stdout. The ``all`` suite's coverage is
+the union of both runs' coverage data.
 """
 
 from __future__ import annotations
@@ -13,34 +19,29 @@ import json
 import os
 import re
 import shutil
-import sys
 import textwrap
 from pathlib import Path
 
 from . import process
-from .cache import write_json
 from .errors import InfrastructureError
 from .probe import PROBE_DIR, PROBE_PLUGIN
-from .task import Task
-from .workspace import coverage_omit
+from .workspace import code_files, coverage_omit
 
 COVERAGE_TIMEOUT = 300.0
 _MISSING_TOOL = re.compile(r"No module named '?(pytest|coverage|pytest_timeout|e2ebench_probe)\b")
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+_IGNORE = shutil.ignore_patterns("__pycache__")
+INI = textwrap.dedent(
+    """\
+    [pytest]
+    markers =
+        requirement(*ids): requirements this test checks
+    """
+)
 
 
-def _write_configs(eval_dir: Path, repo: Path) -> tuple[Path, Path]:
-    ini = eval_dir / "pytest.ini"
-    ini.write_text(
-        textwrap.dedent(
-            """\
-            [pytest]
-            markers =
-                requirement(*ids): requirements this test checks
-            """
-        )
-    )
-    rc = eval_dir / "coveragerc"
+def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
+    rc = where / "coveragerc"
     omit = "\n".join(f"    {p}" for p in coverage_omit(repo))
     rc.write_text(
         "[run]\n"
@@ -50,12 +51,12 @@ def _write_configs(eval_dir: Path, repo: Path) -> tuple[Path, Path]:
         "parallel = True\n"
         # Tests of command-line tools start subprocesses: measure those too (coverage >= 7.10).
         "patch = subprocess\n"
-        f"data_file = {eval_dir / 'coverage' / 'data'}\n"
+        f"data_file = {data}\n"
     )
-    return ini, rc
+    return rc
 
 
-def _env(venv_python: Path, eval_dir: Path, probe_out: Path) -> dict[str, str]:
+def _env(venv_python: Path, home: Path, probe_out: Path) -> dict[str, str]:
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env["PATH"] = f"{venv_python.parent}{os.pathsep}{env.get('PATH', os.defpath)}"
     env.update(
@@ -65,7 +66,7 @@ def _env(venv_python: Path, eval_dir: Path, probe_out: Path) -> dict[str, str]:
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONHASHSEED="0",
         PYTHONIOENCODING="utf-8",
-        HOME=str(eval_dir / "home"),
+        HOME=str(home),
         TZ="UTC",
         VIRTUAL_ENV=str(venv_python.parent.parent),
     )
@@ -94,30 +95,34 @@ def read_probe(path: Path) -> dict:
     return {"tests": tests, "collect_errors": collect_errors, "exitstatus": exitstatus}
 
 
-def _coverage_totals(venv_python: Path, eval_dir: Path, rc: Path, env: dict) -> dict | None:
-    cov_dir = eval_dir / "coverage"
-    if not any(cov_dir.glob("data*")):
+def coverage_totals(venv_python: Path, where: Path, rc: Path, data_dirs: list[Path]) -> dict | None:
+    """Combine coverage data (folders of parallel files, or data files; kept) into totals.
+
+    None when there is no data (nothing of the project was imported).
+    """
+    data_dirs = [d for d in data_dirs if d.exists()]
+    if not any(d.is_file() or any(d.glob("data*")) for d in data_dirs):
         return None
+    env = _env(venv_python, where, where / "unused.jsonl")
     base = [str(venv_python), "-m", "coverage"]
     combine = process.run(
-        [*base, "combine", f"--rcfile={rc}"],
-        cwd=eval_dir,
+        [*base, "combine", "--keep", f"--rcfile={rc}", *map(str, data_dirs)],
+        cwd=where,
         env=env,
         timeout=COVERAGE_TIMEOUT,
-        log=eval_dir / "coverage-combine.log",
+        log=where / "coverage-combine.log",
     )
-    out = eval_dir / "coverage.json"
+    out = where / "coverage.json"
     report = process.run(
         [*base, "json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"],
-        cwd=eval_dir,
+        cwd=where,
         env=env,
         timeout=COVERAGE_TIMEOUT,
-        log=eval_dir / "coverage-json.log",
+        log=where / "coverage-json.log",
     )
     if combine.returncode not in (0, 1) or not out.exists():
-        # 'No data to report' (nothing of the project was imported) is not an error.
         if "No data" in report.output or "No data" in combine.output:
-            return None
+            return None  # nothing of the project was imported: not an error
         raise InfrastructureError("coverage", f"coverage report failed:\n{report.tail()}")
     totals = json.loads(out.read_text())["totals"]
     return {
@@ -128,49 +133,75 @@ def _coverage_totals(venv_python: Path, eval_dir: Path, rc: Path, env: dict) -> 
     }
 
 
-def run_tests(task: Task, venv_python: Path, repo: Path, eval_dir: Path, timeout: float) -> dict:
-    """Run the reference tests of ``task`` against ``repo`` and return what happened.
+def own_tests(repo: Path) -> list[Path]:
+    """The agent's own test modules in its repository."""
+    from .testindex import is_test_module
 
-    The result is JSON-able: ``status`` (completed | timeout | crashed), ``tests``,
-    ``collect_errors``, ``coverage`` (totals or None), ``duration_s`` and ``returncode``.
+    found = []
+    for dirpath, dirnames, filenames in os.walk(repo):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in ("__pycache__", "venv", ".venv", "build", "dist", "node_modules")
+        )
+        found += [Path(dirpath, f) for f in sorted(filenames) if is_test_module(Path(f))]
+    return found
+
+
+def run_suite(
+    name: str,
+    *,
+    tests: Path | None,
+    venv_python: Path,
+    repo: Path,
+    eval_dir: Path,
+    timeout: float,
+    test_timeout: float,
+) -> dict | None:
+    """Run one suite and return what happened (JSON-able), or None if it has no tests.
+
+    ``tests`` is the folder of (migrated) reference tests for a harness-owned suite, or None for
+    the agent's own tests in ``repo``.
     """
-    tests_copy = eval_dir / "tests"
-    if task.tests_dir.is_dir():
-        shutil.copytree(task.tests_dir, tests_copy, ignore=shutil.ignore_patterns("__pycache__"))
-    else:
-        tests_copy.mkdir()
-        shutil.copy2(task.tests_dir, tests_copy / task.tests_dir.name)
-    (eval_dir / "home").mkdir(exist_ok=True)
-    ini, rc = _write_configs(eval_dir, repo)
-    probe_out = eval_dir / "probe.jsonl"
-    env = _env(venv_python, eval_dir, probe_out)
-    args = [
-        str(venv_python),
-        "-m",
-        "coverage",
-        "run",
-        f"--rcfile={rc}",
-        "-m",
-        "pytest",
-        "-c",
-        str(ini),
-        "--rootdir",
-        str(eval_dir),
+    suite = eval_dir / name
+    suite.mkdir(parents=True)
+    (suite / "home").mkdir()
+    probe_out = suite / "probe.jsonl"
+    rc = _coveragerc(suite, repo, suite / "coverage" / "data")
+    (suite / "coverage").mkdir()
+    common = [
         "-p",
         PROBE_PLUGIN,
         "-p",
         "pytest_timeout",
         "-p",
         "no:cacheprovider",
-        f"--timeout={task.test_timeout:g}",
+        f"--timeout={test_timeout:g}",
         "--timeout-method=signal",
         "-q",
         "--no-header",
         "-rN",
         "--color=no",
-        "tests",
     ]
-    done = process.run(args, cwd=eval_dir, env=env, timeout=timeout, log=eval_dir / "pytest.log")
+    if tests is not None:
+        shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
+        (suite / "pytest.ini").write_text(INI)
+        cwd = suite
+        args = ["-c", str(suite / "pytest.ini"), "--rootdir", str(suite), *common, "tests"]
+    else:
+        if not own_tests(repo):
+            return None
+        cwd = repo
+        args = ["--rootdir", str(repo), *common, str(repo)]
+    env = _env(venv_python, suite / "home", probe_out)
+    done = process.run(
+        [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", *args],
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        log=suite / "pytest.log",
+    )
     probe = read_probe(probe_out)
     if done.timed_out:
         status = "timeout"
@@ -179,15 +210,47 @@ def run_tests(task: Task, venv_python: Path, repo: Path, eval_dir: Path, timeout
     else:
         status = "completed"
     if status == "crashed" and not probe["tests"] and _MISSING_TOOL.search(done.output):
-        # The environment lacks the tools: not the agent's doing.
         raise InfrastructureError("tests", f"the test run could not start:\n{done.tail()}")
-    result = {
+    return {
         "status": status,
         "returncode": done.returncode,
         "duration_s": round(done.duration_s, 3),
-        "coverage": _coverage_totals(venv_python, eval_dir, rc, env),
+        "coverage": coverage_totals(venv_python, suite, rc, [suite / "coverage"]),
         **probe,
-        "python": sys.version.split()[0],
     }
-    write_json(eval_dir / "results.json", result)
-    return result
+
+
+def run_all(
+    task, tests: Path, venv_python: Path, repo: Path, eval_dir: Path, timeout: float
+) -> dict:
+    """The ``extended`` and ``original`` suites, and the coverage of both together."""
+    kwargs = dict(
+        venv_python=venv_python,
+        repo=repo,
+        eval_dir=eval_dir,
+        timeout=timeout,
+        test_timeout=task.test_timeout,
+    )
+    extended = run_suite("extended", tests=tests, **kwargs)
+    original = run_suite("original", tests=None, **kwargs)
+    union = None
+    if original is not None:
+        where = eval_dir / "all"
+        where.mkdir()
+        rc = _coveragerc(where, repo, where / "data")
+        # Each suite's data is already combined into <suite>/coverage/data: merge those files.
+        union = coverage_totals(
+            venv_python,
+            where,
+            rc,
+            [
+                eval_dir / "extended" / "coverage" / "data",
+                eval_dir / "original" / "coverage" / "data",
+            ],
+        )
+    return {
+        "extended": extended,
+        "original": original,
+        "all_coverage": union,
+        "code_files": len(code_files(repo)),
+    }

@@ -25,8 +25,12 @@ def base_nodeid(nodeid: str) -> str:
     return _PARAMS.sub("", nodeid)
 
 
-def effective_tests(task: Task, run: dict) -> list[dict]:
-    """Every reference test with its outcome and requirements, missing ones as errors."""
+def effective_tests(task: Task, run: dict, weakened: set[str] = frozenset()) -> list[dict]:
+    """Every reference test with its outcome and requirements, missing ones as errors.
+
+    Tests in ``weakened`` (base node ids the migration left with fewer assertions) count as
+    failed whatever they did.
+    """
     by_base: dict[str, list[dict]] = {}
     for rec in run.get("tests", []):
         by_base.setdefault(base_nodeid(rec["nodeid"]), []).append(rec)
@@ -35,6 +39,23 @@ def effective_tests(task: Task, run: dict) -> list[dict]:
     out: list[dict] = []
     for test in task.tests:
         ran = by_base.pop(test.nodeid, [])
+        if test.nodeid in weakened:
+            ran = [
+                {
+                    **rec,
+                    "outcome": "failed",
+                    "message": "weakened by migration: fewer assertions than the reference test",
+                }
+                for rec in ran
+            ] or [
+                {
+                    "nodeid": test.nodeid,
+                    "outcome": "failed",
+                    "when": "migrate",
+                    "message": "dropped by migration",
+                    "duration": 0.0,
+                }
+            ]
         for rec in ran:
             out.append({**rec, "requirements": list(test.requirements)})
         if not ran:

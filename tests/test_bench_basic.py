@@ -26,12 +26,12 @@ def test_nop_fails_every_requirement_with_the_reason(pytester, tasks, results):
         [
             "*R1 not implemented (nop, run 1): Addition*",
             "*3 of 3 tests did not pass*",
-            "*ERROR*tests/test_calc.py::test_add*No module named 'calc'*",
+            "*FAILED*tests/test_calc.py::test_add*missing: calc.add*",
         ]
     )
     metrics = results()["tasks"][0]["metrics"]
     assert metrics["impl_rate"] == 0.0
-    assert metrics["errors"] == 7  # 3 parametrized cases + 2 + 2, counted without importing
+    assert metrics["failed"] == 7  # 3 parametrized cases + 2 + 2
     assert metrics["line_coverage"] is None  # no code: does not apply
     assert metrics["code_lines"] == 0
 
@@ -53,6 +53,15 @@ def test_dir_agent_missing_feature_fails_exactly_its_requirement(pytester, tasks
     assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R2"]
     assert run["metrics"]["req_acc"] == pytest.approx(2 / 3)
     assert run["metrics"]["pass_rate"] == pytest.approx(5 / 7)
+
+
+def test_unimportable_test_module_counts_its_tests_as_errors(pytester, tasks, results):
+    tasks.make()
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks", "--e2e-migrate=none")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*ERROR*tests/test_calc.py::test_add*No module named 'calc'*"])
+    # 3 parametrized cases + 2 + 2, counted from the source without importing it
+    assert results()["tasks"][0]["metrics"]["errors"] == 7
 
 
 def test_dir_agent_prefers_run_folders_and_notes_missing_tasks(pytester, tasks, results):

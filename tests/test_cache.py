@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import CALC_CODE
 
 RUN = Path(".e2ebench/dir-outputs/calc/run-1")
-STAGES = ("repo", "venv", "eval")
+STAGES = ("repo", "venv", "migrated", "eval", "judge")
 
 
 def written_at(pytester) -> dict[str, float]:
@@ -40,7 +40,7 @@ def test_changed_agent_output_rebuilds_from_the_repo_stage_on(pytester, tasks):
     assert all(second[s] > first[s] for s in STAGES)
 
 
-def test_changed_reference_tests_rerun_only_the_eval_stage(pytester, tasks):
+def test_changed_reference_tests_rerun_only_the_later_stages(pytester, tasks):
     root = tasks.make()
     tasks.reference(pytester.path / "outputs" / "calc", CALC_CODE)
     args = ("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
@@ -53,7 +53,7 @@ def test_changed_reference_tests_rerun_only_the_eval_stage(pytester, tasks):
     pytester.runpytest(*args).assert_outcomes(passed=2, failed=1)
     second = written_at(pytester)
     assert second["repo"] == first["repo"] and second["venv"] == first["venv"]
-    assert second["eval"] > first["eval"]
+    assert all(second[s] > first[s] for s in ("migrated", "eval", "judge"))
 
 
 def test_rerun_ignores_the_cache(pytester, tasks):

@@ -89,3 +89,24 @@ def pytest_runtest_logreport(report):
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     _emit({"kind": "end", "exitstatus": int(exitstatus)})
+
+
+class _MissingMeta(type):
+    """Any use of a missing name fails the test that uses it, saying which name."""
+
+    def __call__(cls, *args, **kwargs):
+        pytest.fail(f"missing: {cls.qualified}", pytrace=False)
+
+    def __getattr__(cls, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        pytest.fail(f"missing: {cls.qualified}", pytrace=False)
+
+
+def missing(qualified):
+    """A stand-in for a name the generated project lacks (bound by test migration).
+
+    It is an exception class, so ``pytest.raises(Name)`` and ``except Name`` still parse;
+    calling it or reading its attributes fails with ``missing: <name>``.
+    """
+    return _MissingMeta(qualified.rsplit(".", 1)[-1], (Exception,), {"qualified": qualified})

@@ -22,6 +22,8 @@ _RUN_KEYS = (
     "requirements",
     "metrics",
     "suites",
+    "migration",
+    "llm_judge",
     "agent_run",
     "install",
     "test_run",

@@ -1,0 +1,170 @@
+"""Test migration: the reference tests, adapted to the generated project without touching it.
+
+The ``pytest_e2ebench_migrate_tests`` hook picks the migrator; the built-ins are ``static``
+(default), ``llm`` and ``none``, chosen with ``--e2e-migrate``. Whatever the migrator, the
+harness enforces the rule that it may not change the code under evaluation: the project is
+made read-only and hashed before and after; any change rejects the migration (an
+infrastructure error naming the changed paths). It also compares every migrated test with its
+original: a test with fewer assertions, or a requirement left with fewer tests, is *weakened*
+and counts as failed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from ..cache import tree_hash
+from ..errors import InfrastructureError
+from ..testindex import is_test_module
+
+MODES = ("static", "llm", "none")
+
+
+class MigrationRejected(InfrastructureError):
+    """A migrator changed the generated project."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("migrate", message)
+
+
+def _file_hashes(root: Path) -> dict[str, str]:
+    hashes = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        for name in filenames:
+            path = Path(dirpath, name)
+            hashes[path.relative_to(root).as_posix()] = tree_hash_of_file(path)
+    return hashes
+
+
+def tree_hash_of_file(path: Path) -> str:
+    """Content hash of one file (symlinks by target)."""
+    import hashlib
+
+    if path.is_symlink():
+        return "link:" + os.readlink(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _set_writable(root: Path, writable: bool) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [*dirnames, *filenames]:
+            path = Path(dirpath, name)
+            if path.is_symlink():
+                continue
+            mode = path.stat().st_mode
+            mode = (
+                mode | stat.S_IWUSR
+                if writable
+                else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+            )
+            os.chmod(path, mode)
+    mode = root.stat().st_mode
+    os.chmod(
+        root,
+        mode | stat.S_IWUSR if writable else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH),
+    )
+
+
+def run_migration(config: pytest.Config, task, repo: Path, out: Path, mode: str) -> dict:
+    """Migrate ``task``'s tests for ``repo`` into ``out``, enforcing the read-only rule."""
+    before = _file_hashes(repo)
+    _set_writable(repo, False)
+    try:
+        report = config.hook.pytest_e2ebench_migrate_tests(
+            config=config, task=task, repo=repo, out=out, mode=mode
+        )
+    finally:
+        _set_writable(repo, True)
+    after = _file_hashes(repo)
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    if changed:
+        raise MigrationRejected(
+            f"the {mode!r} migration changed the generated project, which it must not touch: "
+            f"{', '.join(changed[:10])}{' …' if len(changed) > 10 else ''}"
+        )
+    if report is None:
+        raise InfrastructureError("migrate", f"no migrator handles --e2e-migrate={mode}")
+    if not out.is_dir():
+        raise InfrastructureError("migrate", f"the {mode!r} migrator wrote no tests to {out}")
+    report = dict(report)
+    report["weakened"] = weakened(task, out)
+    report["repo_hash_checked"] = tree_hash(repo)
+    return report
+
+
+def count_assertions(node: ast.AST) -> int:
+    """Assertions in a test: ``assert``, ``pytest.raises``/``warns`` and ``assert*`` calls."""
+    total = 0
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Assert):
+            total += 1
+        elif isinstance(sub, ast.Call):
+            func = sub.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in ("raises", "warns", "deprecated_call", "approx") or name.startswith(
+                "assert"
+            ):
+                total += 1 if name != "approx" else 0
+    return total
+
+
+def _assertions_by_test(tests: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if tests.is_file():
+        files = [tests]
+    else:
+        files = sorted(p for p in tests.rglob("*.py") if is_test_module(p))
+    for file in files:
+        rel = file.name if tests.is_file() else file.relative_to(tests).as_posix()
+        try:
+            tree = ast.parse(file.read_bytes())
+        except SyntaxError:
+            continue
+        _count_in(tree.body, rel, counts)
+    return counts
+
+
+def _count_in(body: list[ast.stmt], prefix: str, counts: dict[str, int]) -> None:
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith(
+            "test"
+        ):
+            counts[f"{prefix}::{stmt.name}"] = count_assertions(stmt)
+        elif isinstance(stmt, ast.ClassDef) and stmt.name.startswith("Test"):
+            _count_in(stmt.body, f"{prefix}::{stmt.name}", counts)
+
+
+def weakened(task, migrated: Path) -> list[str]:
+    """Reference tests the migration dropped or left with fewer assertions (``tests/...`` ids)."""
+    before = _assertions_by_test(task.tests_dir)
+    after = _assertions_by_test(migrated)
+    return sorted(f"tests/{name}" for name, n in before.items() if after.get(name, -1) < n)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_e2ebench_migrate_tests(config, task, repo: Path, out: Path, mode: str):
+    """The built-in migrators: ``static``, ``llm`` and ``none``."""
+    if mode == "none":
+        import shutil
+
+        if task.tests_dir.is_dir():
+            shutil.copytree(task.tests_dir, out, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            out.mkdir(parents=True)
+            shutil.copy2(task.tests_dir, out / task.tests_dir.name)
+        return {"migrator": "none"}
+    if mode == "static":
+        from .static import migrate
+
+        return migrate(task.reference_dir, repo, task.tests_dir, out)
+    if mode == "llm":
+        from .llm import migrate_with_llm
+
+        return migrate_with_llm(config, task, repo, out)
+    return None

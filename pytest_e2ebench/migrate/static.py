@@ -1,0 +1,312 @@
+"""Static test migration: rewrite the reference tests' imports onto the generated project.
+
+An agent is free to name its package and API; E2EDevBench migrates the reference tests onto the
+generated code instead of demanding the reference's names (§3.1.2). This migrator does it
+without an LLM and without importing anything: both projects are indexed from their syntax
+trees, and every name the tests take from the reference package is mapped onto the generated
+project, in this order:
+
+1. the same module path and name (only the top-level package renamed);
+2. the same name exported by the generated package's ``__init__``;
+3. the same name defined anywhere in the generated package;
+4. the most similar name of the same kind (class/function) with a compatible signature
+   (same number of required positional parameters), similarity at least ``THRESHOLD``.
+
+A name with no match is bound to a placeholder that fails the tests using it with
+``missing: <name>``, so one missing feature does not error a whole test module. Test bodies
+are not changed (only imports and attribute names on reference modules), so a migrated test
+has exactly its original assertions.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import shutil
+from pathlib import Path
+
+from .index import ProjectIndex, Symbol, index_project
+
+THRESHOLD = 0.6
+MISSING = "_e2ebench_missing"
+_HELPER = f"from e2ebench_probe import missing as {MISSING}"
+
+
+def _tokens(name: str) -> set[str]:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return {t for t in spaced.lower().split("_") if t}
+
+
+def _same_word(x: str, y: str) -> bool:
+    """Equal words, or one an abbreviation (prefix of at least 3 letters) of the other."""
+    short, long = sorted((x, y), key=len)
+    return short == long or (len(short) >= 3 and long.startswith(short))
+
+
+def similarity(a: str, b: str) -> float:
+    """0..1: half string similarity, half how many of the shorter name's words the other has.
+
+    Words are split at underscores and camel case; ``sub`` matches ``subtract`` (abbreviation),
+    ``add`` matches ``add_numbers``.
+    """
+    ratio = difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
+    ta, tb = _tokens(a), _tokens(b)
+    if not ta or not tb:
+        return 0.5 * ratio
+    shorter, longer = sorted((ta, tb), key=len)
+    contained = sum(any(_same_word(x, y) for y in longer) for x in shorter) / len(shorter)
+    return 0.5 * ratio + 0.5 * contained
+
+
+class Mapper:
+    """Maps reference names onto the generated project and remembers what it did."""
+
+    def __init__(self, ref: ProjectIndex, gen: ProjectIndex) -> None:
+        self.ref = ref
+        self.gen = gen
+        self.packages = {p: self._package_for(p) for p in ref.packages}
+        self.mapped: dict[str, dict] = {}
+        self.missing: set[str] = set()
+
+    def _package_for(self, package: str) -> str | None:
+        if package in self.gen.packages:
+            return package
+        if len(self.gen.packages) == 1:
+            return self.gen.packages[0]
+        scored = sorted(((similarity(package, g), g) for g in self.gen.packages), reverse=True)
+        return scored[0][1] if scored and scored[0][0] >= THRESHOLD else None
+
+    def module(self, ref_module: str) -> str | None:
+        """The generated module that stands for ``ref_module`` (the package if no exact one)."""
+        top, _, rest = ref_module.partition(".")
+        package = self.packages.get(top)
+        if package is None:
+            return None
+        candidate = f"{package}.{rest}" if rest else package
+        return candidate if candidate in self.gen.modules else package
+
+    def is_reference(self, module: str) -> bool:
+        """True for a module of the reference project."""
+        return module.split(".")[0] in self.packages
+
+    def resolve(self, ref_module: str, name: str) -> tuple[str, str] | None:
+        """(generated module, generated name) for ``ref_module.name``, or None if missing."""
+        key = f"{ref_module}.{name}"
+        if key in self.mapped:
+            hit = self.mapped[key]
+            return hit["module"], hit["name"]
+        found = self._resolve(ref_module, name)
+        if found is None:
+            self.missing.add(key)
+            return None
+        module, target, how = found
+        self.mapped[key] = {"module": module, "name": target, "how": how}
+        return module, target
+
+    def _resolve(self, ref_module: str, name: str):
+        top = self.packages.get(ref_module.split(".")[0])
+        if top is None:
+            return None
+        same = f"{top}.{ref_module.partition('.')[2]}".rstrip(".")
+        if same in self.gen.modules and self.gen.lookup(same, name):
+            return same, name, "same" if same == ref_module else "package renamed"
+        if same + "." + name in self.gen.modules:
+            return same, name, "module"
+        if self.gen.lookup(top, name):
+            return top, name, "exported by the package"
+        defs = self.gen.definitions(top)
+        exact = sorted((s for s in defs if s.name == name), key=lambda s: s.module)
+        if exact:
+            return exact[0].module, name, "moved"
+        ref_symbol = self.ref.lookup(ref_module, name)
+        best = self._closest(name, ref_symbol, defs)
+        if best is not None:
+            return best.module, best.name, f"renamed (similarity {similarity(name, best.name):.2f})"
+        return None
+
+    def _closest(self, name: str, ref_symbol: Symbol | None, defs: list[Symbol]) -> Symbol | None:
+        if ref_symbol is None or ref_symbol.kind not in ("class", "function"):
+            return None
+        ref_names = {n for names in self.ref.modules.values() for n in names}
+        scored = []
+        for cand in defs:
+            if cand.kind != ref_symbol.kind or cand.name in ref_names:
+                continue  # a name the reference has too is not a rename of this one
+            if (
+                None not in (cand.required, ref_symbol.required)
+                and cand.required != ref_symbol.required
+            ):
+                continue
+            score = similarity(name, cand.name)
+            if score >= THRESHOLD:
+                scored.append((score, cand.module, cand.name, cand))
+        return max(scored)[3] if scored else None
+
+    def report(self) -> dict:
+        """What was mapped to what, and what is missing."""
+        return {
+            "packages": self.packages,
+            "mapped": {k: v for k, v in sorted(self.mapped.items())},
+            "missing": sorted(self.missing),
+        }
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Rewrites imports of the reference package and attribute names on its modules."""
+
+    def __init__(self, mapper: Mapper) -> None:
+        self.mapper = mapper
+        self.module_names: dict[str, str] = {}  # local name -> reference module it stands for
+        self.used_missing = False
+        self.needed_imports: set[str] = set()  # generated modules attribute rewrites point into
+
+    def _missing(self, qualified: str) -> ast.expr:
+        self.used_missing = True
+        return ast.Call(ast.Name(MISSING, ast.Load()), [ast.Constant(qualified)], [])
+
+    def visit_ImportFrom(self, node: ast.ImportFrom):
+        if node.level or not node.module or not self.mapper.is_reference(node.module):
+            return node
+        out: list[ast.stmt] = []
+        for alias in node.names:
+            local = alias.asname or alias.name
+            if alias.name == "*":
+                target = self.mapper.module(node.module)
+                out.append(ast.ImportFrom(target, [alias], 0) if target else ast.Pass())
+                continue
+            submodule = f"{node.module}.{alias.name}"
+            bound = self.mapper.ref.lookup(node.module, alias.name)  # a name shadows a submodule
+            if submodule in self.mapper.ref.modules and bound is None:
+                target = self.mapper.module(submodule)
+                self.module_names[local] = submodule
+                out.append(
+                    ast.Import([ast.alias(target, local)])
+                    if target
+                    else ast.Assign([ast.Name(local, ast.Store())], self._missing(submodule))
+                )
+                continue
+            found = self.mapper.resolve(node.module, alias.name)
+            if found is None:
+                out.append(
+                    ast.Assign(
+                        [ast.Name(local, ast.Store())], self._missing(f"{node.module}.{alias.name}")
+                    )
+                )
+            else:
+                out.append(ast.ImportFrom(found[0], [ast.alias(found[1], local)], 0))
+        return out
+
+    def visit_Import(self, node: ast.Import):
+        out: list[ast.stmt] = []
+        for alias in node.names:
+            if not self.mapper.is_reference(alias.name):
+                out.append(ast.Import([alias]))
+                continue
+            target = self.mapper.module(alias.name)
+            local = alias.asname or alias.name.split(".")[0]
+            ref_module = alias.name if alias.asname else alias.name.split(".")[0]
+            self.module_names[local] = ref_module
+            if target is None:
+                out.append(ast.Assign([ast.Name(local, ast.Store())], self._missing(alias.name)))
+            elif alias.asname:
+                out.append(ast.Import([ast.alias(target, local)]))
+            else:
+                top = target.split(".")[0]
+                out.append(ast.Import([ast.alias(target, None)]))
+                if top != local:
+                    out.append(ast.Import([ast.alias(top, local)]))
+        return out
+
+    def visit_Attribute(self, node: ast.Attribute):
+        chain = []
+        base = node
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not (isinstance(base, ast.Name) and base.id in self.module_names):
+            return self.generic_visit(node)
+        chain.reverse()
+        module = self.module_names[base.id]
+        # Walk down submodules of the reference (pkg.sub.name).
+        while (
+            chain
+            and f"{module}.{chain[0]}" in self.mapper.ref.modules
+            and self.mapper.ref.lookup(module, chain[0]) is None
+        ):
+            module = f"{module}.{chain.pop(0)}"
+        if not chain or not isinstance(node.ctx, ast.Load):
+            return node
+        found = self.mapper.resolve(module, chain[0])
+        if found is None:
+            replacement: ast.expr = self._missing(f"{module}.{chain[0]}")
+        elif found[0] == self.mapper.module(module):
+            # Reachable through the name the test already uses: at most rename the attribute.
+            replacement = ast.Attribute(_module_expr_of(node, len(chain)), found[1], ast.Load())
+        else:
+            replacement = ast.Attribute(_module_expr(found[0]), found[1], ast.Load())
+            self.needed_imports.add(found[0])
+        for attr in chain[1:]:
+            replacement = ast.Attribute(replacement, attr, ast.Load())
+        return ast.copy_location(replacement, node)
+
+
+def _module_expr_of(node: ast.Attribute, attrs: int) -> ast.expr:
+    """``node`` without its last ``attrs`` attribute accesses (the module part of a chain)."""
+    expr: ast.expr = node
+    for _ in range(attrs):
+        assert isinstance(expr, ast.Attribute)
+        expr = expr.value
+    return expr
+
+
+def _module_expr(dotted: str) -> ast.expr:
+    parts = dotted.split(".")
+    expr: ast.expr = ast.Name(parts[0], ast.Load())
+    for part in parts[1:]:
+        expr = ast.Attribute(expr, part, ast.Load())
+    return expr
+
+
+def rewrite_module(source: str, mapper: Mapper) -> str:
+    """The test module ``source`` with its reference imports mapped onto the generated project."""
+    tree = ast.parse(source)
+    rewriter = _Rewriter(mapper)
+    tree = rewriter.visit(tree)
+    header: list[ast.stmt] = []
+    for top in sorted(rewriter.needed_imports):
+        header.append(ast.Import([ast.alias(top, None)]))
+    if rewriter.used_missing:
+        header.append(ast.parse(_HELPER).body[0])
+    body = tree.body
+    insert_at = 0
+    while insert_at < len(body) and _is_preamble(body[insert_at]):
+        insert_at += 1
+    tree.body = body[:insert_at] + header + body[insert_at:]
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree) + "\n"
+
+
+def _is_preamble(stmt: ast.stmt) -> bool:
+    docstring = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+    future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+    return docstring or future
+
+
+def migrate(reference: Path, repo: Path, tests: Path, out: Path) -> dict:
+    """Write migrated copies of ``tests`` (a folder or one module) to ``out``; return the report."""
+    mapper = Mapper(index_project(reference), index_project(repo))
+    if tests.is_dir():
+        shutil.copytree(tests, out, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        out.mkdir(parents=True)
+        shutil.copy2(tests, out / tests.name)
+    failed: dict[str, str] = {}
+    for path in sorted(out.rglob("*.py")):
+        try:
+            path.write_text(
+                rewrite_module(path.read_text(encoding="utf-8"), mapper), encoding="utf-8"
+            )
+        except SyntaxError as exc:
+            failed[path.relative_to(out).as_posix()] = f"syntax error: {exc.msg}"
+    return {"migrator": "static", **mapper.report(), "unparsable": failed}
