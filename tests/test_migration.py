@@ -7,9 +7,8 @@ import textwrap
 
 import pytest
 
+from conftest import CALC_CODE
 from pytest_e2ebench.migrate.static import similarity
-
-from conftest import CALC_CODE, CALC_TESTS
 
 RENAMED = {  # same behaviour, package renamed and two functions renamed
     "add": "def add_numbers(a, b):\n    return a + b\n",
