@@ -63,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from .pipeline import Evaluator
 
     config.stash[AGENTS] = make_agents(config, settings.agents)
+    _check_llm_stages(settings)
     workerinput = getattr(config, "workerinput", None)
     started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
@@ -77,6 +78,18 @@ def pytest_configure(config: pytest.Config) -> None:
         from .report.terminal import Reporter
 
         config.pluginmanager.register(Reporter(config, settings.out), "e2ebench-reporter")
+
+
+def _check_llm_stages(settings) -> None:
+    from .judge import MODES as JUDGES
+    from .llm.factory import require_endpoint
+
+    if settings.judge not in JUDGES:
+        raise pytest.UsageError(f"--e2e-judge={settings.judge}: use one of {', '.join(JUDGES)}")
+    if settings.judge != "tests":
+        require_endpoint(settings, f"--e2e-judge={settings.judge}")
+    if settings.migrate == "llm":
+        require_endpoint(settings, "--e2e-migrate=llm")
 
 
 def _refuse_tasks_without_agent(config: pytest.Config, tasks: Path) -> None:

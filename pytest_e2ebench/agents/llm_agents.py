@@ -28,7 +28,7 @@ def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None
         return None
     from ..llm.factory import require_endpoint
 
-    require_endpoint(settings, spec)
+    require_endpoint(settings, f"--e2e-agent={spec}")
     if spec == "vanilla":
         from .vanilla import VanillaAgent
 

@@ -97,8 +97,10 @@ class Toolbox:
         env: dict[str, str],
         logs: Path,
         command_timeout: float = COMMAND_TIMEOUT,
+        writable: str | None = None,
     ) -> None:
         self.workspace = workspace.resolve()
+        self.writable = writable  # if set, only this subfolder may be changed
         self.env = env
         self.logs = logs
         self.command_timeout = command_timeout
@@ -157,9 +159,17 @@ class Toolbox:
         more = len(lines) - (start - 1 + len(window))
         return body + (f"\n[{more} more lines]" if more > 0 else "") if window else "[empty]"
 
+    def _writable_path(self, rel: str) -> Path:
+        path = self._path(rel)
+        if self.writable is not None:
+            allowed = (self.workspace / self.writable).resolve()
+            if path != allowed and allowed not in path.parents:
+                raise ToolError(f"{rel}: only files under {self.writable}/ may be changed")
+        return path
+
     def tool_create(self, path: str, content: str) -> str:
         """Write a file."""
-        target = self._path(path)
+        target = self._writable_path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
         self.written.append(target.relative_to(self.workspace).as_posix())
@@ -167,7 +177,7 @@ class Toolbox:
 
     def tool_str_replace(self, path: str, old_str: str, new_str: str) -> str:
         """Replace a unique occurrence."""
-        target = self._path(path)
+        target = self._writable_path(path)
         text = target.read_text(encoding="utf-8")
         count = text.count(old_str)
         if count != 1:

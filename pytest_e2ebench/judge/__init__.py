@@ -44,10 +44,20 @@ def pytest_e2ebench_judge_requirements(
     from .llm import llm_verdicts
 
     llm = llm_verdicts(config, task, repo, tests, run_dir)
+    classes = llm["failure_classes"]
     if mode == "llm":
         merged = [
-            {**t, "verdict": llm["verdicts"][t["id"]], "test_verdict": t["verdict"]}
+            {
+                **t,
+                "verdict": llm["verdicts"][t["id"]],
+                "test_verdict": t["verdict"],
+                "failure_class": classes.get(t["id"]),
+            }
             for t in by_tests
         ]
         return {"verdicts": merged, "llm_judge": llm}
-    return {"verdicts": by_tests, "llm_judge": llm}
+    both = [
+        {**t, "llm_verdict": llm["verdicts"][t["id"]], "failure_class": classes.get(t["id"])}
+        for t in by_tests
+    ]
+    return {"verdicts": both, "llm_judge": llm}

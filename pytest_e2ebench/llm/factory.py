@@ -12,8 +12,8 @@ from .base import LLMUnavailable
 from .cache import CachedLLM
 
 
-def require_endpoint(settings: Settings, spec: str) -> None:
-    """UsageError unless an LLM agent has what it needs (a model, and an endpoint to call)."""
+def require_endpoint(settings: Settings, what: str) -> None:
+    """UsageError unless ``what`` (e.g. ``--e2e-agent=sdagent-dt``) has a model and endpoint."""
     missing = []
     if not settings.model:
         missing.append("a model: --e2e-model=NAME (or ini e2ebench_model)")
@@ -24,7 +24,7 @@ def require_endpoint(settings: Settings, spec: str) -> None:
         )
     if missing:
         raise pytest.UsageError(
-            f"--e2e-agent={spec} calls an LLM and needs {' and '.join(missing)}. To check the "
+            f"{what} calls an LLM and needs {' and '.join(missing)}. To check the "
             "harness without a model, run --e2e-agent=reference."
         )
 

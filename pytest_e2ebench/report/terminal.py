@@ -103,6 +103,7 @@ class Reporter:
             if row[0] == "overall" and row is rows[len(rows) - self._n_agents()]:
                 tr.write_line("-" * len(line(headers)))
             tr.write_line(line(row))
+        self._judge_lines(tr)
         errored = [r for r in self.records.values() if r.get("status") == "error"]
         if errored:
             tr.write_line(
@@ -123,6 +124,28 @@ class Reporter:
             left = [c.ljust(w) for c, w in zip(cells[:4], widths[:4], strict=True)]
             right = [c.rjust(w) for c, w in zip(cells[4:], widths[4:], strict=True)]
             tr.write_line("  ".join(left + right).rstrip())
+
+    def _judge_lines(self, tr) -> None:
+        """LLM judge: failure classes of not-implemented requirements, agreement with tests."""
+        by_agent: dict[str, dict] = {}
+        for rec in self.records.values():
+            judged = rec.get("llm_judge")
+            if not judged:
+                continue
+            agent = by_agent.setdefault(rec["agent"], {"classes": {}, "agreement": [], "kappa": []})
+            for cls, n in judged.get("class_counts", {}).items():
+                agent["classes"][cls] = agent["classes"].get(cls, 0) + n
+            for key in ("agreement", "kappa"):
+                if judged.get(key) is not None:
+                    agent[key].append(judged[key])
+        for agent, data in sorted(by_agent.items()):
+            classes = ", ".join(f"{c} {n}" for c, n in sorted(data["classes"].items())) or "none"
+            line = f"LLM judge, {agent}: failure classes: {classes}"
+            for key in ("agreement", "kappa"):
+                stats = mean_std(data[key])
+                if stats["mean"] is not None:
+                    line += f"; {key} with tests {stats['mean']:.2f}"
+            tr.write_line(line)
 
     def _n_agents(self) -> int:
         return len({agent for _, agent, _ in self.records})

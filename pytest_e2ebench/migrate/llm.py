@@ -1,0 +1,104 @@
+"""The LLM Test-Migration agent (E2EDevBench §3.1.2), on the shared tool layer.
+
+It works in a scratch folder holding ``tests/`` (a copy of the reference tests, which it may
+edit) and ``project/`` (a copy of the generated project, for reading). Its shell runs with the
+run's environment, where the real project is installed and read-only. It must keep every test's
+name and requirement markers and may only change how tests reach the project's API; a feature
+the project lacks becomes ``pytest.fail("not implemented: ...")``. When it submits (or runs out
+of steps), ``tests/`` becomes the migrated suite. Weakened or dropped tests are detected after
+it, whatever it did.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..agents.tools import TOOL_SCHEMAS, Toolbox
+from ..venv import python_of
+
+SYSTEM = (
+    "You migrate a project's reference tests onto a new implementation of the same "
+    "requirements. The folder `tests/` holds the reference tests; `project/` holds the new "
+    "implementation (read only: never change it). Edit only files under `tests/`, so that the "
+    "tests exercise the new implementation's API (its package, module, class and function "
+    "names and signatures) instead of the reference's. Rules: keep every test function, its "
+    "name and its @pytest.mark.requirement markers; keep every assertion and its meaning; do "
+    "not weaken or remove checks. When the implementation lacks a feature a test needs, make "
+    'that test call pytest.fail("not implemented: <what>") instead. You may run the tests '
+    "with `python -m pytest -q tests`. Call submit when done."
+)
+
+
+def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
+    """Run the migration agent and write its ``tests/`` to ``out``; return the report."""
+    from ..llm.factory import make_llm
+    from ..stash import SETTINGS
+
+    settings = config.stash[SETTINGS]
+    llm = make_llm(config, settings)
+    run_dir = out.parent
+    scope = "/".join(run_dir.parts[-3:]) + "/migrate"
+    with tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp:
+        work = Path(tmp)
+        if task.tests_dir.is_dir():
+            shutil.copytree(
+                task.tests_dir, work / "tests", ignore=shutil.ignore_patterns("__pycache__")
+            )
+        else:
+            (work / "tests").mkdir()
+            shutil.copy2(task.tests_dir, work / "tests" / task.tests_dir.name)
+        shutil.copytree(
+            repo,
+            work / "project",
+            symlinks=True,
+            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        )
+        venv = run_dir / "venv"
+        env = {
+            "PATH": f"{python_of(venv).parent}:/usr/bin:/bin",
+            "HOME": str(work),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "LANG": "C.UTF-8",
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }
+        logs = run_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        tools = Toolbox(
+            work, env, logs, command_timeout=min(300.0, settings.agent_timeout), writable="tests"
+        )
+        listing = tools.tool_find("**/*")
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {
+                "role": "user",
+                "content": f"# Requirements document\n\n"
+                f"{task.requirements_text}\n\n# Files\n\n{listing}",
+            },
+        ]
+        trajectory = run_dir / "logs" / "migration-trajectory.jsonl"
+        steps, tokens = 0, [0, 0]
+        with trajectory.open("w") as log:
+            while steps < settings.max_steps and tools.submitted is None:
+                completion = llm.complete(messages, tools=TOOL_SCHEMAS, scope=scope)
+                steps += 1
+                tokens[0] += completion.prompt_tokens
+                tokens[1] += completion.completion_tokens
+                messages.append(completion.message())
+                for call in completion.tool_calls:
+                    output = tools.run(call.name, call.arguments)
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+                if not completion.tool_calls:
+                    messages.append({"role": "user", "content": "Use the tools; submit when done."})
+                log.write(json.dumps({"step": steps, "completion": completion.to_dict()}) + "\n")
+        shutil.copytree(work / "tests", out, ignore=shutil.ignore_patterns("__pycache__"))
+    return {
+        "migrator": "llm",
+        "steps": steps,
+        "tokens_sent": tokens[0],
+        "tokens_generated": tokens[1],
+        "trajectory": str(trajectory),
+        "submitted": tools.submitted is not None,
+    }
