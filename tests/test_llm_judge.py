@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_llm_agents import ini
+from test_migration import renamed_project
 
 from pytest_e2ebench.judge.llm import aggregate, cohen_kappa, parse_vote
 from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, reply, tool_call
-
-from test_llm_agents import ini
-from test_migration import renamed_project
 
 IMPL, NOT = "implemented", "not_implemented"
 
