@@ -49,29 +49,13 @@ class OpenAIChat:
         kwargs: dict = {"model": self.model, "messages": messages, "temperature": self.temperature}
         if tools:
             kwargs["tools"] = tools
-        err = self._openai
         try:
             response = self._client.chat.completions.create(**kwargs)
-        except (
-            err.APIConnectionError,
-            err.APITimeoutError,
-            err.RateLimitError,
-            err.InternalServerError,
-        ) as exc:
-            raise LLMUnavailable(
-                f"{self._client.base_url} did not answer after retries: {exc}"
-            ) from exc
-        except err.APIStatusError as exc:
-            if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
-                raise LLMUnavailable(
-                    f"{self._client.base_url} answered {exc.status_code} "
-                    f"after retries: {exc.message}"
-                ) from exc
-            raise LLMUnavailable(
-                f"{self._client.base_url} refused the request "
-                f"({exc.status_code}): {exc.message}; check --e2e-model, the "
-                "base URL and OPENAI_API_KEY"
-            ) from exc
+        except Exception as exc:
+            mapped = self._unavailable(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
         if not response.choices:
             raise LLMUnavailable(f"{self._client.base_url} answered without choices")
         choice = response.choices[0]
@@ -92,3 +76,23 @@ class OpenAIChat:
             cost_usd=self.pricing.cost(self.model, prompt, completion),
             co2_g=self.pricing.co2(self.model, prompt + completion),
         )
+
+    def _unavailable(self, exc: Exception) -> Exception:
+        """The error to raise for a failed call (after the client's own retries)."""
+        err, url = self._openai, self._client.base_url
+        if isinstance(exc, err.APIStatusError):
+            if exc.status_code >= 500 or exc.status_code in (408, 409, 429):
+                return LLMUnavailable(
+                    f"{url} answered {exc.status_code} after retries: {exc.message}"
+                )
+            return LLMUnavailable(
+                f"{url} refused the request ({exc.status_code}): {exc.message}; "
+                "check --e2e-model, the base URL and OPENAI_API_KEY"
+            )
+        if isinstance(exc, err.APIConnectionError | err.APITimeoutError):
+            return LLMUnavailable(f"{url} did not answer after retries: {exc}")
+        # Under load the client has been seen to let its transport's timeout escape unwrapped:
+        # anything from the HTTP stack is the endpoint's problem, not the model's.
+        if type(exc).__module__.split(".")[0].startswith(("httpx", "httpcore")):
+            return LLMUnavailable(f"{url} did not answer: {exc!r}")
+        return exc
