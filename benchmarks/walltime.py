@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_e2ebench.task import find_task_dirs  # noqa: E402
+from pytest_e2ebench.task import find_task_dirs, load_task  # noqa: E402
 
 
 def timed(args: list[str], **kwargs) -> float:
@@ -39,31 +39,31 @@ def timed(args: list[str], **kwargs) -> float:
 
 
 def plain(tasks: list[Path]) -> float:
+    """Each task's reference tests with plain pytest, the reference on PYTHONPATH."""
     total = 0.0
-    for task in tasks:
+    for task in map(load_task, tasks):
         env = dict(
-            os.environ, PYTHONPATH=str(task / "reference"), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"
+            os.environ,
+            PYTHONPATH=os.pathsep.join([str(task.reference_dir), str(task.reference_dir / "src")]),
+            PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
         )
         with tempfile.TemporaryDirectory() as tmp:
             ini = Path(tmp, "pytest.ini")
             ini.write_text("[pytest]\nmarkers =\n    requirement(*ids): ids\n")
-            total += timed(
-                [
-                    sys.executable,
-                    "-m",
-                    "pytest",
-                    "-q",
-                    "-c",
-                    str(ini),
-                    "-p",
-                    "no:cacheprovider",
-                    "--rootdir",
-                    str(task),
-                    str(task / "tests"),
-                ],
-                env=env,
-                cwd=task,
-            )
+            args = [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-c",
+                str(ini),
+                "-p",
+                "no:cacheprovider",
+                "--rootdir",
+                str(task.tests_dir.parent),
+                str(task.tests_dir),
+            ]
+            total += timed(args, env=env, cwd=task.tests_dir.parent)
     return total
 
 
