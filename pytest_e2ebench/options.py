@@ -94,6 +94,15 @@ def addoption(parser: pytest.Parser) -> None:
         "LLM votes must agree), both (both recorded, items follow tests).",
     )
     parser.addini("e2ebench_judge", "default for --e2e-judge", default="tests")
+    group.addoption(
+        "--e2e-sandbox",
+        dest="e2e_sandbox",
+        default=None,
+        choices=("auto", "bwrap", "unshare", "none"),
+        help="how generated code is isolated: auto (default: bwrap if it works, else unshare), "
+        "bwrap, unshare, none (warned).",
+    )
+    parser.addini("e2ebench_sandbox", "default for --e2e-sandbox", default="auto")
     _add_llm_options(parser, group)
 
 
@@ -176,6 +185,7 @@ class Settings:
     out: Path
     rerun: bool
     timeout: float
+    sandbox: str = "auto"
     migrate: str = "static"
     judge: str = "tests"
     model: str = ""
@@ -240,6 +250,7 @@ def resolve(config: pytest.Config) -> Settings:
     migrate = opt.e2e_migrate or str(config.getini("e2ebench_migrate"))
     judge = opt.e2e_judge or str(config.getini("e2ebench_judge"))
     return Settings(
+        sandbox=opt.e2e_sandbox or str(config.getini("e2ebench_sandbox")),
         migrate=migrate,
         judge=judge,
         agents=agents,

@@ -21,6 +21,7 @@ from .judge import judge
 from .metrics import run_metrics, suite_metrics
 from .migrate import run_migration
 from .options import Settings
+from .stash import SANDBOX
 from .task import Task
 from .verdicts import effective_tests
 from .workspace import code_size
@@ -109,7 +110,9 @@ class Evaluator:
             install = stage.load()
             if install is None:
                 env_dir = stage.reset()
-                built = venv.build(env_dir, repo, run_dir / "logs", task.test_requires)
+                built = venv.build(
+                    env_dir, repo, run_dir / "logs", task.test_requires, self.config.stash[SANDBOX]
+                )
                 install = stage.commit(built.to_dict())
             python = venv.python_of(stage.dir)
 
@@ -141,7 +144,15 @@ class Evaluator:
             if test_run is None:
                 eval_dir = stage.reset()
                 test_run = stage.commit(
-                    runner.run_all(task, migrated, python, repo, eval_dir, self.settings.timeout)
+                    runner.run_all(
+                        task,
+                        migrated,
+                        python,
+                        repo,
+                        eval_dir,
+                        self.settings.timeout,
+                        self.config.stash[SANDBOX],
+                    )
                 )
 
             # 5. verdicts per requirement

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from . import options
-from .stash import AGENTS, EVALUATOR, SETTINGS
+from .stash import AGENTS, EVALUATOR, SANDBOX, SETTINGS
 
 TASK_FILE = "task.toml"
 _STARTED = "e2ebench_started"
@@ -62,6 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from .agents import make_agents
     from .pipeline import Evaluator
 
+    config.stash[SANDBOX] = _sandbox(config, settings)
     config.stash[AGENTS] = make_agents(config, settings.agents)
     _check_llm_stages(settings)
     workerinput = getattr(config, "workerinput", None)
@@ -78,6 +79,20 @@ def pytest_configure(config: pytest.Config) -> None:
         from .report.terminal import Reporter
 
         config.pluginmanager.register(Reporter(config, settings.out), "e2ebench-reporter")
+
+
+def _sandbox(config: pytest.Config, settings):
+    from .errors import E2EBenchWarning
+    from .sandbox import MODES, Sandbox, resolve_mode
+
+    if settings.sandbox not in MODES:
+        raise pytest.UsageError(
+            f"e2ebench_sandbox={settings.sandbox}: use one of {', '.join(MODES)}"
+        )
+    mode, warning = resolve_mode(settings.sandbox)
+    if warning and not hasattr(config, "workerinput"):
+        config.issue_config_time_warning(E2EBenchWarning(warning), stacklevel=2)
+    return Sandbox(mode=mode, hidden=(settings.tasks, settings.out))
 
 
 def _check_llm_stages(settings) -> None:

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 OUTPUT_LIMIT = 1 << 20  # bytes of combined stdout/stderr kept per command
@@ -48,6 +49,7 @@ def run(
     timeout: float,
     log: Path | None = None,
     limit: int = OUTPUT_LIMIT,
+    preexec: Callable[[], None] | None = None,
 ) -> Completed:
     """Run ``args``; kill its process group after ``timeout`` seconds or when it ends.
 
@@ -66,6 +68,7 @@ def run(
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=preexec,  # resource limits of the sandbox
         )
         try:
             proc.wait(timeout=timeout)

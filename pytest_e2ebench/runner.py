@@ -25,6 +25,7 @@ from pathlib import Path
 from . import process
 from .errors import InfrastructureError
 from .probe import PROBE_DIR, PROBE_PLUGIN
+from .sandbox import Sandbox
 from .workspace import code_files, coverage_omit
 
 COVERAGE_TIMEOUT = 300.0
@@ -158,6 +159,7 @@ def run_suite(
     eval_dir: Path,
     timeout: float,
     test_timeout: float,
+    sandbox: Sandbox,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -195,12 +197,15 @@ def run_suite(
         cwd = repo
         args = ["--rootdir", str(repo), *common, str(repo)]
     env = _env(venv_python, suite / "home", probe_out)
-    done = process.run(
+    # Generated code runs here: sandboxed, writing only to its suite folder, no network.
+    done = sandbox.run(
         [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", *args],
         cwd=cwd,
         env=env,
         timeout=timeout,
         log=suite / "pytest.log",
+        writable=[suite],
+        readable=[venv_python.parent.parent, repo, PROBE_DIR],
     )
     probe = read_probe(probe_out)
     if done.timed_out:
@@ -221,7 +226,13 @@ def run_suite(
 
 
 def run_all(
-    task, tests: Path, venv_python: Path, repo: Path, eval_dir: Path, timeout: float
+    task,
+    tests: Path,
+    venv_python: Path,
+    repo: Path,
+    eval_dir: Path,
+    timeout: float,
+    sandbox: Sandbox,
 ) -> dict:
     """The ``extended`` and ``original`` suites, and the coverage of both together."""
     kwargs = dict(
@@ -230,6 +241,7 @@ def run_all(
         eval_dir=eval_dir,
         timeout=timeout,
         test_timeout=task.test_timeout,
+        sandbox=sandbox,
     )
     extended = run_suite("extended", tests=tests, **kwargs)
     original = run_suite("original", tests=None, **kwargs)

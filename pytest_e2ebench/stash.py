@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pytest
 
-if TYPE_CHECKING:
-    pass
-
+# The values: options.Settings, list[agents.Agent], pipeline.Evaluator, sandbox.Sandbox.
 SETTINGS = pytest.StashKey["Settings"]()
 AGENTS = pytest.StashKey["list[Agent]"]()
 EVALUATOR = pytest.StashKey["Evaluator"]()
+SANDBOX = pytest.StashKey["Sandbox"]()

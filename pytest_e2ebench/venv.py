@@ -18,6 +18,7 @@ from pathlib import Path
 
 from . import process
 from .errors import InfrastructureError
+from .sandbox import Sandbox
 from .workspace import is_installable
 
 TOOLS = ("pytest", "coverage", "pytest-timeout")
@@ -60,6 +61,7 @@ def python_of(venv: Path) -> Path:
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["UV_PYTHON_DOWNLOADS"] = "never"  # never fetch an interpreter: use the harness's
+    env["UV_LINK_MODE"] = "copy"  # the sandbox puts the cache on another mount
     env.setdefault("UV_NO_PROGRESS", "1")
     return env
 
@@ -77,7 +79,13 @@ class InstallResult:
         return dataclasses.asdict(self)
 
 
-def build(venv: Path, repo: Path, logs: Path, test_requires: tuple[str, ...] = ()) -> InstallResult:
+def build(
+    venv: Path,
+    repo: Path,
+    logs: Path,
+    test_requires: tuple[str, ...] = (),
+    sandbox: Sandbox | None = None,
+) -> InstallResult:
     """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
 
     The task's test requirements are the harness's: failing to install them is an
@@ -109,7 +117,21 @@ def build(venv: Path, repo: Path, logs: Path, test_requires: tuple[str, ...] = (
         paths = [str(repo)] + ([str(repo / "src")] if (repo / "src").is_dir() else [])
         (site / "_e2ebench_project.pth").write_text("\n".join(paths) + "\n")
         return InstallResult("path", True, "no pyproject.toml/setup.py: project root on sys.path")
-    project = step("project", [uv, "pip", "install", "--python", py, "-e", str(repo)])
+    # Installing runs the project's build code: sandboxed, with the network it needs for the
+    # build requirements (the only network access generated code gets).
+    sandbox = sandbox or Sandbox()
+    cache = Path(env.get("UV_CACHE_DIR") or Path.home() / ".cache" / "uv")
+    cache.mkdir(parents=True, exist_ok=True)
+    project = sandbox.run(
+        [uv, "pip", "install", "--python", py, "-e", str(repo)],
+        cwd=repo,
+        env=env,
+        timeout=INSTALL_TIMEOUT,
+        log=logs / "project.log",
+        writable=[venv, repo, cache],
+        network=True,
+        drop=False,
+    )
     if project.timed_out:
         return InstallResult("editable", False, f"install timed out after {INSTALL_TIMEOUT:g}s")
     return InstallResult("editable", project.returncode == 0, project.tail(40))
@@ -141,6 +163,7 @@ def agent_env(venv: Path, logs: Path) -> dict[str, str]:
                 "--python",
                 str(python_of(venv)),
                 *tool_requirements(),
+                "setuptools",  # builds the agent's project offline: pip install --no-build-isolation
             ],
             cwd=logs,
             env=env,

@@ -60,7 +60,10 @@ def test_single_agent_that_writes_the_reference_scores_100(pytester, tasks, resu
     steps = [
         *write_all(calc_files(tasks, pytester)),
         tool_call("create", {"path": "tests/test_calc.py", "content": CALC_TESTS}),
-        tool_call("bash", {"command": "pip install -q -e . && python -m pytest -q tests"}),
+        tool_call(
+            "bash",
+            {"command": "pip install -q --no-build-isolation -e . && python -m pytest -q tests"},
+        ),
         tool_call("submit", {"summary": "done"}),
     ]
     llm.push(*steps)
@@ -150,7 +153,8 @@ def test_cmd_agent_runs_a_command_in_the_workspace(pytester, tasks, results):
     src = tasks.reference(pytester.path / "src", CALC_CODE)
     ini(pytester)
     result = pytester.runpytest(
-        f"--e2e-agent=cmd:test -s {{requirements}} && cp -r {src}/. {{workspace}}"
+        f"--e2e-agent=cmd:test -s {{requirements}} && cp -r {src}/. {{workspace}}",
+        "--e2e-sandbox=none",  # the source is under /tmp, which the sandbox hides
     )
     result.assert_outcomes(passed=3)
     details = results()["tasks"][0]["agent_run"]["details"]

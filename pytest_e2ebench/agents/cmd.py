@@ -13,7 +13,7 @@ import os
 import shlex
 from pathlib import Path
 
-from .. import process
+from ..stash import SANDBOX
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
@@ -37,12 +37,14 @@ class CommandAgent(Agent):
         command = self.command.replace("{requirements}", shlex.quote(str(requirements)))
         command = command.replace("{workspace}", shlex.quote(str(workspace)))
         env = dict(os.environ, E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run))
-        done = process.run(
+        done = ctx.config.stash[SANDBOX].run(
             ["bash", "-c", command],
             cwd=workspace,
             env=env,
             timeout=self.timeout,
             log=ctx.artifacts / "cmd.log",
+            writable=[workspace, ctx.artifacts],
+            network=True,  # a command-line agent calls its model over the network
         )
         note = None
         if done.timed_out:

@@ -18,17 +18,20 @@ import json
 from pathlib import Path
 
 from .. import venv
+from ..stash import SANDBOX
 from ..task import Task
 from ..testindex import is_test_module
 from .base import Agent, AgentOutcome, RunContext
 from .tools import TOOL_SCHEMAS, Toolbox
 
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
 BASE = (
     "You work alone in a fresh repository (the current directory) through tools. The user "
     "gives you a requirements document; it is all you know about the project. Deliver an "
     "installable Python project: a pyproject.toml and the package the document names, at the "
-    "repository root. Use only the tools; call submit when your part is done."
+    "repository root. There is no network: the shell's Python has pip, setuptools and pytest, "
+    "so install the project with `pip install --no-build-isolation -e .`. Use only the tools; "
+    "call submit when your part is done."
 )
 ROLES = {
     "engineer": "You are the only engineer. Implement every requirement, write pytest tests "
@@ -72,6 +75,8 @@ class SDAgent(Agent):
             env,
             ctx.artifacts / "logs",
             command_timeout=min(300.0, ctx.settings.agent_timeout),
+            sandbox=ctx.config.stash[SANDBOX],
+            extra_writable=(ctx.artifacts / "venv", ctx.artifacts / "home"),
         )
         state = _State(ctx.artifacts / "trajectory.jsonl", ctx.settings.max_steps)
         summaries: list[str] = []

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from .. import process
+from ..sandbox import Sandbox
 
 OUTPUT_LIMIT = 10_000  # characters of a command's output shown to the model
 VIEW_LINES = 200
@@ -98,9 +98,15 @@ class Toolbox:
         logs: Path,
         command_timeout: float = COMMAND_TIMEOUT,
         writable: str | None = None,
+        sandbox: Sandbox | None = None,
+        extra_writable: tuple[Path, ...] = (),
+        extra_readable: tuple[Path, ...] = (),
     ) -> None:
         self.workspace = workspace.resolve()
         self.writable = writable  # if set, only this subfolder may be changed
+        self.sandbox = sandbox or Sandbox()
+        self.extra_writable = extra_writable  # e.g. the agent's own venv, for pip install
+        self.extra_readable = extra_readable
         self.env = env
         self.logs = logs
         self.command_timeout = command_timeout
@@ -132,8 +138,10 @@ class Toolbox:
 
     def tool_bash(self, command: str) -> str:
         """Run ``command`` with bash in the workspace."""
-        done = process.run(
+        done = self.sandbox.run(
             ["bash", "-c", command],
+            writable=[self.workspace, *self.extra_writable],
+            readable=self.extra_readable,
             cwd=self.workspace,
             env=self.env,
             timeout=self.command_timeout,

@@ -35,7 +35,7 @@ SYSTEM = (
 def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
     """Run the migration agent and write its ``tests/`` to ``out``; return the report."""
     from ..llm.factory import make_llm
-    from ..stash import SETTINGS
+    from ..stash import SANDBOX, SETTINGS
 
     settings = config.stash[SETTINGS]
     llm = make_llm(config, settings)
@@ -67,7 +67,13 @@ def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
         logs = run_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         tools = Toolbox(
-            work, env, logs, command_timeout=min(300.0, settings.agent_timeout), writable="tests"
+            work,
+            env,
+            logs,
+            command_timeout=min(300.0, settings.agent_timeout),
+            writable="tests",
+            sandbox=config.stash[SANDBOX],
+            extra_readable=(venv, repo),
         )
         listing = tools.tool_find("**/*")
         messages = [
