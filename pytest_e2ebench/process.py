@@ -11,6 +11,7 @@ import dataclasses
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +42,17 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def _drain(stream, log: Path, limit: int, counts: list[int]) -> None:
+    """Copy ``stream`` to ``log`` up to ``limit`` bytes; count and drop the rest."""
+    with log.open("wb") as out:
+        for chunk in iter(lambda: stream.read(1 << 16), b""):
+            counts[0] += len(chunk)
+            room = limit - out.tell()
+            if room > 0:
+                out.write(chunk[:room])
+    stream.close()
+
+
 def run(
     args: list[str],
     *,
@@ -53,46 +65,49 @@ def run(
 ) -> Completed:
     """Run ``args``; kill its process group after ``timeout`` seconds or when it ends.
 
-    Output (stdout and stderr interleaved) goes to ``log`` (or a temporary file beside
-    ``cwd``) and is read back up to ``limit`` bytes.
+    Output (stdout and stderr interleaved) is read through a pipe: the first ``limit`` bytes
+    go to ``log`` (default: a file beside ``cwd``), the rest is counted and dropped, so a flood
+    of output costs neither disk nor memory.
     """
     log = log or cwd / f".e2ebench-{os.getpid()}-{time.monotonic_ns()}.log"
     start = time.monotonic()
     timed_out = False
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            args,
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=preexec,  # resource limits of the sandbox
-        )
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        except BaseException:
-            _kill_group(proc)
-            proc.wait()
-            raise
-        # Always sweep the group: a test may leave background processes behind.
+    counts = [0]
+    proc = subprocess.Popen(
+        args,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=preexec,  # resource limits of the sandbox
+    )
+    reader = threading.Thread(target=_drain, args=(proc.stdout, log, limit, counts), daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    except BaseException:
         _kill_group(proc)
         proc.wait()
+        raise
+    # Always sweep the group: a test may leave background processes behind.
+    _kill_group(proc)
+    proc.wait()
+    reader.join(timeout=10)  # a straggler outside the group may still hold the pipe
     duration = time.monotonic() - start
-    size = log.stat().st_size
     with log.open("rb") as fh:
-        data = fh.read(limit)
-    text = data.decode("utf-8", errors="replace")
-    if size > limit:
-        text += f"\n[output truncated: {size - limit} more bytes in {log}]"
+        text = fh.read(limit).decode("utf-8", errors="replace")
+    dropped = counts[0] - min(counts[0], limit)
+    if dropped:
+        text += f"\n[output truncated: {dropped} more bytes were dropped]"
     return Completed(
         args=list(args),
         returncode=None if timed_out else proc.returncode,
         output=text,
         duration_s=duration,
         timed_out=timed_out,
-        truncated=size > limit,
+        truncated=bool(dropped),
     )

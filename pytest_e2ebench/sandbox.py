@@ -44,7 +44,7 @@ class Limits:
 
     cpu_s: int = 1800
     address_space: int = 4 << 30
-    file_size: int = 1 << 30
+    file_size: int = 256 << 20
     nproc: int = 2048
     nofile: int = 1024
 

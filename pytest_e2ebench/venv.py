@@ -163,7 +163,7 @@ def agent_env(venv: Path, logs: Path) -> dict[str, str]:
                 "--python",
                 str(python_of(venv)),
                 *tool_requirements(),
-                "setuptools",  # builds the agent's project offline: pip install --no-build-isolation
+                "setuptools",  # so the agent can pip install --no-build-isolation offline
             ],
             cwd=logs,
             env=env,

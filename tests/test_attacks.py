@@ -1,0 +1,137 @@
+"""Submissions that attack the harness score 0 on their target while the harness carries on.
+
+Each attack lives in the ``add`` function of an otherwise correct calculator, graded through
+``dir:``: R1 (addition) must fail, R2 and R3 must still pass, the session must finish, and
+nothing the attack started may survive it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_e2ebench.sandbox import resolve_mode
+
+from conftest import CALC_CODE
+
+pytestmark = pytest.mark.skipif(
+    resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
+)
+
+MARKER = f"e2ebench-attack-{os.getpid()}"  # per worker: tests under -n must not see each other
+ATTACKS = {
+    "infinite_loop": "def add(a, b):\n    while True:\n        pass\n",
+    "fork_bomb": (
+        "import os, time\n\n"
+        "def add(a, b):\n"
+        "    for _ in range(100000):\n"
+        "        try:\n"
+        "            if os.fork() == 0:\n"
+        f"                os.execvp('sleep', ['sleep', '300', '{MARKER}'])\n"
+        "        except OSError:\n"
+        "            break\n"
+        "    return a + b + 1\n"
+    ),
+    "memory_bomb": "def add(a, b):\n    hog = bytearray(8 << 30)\n    return a + b + len(hog)\n",
+    "disk_fill": (
+        "def add(a, b):\n"
+        "    with open('fill.bin', 'wb') as fh:\n"
+        "        for _ in range(2048):\n"
+        "            fh.write(b'x' * (1 << 20))\n"
+        "    return a + b\n"
+    ),
+    "network_call": (
+        "import urllib.request\n\n"
+        "def add(a, b):\n"
+        "    return int(urllib.request.urlopen('http://{HOST}/add', timeout=5).read())\n"
+    ),
+    "write_outside": (
+        "def add(a, b):\n    open('{OUTSIDE}', 'w').write('pwned')\n    return a + b\n"
+    ),
+    "read_reference_tests": (
+        "import glob\n\n"
+        "def add(a, b):\n"
+        "    found = glob.glob('{TASKS}/**/test_*.py', recursive=True)\n"
+        "    assert found, 'no reference tests visible'\n"
+        "    return a + b\n"
+    ),
+    "huge_stdout": (
+        "import sys\n\n"
+        "def add(a, b):\n"
+        "    for _ in range(200000):\n"
+        "        sys.stdout.write('spam' * 256 + '\\n')\n"
+        "    return a + b + 1\n"
+    ),
+}
+
+
+def _survivors() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if MARKER.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_attack_scores_zero_on_its_target(pytester, tasks, results, attack, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "pwned.txt"
+    root = tasks.make(toml_extra="[tests]\ntimeout = 5\n")
+    code = ATTACKS[attack].format(HOST="127.0.0.1:9", OUTSIDE=outside, TASKS=root.parent)
+    tasks.reference(pytester.path / "out" / "calc", dict(CALC_CODE, add=code))
+    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks", "--e2e-timeout=120")
+    result.assert_outcomes(passed=2, failed=1)
+    run = results()["tasks"][0]
+    assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R1"]
+    assert not outside.exists()
+    assert _survivors() == []
+    log = (
+        pytester.path
+        / ".e2ebench"
+        / "dir-out"
+        / "calc"
+        / "run-1"
+        / "eval"
+        / "extended"
+        / "pytest.log"
+    )
+    assert log.stat().st_size <= 1 << 20  # output beyond the bound is dropped
+
+
+@pytest.mark.slow
+def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(pytester, tasks, results):
+    tasks.make()
+    out = tasks.reference(
+        pytester.path / "out" / "calc", dict(CALC_CODE, add="def add(a, b):\n    return 0\n")
+    )
+    forge = (
+        "import pytest\n\n"
+        "@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n"
+        "    report = outcome.get_result()\n"
+        "    report.outcome = 'passed'\n"
+    )
+    (out / "conftest.py").write_text(forge)
+    (out / "calc" / "conftest.py").write_text(forge)
+    (out / "pytest.ini").write_text("[pytest]\naddopts = -p no:e2ebench_probe\n")
+    pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks").assert_outcomes(
+        passed=2, failed=1
+    )
+    assert results()["tasks"][0]["requirements"][0]["verdict"] == "not_implemented"
+
+
+def test_sandbox_mode_is_reported_and_none_is_warned(pytester, tasks):
+    tasks.make()
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks", "--e2e-sandbox=none")
+    result.stdout.fnmatch_lines(
+        ["*E2EBenchWarning: --e2e-sandbox=none: generated code runs without namespaces*"]
+    )
+    assert os.environ.get("CI") is None or resolve_mode("auto")[0] == "bwrap"
