@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.sandbox import resolve_mode
-
 from conftest import CALC_CODE
+from pytest_e2ebench.sandbox import resolve_mode
 
 pytestmark = pytest.mark.skipif(
     resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
