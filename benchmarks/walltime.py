@@ -72,10 +72,12 @@ def main() -> None:
     parser.add_argument("--tasks", default=str(ROOT / "benchmark_tasks"))
     parser.add_argument("-n", default="2", help="pytest-xdist workers for the harness runs")
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--sandbox", default="auto", help="--e2e-sandbox for the harness runs")
+    parser.add_argument("--no-plain", action="store_true", help="skip the plain pytest run")
     opts = parser.parse_args()
     tasks = find_task_dirs(Path(opts.tasks).resolve())
-    figures = {"tasks": len(tasks), "workers": opts.n}
-    figures["plain_s"] = plain(tasks)
+    figures = {"tasks": len(tasks), "workers": opts.n, "sandbox": opts.sandbox}
+    figures["plain_s"] = float("nan") if opts.no_plain else plain(tasks)
     with tempfile.TemporaryDirectory() as out:
         cmd = [
             sys.executable,
@@ -86,6 +88,9 @@ def main() -> None:
             "no:cacheprovider",
             "--e2e-agent=reference",
             f"--e2e-tasks={opts.tasks}",
+            f"--e2e-sandbox={opts.sandbox}",
+            "-W",  # the repository's own ini turns warnings into errors; --e2e-sandbox=none warns
+            "ignore::pytest_e2ebench.errors.E2EBenchWarning",
             f"--e2e-out={out}",
             "-n",
             opts.n,
@@ -94,7 +99,7 @@ def main() -> None:
         figures["warm_s"] = timed(cmd, cwd=ROOT)
     for name in ("cold", "warm"):
         figures[f"{name}_over_plain"] = figures[f"{name}_s"] / figures["plain_s"]
-    print(f"{figures['tasks']} tasks, -n {opts.n}")
+    print(f"{figures['tasks']} tasks, -n {opts.n}, --e2e-sandbox={opts.sandbox}")
     print(f"plain pytest (serial, no venv/coverage): {figures['plain_s']:7.1f} s   1.00x")
     print(
         f"harness cold (venvs built, coverage):    {figures['cold_s']:7.1f} s  "
