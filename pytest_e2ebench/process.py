@@ -7,6 +7,7 @@ group is killed, and an output cap so a flood of output cannot fill the disk or 
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import os
 import signal
@@ -40,6 +41,27 @@ def _kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(then: Callable[[], None] | None) -> Callable[[], None]:
+    """A preexec function: ask the kernel to SIGKILL the child when the harness dies.
+
+    A benchmark killed with kill -9 must not leave installs, coverage reports or test runs
+    writing into folders the next session rebuilds.
+    """
+
+    def setup() -> None:
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):  # not Linux: the process group kill still applies
+            pass
+        if then is not None:
+            then()
+
+    return setup
 
 
 def _drain(stream, log: Path, limit: int, counts: list[int]) -> None:
@@ -81,7 +103,7 @@ def run(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=preexec,  # resource limits of the sandbox
+        preexec_fn=_die_with_parent(preexec),  # and the sandbox's resource limits
     )
     reader = threading.Thread(target=_drain, args=(proc.stdout, log, limit, counts), daemon=True)
     reader.start()

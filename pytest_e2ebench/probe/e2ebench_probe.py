@@ -12,15 +12,18 @@ import pytest
 _OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
 _MESSAGE_LINES = 8
 _MESSAGE_CHARS = 800
-_state: dict = {"tags": {}, "phases": {}}
+_state: dict = {"tags": {}, "phases": {}, "out": None}
 
 
 def _emit(record: dict) -> None:
+    # One file, opened once and created here (it must not exist before): a process left over
+    # from a killed session cannot write into the results of the next one.
     if not _OUT:
         return
-    with open(_OUT, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record) + "\n")
-        fh.flush()
+    if _state["out"] is None:
+        _state["out"] = open(_OUT, "x", encoding="utf-8")  # noqa: SIM115 - kept for the session
+    _state["out"].write(json.dumps(record) + "\n")
+    _state["out"].flush()
 
 
 def _message(report) -> str:
