@@ -35,6 +35,8 @@ from pathlib import Path
 from . import process
 
 MODES = ("auto", "bwrap", "unshare", "none")
+# The system read-only, with its own /dev and /proc: the start of every bwrap command line.
+_BWRAP_BASE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 UNPRIVILEGED_UID = 65534  # nobody
 
 
@@ -69,13 +71,7 @@ def _bwrap_works() -> bool:
         return False
     probe = [
         exe,
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
+        *_BWRAP_BASE,
         "--unshare-all",
         "--die-with-parent",
         "--",
@@ -180,13 +176,7 @@ class Sandbox:
         if self.mode == "bwrap":
             wrapped = [
                 "bwrap",
-                "--ro-bind",
-                "/",
-                "/",
-                "--dev",
-                "/dev",
-                "--proc",
-                "/proc",
+                *_BWRAP_BASE,
                 "--tmpfs",
                 "/tmp",
             ]
