@@ -23,7 +23,7 @@ from .migrate import run_migration
 from .options import Settings
 from .stash import SANDBOX
 from .task import Task
-from .verdicts import effective_tests
+from .verdicts import containment, effective_tests
 from .workspace import code_size
 
 RECORD_SCHEMA = "e2ebench-run/1"
@@ -238,7 +238,10 @@ def build_record(
         },
         "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
         "install": {"method": install.get("method"), "ok": install.get("ok")},
-        "test_run": {k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
+        "test_run": {
+            **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
+            "containment": containment(extended_run, tests),
+        },
         "notes": notes,
         "task_meta": task_meta(task),
         "dir": str(run_dir),

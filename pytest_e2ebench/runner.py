@@ -220,6 +220,7 @@ def run_suite(
         "status": status,
         "returncode": done.returncode,
         "duration_s": round(done.duration_s, 3),
+        "output_truncated": done.truncated,
         "coverage": coverage_totals(venv_python, suite, rc, [suite / "coverage"]),
         **probe,
     }

@@ -90,6 +90,46 @@ def _missing(test, collect_errors: dict[str, str], status: str) -> list[dict]:
     ]
 
 
+# What the sandbox stopped, recognised in the messages of failing tests (heuristic: for the
+# report, never for verdicts).
+_CONTAINMENT = (
+    ("test_timeout", ("Timeout (>", "Timeout >")),
+    ("memory", ("MemoryError", "Cannot allocate memory")),
+    ("file_size", ("File too large", "[Errno 27]")),
+    ("process_limit", ("Resource temporarily unavailable", "BlockingIOError", "[Errno 11]")),
+    (
+        "network_blocked",
+        (
+            "Network is unreachable",
+            "Connection refused",
+            "Temporary failure in name resolution",
+            "Name or service not known",
+        ),
+    ),
+    (
+        "sandbox_violation",
+        ("Read-only file system", "Permission denied", "[Errno 30]", "[Errno 13]"),
+    ),
+)
+
+
+def containment(run: dict, tests: list[dict]) -> list[str]:
+    """Labels for what the sandbox stopped during a test run (timeout, memory, ...)."""
+    labels = set()
+    if run.get("status") == "timeout":
+        labels.add("timeout")
+    if run.get("status") == "crashed":
+        labels.add("crashed")
+    if run.get("output_truncated"):
+        labels.add("output_truncated")
+    for test in tests:
+        message = test.get("message") or ""
+        for label, needles in _CONTAINMENT:
+            if any(n in message for n in needles):
+                labels.add(label)
+    return sorted(labels)
+
+
 def judge_by_tests(task: Task, tests: list[dict]) -> list[dict]:
     """A requirement is implemented iff it has at least one test and all of them pass.
 

@@ -20,6 +20,14 @@ pytestmark = pytest.mark.skipif(
 )
 
 MARKER = f"e2ebench-attack-{os.getpid()}"  # per worker: tests under -n must not see each other
+EXPECTED = {  # what results.json says the sandbox stopped
+    "infinite_loop": "test_timeout",
+    "memory_bomb": "memory",
+    "disk_fill": "file_size",
+    "network_call": "network_blocked",
+    "write_outside": "sandbox_violation",
+    "huge_stdout": "output_truncated",
+}
 ATTACKS = {
     "infinite_loop": "def add(a, b):\n    while True:\n        pass\n",
     "fork_bomb": (
@@ -80,8 +88,9 @@ def _survivors() -> list[int]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
-def test_attack_scores_zero_on_its_target(pytester, tasks, results, attack, tmp_path_factory):
-    outside = tmp_path_factory.mktemp("outside") / "pwned.txt"
+def test_attack_scores_zero_on_its_target(pytester, tasks, results, attack):
+    # outside the workspace and outside /tmp (which the sandbox replaces with its own)
+    outside = Path("/etc") / f"{MARKER}-{attack}.txt"
     root = tasks.make(toml_extra="[tests]\ntimeout = 5\n")
     code = ATTACKS[attack].format(HOST="127.0.0.1:9", OUTSIDE=outside, TASKS=root.parent)
     tasks.reference(pytester.path / "out" / "calc", dict(CALC_CODE, add=code))
@@ -90,6 +99,8 @@ def test_attack_scores_zero_on_its_target(pytester, tasks, results, attack, tmp_
     run = results()["tasks"][0]
     assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R1"]
     assert not outside.exists()
+    if attack in EXPECTED:
+        assert EXPECTED[attack] in run["test_run"]["containment"], run["test_run"]
     assert _survivors() == []
     log = (
         pytester.path
