@@ -15,9 +15,12 @@ the union of both runs' coverage data.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
 import shutil
 import textwrap
 from pathlib import Path
@@ -57,13 +60,14 @@ def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
     return rc
 
 
-def _env(venv_python: Path, home: Path, probe_out: Path) -> dict[str, str]:
+def _env(venv_python: Path, home: Path, probe_out: Path, key: str = "") -> dict[str, str]:
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env["PATH"] = f"{venv_python.parent}{os.pathsep}{env.get('PATH', os.defpath)}"
     env.update(
         PYTHONPATH=str(PROBE_DIR),
         PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
         E2EBENCH_PROBE_OUT=str(probe_out),
+        E2EBENCH_PROBE_KEY=key,
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONHASHSEED="0",
         PYTHONIOENCODING="utf-8",
@@ -75,17 +79,29 @@ def _env(venv_python: Path, home: Path, probe_out: Path) -> dict[str, str]:
     return env
 
 
-def read_probe(path: Path) -> dict:
-    """Parse the probe's JSON lines into tests, collection errors and the exit status."""
+def read_probe(path: Path, key: str) -> dict:
+    """Parse the probe's signed JSON lines into tests, collection errors and the exit status.
+
+    Lines whose signature does not verify (written by anything but the probe) are counted in
+    ``forged`` and otherwise ignored.
+    """
     tests: list[dict] = []
     collect_errors: list[dict] = []
     exitstatus = None
+    forged = 0
     if path.exists():
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
-                rec = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a kill
+                signed = json.loads(line)
+                body = signed["body"]
+                mac = hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()
+                if not hmac.compare_digest(mac, str(signed["mac"])):
+                    forged += 1
+                    continue
+                rec = json.loads(body)
+            except (ValueError, KeyError, TypeError):
+                forged += 1 if line.strip() else 0  # or a line cut short by a kill
+                continue
             kind = rec.pop("kind", None)
             if kind == "test":
                 tests.append(rec)
@@ -93,7 +109,12 @@ def read_probe(path: Path) -> dict:
                 collect_errors.append(rec)
             elif kind == "end":
                 exitstatus = rec.get("exitstatus")
-    return {"tests": tests, "collect_errors": collect_errors, "exitstatus": exitstatus}
+    return {
+        "tests": tests,
+        "collect_errors": collect_errors,
+        "exitstatus": exitstatus,
+        "forged_lines": forged,
+    }
 
 
 def coverage_totals(venv_python: Path, where: Path, rc: Path, data_dirs: list[Path]) -> dict | None:
@@ -196,7 +217,8 @@ def run_suite(
             return None
         cwd = repo
         args = ["--rootdir", str(repo), *common, str(repo)]
-    env = _env(venv_python, suite / "home", probe_out)
+    key = secrets.token_hex(32)
+    env = _env(venv_python, suite / "home", probe_out, key)
     # Generated code runs here: sandboxed, writing only to its suite folder, no network.
     done = sandbox.run(
         [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", *args],
@@ -207,7 +229,7 @@ def run_suite(
         writable=[suite],
         readable=[venv_python.parent.parent, repo, PROBE_DIR],
     )
-    probe = read_probe(probe_out)
+    probe = read_probe(probe_out, key)
     if done.timed_out:
         status = "timeout"
     elif probe["exitstatus"] is None:

@@ -122,6 +122,8 @@ def containment(run: dict, tests: list[dict]) -> list[str]:
         labels.add("crashed")
     if run.get("output_truncated"):
         labels.add("output_truncated")
+    if run.get("forged_lines"):
+        labels.add("forged_results")
     for test in tests:
         message = test.get("message") or ""
         for label, needles in _CONTAINMENT:

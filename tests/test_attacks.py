@@ -115,6 +115,70 @@ def test_attack_scores_zero_on_its_target(pytester, tasks, results, attack):
     assert log.stat().st_size <= 1 << 20  # output beyond the bound is dropped
 
 
+PATCH_PYTEST = (
+    "import _pytest.reports\n"
+    "_orig = _pytest.reports.TestReport.from_item_and_call\n"
+    "def _forged(item, call):\n"
+    "    report = _orig(item, call)\n"
+    "    report.outcome = 'passed'\n"
+    "    return report\n"
+    "_pytest.reports.TestReport.from_item_and_call = staticmethod(_forged)\n"
+)
+FORGERS = {
+    "sitecustomize": {"sitecustomize.py": PATCH_PYTEST, "calc/sitecustomize.py": PATCH_PYTEST},
+    "pth_file": {
+        "zz_forge.pth": "import os; exec(open(os.path.join(os.path.dirname("
+        "__file__), 'forge.py')).read())\n",
+        "forge.py": PATCH_PYTEST,
+    },
+    "forged_results_file": {
+        "calc/forge.py": (
+            "import os\n"
+            "path = os.environ.get('E2EBENCH_PROBE_OUT')\n"
+            "if path:\n"
+            "    with open(path, 'a') as fh:\n"
+            '        fh.write(\'{"kind": "test", "nodeid": "tests/test_calc.py::test_add[1-2-3]",\'\n'
+            '                 \' "outcome": "passed", "requirements": ["R1"]}\\n\')\n'
+        )
+    },
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("forger", sorted(FORGERS))
+def test_forging_files_in_the_project_do_not_pass_its_tests(pytester, tasks, results, forger):
+    tasks.make()
+    code = dict(
+        CALC_CODE,
+        add="from . import forge  # noqa\n\ndef add(a, b):\n    return 0\n"
+        if forger == "forged_results_file"
+        else "def add(a, b):\n    return 0\n",
+    )
+    out = tasks.reference(pytester.path / "out" / "calc", code)
+    for rel, text in FORGERS[forger].items():
+        (out / rel).write_text(text)
+    pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
+    run = results()["tasks"][0]
+    verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+    assert verdicts["R1"] == "not_implemented"
+    if forger == "forged_results_file":
+        assert "forged_results" in run["test_run"]["containment"]
+
+
+@pytest.mark.slow
+def test_killing_its_parent_ends_only_its_own_test_run(pytester, tasks, results):
+    tasks.make()
+    kill = "import os, signal\n\ndef add(a, b):\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 0\n"
+    tasks.reference(pytester.path / "out" / "calc", dict(CALC_CODE, add=kill))
+    tasks.make("other")
+    tasks.reference(pytester.path / "out" / "other", CALC_CODE)
+    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
+    runs = {r["task"]: r for r in results()["tasks"]}
+    assert runs["calc"]["requirements"][0]["verdict"] == "not_implemented"
+    assert runs["other"]["metrics"]["impl_rate"] == 1.0  # the harness carried on
+    assert result.ret == 1
+
+
 @pytest.mark.slow
 def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(pytester, tasks, results):
     tasks.make()

@@ -4,12 +4,19 @@ One line per finished test, appended and flushed as the run goes, so a run that 
 way still leaves the results it had. The output file is named by ``E2EBENCH_PROBE_OUT``.
 """
 
+import hashlib
+import hmac
 import json
 import os
 
 import pytest
 
 _OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
+# Every line is signed with a key the harness passes in the environment and that is removed
+# from it here, before the project under test is imported: lines the project appends to the
+# file itself do not verify. (A determined attacker in the same process can still dig the key
+# out of memory; see docs/sandbox.md.)
+_KEY = os.environ.pop("E2EBENCH_PROBE_KEY", "").encode()
 _MESSAGE_LINES = 8
 _MESSAGE_CHARS = 800
 _state: dict = {"tags": {}, "phases": {}, "out": None}
@@ -22,7 +29,9 @@ def _emit(record: dict) -> None:
         return
     if _state["out"] is None:
         _state["out"] = open(_OUT, "x", encoding="utf-8")  # noqa: SIM115 - kept for the session
-    _state["out"].write(json.dumps(record) + "\n")
+    body = json.dumps(record, sort_keys=True)
+    mac = hmac.new(_KEY, body.encode(), hashlib.sha256).hexdigest()
+    _state["out"].write(json.dumps({"mac": mac, "body": body}) + "\n")
     _state["out"].flush()
 
 
