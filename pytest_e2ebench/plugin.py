@@ -71,7 +71,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
     if getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "loadgroup"  # keep a run's items on one worker
+        # Keep a run's items on one worker. xdist's loadgroup renames node ids, which pytest
+        # 9.2 no longer allows; there, keep each task file on one worker instead.
+        loadgroup_works = pytest.version_tuple < (9, 2)
+        config.option.dist = "loadgroup" if loadgroup_works else "loadfile"
     if workerinput and workerinput.get(_LOADGROUP):
         # Workers re-parse the command line, which does not say loadgroup: tell xdist here.
         config.option.loadgroup = True

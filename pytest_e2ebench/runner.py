@@ -236,6 +236,10 @@ def run_suite(
         status = "crashed"
     else:
         status = "completed"
+    if status == "crashed" and not probe["tests"] and done.output.startswith("bwrap:"):
+        raise InfrastructureError(
+            "sandbox", f"the sandbox could not start the tests: {done.tail(3)}"
+        )
     if status == "crashed" and not probe["tests"] and _MISSING_TOOL.search(done.output):
         raise InfrastructureError("tests", f"the test run could not start:\n{done.tail()}")
     return {

@@ -28,6 +28,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -183,7 +184,7 @@ class Sandbox:
             for path in self.hidden:
                 if path.is_dir():
                     wrapped += ["--tmpfs", str(path)]
-            for path in readable:
+            for path in [*_harness_paths(), *readable]:
                 wrapped += ["--ro-bind", str(path), str(path)]
             for path in writable:
                 wrapped += ["--bind", str(path), str(path)]
@@ -245,6 +246,26 @@ class Sandbox:
                 limit=limit,
                 preexec=self.preexec(cgroup),
             )
+
+
+@functools.cache
+def _harness_paths() -> tuple[Path, ...]:
+    """The harness's interpreter and tools, visible even when they live under /tmp."""
+    paths = {
+        Path(sys.prefix).resolve(),
+        Path(sys.base_prefix).resolve(),
+        Path(sys.executable).resolve().parent,
+    }
+    uv = shutil.which("uv") or ""
+    try:
+        import uv as uv_package
+
+        uv = uv_package.find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        pass
+    if uv:
+        paths.add(Path(uv).resolve().parent)
+    return tuple(sorted(p for p in paths if p.is_dir()))
 
 
 @functools.cache

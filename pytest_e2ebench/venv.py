@@ -132,6 +132,10 @@ def build(
         network=True,
         drop=False,
     )
+    if project.returncode != 0 and project.output.startswith("bwrap:"):
+        raise InfrastructureError(
+            "sandbox", f"the sandbox could not run the install: {project.tail(3)}"
+        )
     if project.timed_out:
         return InstallResult("editable", False, f"install timed out after {INSTALL_TIMEOUT:g}s")
     return InstallResult("editable", project.returncode == 0, project.tail(40))
