@@ -125,7 +125,7 @@ class Evaluator:
                 "migrated",
                 repo_hash,
                 task.tests_hash,
-                tree_hash(task.reference_dir) if mode != "none" else "",
+                task.reference_hash if mode != "none" else "",
                 mode,
                 self.settings.model if mode == "llm" else "",
             )

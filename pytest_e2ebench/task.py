@@ -10,6 +10,7 @@ import dataclasses
 import datetime as dt
 import functools
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -80,6 +81,20 @@ class Task:
     def tests_hash(self) -> str:
         """Content hash of the reference tests (part of the test-run cache key)."""
         return tree_hash(self.tests_dir) if self.tests_dir.is_dir() else file_hash(self.tests_dir)
+
+    @functools.cached_property
+    def reference_hash(self) -> str:
+        """Content hash of the reference implementation (oracle output, migration key)."""
+        return tree_hash(self.reference_dir)
+
+    def copy_tests(self, dest: Path) -> Path:
+        """Copy the reference tests (a folder, or one module) into the new folder ``dest``."""
+        if self.tests_dir.is_dir():
+            shutil.copytree(self.tests_dir, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            dest.mkdir(parents=True)
+            shutil.copy2(self.tests_dir, dest / self.tests_dir.name)
+        return dest
 
     @functools.cached_property
     def size(self) -> dict[str, int]:

@@ -20,7 +20,7 @@ class ReferenceAgent(Agent):
     spec = label = "reference"
 
     def cache_key(self, task: Task, run: int) -> str:
-        return tree_hash(task.reference_dir)
+        return task.reference_hash
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
         shutil.copytree(task.reference_dir, workspace, ignore=_IGNORE, dirs_exist_ok=True)

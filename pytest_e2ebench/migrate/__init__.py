@@ -151,18 +151,12 @@ def weakened(task, migrated: Path) -> list[str]:
 def pytest_e2ebench_migrate_tests(config, task, repo: Path, out: Path, mode: str):
     """The built-in migrators: ``static``, ``llm`` and ``none``."""
     if mode == "none":
-        import shutil
-
-        if task.tests_dir.is_dir():
-            shutil.copytree(task.tests_dir, out, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            out.mkdir(parents=True)
-            shutil.copy2(task.tests_dir, out / task.tests_dir.name)
+        task.copy_tests(out)
         return {"migrator": "none"}
     if mode == "static":
         from .static import migrate
 
-        return migrate(task.reference_dir, repo, task.tests_dir, out)
+        return migrate(task, repo, out)
     if mode == "llm":
         from .llm import migrate_with_llm
 

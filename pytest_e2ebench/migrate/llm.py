@@ -43,13 +43,7 @@ def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
     scope = "/".join(run_dir.parts[-3:]) + "/migrate"
     with tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp:
         work = Path(tmp)
-        if task.tests_dir.is_dir():
-            shutil.copytree(
-                task.tests_dir, work / "tests", ignore=shutil.ignore_patterns("__pycache__")
-            )
-        else:
-            (work / "tests").mkdir()
-            shutil.copy2(task.tests_dir, work / "tests" / task.tests_dir.name)
+        task.copy_tests(work / "tests")
         shutil.copytree(
             repo,
             work / "project",

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-import shutil
 from pathlib import Path
 
 from .index import ProjectIndex, Symbol, index_project
@@ -293,14 +292,10 @@ def _is_preamble(stmt: ast.stmt) -> bool:
     return docstring or future
 
 
-def migrate(reference: Path, repo: Path, tests: Path, out: Path) -> dict:
-    """Write migrated copies of ``tests`` (a folder or one module) to ``out``; return the report."""
-    mapper = Mapper(index_project(reference), index_project(repo))
-    if tests.is_dir():
-        shutil.copytree(tests, out, ignore=shutil.ignore_patterns("__pycache__"))
-    else:
-        out.mkdir(parents=True)
-        shutil.copy2(tests, out / tests.name)
+def migrate(task, repo: Path, out: Path) -> dict:
+    """Write migrated copies of ``task``'s reference tests to ``out``; return the report."""
+    mapper = Mapper(index_project(task.reference_dir), index_project(repo))
+    task.copy_tests(out)
     failed: dict[str, str] = {}
     for path in sorted(out.rglob("*.py")):
         try:
