@@ -22,7 +22,7 @@ from ..stash import SANDBOX
 from ..task import Task
 from ..testindex import is_test_module
 from .base import Agent, AgentOutcome, RunContext
-from .tools import TOOL_SCHEMAS, Toolbox
+from .tools import Toolbox
 
 PROMPT_VERSION = 2
 BASE = (
@@ -50,7 +50,6 @@ WORKFLOWS = {
     "sdagent-dt": ("developer", "tester"),
     "sdagent-ddt": ("designer", "developer", "tester"),
 }
-NUDGE = "Continue with the tools. Call submit when your part is done."
 
 
 class SDAgent(Agent):
@@ -113,29 +112,15 @@ class SDAgent(Agent):
         used = 0
         state.roles.append({"role": role, "steps": 0, "submitted": False})
         while used < budget and tools.submitted is None:
-            completion = llm.complete(messages, tools=TOOL_SCHEMAS, scope=f"{ctx.scope}/{role}")
+            before = len(tools.written)
+            completion, observations = tools.step(llm, messages, scope=f"{ctx.scope}/{role}")
             used += 1
             state.add(completion)
             state.roles[-1]["steps"] = used
-            messages.append(completion.message())
-            observations = []
-            for call in completion.tool_calls:
-                before = len(tools.written)
-                output = tools.run(call.name, call.arguments)
-                for rel in tools.written[before:]:
-                    if state.first_test_step is None and is_test_module(Path(rel)):
-                        state.first_test_step = state.steps
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
-                observations.append(
-                    {
-                        "id": call.id,
-                        "name": call.name,
-                        "arguments": call.arguments,
-                        "output": output,
-                    }
-                )
-            if not completion.tool_calls:
-                messages.append({"role": "user", "content": NUDGE})
+            if state.first_test_step is None and any(
+                is_test_module(Path(rel)) for rel in tools.written[before:]
+            ):
+                state.first_test_step = state.steps
             state.log(role, completion, observations)
             ctx.progress(
                 {

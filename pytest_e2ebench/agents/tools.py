@@ -14,12 +14,14 @@ import os
 import re
 from pathlib import Path
 
+from ..llm.base import Completion
 from ..sandbox import Sandbox
 
 OUTPUT_LIMIT = 10_000  # characters of a command's output shown to the model
 VIEW_LINES = 200
 MAX_MATCHES = 100
 COMMAND_TIMEOUT = 300.0
+NUDGE = "Continue with the tools. Call submit when your part is done."
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache"}
 
 
@@ -228,6 +230,25 @@ class Toolbox:
                     if len(hits) >= MAX_MATCHES:
                         return "\n".join(hits) + "\n[more matches not shown]"
         return "\n".join(hits) or "[no matches]"
+
+    def step(self, llm, messages: list[dict], scope: str) -> tuple[Completion, list[dict]]:
+        """One agent step: ask the model, run the tools it called, extend ``messages``.
+
+        Returns the completion and the observations (id, name, arguments, output) of its tool
+        calls. An answer without tool calls is followed by a nudge to use the tools.
+        """
+        completion = llm.complete(messages, tools=TOOL_SCHEMAS, scope=scope)
+        messages.append(completion.message())
+        observations = []
+        for call in completion.tool_calls:
+            output = self.run(call.name, call.arguments)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+            observations.append(
+                {"id": call.id, "name": call.name, "arguments": call.arguments, "output": output}
+            )
+        if not completion.tool_calls:
+            messages.append({"role": "user", "content": NUDGE})
+        return completion, observations
 
     def tool_submit(self, summary: str = "") -> str:
         """End the current role."""

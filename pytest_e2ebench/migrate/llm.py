@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..agents.tools import TOOL_SCHEMAS, Toolbox
+from ..agents.tools import Toolbox
 from ..venv import python_of
 
 SYSTEM = (
@@ -82,17 +82,16 @@ def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
         steps, tokens = 0, [0, 0]
         with trajectory.open("w") as log:
             while steps < settings.max_steps and tools.submitted is None:
-                completion = llm.complete(messages, tools=TOOL_SCHEMAS, scope=scope)
+                completion, observations = tools.step(llm, messages, scope=scope)
                 steps += 1
                 tokens[0] += completion.prompt_tokens
                 tokens[1] += completion.completion_tokens
-                messages.append(completion.message())
-                for call in completion.tool_calls:
-                    output = tools.run(call.name, call.arguments)
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
-                if not completion.tool_calls:
-                    messages.append({"role": "user", "content": "Use the tools; submit when done."})
-                log.write(json.dumps({"step": steps, "completion": completion.to_dict()}) + "\n")
+                line = {
+                    "step": steps,
+                    "completion": completion.to_dict(),
+                    "observations": observations,
+                }
+                log.write(json.dumps(line) + "\n")
         shutil.copytree(work / "tests", out, ignore=shutil.ignore_patterns("__pycache__"))
     return {
         "migrator": "llm",
