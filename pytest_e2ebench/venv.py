@@ -79,6 +79,46 @@ class InstallResult:
         return dataclasses.asdict(self)
 
 
+def _create(
+    venv: Path, logs: Path, packages: list[str], *, stage: str, seed: bool = False, prefix: str = ""
+) -> None:
+    """Create ``venv`` with uv and install ``packages`` (harness code only, no project code).
+
+    Failing here is never the agent's fault: an :class:`InfrastructureError` of ``stage``.
+    """
+    uv, env = uv_binary(), _env()
+    logs.mkdir(parents=True, exist_ok=True)
+
+    def step(name: str, args: list[str]) -> process.Completed:
+        return process.run(
+            args, cwd=logs, env=env, timeout=INSTALL_TIMEOUT, log=logs / f"{prefix}{name}.log"
+        )
+
+    made = step(
+        "venv",
+        [
+            uv,
+            "venv",
+            "--quiet",
+            *(["--seed"] if seed else []),
+            "--python",
+            sys.executable,
+            str(venv),
+        ],
+    )
+    if made.returncode != 0:
+        raise InfrastructureError(stage, f"uv venv failed:\n{made.tail()}")
+    tools = step(
+        "tools", [uv, "pip", "install", "--quiet", "--python", str(python_of(venv)), *packages]
+    )
+    if tools.returncode != 0:
+        raise InfrastructureError(
+            stage,
+            f"installing {', '.join(packages)} failed; is the package index reachable?\n"
+            f"{tools.tail()}",
+        )
+
+
 def build(
     venv: Path,
     repo: Path,
@@ -91,27 +131,8 @@ def build(
     The task's test requirements are the harness's: failing to install them is an
     infrastructure error, like failing to install pytest.
     """
-    uv = uv_binary()
-    env = _env()
-    logs.mkdir(parents=True, exist_ok=True)
-
-    def step(name: str, args: list[str]) -> process.Completed:
-        return process.run(
-            args, cwd=repo, env=env, timeout=INSTALL_TIMEOUT, log=logs / f"{name}.log"
-        )
-
-    made = step("venv", [uv, "venv", "--quiet", "--python", sys.executable, str(venv)])
-    if made.returncode != 0:
-        raise InfrastructureError("venv", f"uv venv failed:\n{made.tail()}")
-    py = str(python_of(venv))
-    wanted = [*tool_requirements(), *test_requires]
-    tools = step("tools", [uv, "pip", "install", "--quiet", "--python", py, *wanted])
-    if tools.returncode != 0:
-        raise InfrastructureError(
-            "venv",
-            f"installing the test tools ({', '.join(wanted)}) failed; "
-            f"is the package index reachable?\n{tools.tail()}",
-        )
+    _create(venv, logs, [*tool_requirements(), *test_requires], stage="venv")
+    uv, env, py = uv_binary(), _env(), str(python_of(venv))
     if not is_installable(repo):
         site = next((venv / "lib").glob("python*/site-packages"))
         paths = [str(repo)] + ([str(repo / "src")] if (repo / "src").is_dir() else [])
@@ -148,36 +169,15 @@ def agent_env(venv: Path, logs: Path) -> dict[str, str]:
     built separately, from the repository alone.
     """
     if not python_of(venv).exists():
-        uv = uv_binary()
-        env = _env()
-        logs.mkdir(parents=True, exist_ok=True)
-        made = process.run(
-            [uv, "venv", "--quiet", "--seed", "--python", sys.executable, str(venv)],
-            cwd=logs,
-            env=env,
-            timeout=INSTALL_TIMEOUT,
-            log=logs / "agent-venv.log",
+        # setuptools: so the agent can pip install --no-build-isolation without a network
+        _create(
+            venv,
+            logs,
+            [*tool_requirements(), "setuptools"],
+            stage="agent",
+            seed=True,
+            prefix="agent-",
         )
-        tools = process.run(
-            [
-                uv,
-                "pip",
-                "install",
-                "--quiet",
-                "--python",
-                str(python_of(venv)),
-                *tool_requirements(),
-                "setuptools",  # so the agent can pip install --no-build-isolation offline
-            ],
-            cwd=logs,
-            env=env,
-            timeout=INSTALL_TIMEOUT,
-            log=logs / "agent-tools.log",
-        )
-        if made.returncode != 0 or tools.returncode != 0:
-            raise InfrastructureError(
-                "agent", f"could not build the agent's environment:\n{made.tail()}\n{tools.tail()}"
-            )
     env = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TERM", "TMPDIR")}
     env.update(
         PATH=f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', os.defpath)}",
