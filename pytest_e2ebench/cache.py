@@ -120,11 +120,16 @@ class Stage:
             return None
         return doc.get("data")
 
-    def reset(self) -> Path:
-        """Forget this stage: drop the manifest first, then the output; return a fresh folder."""
+    def reset(self, *, create: bool = True) -> Path:
+        """Forget this stage: drop the manifest first, then the output.
+
+        Returns the output folder, created empty unless ``create`` is false (for producers that
+        create it themselves).
+        """
         remove(self.manifest)
         remove(self.dir)
-        self.dir.mkdir(parents=True)
+        if create:
+            self.dir.mkdir(parents=True)
         return self.dir
 
     def commit(self, data: dict) -> dict:

@@ -15,7 +15,7 @@ import pytest
 
 from . import progress, runner, venv
 from .agents import Agent, RunContext
-from .cache import Stage, key_of, locked, remove, tree_hash
+from .cache import Stage, key_of, locked, tree_hash
 from .errors import InfrastructureError
 from .judge import judge
 from .metrics import run_metrics, suite_metrics
@@ -131,8 +131,7 @@ class Evaluator:
             )
             migration = stage.load()
             if migration is None:
-                out = stage.reset()
-                remove(out)  # the migrator creates it
+                out = stage.reset(create=False)  # the migrator creates it
                 migration = stage.commit(run_migration(self.config, task, repo, out, mode))
             migrated = stage.dir
 

@@ -29,7 +29,7 @@ from . import process
 from .errors import InfrastructureError
 from .probe import PROBE_DIR, PROBE_PLUGIN
 from .sandbox import Sandbox
-from .workspace import code_files, coverage_omit
+from .workspace import coverage_omit
 
 COVERAGE_TIMEOUT = 300.0
 _MISSING_TOOL = re.compile(r"No module named '?(pytest|coverage|pytest_timeout|e2ebench_probe)\b")
@@ -291,5 +291,4 @@ def run_all(
         "extended": extended,
         "original": original,
         "all_coverage": union,
-        "code_files": len(code_files(repo)),
     }
