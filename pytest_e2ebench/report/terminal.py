@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ..collect import PROPERTY
-from ..metrics import mean_std, summarize
+from ..metrics import mean_std
 from . import results
 
 RESULTS_FILE = "results.json"
@@ -51,6 +51,7 @@ class Reporter:
         self.out = out
         self.records: dict[tuple[str, str, int], dict] = {}
         self.results_path: Path | None = None
+        self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
 
@@ -80,7 +81,8 @@ class Reporter:
         if not self.records:
             return
         self.results_path = self.out / RESULTS_FILE
-        results.write(self.results_path, results.build(list(self.records.values())))
+        self.document = results.build(list(self.records.values()))
+        results.write(self.results_path, self.document)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.collected_tasks:
@@ -88,21 +90,9 @@ class Reporter:
         if not self.records:
             return
         tr = terminalreporter
-        rows = self._rows()
-        headers = ["task", "agent", "runs", *(c[0] for c in COLUMNS)]
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
         tr.write_sep("=", "e2ebench summary")
-
-        def line(cells: list[str]) -> str:
-            first = [c.ljust(w) for c, w in zip(cells[:2], widths[:2], strict=True)]
-            rest = [c.rjust(w) for c, w in zip(cells[2:], widths[2:], strict=True)]
-            return "  ".join(first + rest).rstrip()
-
-        tr.write_line(line(headers))
-        for row in rows:
-            if row[0] == "overall" and row is rows[len(rows) - self._n_agents()]:
-                tr.write_line("-" * len(line(headers)))
-            tr.write_line(line(row))
+        headers = ["task", "agent", "runs", *(c[0] for c in COLUMNS)]
+        _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
         self._judge_lines(tr)
         errored = [r for r in self.records.values() if r.get("status") == "error"]
         if errored:
@@ -117,13 +107,8 @@ class Reporter:
     def _catalog(self, tr) -> None:
         from ..catalog import HEADERS, rows
 
-        table = rows(self.collected_tasks.values())
-        widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(HEADERS)]
         tr.write_sep("=", "e2ebench tasks")
-        for cells in [list(HEADERS), *table]:
-            left = [c.ljust(w) for c, w in zip(cells[:4], widths[:4], strict=True)]
-            right = [c.rjust(w) for c, w in zip(cells[4:], widths[4:], strict=True)]
-            tr.write_line("  ".join(left + right).rstrip())
+        _write_table(tr, list(HEADERS), [rows(self.collected_tasks.values())], left=4)
 
     def _judge_lines(self, tr) -> None:
         """LLM judge: failure classes of not-implemented requirements, agreement with tests."""
@@ -147,10 +132,8 @@ class Reporter:
                     line += f"; {key} with tests {stats['mean']:.2f}"
             tr.write_line(line)
 
-    def _n_agents(self) -> int:
-        return len({agent for _, agent, _ in self.records})
-
-    def _rows(self) -> list[list[str]]:
+    def _task_rows(self) -> list[list[str]]:
+        """Per (task, agent): the mean over runs of each column."""
         by_task: dict[tuple[str, str], list[dict]] = {}
         for (task, agent, _run), rec in sorted(self.records.items()):
             by_task.setdefault((task, agent), []).append(rec)
@@ -162,11 +145,33 @@ class Reporter:
                 stats = mean_std(m[key] for m in metrics)
                 cells.append(_fmt(stats["mean"], kind) if metrics else "error")
             rows.append(cells)
-        summary = summarize(list(self.records.values()))
-        for agent, stats in summary.items():
+        return rows
+
+    def _overall_rows(self) -> list[list[str]]:
+        """Per agent: results.json's summary (mean, and ± std over several runs)."""
+        rows = []
+        for agent, stats in self.document["summary"].items():
             cells = ["overall", agent, str(stats["runs"])]
             for _, key, kind in COLUMNS:
                 s = stats.get(key, {"mean": None, "std": None})
                 cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
             rows.append(cells)
         return rows
+
+
+def _write_table(tr, headers: list[str], sections: list[list[list[str]]], left: int) -> None:
+    """Aligned columns (the first ``left`` to the left, the rest right), a rule between sections."""
+    body = [row for section in sections for row in section]
+    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        first = [c.ljust(w) for c, w in zip(cells[:left], widths[:left], strict=True)]
+        rest = [c.rjust(w) for c, w in zip(cells[left:], widths[left:], strict=True)]
+        return "  ".join(first + rest).rstrip()
+
+    tr.write_line(line(headers))
+    for index, section in enumerate(sections):
+        if index:
+            tr.write_line("-" * len(line(headers)))
+        for row in section:
+            tr.write_line(line(row))
