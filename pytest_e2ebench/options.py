@@ -21,130 +21,104 @@ DEFAULT_AGENT_TIMEOUT = 3600.0
 LLM_CACHE_MODES = ("off", "record", "replay")
 
 
+def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, **kwargs) -> None:
+    """``--e2e-NAME`` (CLI default None, so the ini value applies) and its ini twin."""
+    flag, key = f"--e2e-{name}", name.replace("-", "_")
+    group.addoption(flag, dest=f"e2e_{key}", default=None, help=help, **kwargs)
+    ini_type = "bool" if kwargs.get("action") == "store_true" else None
+    parser.addini(f"e2ebench_{key}", f"default for {flag}", type=ini_type, default=ini_default)
+
+
 def addoption(parser: pytest.Parser) -> None:
     """Register the ``--e2e-*`` options and their ``e2ebench_*`` ini twins."""
+    from .sandbox import MODES as SANDBOX_MODES
+
     group = parser.getgroup("e2ebench", "benchmark LLM agents on whole projects (pytest-e2ebench)")
-    group.addoption(
-        "--e2e-agent",
-        dest="e2e_agent",
-        default=None,
-        metavar="NAME[,NAME...]",
-        help="run the benchmark with these agents: reference, nop, dir:PATH, or a plugin's "
-        "agent. Without it only the project's own tests run.",
-    )
-    parser.addini("e2ebench_agent", "default for --e2e-agent", default="")
-    group.addoption(
-        "--e2e-runs",
-        dest="e2e_runs",
-        default=None,
-        type=int,
-        metavar="N",
-        help="repeat each (task, agent) N independent times (default 1).",
-    )
-    parser.addini("e2ebench_runs", "default for --e2e-runs", default="1")
-    group.addoption(
-        "--e2e-tasks",
-        dest="e2e_tasks",
-        default=None,
-        metavar="PATH",
-        help=f"folder of benchmark task folders (default {DEFAULT_TASKS}).",
-    )
-    parser.addini("e2ebench_tasks", "default for --e2e-tasks", default=DEFAULT_TASKS)
-    group.addoption(
-        "--e2e-out",
-        dest="e2e_out",
-        default=None,
-        metavar="DIR",
-        help=f"where stage outputs, caches and results.json go (default {DEFAULT_OUT}).",
-    )
-    parser.addini("e2ebench_out", "default for --e2e-out", default=DEFAULT_OUT)
-    group.addoption(
-        "--e2e-rerun",
-        dest="e2e_rerun",
-        action="store_true",
-        default=None,
-        help="ignore cached stage outputs and redo every stage.",
-    )
-    parser.addini("e2ebench_rerun", "default for --e2e-rerun", type="bool", default=False)
-    group.addoption(
-        "--e2e-timeout",
-        dest="e2e_timeout",
-        default=None,
-        type=float,
-        metavar="SECONDS",
-        help=f"wall-clock limit for one test-suite run; its process group is killed after it "
-        f"(default {DEFAULT_TIMEOUT:g}).",
-    )
-    parser.addini("e2ebench_timeout", "default for --e2e-timeout", default=str(DEFAULT_TIMEOUT))
-    group.addoption(
-        "--e2e-migrate",
-        dest="e2e_migrate",
-        default=None,
-        metavar="static|llm|none",
-        help="how the reference tests are adapted to the agent's code: static (default: map "
-        "imported names onto the generated project), llm (a migration agent), none.",
-    )
-    parser.addini("e2ebench_migrate", "default for --e2e-migrate", default="static")
-    group.addoption(
-        "--e2e-judge",
-        dest="e2e_judge",
-        default=None,
-        metavar="tests|llm|both",
-        help="who decides each requirement: tests (default: all its tests pass), llm (three "
-        "LLM votes must agree), both (both recorded, items follow tests).",
-    )
-    parser.addini("e2ebench_judge", "default for --e2e-judge", default="tests")
-    group.addoption(
-        "--e2e-sandbox",
-        dest="e2e_sandbox",
-        default=None,
-        choices=("auto", "bwrap", "unshare", "none"),
-        help="how generated code is isolated: auto (default: bwrap if it works, else unshare), "
-        "bwrap, unshare, none (warned).",
-    )
-    parser.addini("e2ebench_sandbox", "default for --e2e-sandbox", default="auto")
-    _add_llm_options(parser, group)
-
-
-def _add_llm_options(parser: pytest.Parser, group) -> None:
-    group.addoption(
-        "--e2e-model",
-        dest="e2e_model",
-        default=None,
-        metavar="MODEL",
-        help="model name for LLM agents, as the endpoint knows it.",
-    )
-    parser.addini("e2ebench_model", "default for --e2e-model", default="")
-    group.addoption(
-        "--e2e-llm-base-url",
-        dest="e2e_llm_base_url",
-        default=None,
-        metavar="URL",
-        help="OpenAI-compatible endpoint for LLM agents (else $OPENAI_BASE_URL); the key is "
-        "read from $OPENAI_API_KEY.",
-    )
-    parser.addini("e2ebench_llm_base_url", "default for --e2e-llm-base-url", default="")
-    group.addoption(
-        "--e2e-llm-cache",
-        dest="e2e_llm_cache",
-        default=None,
-        choices=LLM_CACHE_MODES,
-        help="record LLM answers to DIR/llm-cache, replay them offline (a miss is an error), "
-        "or off (default).",
-    )
-    parser.addini("e2ebench_llm_cache", "default for --e2e-llm-cache", default="off")
-    group.addoption(
-        "--e2e-max-steps",
-        dest="e2e_max_steps",
-        default=None,
-        type=int,
-        metavar="N",
-        help=f"step limit of a tool-using agent run, all roles together "
-        f"(default {DEFAULT_MAX_STEPS}).",
-    )
-    parser.addini(
-        "e2ebench_max_steps", "default for --e2e-max-steps", default=str(DEFAULT_MAX_STEPS)
-    )
+    for name, ini_default, help, kwargs in (
+        (
+            "agent",
+            "",
+            "run the benchmark with these agents: reference, nop, dir:PATH, or a "
+            "plugin's agent. Without it only the project's own tests run.",
+            {"metavar": "NAME[,NAME...]"},
+        ),
+        (
+            "runs",
+            "1",
+            "repeat each (task, agent) N independent times (default 1).",
+            {"type": int, "metavar": "N"},
+        ),
+        (
+            "tasks",
+            DEFAULT_TASKS,
+            f"folder of benchmark task folders (default {DEFAULT_TASKS}).",
+            {"metavar": "PATH"},
+        ),
+        (
+            "out",
+            DEFAULT_OUT,
+            f"where stage outputs, caches and results.json go (default {DEFAULT_OUT}).",
+            {"metavar": "DIR"},
+        ),
+        (
+            "rerun",
+            False,
+            "ignore cached stage outputs and redo every stage.",
+            {"action": "store_true"},
+        ),
+        (
+            "timeout",
+            str(DEFAULT_TIMEOUT),
+            "wall-clock limit for one test-suite run; its process "
+            f"group is killed after it (default {DEFAULT_TIMEOUT:g}).",
+            {"type": float, "metavar": "SECONDS"},
+        ),
+        (
+            "migrate",
+            "static",
+            "how the reference tests are adapted to the agent's code: static "
+            "(default: map imported names onto the generated project), llm (a migration agent), "
+            "none.",
+            {"metavar": "static|llm|none"},
+        ),
+        (
+            "judge",
+            "tests",
+            "who decides each requirement: tests (default: all its tests pass), "
+            "llm (three LLM votes must agree), both (both recorded, items follow tests).",
+            {"metavar": "tests|llm|both"},
+        ),
+        (
+            "sandbox",
+            "auto",
+            "how generated code is isolated: auto (default: bwrap if it works, "
+            "else unshare), bwrap, unshare, none (warned).",
+            {"choices": SANDBOX_MODES},
+        ),
+        ("model", "", "model name for LLM agents, as the endpoint knows it.", {"metavar": "MODEL"}),
+        (
+            "llm-base-url",
+            "",
+            "OpenAI-compatible endpoint for LLM agents (else "
+            "$OPENAI_BASE_URL); the key is read from $OPENAI_API_KEY.",
+            {"metavar": "URL"},
+        ),
+        (
+            "llm-cache",
+            "off",
+            "record LLM answers to DIR/llm-cache, replay them offline (a miss "
+            "is an error), or off (default).",
+            {"choices": LLM_CACHE_MODES},
+        ),
+        (
+            "max-steps",
+            str(DEFAULT_MAX_STEPS),
+            "step limit of a tool-using agent run, all roles "
+            f"together (default {DEFAULT_MAX_STEPS}).",
+            {"type": int, "metavar": "N"},
+        ),
+    ):
+        _twin(parser, group, name, ini_default, help, **kwargs)
     parser.addini("e2ebench_temperature", "sampling temperature of LLM agents", default="0.2")
     parser.addini(
         "e2ebench_llm_retries", "retries of a failing LLM call (with backoff)", default="4"
