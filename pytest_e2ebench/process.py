@@ -81,17 +81,16 @@ def run(
     cwd: Path,
     env: dict[str, str],
     timeout: float,
-    log: Path | None = None,
+    log: Path,
     limit: int = OUTPUT_LIMIT,
     preexec: Callable[[], None] | None = None,
 ) -> Completed:
     """Run ``args``; kill its process group after ``timeout`` seconds or when it ends.
 
     Output (stdout and stderr interleaved) is read through a pipe: the first ``limit`` bytes
-    go to ``log`` (default: a file beside ``cwd``), the rest is counted and dropped, so a flood
-    of output costs neither disk nor memory.
+    go to ``log``, the rest is counted and dropped, so a flood of output costs neither disk
+    nor memory.
     """
-    log = log or cwd / f".e2ebench-{os.getpid()}-{time.monotonic_ns()}.log"
     start = time.monotonic()
     timed_out = False
     counts = [0]

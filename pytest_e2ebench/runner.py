@@ -60,14 +60,15 @@ def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
     return rc
 
 
-def _env(venv_python: Path, home: Path, probe_out: Path, key: str = "") -> dict[str, str]:
+def _env(
+    venv_python: Path, home: Path, probe_out: Path | None = None, key: str = ""
+) -> dict[str, str]:
+    """The environment of a test run (with the probe's output file and key) or of coverage."""
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env["PATH"] = f"{venv_python.parent}{os.pathsep}{env.get('PATH', os.defpath)}"
     env.update(
         PYTHONPATH=str(PROBE_DIR),
         PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-        E2EBENCH_PROBE_OUT=str(probe_out),
-        E2EBENCH_PROBE_KEY=key,
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONHASHSEED="0",
         PYTHONIOENCODING="utf-8",
@@ -75,6 +76,8 @@ def _env(venv_python: Path, home: Path, probe_out: Path, key: str = "") -> dict[
         TZ="UTC",
         VIRTUAL_ENV=str(venv_python.parent.parent),
     )
+    if probe_out is not None:
+        env.update(E2EBENCH_PROBE_OUT=str(probe_out), E2EBENCH_PROBE_KEY=key)
     env.setdefault("LANG", "C.UTF-8")
     return env
 
@@ -125,7 +128,7 @@ def coverage_totals(venv_python: Path, where: Path, rc: Path, data_dirs: list[Pa
     data_dirs = [d for d in data_dirs if d.exists()]
     if not any(d.is_file() or any(d.glob("data*")) for d in data_dirs):
         return None
-    env = _env(venv_python, where, where / "unused.jsonl")
+    env = _env(venv_python, where)
     base = [str(venv_python), "-m", "coverage"]
     combine = process.run(
         [*base, "combine", "--keep", f"--rcfile={rc}", *map(str, data_dirs)],

@@ -16,9 +16,8 @@ import threading
 from pathlib import Path
 
 from ..cache import write_json
+from ..options import LLM_CACHE_MODES
 from .base import Completion, LLMUnavailable
-
-MODES = ("off", "record", "replay")
 
 
 class ReplayMiss(LLMUnavailable):
@@ -37,7 +36,7 @@ class CachedLLM:
     """Wraps an LLM with a record/replay tape under ``root``."""
 
     def __init__(self, inner, root: Path, mode: str) -> None:
-        if mode not in MODES:
+        if mode not in LLM_CACHE_MODES:
             raise ValueError(mode)
         self.inner = inner
         self.model = inner.model

@@ -22,8 +22,6 @@ from ..cache import file_hash
 from ..errors import InfrastructureError
 from ..testindex import is_test_module
 
-MODES = ("static", "llm", "none")
-
 
 class MigrationRejected(InfrastructureError):
     """A migrator changed the generated project."""
