@@ -105,6 +105,13 @@ class RequirementItem(pytest.Item):
             first = f" — {message[0][:200]}" if message else ""
             lines.append(f"  {test['outcome'].upper():7} {test['nodeid']}{first}")
             lines.extend(f"          {m[:200]}" for m in message[1:3])
+            properties = test.get("properties", {})
+            if "screenshot" in properties:
+                lines.append(f"          screenshot: {properties['screenshot']}")
+            if properties.get("console"):
+                console = properties["console"].splitlines()
+                lines.append(f"          browser console ({len(console)} lines, last first):")
+                lines.extend(f"            {c[:200]}" for c in reversed(console[-3:]))
         hidden = len(verdict["failing"]) - MAX_LISTED_FAILURES
         if hidden > 0:
             lines.append(f"  … and {hidden} more")

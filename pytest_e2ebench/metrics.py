@@ -9,6 +9,9 @@ Definitions (rates are fractions in [0, 1]; a metric that does not apply is ``No
 * ``pass_rate`` — passed / (total − skipped) over the reference tests.
 * ``test_acc`` — passed / total (E2EDev Test.Acc: every test case counts).
 * ``balanced`` — 0.6 · req_acc + 0.4 · test_acc (E2EDev §B.2).
+* ``executability`` — web tasks: 1 when the app's page loads (HTTP 200) without an uncaught
+  script error, else 0; averaged over runs it is the share of executable apps (``None`` for
+  other kinds).
 * coverage of the generated code: ``line_coverage`` = covered lines / statements,
   ``branch_coverage`` = covered branches / branches, with the covered counts.
 * ``code_lines`` (non-blank) and ``code_files`` of the generated project's Python sources.
@@ -32,6 +35,7 @@ METRIC_KEYS = (
     "pass_rate",
     "test_acc",
     "balanced",
+    "executability",
     "passed",
     "failed",
     "errors",
@@ -57,6 +61,7 @@ SUMMARY_KEYS = (
     "pass_rate",
     "test_acc",
     "balanced",
+    "executability",
     "line_coverage",
     "branch_coverage",
     "code_lines",
@@ -112,6 +117,7 @@ def run_metrics(
     suite: Mapping,
     code: Mapping[str, int],
     agent: Mapping,
+    web: Mapping | None = None,
 ) -> dict:
     """All metrics of one (task, agent, run) in the order of :data:`METRIC_KEYS`."""
     n = len(requirements)
@@ -130,6 +136,7 @@ def run_metrics(
         "pass_rate": suite["pass_rate"],
         "test_acc": test_acc,
         "balanced": balanced,
+        "executability": None if not web else float(bool(web.get("executable"))),
         **{k: suite[k] for k in ("passed", "failed", "errors", "skipped")},
         **{
             k: suite[k]

@@ -24,7 +24,8 @@ from .options import Settings
 from .stash import SANDBOX
 from .task import Task
 from .verdicts import containment, effective_tests
-from .workspace import code_size
+from .web import web_requirements
+from .workspace import code_size, suffixes_for
 
 RECORD_SCHEMA = "e2ebench-run/1"
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
@@ -104,14 +105,21 @@ class Evaluator:
             repo_hash = agent_data["repo_hash"]
 
             # 2. a virtual environment with the project installed
+            web = task.kind == "web"
+            requires = (*task.test_requires, *(web_requirements() if web else ()))
             stage = self._stage(
-                run_dir, "venv", repo_hash, venv.fingerprint(), task.test_requires, str(run_dir)
+                run_dir, "venv", repo_hash, venv.fingerprint(), requires, web, str(run_dir)
             )
             install = stage.load()
             if install is None:
                 env_dir = stage.reset()
                 built = venv.build(
-                    env_dir, repo, run_dir / "logs", task.test_requires, self.config.stash[SANDBOX]
+                    env_dir,
+                    repo,
+                    run_dir / "logs",
+                    requires,
+                    self.config.stash[SANDBOX],
+                    install_project=not web,
                 )
                 install = stage.commit(built.to_dict())
             python = venv.python_of(stage.dir)
@@ -119,7 +127,8 @@ class Evaluator:
             venv_key = stage.key
 
             # 3. the reference tests migrated onto the project (which must stay untouched)
-            mode = self.settings.migrate
+            # Scenarios drive the app through the browser: there is nothing to migrate.
+            mode = "none" if web else self.settings.migrate
             stage = self._stage(
                 run_dir,
                 "migrated",
@@ -169,7 +178,7 @@ class Evaluator:
                 judgement = stage.commit(
                     judge(self.config, task, repo, tests, self.settings.judge, run_dir)
                 )
-            code = code_size(repo)
+            code = code_size(repo, suffixes_for(task.kind))
         return build_record(
             task,
             agent,
@@ -229,7 +238,7 @@ def build_record(
         "run": run,
         "status": "ok",
         "requirements": requirements,
-        "metrics": run_metrics(requirements, extended, code, agent_data),
+        "metrics": run_metrics(requirements, extended, code, agent_data, extended_run.get("web")),
         # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
         "suites": {"original": original, "extended": extended, "all": everything},
         "migration": {
@@ -241,6 +250,8 @@ def build_record(
             **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
             "containment": containment(extended_run, tests),
         },
+        # web tasks: did the app load without a breaking script error; browser start times
+        **({"web": extended_run["web"]} if extended_run.get("web") else {}),
         "notes": notes,
         "task_meta": task_meta(task),
         "dir": str(run_dir),

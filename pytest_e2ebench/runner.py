@@ -15,11 +15,13 @@ the union of both runs' coverage data.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
 import os
 import re
+import resource
 import secrets
 import shutil
 import textwrap
@@ -29,10 +31,13 @@ from . import process
 from .errors import InfrastructureError
 from .probe import PROBE_DIR, PROBE_PLUGIN
 from .sandbox import Sandbox
+from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
 
 COVERAGE_TIMEOUT = 300.0
-_MISSING_TOOL = re.compile(r"No module named '?(pytest|coverage|pytest_timeout|e2ebench_probe)\b")
+_MISSING_TOOL = re.compile(
+    r"No module named '?(pytest|coverage|pytest_timeout|e2ebench_probe|e2ebench_web|pytest_bdd)\b"
+)
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 _IGNORE = shutil.ignore_patterns("__pycache__")
 INI = textwrap.dedent(
@@ -92,6 +97,7 @@ def read_probe(path: Path, key: str) -> dict:
     collect_errors: list[dict] = []
     exitstatus = None
     forged = 0
+    web: dict = {}
     if path.exists():
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
@@ -112,12 +118,17 @@ def read_probe(path: Path, key: str) -> dict:
                 collect_errors.append(rec)
             elif kind == "end":
                 exitstatus = rec.get("exitstatus")
-    return {
+            elif kind in ("web", "web_end"):
+                web.update(rec)
+    found = {
         "tests": tests,
         "collect_errors": collect_errors,
         "exitstatus": exitstatus,
         "forged_lines": forged,
     }
+    if web:
+        found["web"] = web
+    return found
 
 
 def coverage_totals(venv_python: Path, where: Path, rc: Path, data_dirs: list[Path]) -> dict | None:
@@ -184,11 +195,14 @@ def run_suite(
     timeout: float,
     test_timeout: float,
     sandbox: Sandbox,
+    web: dict[str, str] | None = None,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
     ``tests`` is the folder of (migrated) reference tests for a harness-owned suite, or None for
-    the agent's own tests in ``repo``.
+    the agent's own tests in ``repo``. ``web`` (the environment of a web task's run: where the
+    browser is) runs Gherkin scenarios against the app served from ``repo``; the app is not
+    Python, so there is no coverage.
     """
     suite = eval_dir / name
     suite.mkdir(parents=True)
@@ -196,7 +210,9 @@ def run_suite(
     probe_out = suite / "probe.jsonl"
     rc = _coveragerc(suite, repo, suite / "coverage" / "data")
     (suite / "coverage").mkdir()
+    plugins = ["-p", WEB_PLUGIN, "-p", "pytest_bdd.plugin"] if web is not None else []
     common = [
+        *plugins,
         "-p",
         PROBE_PLUGIN,
         "-p",
@@ -222,15 +238,25 @@ def run_suite(
         args = ["--rootdir", str(repo), *common, str(repo)]
     key = secrets.token_hex(32)
     env = _env(venv_python, suite / "home", probe_out, key)
+    command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", *args]
+    if web is not None:
+        command = [str(venv_python), "-m", "pytest", *args]
+        env.update(web, E2EBENCH_APP_DIR=str(repo), E2EBENCH_ARTIFACTS=str(suite / "artifacts"))
+        # Chromium reserves far more address space than it uses: no address-space limit.
+        sandbox = dataclasses.replace(
+            sandbox,
+            limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
+        )
     # Generated code runs here: sandboxed, writing only to its suite folder, no network.
     done = sandbox.run(
-        [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", *args],
+        command,
         cwd=cwd,
         env=env,
         timeout=timeout,
         log=suite / "pytest.log",
         writable=[suite],
         readable=[venv_python.parent.parent, repo, PROBE_DIR],
+        network=web is not None and web.get("E2EBENCH_WEB_NETWORK") == "1",
     )
     probe = read_probe(probe_out, key)
     if done.timed_out:
@@ -243,6 +269,8 @@ def run_suite(
         raise InfrastructureError(
             "sandbox", f"the sandbox could not start the tests: {done.tail(3)}"
         )
+    if probe.get("web", {}).get("browser_error"):
+        raise InfrastructureError("browser", probe["web"]["browser_error"])
     if status == "crashed" and not probe["tests"] and _MISSING_TOOL.search(done.output):
         raise InfrastructureError("tests", f"the test run could not start:\n{done.tail()}")
     return {
@@ -250,7 +278,9 @@ def run_suite(
         "returncode": done.returncode,
         "duration_s": round(done.duration_s, 3),
         "output_truncated": done.truncated,
-        "coverage": coverage_totals(venv_python, suite, rc, [suite / "coverage"]),
+        "coverage": None
+        if web is not None
+        else coverage_totals(venv_python, suite, rc, [suite / "coverage"]),
         **probe,
     }
 
@@ -273,6 +303,11 @@ def run_all(
         test_timeout=task.test_timeout,
         sandbox=sandbox,
     )
+    if task.kind == "web":
+        # Only the reference scenarios: an agent's own tests of a web app are not run.
+        web = {**browser_binaries(), "E2EBENCH_WEB_NETWORK": "1" if task.network else "0"}
+        extended = run_suite("extended", tests=tests, web=web, **kwargs)
+        return {"extended": extended, "original": None, "all_coverage": None}
     extended = run_suite("extended", tests=tests, **kwargs)
     original = run_suite("original", tests=None, **kwargs)
     union = None

@@ -61,7 +61,10 @@ class Limits:
             (resource.RLIMIT_NOFILE, self.nofile),
         ):
             soft, hard = resource.getrlimit(which)
-            cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            if value == resource.RLIM_INFINITY or hard == resource.RLIM_INFINITY:
+                cap = hard if value == resource.RLIM_INFINITY else value
+            else:
+                cap = min(value, hard)
             resource.setrlimit(which, (cap, cap))
 
 

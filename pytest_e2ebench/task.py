@@ -19,7 +19,8 @@ from .errors import TaskError
 from .mutants import Mutant, parse_mutants
 from .source import SourceError, fetch_sdist, parse_pin
 from .testindex import StaticTest, apply_mapping, scan_tests
-from .workspace import code_size
+from .web import ENTRY_PAGE, scan_features
+from .workspace import code_size, suffixes_for
 
 KINDS = ("library", "cli", "data", "web")
 TASK_FILE = "task.toml"
@@ -62,6 +63,7 @@ class Task:
     source_pin: str | None = None  # "name==version" for a PyPI-sourced reference
     test_requires: tuple[str, ...] = ()
     mutants: tuple[Mutant, ...] = ()
+    network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
 
     @property
     def requirements_file(self) -> Path:
@@ -103,7 +105,7 @@ class Task:
         Code is counted as for generated projects (tests, conftest.py and setup.py excluded),
         so the figures of written and PyPI-sourced references compare.
         """
-        code = code_size(self.reference_dir)
+        code = code_size(self.reference_dir, suffixes_for(self.kind))
         return {
             "requirements": len(self.requirements),
             "tests": sum(t.cases for t in self.tests),
@@ -251,6 +253,13 @@ def load_task(root: Path) -> Task:
     )
     if pin and not source:
         source = f"PyPI {pin}"
+    network = test_conf.get("network", False)
+    if not isinstance(network, bool):
+        problems.append(
+            f"{where}: field 'tests.network' = {network!r} must be true or false (whether a web "
+            "app may load resources from the internet while its scenarios run)"
+        )
+        network = False
     requires = test_conf.get("requires", [])
     if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
         problems.append(
@@ -270,11 +279,16 @@ def load_task(root: Path) -> Task:
             f"{' in the sdist' if pin else ''}; create it with the reference tests"
         )
     else:
-        tests, scan_problems = scan_tests(tests_dir)
+        scan = scan_features if kind == "web" else scan_tests
+        tests, scan_problems = scan(tests_dir)
         problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
         tests = apply_mapping(tests, mapping)
         if not tests and not scan_problems:
-            problems.append(f"{name}/{tests_path}: no test functions found in test_*.py files")
+            problems.append(
+                f"{name}/{tests_path}: no scenarios found in *.feature files"
+                if kind == "web"
+                else f"{name}/{tests_path}: no test functions found in test_*.py files"
+            )
 
     known = {r.id for r in requirements}
     for rid in mapping:
@@ -287,8 +301,12 @@ def load_task(root: Path) -> Task:
         if not test.requirements:
             problems.append(
                 f"{name}/{test.nodeid} (line {test.line}): no requirement tag; add "
-                '@pytest.mark.requirement("R<n>") or map it in task.toml '
-                "[tests.requirements]"
+                + (
+                    "a tag like @R1 on the line above 'Scenario:' (or on the Feature)"
+                    if kind == "web"
+                    else '@pytest.mark.requirement("R<n>")'
+                )
+                + " or map it in task.toml [tests.requirements]"
             )
         for rid in test.requirements:
             if rid not in known and requirements:
@@ -302,8 +320,17 @@ def load_task(root: Path) -> Task:
             if not any(req.id in t.requirements for t in tests):
                 problems.append(
                     f"{req_where}: requirement {req.id} has no test; tag at least one "
-                    f'test with @pytest.mark.requirement("{req.id}")'
+                    + (
+                        f"scenario with @{req.id}"
+                        if kind == "web"
+                        else f'test with @pytest.mark.requirement("{req.id}")'
+                    )
                 )
+    if kind == "web" and reference is not None and not (reference / ENTRY_PAGE).is_file():
+        problems.append(
+            f"{name}/{REFERENCE_DIR}/{ENTRY_PAGE}: missing; a web task's reference app "
+            "starts at index.html"
+        )
     mutants = parse_mutants(root, reference, known, problems) if reference else []
     if problems:
         raise TaskError(str(root), problems)
@@ -323,6 +350,7 @@ def load_task(root: Path) -> Task:
         source_pin=pin,
         test_requires=tuple(requires),
         mutants=tuple(mutants),
+        network=network,
     )
 
 

@@ -70,7 +70,7 @@ def _env() -> dict[str, str]:
 class InstallResult:
     """How the generated project got into the environment."""
 
-    method: str  # "editable" | "path" (no packaging metadata: root and src/ on sys.path)
+    method: str  # "editable" | "path" (no packaging: root and src/ on sys.path) | "served" (web)
     ok: bool
     log: str
 
@@ -125,13 +125,18 @@ def build(
     logs: Path,
     test_requires: tuple[str, ...] = (),
     sandbox: Sandbox | None = None,
+    *,
+    install_project: bool = True,
 ) -> InstallResult:
     """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
 
     The task's test requirements are the harness's: failing to install them is an
-    infrastructure error, like failing to install pytest.
+    infrastructure error, like failing to install pytest. A web app is not installed
+    (``install_project=False``): it is served, and no test process imports it.
     """
     _create(venv, logs, [*tool_requirements(), *test_requires], stage="venv")
+    if not install_project:
+        return InstallResult("served", True, "a web app: served from the repository, not installed")
     uv, env, py = uv_binary(), _env(), str(python_of(venv))
     if not is_installable(repo):
         site = next((venv / "lib").glob("python*/site-packages"))

@@ -155,6 +155,8 @@ def judge_by_tests(task: Task, tests: list[dict]) -> list[dict]:
                         "nodeid": t["nodeid"],
                         "outcome": t["outcome"],
                         "message": t.get("message", ""),
+                        # a web scenario's screenshot and browser console
+                        **({"properties": t["properties"]} if t.get("properties") else {}),
                     }
                     for t in failing
                 ],

@@ -16,36 +16,43 @@ IGNORED_DIRS = frozenset(
 NON_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py", "setup.py")
 TEST_DIRS = frozenset({"tests", "test"})
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+PYTHON_SUFFIXES = (".py",)
+WEB_SUFFIXES = (".html", ".htm", ".css", ".js", ".mjs")  # what a web app's code is written in
 
 
 def _ignored_dir(name: str) -> bool:
     return name in IGNORED_DIRS or name.startswith(".") or name.endswith(".egg-info")
 
 
-def is_code_file(rel: Path) -> bool:
-    """True for a Python source file of the project proper (not a test, not packaging)."""
-    if rel.suffix != ".py":
+def suffixes_for(kind: str) -> tuple[str, ...]:
+    """File suffixes of a task kind's code: Python, or HTML/CSS/JS for ``web``."""
+    return WEB_SUFFIXES if kind == "web" else PYTHON_SUFFIXES
+
+
+def is_code_file(rel: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> bool:
+    """True for a source file of the project proper (not a test, not packaging)."""
+    if rel.suffix not in suffixes:
         return False
     if any(part in TEST_DIRS for part in rel.parts[:-1]):
         return False
     return not any(fnmatch.fnmatch(rel.name, pat) for pat in NON_CODE_FILES)
 
 
-def code_files(repo: Path) -> list[Path]:
-    """The project's Python source files, relative to ``repo``, sorted."""
+def code_files(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> list[Path]:
+    """The project's source files, relative to ``repo``, sorted."""
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(repo):
         dirnames[:] = sorted(d for d in dirnames if not _ignored_dir(d))
         for name in filenames:
             rel = Path(dirpath, name).relative_to(repo)
-            if is_code_file(rel):
+            if is_code_file(rel, suffixes):
                 found.append(rel)
     return sorted(found)
 
 
-def code_size(repo: Path) -> dict[str, int]:
+def code_size(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> dict[str, int]:
     """``code_files`` and ``code_lines`` (non-blank lines) of the generated project."""
-    files = code_files(repo)
+    files = code_files(repo, suffixes)
     lines = 0
     for rel in files:
         text = (repo / rel).read_text(encoding="utf-8", errors="replace")

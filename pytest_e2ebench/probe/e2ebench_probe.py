@@ -93,6 +93,10 @@ def pytest_runtest_logreport(report):
             else _message(source),
             "duration": sum(getattr(r, "duration", 0.0) for r in phases.values()),
             "requirements": _state["tags"].get(report.nodeid, []),
+            # e.g. a failing web scenario's screenshot and browser console
+            "properties": {
+                str(k): str(v)[:2000] for k, v in getattr(source, "user_properties", ())
+            },
         }
     )
     del _state["phases"][report.nodeid]
@@ -101,6 +105,8 @@ def pytest_runtest_logreport(report):
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     _emit({"kind": "end", "exitstatus": int(exitstatus)})
+    if _state["out"] is not None:
+        _state["out"].close()
 
 
 class _MissingMeta(type):

@@ -28,6 +28,8 @@ COLUMNS = (
     ("steps", "steps", "int"),
     ("time_s", "duration_s", "secs"),
 )
+# Shown only when a web task ran: share of runs whose app loads without a breaking error.
+EXEC_COLUMN = ("exec", "executability", "pct")
 
 
 def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
@@ -54,6 +56,7 @@ class Reporter:
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
+        self.columns = COLUMNS
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -91,7 +94,13 @@ class Reporter:
             return
         tr = terminalreporter
         tr.write_sep("=", "e2ebench summary")
-        headers = ["task", "agent", "runs", *(c[0] for c in COLUMNS)]
+        self.columns = COLUMNS
+        if any(
+            (r.get("metrics") or {}).get("executability") is not None for r in self.records.values()
+        ):
+            at = [c[1] for c in COLUMNS].index("balanced") + 1
+            self.columns = (*COLUMNS[:at], EXEC_COLUMN, *COLUMNS[at:])
+        headers = ["task", "agent", "runs", *(c[0] for c in self.columns)]
         _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
         self._judge_lines(tr)
         errored = [r for r in self.records.values() if r.get("status") == "error"]
@@ -141,7 +150,7 @@ class Reporter:
         for (task, agent), recs in by_task.items():
             metrics = [r["metrics"] for r in recs if r.get("metrics")]
             cells = [task, agent, str(len(recs))]
-            for _, key, kind in COLUMNS:
+            for _, key, kind in self.columns:
                 stats = mean_std(m[key] for m in metrics)
                 cells.append(_fmt(stats["mean"], kind) if metrics else "error")
             rows.append(cells)
@@ -152,7 +161,7 @@ class Reporter:
         rows = []
         for agent, stats in self.document["summary"].items():
             cells = ["overall", agent, str(stats["runs"])]
-            for _, key, kind in COLUMNS:
+            for _, key, kind in self.columns:
                 s = stats.get(key, {"mean": None, "std": None})
                 cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
             rows.append(cells)

@@ -1,0 +1,463 @@
+"""Gherkin scenarios against a served web app in headless Chromium (loaded with ``-p``).
+
+Runs inside a web task's test environment (pytest, pytest-bdd and Selenium; not
+pytest-e2ebench), next to the probe plugin:
+
+* every ``*.feature`` file under the tests folder is collected as a module of scenario tests:
+  ``tests/features/todo.feature::test_add_an_item`` (outline examples are parameters), with the
+  scenario's ``@R<n>`` tags (and its feature's) as ``requirement`` marks;
+* ``app_url`` (session) is the generated app served read-only from ``E2EBENCH_APP_DIR`` by an
+  HTTP server on 127.0.0.1 and an ephemeral port;
+* ``browser`` is a Selenium WebDriver for headless Chromium, started once per session (so once
+  per xdist worker) with a fresh profile and reset before every scenario (extra windows
+  closed, dialogs dismissed, storage and cookies of the app cleared, ``about:blank``);
+* a failing scenario gets a screenshot and the browser console in its report;
+* at session start the app's page is loaded once to record whether it is *executable* (it
+  loads, and no uncaught script error breaks it);
+* when the session ends, the driver quits and every browser and driver process it started is
+  killed by its process id.
+
+Naming and scanning (:func:`scan_features`) are shared with the harness, which reads the same
+feature files to know, without running them, which scenarios a task has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import types
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REQUIREMENT_TAG = re.compile(r"^R\d+$")
+# Chromium switches for a headless browser that talks to nothing but the served app.
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-dev-shm-usage",
+    "--disable-extensions",
+    "--password-store=basic",
+    "--mute-audio",
+    "--window-size=1280,900",
+)
+OFFLINE_FLAG = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+PAGE_LOAD_TIMEOUT = 20
+CONSOLE_LINES = 30
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios: shared with the harness
+
+
+def scenario_function(scenario: str, taken: set[str]) -> str:
+    """The test function name of a scenario: ``test_`` + its name as an identifier, unique."""
+    slug = re.sub(r"\W+", "_", scenario.lower(), flags=re.ASCII).strip("_") or "scenario"
+    name = f"test_{slug}"[:80]
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}_{n}"
+    taken.add(candidate)
+    return candidate
+
+
+def parse_feature(path: Path) -> tuple[list[dict], list[str]]:
+    """The scenarios of one feature file, and problems (each naming the file and line).
+
+    A scenario is ``{"name", "function", "tags", "requirements", "cases", "line"}``;
+    ``requirements`` are its ``R<n>`` tags and its feature's, ``cases`` its example rows (1
+    for a plain scenario).
+    """
+    from gherkin.errors import CompositeParserException, ParserError
+    from pytest_bdd.exceptions import FeatureError
+    from pytest_bdd.parser import FeatureParser
+
+    problems: list[str] = []
+    try:
+        feature = FeatureParser(str(path.parent), path.name).parse()
+    except (FeatureError, CompositeParserException, ParserError, ValueError) as exc:
+        return [], [f"{path.name}: not valid Gherkin: {str(exc).strip()[:300]}"]
+    text = path.read_text(encoding="utf-8")
+    declared = re.findall(r"^\s*Scenario(?: Outline| Template)?\s*:\s*(.*?)\s*$", text, re.M)
+    for name in sorted({n for n in declared if declared.count(n) > 1}):
+        problems.append(f"{path.name}: two scenarios are named {name!r}; rename one")
+    taken: set[str] = set()
+    scenarios = []
+    for name, template in feature.scenarios.items():
+        tags = sorted(set(feature.tags) | set(template.tags))
+        rows = sum(len(ex.examples) for ex in template.examples)
+        if template.templated and not rows:
+            problems.append(
+                f"{path.name}:{template.line_number}: scenario outline {name!r} has no "
+                "example rows; add an Examples: table"
+            )
+        scenarios.append(
+            {
+                "name": name,
+                "function": scenario_function(name, taken),
+                "tags": tags,
+                "requirements": [t for t in tags if REQUIREMENT_TAG.match(t)],
+                "cases": max(rows, 1),
+                "line": template.line_number,
+            }
+        )
+    if not scenarios and not problems:
+        problems.append(f"{path.name}: no scenarios; add 'Scenario:' sections")
+    return scenarios, problems
+
+
+def feature_files(tests: Path) -> list[Path]:
+    """The feature files under a tests folder, sorted."""
+    return sorted(p for p in tests.rglob("*.feature") if "__pycache__" not in p.parts)
+
+
+def _module_source(path: Path, scenarios: list[dict]) -> str:
+    lines = ["from pytest_bdd import scenario as _scenario", ""]
+    for sc in scenarios:
+        lines += [
+            f"@_scenario({path.name!r}, {sc['name']!r})",
+            f"def {sc['function']}():",
+            f"    {sc['name']!r}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Collection: a feature file is a test module
+
+
+class FeatureModule(pytest.Module):
+    """A ``.feature`` file collected as a module with one test per scenario."""
+
+    def _getobj(self):
+        scenarios, problems = parse_feature(self.path)
+        if problems:
+            raise self.CollectError("; ".join(problems))
+        module = types.ModuleType(f"feature_{self.path.stem}")
+        module.__file__ = str(self.path)  # scenario paths resolve next to the feature file
+        code = compile(_module_source(self.path, scenarios), str(self.path), "exec")
+        exec(code, module.__dict__)
+        return module
+
+    def _register_setup_module_fixture(self) -> None:  # a feature has no setup_module
+        pass
+
+    def _register_setup_function_fixture(self) -> None:
+        pass
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix == ".feature":
+        return FeatureModule.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_configure(config):
+    _state["config"] = config
+    config.addinivalue_line("markers", "requirement(*ids): requirements this test checks")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_bdd_apply_tag(tag, function):
+    """``@R1`` becomes ``requirement("R1")``; other tags become (registered) marks."""
+    if REQUIREMENT_TAG.match(tag):
+        pytest.mark.requirement(tag)(function)
+    else:
+        _state["config"].addinivalue_line("markers", f"{tag}: Gherkin tag")
+        getattr(pytest.mark, tag)(function)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# The served app
+
+_state: dict = {}
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+    def list_directory(self, path):
+        # Only files are served: a folder without index.html is not a page.
+        self.send_error(404, "No index.html here")
+        return None
+
+
+class AppServer:
+    """The generated app, served from a folder on 127.0.0.1 and an ephemeral port."""
+
+    def __init__(self, root: Path):
+        handler = functools.partial(_Handler, directory=str(root))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The browser
+
+
+def _binary(env: str, names: tuple[str, ...]) -> str:
+    found = os.environ.get(env) or next(filter(None, map(shutil.which, names)), None)
+    if not found:
+        raise RuntimeError(
+            f"{names[0]} not found (set {env} or install it: apt-get install chromium "
+            "chromium-driver)"
+        )
+    return found
+
+
+def _descendants(pid: int) -> list[int]:
+    """Process ids below ``pid`` (from /proc), children first."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+class Browser:
+    """One headless Chromium and its chromedriver, restartable, killed by pid at the end."""
+
+    def __init__(self, artifacts: Path, offline: bool):
+        self.artifacts = artifacts
+        self.offline = offline
+        self.pids: set[int] = set()
+        self.profiles: list[str] = []
+        self.driver = None
+        self.starts: list[float] = []
+
+    def start(self):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        began = time.monotonic()
+        profile = tempfile.mkdtemp(prefix="e2ebench-chromium-")
+        self.profiles.append(profile)
+        options = webdriver.ChromeOptions()
+        options.binary_location = _binary("E2EBENCH_CHROMIUM", ("chromium", "chromium-browser"))
+        for flag in (*CHROMIUM_FLAGS, *((OFFLINE_FLAG,) if self.offline else ())):
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={profile}")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(
+            _binary("E2EBENCH_CHROMEDRIVER", ("chromedriver",)),
+            log_output=str(self.artifacts / "chromedriver.log"),
+        )
+        try:
+            self.driver = webdriver.Chrome(options=options, service=service)
+        finally:
+            if service.process is not None:
+                self.pids.add(service.process.pid)
+                self.pids.update(_descendants(service.process.pid))
+        self.driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT)
+        self.driver.set_script_timeout(PAGE_LOAD_TIMEOUT)
+        self.starts.append(round(time.monotonic() - began, 3))
+        return self.driver
+
+    def reset(self, origin: str):
+        """A clean browser for the next scenario (restarted if it stopped answering)."""
+        from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+
+        if self.driver is None:
+            return self.start()
+        try:
+            driver = self.driver
+            with contextlib.suppress(NoAlertPresentException):
+                driver.switch_to.alert.dismiss()
+            handles = driver.window_handles
+            for handle in handles[1:]:
+                driver.switch_to.window(handle)
+                driver.close()
+            driver.switch_to.window(handles[0])
+            driver.get("about:blank")
+            driver.execute_cdp_cmd(
+                "Storage.clearDataForOrigin", {"origin": origin.rstrip("/"), "storageTypes": "all"}
+            )
+            driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+            driver.set_window_size(1280, 900)
+            driver.get_log("browser")  # drop what earlier scenarios logged
+            return driver
+        except WebDriverException:
+            self.quit()
+            return self.start()
+
+    def console(self) -> list[dict]:
+        with contextlib.suppress(Exception):
+            return list(self.driver.get_log("browser"))
+        return []
+
+    def quit(self) -> None:
+        """Quit the driver, then kill by id every browser and driver process it started."""
+        if self.driver is not None:
+            for pid in list(self.pids):
+                self.pids.update(_descendants(pid))
+            with contextlib.suppress(Exception):
+                self.driver.quit()
+            self.driver = None
+        for pid in self.pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        self.pids.clear()
+        for profile in self.profiles:
+            shutil.rmtree(profile, ignore_errors=True)
+        self.profiles.clear()
+
+
+def _emit(record: dict) -> None:
+    """A record into the probe's signed results file (when the probe is loaded)."""
+    probe = _state["config"].pluginmanager.get_plugin("e2ebench_probe")
+    if probe is not None:
+        probe._emit(record)
+
+
+def executability(driver, url: str) -> dict:
+    """Load the app once: does it load, and does an uncaught script error break it?"""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            status = response.status
+    except OSError as exc:
+        status = getattr(exc, "code", None) or str(exc)
+    driver.get("about:blank")
+    driver.get_log("browser")
+    errors: list[str] = []
+    try:
+        driver.get(url)
+        time.sleep(0.3)  # let load handlers and the first timers run
+    except Exception as exc:  # noqa: BLE001 - any failure to load is the app's
+        errors.append(f"page did not load: {str(exc).splitlines()[0]}")
+    logs = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    uncaught = [e["message"] for e in logs if e.get("source") == "javascript"]
+    return {
+        "status": status,
+        "executable": status == 200 and not errors and not uncaught,
+        "errors": (errors + uncaught)[:10],
+        "console_errors": [e["message"] for e in logs][:10],
+    }
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """Base URL (ending in ``/``) of the app under test, served on 127.0.0.1."""
+    return _session().url
+
+
+def _session():
+    """The session's server and browser, started on first use."""
+    if "server" not in _state:
+        artifacts = Path(os.environ.get("E2EBENCH_ARTIFACTS") or tempfile.mkdtemp())
+        artifacts.mkdir(parents=True, exist_ok=True)
+        app = Path(os.environ.get("E2EBENCH_APP_DIR", "."))
+        _state["artifacts"] = artifacts
+        _state["server"] = server = AppServer(app)
+        _state["browser"] = browser = Browser(
+            artifacts, offline=os.environ.get("E2EBENCH_WEB_NETWORK") != "1"
+        )
+        record: dict = {"kind": "web"}
+        try:
+            browser.start()
+        except Exception as exc:  # noqa: BLE001 - reported, and every scenario errors
+            _state["browser_error"] = f"the browser could not start: {exc}"
+            record["browser_error"] = _state["browser_error"]
+        else:
+            record["browser_start_s"] = browser.starts[0]
+            record.update(executability(browser.driver, server.url))
+        _emit(record)
+    return _state["server"]
+
+
+@pytest.fixture
+def browser(app_url, request):
+    """A Selenium WebDriver for headless Chromium, reset for this scenario."""
+    if "browser_error" in _state:
+        pytest.fail(_state["browser_error"], pytrace=False)
+    _state["user"] = request.node.nodeid
+    return _state["browser"].reset(app_url)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed and _state.get("user") == item.nodeid and _state.get("browser"):
+        _attach(item, report)
+    return report
+
+
+def _attach(item, report) -> None:
+    """Screenshot and browser console of a failing scenario, in its report."""
+    browser = _state["browser"]
+    number = len(list(_state["artifacts"].glob("*.png"))) + 1
+    stem = re.sub(r"[^\w.-]+", "_", item.name)[:60]
+    shot = _state["artifacts"] / f"{number:03d}-{stem}.png"
+    with contextlib.suppress(Exception):
+        if browser.driver is not None and browser.driver.save_screenshot(str(shot)):
+            report.user_properties.append(("screenshot", str(shot)))
+    lines = [f"{e.get('level')} {e.get('message')}" for e in browser.console()][-CONSOLE_LINES:]
+    if lines:
+        report.sections.append(("browser console", "\n".join(lines)))
+        report.user_properties.append(("console", "\n".join(lines)[-2000:]))
+
+
+def pytest_sessionfinish(session):
+    browser = _state.pop("browser", None)
+    if browser is not None:
+        _emit({"kind": "web_end", "browser_starts": browser.starts})
+        browser.quit()
+    server = _state.pop("server", None)
+    if server is not None:
+        server.close()
+
+
+def main() -> None:  # pragma: no cover - a debugging aid
+    """``python e2ebench_web.py FEATURE...``: print the scenarios the harness would see."""
+    import sys
+
+    for arg in sys.argv[1:]:
+        print(json.dumps(parse_feature(Path(arg)), indent=2))
+
+
+if __name__ == "__main__":
+    main()

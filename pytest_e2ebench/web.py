@@ -1,0 +1,80 @@
+"""Web tasks (``kind = "web"``): Gherkin scenarios run in headless Chromium against the app.
+
+The agent builds a static HTML/CSS/JS app; the task's tests are ``*.feature`` files whose
+scenarios are tagged with requirement ids (``@R1``) and whose steps are pytest-bdd step
+definitions (in the tests folder's ``conftest.py``) using two fixtures: ``app_url`` and
+``browser``. The test run itself, and everything browser-related, lives in the plugin
+:mod:`e2ebench_web` loaded into the run (``pytest_e2ebench/probe/e2ebench_web.py``); this module
+is the harness's side: reading scenarios statically, and finding the browser.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import shutil
+from pathlib import Path
+
+from .errors import InfrastructureError
+from .probe.e2ebench_web import feature_files, parse_feature
+from .testindex import StaticTest
+
+WEB_PLUGIN = "e2ebench_web"
+# Installed into a web task's test environment next to pytest, pinned to the harness's.
+WEB_TOOLS = ("pytest-bdd", "selenium")
+ENTRY_PAGE = "index.html"
+
+
+@functools.cache
+def web_requirements() -> tuple[str, ...]:
+    """``name==version`` of the web test tools the harness runs with."""
+    pins = []
+    for name in WEB_TOOLS:
+        try:
+            pins.append(f"{name}=={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            pins.append(name)
+    return tuple(pins)
+
+
+def scan_features(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], list[str]]:
+    """Every scenario of the feature files under ``tests``, as tests with requirement tags.
+
+    Node ids are what the run reports: ``tests/features/todo.feature::test_add_an_item``.
+    """
+    found: list[StaticTest] = []
+    problems: list[str] = []
+    for path in feature_files(tests):
+        rel = f"{label}/{path.relative_to(tests).as_posix()}"
+        scenarios, issues = parse_feature(path)
+        problems.extend(rel + issue[len(path.name) :] for issue in issues)
+        for sc in scenarios:
+            found.append(
+                StaticTest(
+                    nodeid=f"{rel}::{sc['function']}",
+                    requirements=tuple(sc["requirements"]),
+                    cases=sc["cases"],
+                    line=sc["line"],
+                )
+            )
+    return found, problems
+
+
+@functools.cache
+def browser_binaries() -> dict[str, str]:
+    """Paths of Chromium and chromedriver, or an infrastructure error saying how to get them."""
+    found = {
+        "E2EBENCH_CHROMIUM": next(
+            filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
+            None,
+        ),
+        "E2EBENCH_CHROMEDRIVER": shutil.which("chromedriver"),
+    }
+    missing = [k for k, v in found.items() if not v]
+    if missing:
+        raise InfrastructureError(
+            "browser",
+            "web tasks need Chromium and chromedriver on PATH "
+            "(Debian: apt-get install chromium chromium-driver)",
+        )
+    return {k: str(Path(v).resolve()) for k, v in found.items() if v}
