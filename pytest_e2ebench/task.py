@@ -202,9 +202,14 @@ def load_task(root: Path) -> Task:
         problems.append(
             f"{where}: field 'kind' = {kind!r} is not a task kind; use one of {', '.join(KINDS)}"
         )
-    language = meta.get("language", "python")
-    if language != "python":
-        problems.append(f"{where}: field 'language' = {language!r}: only \"python\" is supported")
+    # A web app is HTML/CSS/JS; every other kind is a Python project.
+    expected_language = "javascript" if kind == "web" else "python"
+    language = meta.get("language", expected_language)
+    if language != expected_language:
+        problems.append(
+            f"{where}: field 'language' = {language!r}: a {kind or 'library'} task is written in "
+            f'{expected_language}; write language = "{expected_language}"'
+        )
     created = _field(
         meta,
         "created",

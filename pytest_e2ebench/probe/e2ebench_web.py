@@ -35,6 +35,7 @@ import tempfile
 import threading
 import time
 import types
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -416,6 +417,74 @@ def browser(app_url, request):
         pytest.fail(_state["browser_error"], pytrace=False)
     _state["user"] = request.node.nodeid
     return _state["browser"].reset(app_url)
+
+
+def map_url(url: str, base: str, app_dir: Path) -> str:
+    """A ``file://`` (or other localhost) address of an app file, as served at ``base``.
+
+    The longest tail of the path that names a file of the app wins (``file://index.html``,
+    ``file:///home/x/source_projcet/index.html`` and ``http://localhost:8000/index.html`` all
+    become ``<base>index.html``).
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme == "file":
+        raw = url[len("file:") :].lstrip("/")
+        raw = re.split(r"[?#]", raw, maxsplit=1)[0]
+    elif parts.scheme in ("http", "https") and parts.hostname in ("localhost", "127.0.0.1"):
+        if url.startswith(base):
+            return url
+        raw = parts.path.lstrip("/")
+    else:
+        return url
+    tail = url[len(url.split("?", 1)[0].split("#", 1)[0]) :]
+    pieces = [p for p in urllib.parse.unquote(raw).split("/") if p not in ("", ".")]
+    for i in range(len(pieces)):
+        candidate = "/".join(pieces[i:])
+        if (app_dir / candidate).is_file():
+            return base + urllib.parse.quote(candidate) + tail
+    return base + (urllib.parse.quote(pieces[-1]) if pieces else "") + tail
+
+
+class BehaveDriver:
+    """The browser as behave step code expects ``webdriver.Chrome()`` to be.
+
+    ``get`` maps ``file://`` paths to the served app; ``quit`` is left to the harness (the
+    browser is shared by the session and reset between scenarios).
+    """
+
+    def __init__(self, driver, base: str, app_dir: Path):
+        self.__dict__.update(_driver=driver, _base=base, _app_dir=app_dir)
+
+    def __getattr__(self, name):
+        return getattr(self._driver, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._driver, name, value)
+
+    def get(self, url: str):
+        return self._driver.get(map_url(url, self._base, self._app_dir))
+
+    def quit(self) -> None:
+        pass
+
+    def close(self) -> None:
+        if len(self._driver.window_handles) > 1:
+            self._driver.close()
+
+
+@pytest.fixture
+def context(browser, app_url):
+    """behave's ``context`` for imported step code: an attribute bag; ``driver`` is the browser."""
+    app_dir = Path(os.environ.get("E2EBENCH_APP_DIR", "."))
+    _state["behave_driver"] = driver = BehaveDriver(browser, app_url, app_dir)
+    return types.SimpleNamespace(driver=driver)
+
+
+def current_driver():
+    """The browser for this scenario's imported step code (see :mod:`e2ebench_behave`)."""
+    if "behave_driver" not in _state:
+        raise RuntimeError("no scenario is running: webdriver.Chrome() outside a step")
+    return _state["behave_driver"]
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,0 +1,34 @@
+"""The ``e2ebench`` command: tools around the pytest plugin.
+
+``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders. The
+benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .importers import e2edev
+
+IMPORTERS = {"e2edev": e2edev}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``e2ebench`` console script."""
+    parser = argparse.ArgumentParser(
+        prog="e2ebench", description="pytest-e2ebench tools (the benchmark runs via pytest)"
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    importing = commands.add_parser("import", help="convert a third-party benchmark into tasks")
+    formats = importing.add_subparsers(dest="format", required=True)
+    for name, module in IMPORTERS.items():
+        sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Importers of third-party benchmark formats into task folders (``e2ebench import ...``)."""

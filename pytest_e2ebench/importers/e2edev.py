@@ -1,0 +1,394 @@
+"""Convert E2EDev projects into web tasks.
+
+E2EDev (Liu et al., 2025) publishes one folder per project::
+
+    E2ESD_Bench_01/
+      prompt.txt                   what the agent is given
+      requirment_with_tests.json   (sic) {"summary": {...}, "finegrained_rewith_test":
+                                   {"1": {"requirement": {"description": ...},
+                                          "test_cases": [{"test_case": ["Feature: ..."],
+                                                          "step_code": "from behave ..."}]}}}
+      source_projcet/              (sic) the reference app: index.html, script.js, ...
+
+Each becomes a task folder: ``prompt.txt`` verbatim as requirements.md (followed by one
+``### R<n>:`` heading per fine-grained requirement, so results are reported per requirement),
+the reference app without E2EDev's annotation files, and per test case a folder
+``tests/r<n>_<case>/`` holding the feature text with ``@R<n>`` on every scenario and the step
+code, rewritten for pytest-bdd: ``behave`` imports become :mod:`e2ebench_behave`, and every
+``webdriver.Chrome(...)`` becomes the session's headless Chromium, whose ``get`` maps the
+``file://`` paths of the original onto the served app.
+
+A test case that cannot be converted (Gherkin that does not parse, step code that is not
+Python, no scenario) is not dropped: it becomes a scenario that fails with the reason, so its
+requirement scores 0, and it is listed in the import report. (E2EDev's own metric script
+skips projects it cannot find; we count them.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import datetime as dt
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from ..probe.e2ebench_web import parse_feature
+
+TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
+SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
+PROMPT_FILE = "prompt.txt"
+# E2EDev's annotation and analysis files in source_projcet/: not part of the app.
+NOT_APP = ("info", "annotation", "annotation2.json", "requirements.json")
+NOT_APP_GLOBS = ("web_application_analysis*.json", ".DS_Store", "__MACOSX")
+# Import names of step-code dependencies whose PyPI name differs.
+DISTRIBUTIONS = {
+    "bs4": "beautifulsoup4",
+    "PIL": "pillow",
+    "yaml": "pyyaml",
+    "cv2": "opencv-python",
+    "dateutil": "python-dateutil",
+}
+PROVIDED = {"selenium", "behave", "pytest", "pytest_bdd", "e2ebench_behave", "e2ebench_web"}
+DROPPED_IMPORTS = ("webdriver_manager",)  # only ever used to build webdriver.Chrome(...)
+BROWSERS = {"Chrome", "ChromiumEdge", "Edge", "Firefox", "Safari", "Remote"}
+EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']\s*(?:https?:)?//""", re.IGNORECASE)
+SCENARIO_LINE = re.compile(r"^(\s*)(Scenario(?: Outline| Template)?\s*:)", re.MULTILINE)
+SCENARIO_TIMEOUT = 60  # E2EDev's steps sleep generously
+
+
+class ConversionError(Exception):
+    """A test case that cannot become a runnable scenario."""
+
+
+@dataclasses.dataclass
+class ProjectReport:
+    """What happened to one E2EDev project."""
+
+    project: str
+    task: str | None = None
+    requirements: int = 0
+    cases: int = 0
+    converted: int = 0
+    failed: list[dict] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    requires: list[str] = dataclasses.field(default_factory=list)
+    error: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Step code
+
+
+class _Rewriter(ast.NodeTransformer):
+    """behave imports -> e2ebench_behave; ``webdriver.Chrome(...)`` -> the harness's browser."""
+
+    def __init__(self, chrome_names: set[str]):
+        self.chrome_names = chrome_names
+        self.replaced = 0
+
+    def visit_ImportFrom(self, node: ast.ImportFrom):
+        if node.module and node.module.split(".")[0] in DROPPED_IMPORTS:
+            return None
+        if node.module == "behave":
+            node.module = "e2ebench_behave"
+        return node
+
+    def visit_Import(self, node: ast.Import):
+        node.names = [a for a in node.names if a.name.split(".")[0] not in DROPPED_IMPORTS]
+        for alias in node.names:
+            if alias.name == "behave":
+                alias.name, alias.asname = "e2ebench_behave", alias.asname or "behave"
+        return node if node.names else None
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        func = node.func
+        is_browser = (
+            isinstance(func, ast.Attribute)
+            and func.attr in BROWSERS
+            and isinstance(func.value, ast.Name | ast.Attribute)
+            and ast.unparse(func.value).split(".")[-1] == "webdriver"
+        ) or (isinstance(func, ast.Name) and func.id in self.chrome_names)
+        if not is_browser:
+            return node
+        self.replaced += 1
+        return ast.copy_location(
+            ast.Call(func=ast.Name("_e2ebench_driver", ast.Load()), args=[], keywords=[]), node
+        )
+
+
+def convert_steps(code: str) -> tuple[str, set[str]]:
+    """behave step code as pytest-bdd step code, and the modules it needs installed."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise ConversionError(
+            f"step code is not valid Python (line {exc.lineno}: {exc.msg})"
+        ) from None
+    chrome_names = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("selenium")
+        for alias in node.names
+        if alias.name in BROWSERS
+    }
+    uses_behave = any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "behave"
+        or isinstance(node, ast.Import)
+        and any(a.name == "behave" for a in node.names)
+        for node in ast.walk(tree)
+    )
+    if not uses_behave:
+        raise ConversionError("step code does not import behave's step decorators")
+    tree = ast.fix_missing_locations(_Rewriter(chrome_names).visit(tree))
+    needs = set()
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        for name in names:
+            top = name.split(".")[0]
+            if top not in sys.stdlib_module_names and top not in PROVIDED:
+                needs.add(DISTRIBUTIONS.get(top, top))
+    header = (
+        "# Converted from E2EDev behave step code by pytest-e2ebench: behave's decorators come\n"
+        "# from e2ebench_behave, and webdriver.Chrome(...) is the harness's headless Chromium.\n"
+        "from e2ebench_behave import driver as _e2ebench_driver  # noqa: F401\n\n"
+    )
+    return header + ast.unparse(tree) + "\n", needs
+
+
+def tag_scenarios(feature: str, requirement: str) -> str:
+    """The feature text with ``@<requirement>`` on the line above every scenario."""
+    return SCENARIO_LINE.sub(lambda m: f"{m[1]}@{requirement}\n{m[1]}{m[2]}", feature)
+
+
+def _placeholder(requirement: str, case: int, reason: str) -> tuple[str, str]:
+    feature = (
+        f"Feature: E2EDev test case {case} of {requirement} (not converted)\n\n"
+        f"  @{requirement}\n"
+        f"  Scenario: test case {case} could not be converted\n"
+        "    Given this test case could not be converted\n"
+    )
+    steps = (
+        "import pytest\nfrom pytest_bdd import given\n\n\n"
+        '@given("this test case could not be converted")\n'
+        "def _():\n"
+        f"    pytest.fail({('E2EDev test case not converted: ' + reason)!r}, pytrace=False)\n"
+    )
+    return feature, steps
+
+
+# ---------------------------------------------------------------------------------------------
+# Projects
+
+
+def find_projects(src: Path) -> list[Path]:
+    """E2EDev project folders at or under ``src`` (those holding the tests file), sorted."""
+    if (src / TESTS_FILE).is_file():
+        return [src]
+    return sorted(p.parent for p in src.rglob(TESTS_FILE))
+
+
+def task_id(project: Path) -> str:
+    """A task id from a project folder name: lower case, ``[a-z0-9_-]``."""
+    slug = re.sub(r"[^a-z0-9_-]+", "-", project.name.lower()).strip("-_")
+    return slug if slug and slug[0].isalnum() else f"e2edev-{slug}"
+
+
+def _title(description: str) -> str:
+    first = re.split(r"(?<=[.!?])\s", " ".join(description.split()), maxsplit=1)[0]
+    return first if len(first) <= 90 else first[:87].rstrip() + "..."
+
+
+def _copy_app(source: Path, dest: Path) -> None:
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skip = set()
+        for name in names:
+            if (Path(folder) == source and name in NOT_APP) or any(
+                Path(name).match(g) for g in NOT_APP_GLOBS
+            ):
+                skip.add(name)
+        return skip
+
+    shutil.copytree(source, dest, ignore=ignore)
+
+
+def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
+    """Write the task for one E2EDev project under ``out``; what happened, as a report."""
+    report = ProjectReport(project=project.name)
+    try:
+        data = json.loads((project / TESTS_FILE).read_text(encoding="utf-8"))
+        requirements = data["finegrained_rewith_test"]
+        if not isinstance(requirements, dict) or not requirements:
+            raise ValueError("'finegrained_rewith_test' is empty or not an object")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        report.error = f"{TESTS_FILE}: cannot be read ({exc})"
+        return report
+    source = next((project / d for d in SOURCE_DIRS if (project / d).is_dir()), None)
+    if source is None or not (source / "index.html").is_file():
+        report.error = f"no {SOURCE_DIRS[0]}/index.html: there is no reference app to serve"
+        return report
+    prompt = project / PROMPT_FILE
+    if not prompt.is_file():
+        report.error = f"no {PROMPT_FILE}: there is nothing to give the agent"
+        return report
+
+    report.task = tid = task_id(project)
+    dest = out / tid
+    if dest.exists():
+        shutil.rmtree(dest)
+    tests = dest / "tests"
+    tests.mkdir(parents=True)
+    (tests / "__init__.py").write_text("")
+    _copy_app(source, dest / "reference")
+
+    headings = []
+    needs: set[str] = set()
+    ordered = sorted(
+        requirements.items(),
+        key=lambda kv: (not kv[0].isdigit(), int(kv[0]) if kv[0].isdigit() else 0, kv[0]),
+    )
+    for number, (key, entry) in enumerate(ordered, start=1):
+        rid = f"R{number}"
+        description = str(((entry or {}).get("requirement") or {}).get("description", "")).strip()
+        headings.append(f"### {rid}: {_title(description) or f'Requirement {key}'}")
+        cases = (entry or {}).get("test_cases") or []
+        if not cases:
+            cases = [None]
+        for case_no, case in enumerate(cases, start=1):
+            report.cases += 1
+            folder = tests / f"r{number}_{case_no}"
+            folder.mkdir()
+            (folder / "__init__.py").write_text("")
+            try:
+                if not isinstance(case, dict):
+                    raise ConversionError("the requirement has no test case")
+                texts = case.get("test_case")
+                texts = [texts] if isinstance(texts, str) else texts
+                if not texts or not all(isinstance(t, str) for t in texts):
+                    raise ConversionError("'test_case' holds no feature text")
+                feature = tag_scenarios("\n\n".join(texts), rid)
+                steps, more = convert_steps(str(case.get("step_code", "")))
+                (folder / "case.feature").write_text(feature, encoding="utf-8")
+                scenarios, problems = parse_feature(folder / "case.feature")
+                if problems:
+                    raise ConversionError("; ".join(problems))
+                (folder / "conftest.py").write_text(steps, encoding="utf-8")
+                needs |= more
+                report.converted += 1
+            except ConversionError as exc:
+                reason = str(exc)
+                report.failed.append({"requirement": rid, "case": case_no, "reason": reason})
+                feature, steps = _placeholder(rid, case_no, reason)
+                (folder / "case.feature").write_text(feature, encoding="utf-8")
+                (folder / "conftest.py").write_text(steps, encoding="utf-8")
+    report.requirements = len(ordered)
+    report.requires = sorted(needs)
+
+    text = prompt.read_text(encoding="utf-8").strip("\n")
+    (dest / "requirements.md").write_text(
+        f"{text}\n\n## Requirement ids\n\n"
+        "The requirements above, numbered as the results report them:\n\n"
+        + "\n\n".join(headings)
+        + "\n",
+        encoding="utf-8",
+    )
+    network = any(
+        EXTERNAL.search(p.read_text(encoding="utf-8", errors="replace"))
+        for p in (dest / "reference").rglob("*")
+        if p.suffix in (".html", ".htm", ".js", ".css")
+    )
+    if network:
+        report.warnings.append(
+            "the reference app loads resources from the internet (e.g. a CDN): its scenarios "
+            "run with network access (tests.network = true)"
+        )
+    if report.requires:
+        report.warnings.append(
+            f"the step code needs {', '.join(report.requires)} (installed unpinned into the "
+            "test environment)"
+        )
+    summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
+    title = _title(str(summary.get("overview") or project.name)).replace('"', "'")
+    (dest / "task.toml").write_text(
+        f'id = "{tid}"\n'
+        f'title = "{title}"\n'
+        'kind = "web"\n'
+        'language = "javascript"\n'
+        f"created = {created.isoformat()}\n"
+        f'source = "E2EDev {project.name} (imported by pytest-e2ebench)"\n\n'
+        "[tests]\n"
+        'path = "tests"\n'
+        f"timeout = {SCENARIO_TIMEOUT}\n"
+        f"network = {'true' if network else 'false'}\n"
+        f"requires = {json.dumps(report.requires)}\n",
+        encoding="utf-8",
+    )
+    return report
+
+
+def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
+    """Import every project under ``src`` into ``out``; the reports, also in import-report.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    reports = [import_project(p, out, created) for p in find_projects(src)]
+    (out / "import-report.json").write_text(
+        json.dumps([dataclasses.asdict(r) for r in reports], indent=2) + "\n", encoding="utf-8"
+    )
+    return reports
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command line of ``e2ebench import e2edev``."""
+    parser.add_argument("src", type=Path, help="an E2EDev project folder, or a folder of them")
+    parser.add_argument("out", type=Path, help="where to write the task folders")
+    parser.add_argument(
+        "--created",
+        type=dt.date.fromisoformat,
+        default=dt.date.today(),
+        help="release date written into each task.toml (default: today)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import, print what happened; exit status 1 when nothing could be imported."""
+    projects = find_projects(args.src)
+    if not projects:
+        print(f"e2ebench: no E2EDev projects ({TESTS_FILE}) under {args.src}", file=sys.stderr)
+        return 1
+    reports = import_all(args.src, args.out, args.created)
+    for r in reports:
+        if r.error:
+            print(f"NOT IMPORTED {r.project}: {r.error}")
+            continue
+        state = "ok" if not r.failed else f"{len(r.failed)} case(s) NOT CONVERTED"
+        print(
+            f"{r.task}: {r.requirements} requirements, {r.converted}/{r.cases} test cases "
+            f"converted ({state})"
+        )
+        for f in r.failed:
+            print(f"  {f['requirement']} case {f['case']}: {f['reason']} (scores 0)")
+        for w in r.warnings:
+            print(f"  note: {w}")
+    print(f"report: {args.out / 'import-report.json'}")
+    return 0 if any(not r.error for r in reports) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pytest_e2ebench.importers.e2edev SRC OUT``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_e2ebench.importers.e2edev", description=__doc__.splitlines()[0]
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
