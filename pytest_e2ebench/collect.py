@@ -51,7 +51,7 @@ class TaskFile(pytest.File):
         """A malformed task shows its problems, not a traceback."""
         if isinstance(excinfo.value, TaskError):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
 
 class RequirementItem(pytest.Item):

@@ -87,12 +87,16 @@ def parse_feature(path: Path) -> tuple[list[dict], list[str]]:
     for a plain scenario).
     """
     from gherkin.errors import CompositeParserException, ParserError
-    from pytest_bdd.exceptions import FeatureError
+    from pytest_bdd.exceptions import FeatureError, GherkinParseError
     from pytest_bdd.parser import FeatureParser
 
     problems: list[str] = []
     try:
         feature = FeatureParser(str(path.parent), path.name).parse()
+    except GherkinParseError as exc:
+        return [], [
+            f"{path.name}:{exc.line}: not valid Gherkin: {exc.message} ({exc.line_content!r})"
+        ]
     except (FeatureError, CompositeParserException, ParserError, ValueError) as exc:
         return [], [f"{path.name}: not valid Gherkin: {str(exc).strip()[:300]}"]
     text = path.read_text(encoding="utf-8")
@@ -270,6 +274,7 @@ class Browser:
         self.profiles: list[str] = []
         self.driver = None
         self.starts: list[float] = []
+        self.suspect = False  # a scenario timed out: do not trust the browser to answer
 
     def start(self):
         from selenium import webdriver
@@ -303,7 +308,10 @@ class Browser:
         """A clean browser for the next scenario (restarted if it stopped answering)."""
         from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 
-        if self.driver is None:
+        if self.driver is None or self.suspect:
+            # after a timeout the page (and so every command) may still hang: start afresh
+            self.quit(graceful=not self.suspect)
+            self.suspect = False
             return self.start()
         try:
             driver = self.driver
@@ -331,13 +339,14 @@ class Browser:
             return list(self.driver.get_log("browser"))
         return []
 
-    def quit(self) -> None:
-        """Quit the driver, then kill by id every browser and driver process it started."""
+    def quit(self, graceful: bool = True) -> None:
+        """Quit the driver (unless it may hang), then kill by id every process it started."""
         if self.driver is not None:
             for pid in list(self.pids):
                 self.pids.update(_descendants(pid))
-            with contextlib.suppress(Exception):
-                self.driver.quit()
+            if graceful:
+                with contextlib.suppress(Exception):
+                    self.driver.quit()
             self.driver = None
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -378,6 +387,13 @@ def executability(driver, url: str) -> dict:
         "errors": (errors + uncaught)[:10],
         "console_errors": [e["message"] for e in logs][:10],
     }
+
+
+def pytest_collection_finish(session):
+    # Start the server and the browser (and load the app once) before the first scenario, so
+    # the start is not charged to that scenario's timeout.
+    if any(isinstance(item.parent, FeatureModule) for item in session.items):
+        _session()
 
 
 @pytest.fixture(scope="session")
@@ -490,8 +506,13 @@ def current_driver():
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
-    if report.failed and _state.get("user") == item.nodeid and _state.get("browser"):
-        _attach(item, report)
+    browser = _state.get("browser")
+    if report.failed and _state.get("user") == item.nodeid and browser is not None:
+        text = str(report.longrepr)
+        if any(n in text for n in ("Timeout (>", "timed out", "Timed out", "renderer")):
+            browser.suspect = True  # no screenshot: the page may not answer
+        else:
+            _attach(item, report)
     return report
 
 

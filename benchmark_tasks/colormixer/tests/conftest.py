@@ -24,6 +24,7 @@ SET_RANGE = (
     "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
     "arguments[0].dispatchEvent(new Event('change', {bubbles: true}));"
 )
+SLIDER_FIELDS = ("=slider-r", "=slider-g", "=slider-b", "value-r", "value-g", "value-b")
 INPUT_ONLY = (
     "arguments[0].value = arguments[1];"
     "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
@@ -41,8 +42,19 @@ def find_all(browser, testid):
     return browser.find_elements(By.CSS_SELECTOR, f"[data-testid='{testid}']")
 
 
-def text_of(element):
-    return (element.get_attribute("textContent") or "").strip()
+READ = """
+const read = (id) => {
+  const el = document.querySelector(`[data-testid='${id.slice(1)}']`);
+  if (!el) return null;
+  return id[0] === "=" ? el.value : (el.textContent || "").trim();
+};
+return arguments[0].map(read);
+"""
+
+
+def read_page(browser, *fields):
+    """Several values in one round trip: ``=testid`` is an input's value, ``testid`` its text."""
+    return browser.execute_script(READ, [f if f[0] == "=" else f"~{f}" for f in fields])
 
 
 def wait_for(browser, read, expected, what):
@@ -60,7 +72,7 @@ def wait_for(browser, read, expected, what):
 
 
 def wait_text(browser, testid, expected):
-    wait_for(browser, lambda: text_of(find(browser, testid)), expected, f"text of {testid}")
+    wait_for(browser, lambda: read_page(browser, testid)[0], expected, f"text of {testid}")
 
 
 def slider(browser, channel):
@@ -84,7 +96,15 @@ def apply_hex(browser, code, with_button=False):
 
 
 def swatch_texts(browser):
-    return [text_of(s) for s in find_all(browser, "palette-swatch")]
+    return browser.execute_script(
+        "return Array.from(document.querySelectorAll(\"[data-testid='palette-swatch']\"),"
+        " (s) => (s.textContent || '').trim());"
+    )
+
+
+def background(browser, element):
+    """The computed background colour, as the page's own getComputedStyle reports it."""
+    return browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor;", element)
 
 
 def focus_page(browser):
@@ -121,7 +141,7 @@ def drag_slider(browser, channel, value):
 
 @when(parsers.parse("I set the sliders to {r:d}, {g:d}, {b:d}"))
 def set_sliders(browser, r, g, b):
-    for channel, value in zip(CHANNELS, (r, g, b)):
+    for channel, value in zip(CHANNELS, (r, g, b), strict=True):
         browser.execute_script(SET_RANGE, slider(browser, channel), str(value))
 
 
@@ -154,12 +174,6 @@ def press_on_page(browser, key):
 @when(parsers.parse('I press "{key}" on the {channel} slider'))
 def press_on_slider(browser, key, channel):
     slider(browser, channel).send_keys(key)
-
-
-@when("I press Ctrl+i on the page")
-def press_ctrl_i(browser):
-    focus_page(browser)
-    ActionChains(browser).key_down(Keys.CONTROL).send_keys("i").key_up(Keys.CONTROL).perform()
 
 
 @when("I click save to palette")
@@ -198,25 +212,24 @@ def reload_page(browser):
 
 @then(parsers.parse("the sliders show {r:d}, {g:d}, {b:d}"))
 def sliders_show(browser, r, g, b):
-    for channel, value in zip(CHANNELS, (r, g, b)):
-        wait_for(
-            browser,
-            lambda: slider(browser, channel).get_property("value"),
-            str(value),
-            f"value of the {channel} slider",
-        )
-        wait_text(browser, f"value-{CHANNELS[channel]}", str(value))
+    expected = [str(v) for v in (r, g, b)] * 2
+    wait_for(
+        browser,
+        lambda: read_page(browser, *SLIDER_FIELDS),
+        expected,
+        "slider values R, G, B and their labels",
+    )
 
 
 @then(parsers.parse("the {channel} slider and its label show {value:d}"))
 def one_slider_shows(browser, channel, value):
+    letter = CHANNELS[channel]
     wait_for(
         browser,
-        lambda: slider(browser, channel).get_property("value"),
-        str(value),
-        f"value of the {channel} slider",
+        lambda: read_page(browser, f"=slider-{letter}", f"value-{letter}"),
+        [str(value)] * 2,
+        f"value of the {channel} slider and its label",
     )
-    wait_text(browser, f"value-{CHANNELS[channel]}", str(value))
 
 
 @then(parsers.parse('every slider has min "{low}", max "{high}" and step "{step}"'))
@@ -224,9 +237,7 @@ def slider_attributes(browser, low, high, step):
     for channel in CHANNELS:
         element = slider(browser, channel)
         assert element.tag_name == "input", f"{channel} slider is a <{element.tag_name}>"
-        found = {
-            name: element.get_attribute(name) for name in ("type", "min", "max", "step")
-        }
+        found = {name: element.get_attribute(name) for name in ("type", "min", "max", "step")}
         assert found == {"type": "range", "min": low, "max": high, "step": step}, (
             f"{channel} slider attributes: {found}"
         )
@@ -241,7 +252,7 @@ def hex_code_is(browser, hex_code):
 def swatch_colour_is(browser, rgb):
     wait_for(
         browser,
-        lambda: find(browser, "swatch").value_of_css_property("background-color"),
+        lambda: background(browser, find(browser, "swatch")),
         rgb,
         "computed background-color of swatch",
     )
@@ -249,9 +260,7 @@ def swatch_colour_is(browser, rgb):
 
 @then(parsers.re(r'the hex input contains "(?P<text>.*)"'))
 def hex_input_contains(browser, text):
-    wait_for(
-        browser, lambda: find(browser, "hex-input").get_property("value"), text, "hex input value"
-    )
+    wait_for(browser, lambda: read_page(browser, "=hex-input")[0], text, "hex input value")
 
 
 @then(parsers.parse('the hex error is "{message}"'))
@@ -266,8 +275,12 @@ def hex_error_empty(browser):
 
 @then(parsers.parse('the contrast against {against} is "{ratio}" rated "{rating}"'))
 def contrast_is(browser, against, ratio, rating):
-    wait_text(browser, f"contrast-{against}", ratio)
-    wait_text(browser, f"rating-{against}", rating)
+    wait_for(
+        browser,
+        lambda: read_page(browser, f"contrast-{against}", f"rating-{against}"),
+        [ratio, rating],
+        f"contrast-{against} and rating-{against}",
+    )
 
 
 @then("the palette is empty")
@@ -289,7 +302,7 @@ def palette_shows(browser, colours):
 @then(parsers.parse('palette swatch {index:d} has the colour "{rgb}"'))
 def swatch_has_colour(browser, index, rgb):
     swatch = find_all(browser, "palette-swatch")[index - 1]
-    actual = swatch.value_of_css_property("background-color")
+    actual = background(browser, swatch)
     assert actual == rgb, f"background-color of palette swatch {index}: {actual!r}"
 
 

@@ -47,12 +47,17 @@ def wait_for(browser, check, message: str):
         pytest.fail(message.format(last.get("value")), pytrace=False)
 
 
+ROW_TEXTS = """
+const table = document.querySelector(arguments[0]);
+if (!table) { return []; }
+return Array.from(table.querySelectorAll("tbody tr"), (tr) =>
+  Array.from(tr.querySelectorAll("td"), (td) => td.textContent.trim()).join(" | "));
+"""
+
+
 def schedule_rows(browser) -> list[str]:
-    rows = browser.find_elements(By.CSS_SELECTOR, f"{css('schedule')} tbody tr")
-    return [
-        " | ".join(td.text.strip() for td in row.find_elements(By.CSS_SELECTOR, "td"))
-        for row in rows
-    ]
+    """Each body row of the schedule as its cell texts joined by " | " (one round trip)."""
+    return browser.execute_script(ROW_TEXTS, css("schedule"))
 
 
 # --- Given ------------------------------------------------------------------------------------

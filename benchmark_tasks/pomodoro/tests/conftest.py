@@ -1,6 +1,5 @@
 """Step definitions for the pomodoro timer scenarios (pytest-bdd + Selenium)."""
 
-import json
 import time
 
 from pytest_bdd import given, parsers, then, when
@@ -29,9 +28,29 @@ new MutationObserver(() => {
 }).observe(timer, { attributes: true, attributeFilter: ["class"] });
 """
 
+# Records, in the page, every text the display shows.
+DISPLAY_RECORDER = """
+const display = document.querySelector("[data-testid='display']");
+window.__displayLog = [display.textContent.trim()];
+new MutationObserver(() => window.__displayLog.push(display.textContent.trim())).observe(
+  display, { childList: true, characterData: true, subtree: true }
+);
+"""
+
 
 def el(browser, testid):
     return browser.find_element(By.CSS_SELECTOR, f"[data-testid='{testid}']")
+
+
+def prop(browser, testid, name):
+    """A DOM property of the element with this data-testid (one cheap round trip)."""
+    return browser.execute_script(
+        "const e = document.querySelector(`[data-testid='${arguments[0]}']`);"
+        "if (!e) throw new Error(`no element with data-testid=${arguments[0]}`);"
+        "return e[arguments[1]];",
+        testid,
+        name,
+    )
 
 
 def wait_for(browser, condition, message, timeout=WAIT):
@@ -40,22 +59,18 @@ def wait_for(browser, condition, message, timeout=WAIT):
     )
 
 
-def classes(browser):
-    return (el(browser, "timer").get_attribute("class") or "").split()
+def classes(browser, testid="timer"):
+    return (prop(browser, testid, "className") or "").split()
 
 
 def text_of(browser, testid):
-    return el(browser, testid).text.strip()
+    """The element's text as in the DOM (not as CSS may render it, e.g. upper-cased)."""
+    return (prop(browser, testid, "textContent") or "").strip()
 
 
 def set_field(browser, field, value):
     """Replace the field's text by typing, so that every edit fires an input event."""
-    box = el(browser, FIELDS[field])
-    box.click()
-    box.send_keys(Keys.CONTROL, "a")
-    box.send_keys(Keys.BACKSPACE)
-    if value:
-        box.send_keys(value)
+    el(browser, FIELDS[field]).send_keys(Keys.CONTROL, "a", Keys.NULL, Keys.BACKSPACE, value)
 
 
 def press(browser, key):
@@ -71,7 +86,7 @@ def press(browser, key):
 @given("the app is open")
 def app_open(browser, app_url):
     browser.get(app_url)
-    wait_for(browser, lambda: el(browser, "display").text.strip() != "", "the page did not load")
+    wait_for(browser, lambda: text_of(browser, "display") != "", "the page did not load")
 
 
 @given(parsers.parse('the stored durations are "{raw}"'))
@@ -81,7 +96,7 @@ def stored_durations(browser, app_url, raw):
         "localStorage.setItem(arguments[0], arguments[1]);", STORAGE_KEY, raw
     )
     browser.refresh()
-    wait_for(browser, lambda: el(browser, "display").text.strip() != "", "the page did not load")
+    wait_for(browser, lambda: text_of(browser, "display") != "", "the page did not load")
 
 
 @given(parsers.parse("the durations are focus {focus:d} s and break {brk:d} s"))
@@ -93,6 +108,11 @@ def durations(browser, focus, brk):
 @given("the flash class is being recorded")
 def record_flash(browser):
     browser.execute_script(FLASH_RECORDER)
+
+
+@given("the display texts are being recorded")
+def record_display(browser):
+    browser.execute_script(DISPLAY_RECORDER)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,7 +146,7 @@ def press_in_field(browser, key, field):
 @when("I reload the page")
 def reload_page(browser):
     browser.refresh()
-    wait_for(browser, lambda: el(browser, "display").text.strip() != "", "the page did not load")
+    wait_for(browser, lambda: text_of(browser, "display") != "", "the page did not load")
 
 
 @when(parsers.parse("I wait {seconds:f} seconds"))
@@ -159,6 +179,7 @@ def phase_within(browser, text, seconds):
 
 
 @when(parsers.parse('the sessions counter shows "{text}" within {seconds:d} seconds'))
+@given(parsers.parse('the sessions counter shows "{text}" within {seconds:d} seconds'))
 @then(parsers.parse('the sessions counter shows "{text}" within {seconds:d} seconds'))
 def sessions_within(browser, text, seconds):
     wait_for(
@@ -190,6 +211,7 @@ def display_shows(browser, text):
 
 
 @then(parsers.parse('the display still shows "{text}"'))
+@then(parsers.parse('the display is "{text}"'))
 def display_still(browser, text):
     assert text_of(browser, "display") == text
 
@@ -205,6 +227,7 @@ def sessions_shows(browser, text):
 
 
 @then(parsers.parse('the sessions counter still shows "{text}"'))
+@then(parsers.parse('the sessions counter is "{text}"'))
 def sessions_still(browser, text):
     assert text_of(browser, "sessions") == text
 
@@ -244,30 +267,29 @@ def button_status(browser, button, status):
     want = status == "enabled"
     wait_for(
         browser,
-        lambda: el(browser, button).is_enabled() == want,
+        lambda: prop(browser, button, "disabled") is not want,
         f"the {button!r} button is not {status}",
     )
 
 
 @then(parsers.parse('the {field} duration field shows "{value}"'))
 def field_shows(browser, field, value):
-    assert el(browser, FIELDS[field]).get_attribute("value") == value
+    shown = prop(browser, FIELDS[field], "value")
+    assert shown == value, f"the {field} field shows {shown!r}"
 
 
 @then(parsers.parse('the {field} duration field is marked invalid'))
 def field_invalid(browser, field):
-    box = el(browser, FIELDS[field])
     wait_for(
         browser,
-        lambda: "invalid" in (box.get_attribute("class") or "").split(),
+        lambda: "invalid" in classes(browser, FIELDS[field]),
         f"the {field} field has no class 'invalid'",
     )
 
 
 @then(parsers.parse('the {field} duration field is not marked invalid'))
 def field_valid(browser, field):
-    box = el(browser, FIELDS[field])
-    assert "invalid" not in (box.get_attribute("class") or "").split()
+    assert "invalid" not in classes(browser, FIELDS[field]), f"the {field} field is invalid"
 
 
 @then(parsers.parse("the flash lasted between {low:d} and {high:d} ms"))
@@ -279,12 +301,17 @@ def flash_lasted(browser, low, high):
     assert low <= lasted <= high, f"flash lasted {lasted:.0f} ms"
 
 
-@then(parsers.parse("the stored durations are focus {focus:d} and break {brk:d}"))
-def stored_are(browser, focus, brk):
-    raw = browser.execute_script("return localStorage.getItem(arguments[0]);", STORAGE_KEY)
-    assert raw is not None, f"nothing stored under {STORAGE_KEY!r}"
-    data = json.loads(raw)
-    assert data == {"focus": focus, "break": brk}, f"stored: {raw}"
+@then("the flash class was never set")
+def flash_never(browser):
+    log = browser.execute_script("return window.__flashLog;")
+    assert log == [], f"flash class changes: {log}"
+
+
+@then(parsers.parse('the recorded display texts do not include "{text}"'))
+def display_never(browser, text):
+    log = browser.execute_script("return window.__displayLog;")
+    assert len(log) > 1, f"the display never changed: {log}"
+    assert text not in log, f"display texts: {log}"
 
 
 @then("no script error was logged")

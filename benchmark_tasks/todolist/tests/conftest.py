@@ -27,7 +27,7 @@ def text_of(length: int) -> str:
 
 
 def split_items(items: str) -> list[str]:
-    return items.split("|") if items else []
+    return items.split(", ") if items else []
 
 
 def wait_for(browser, probe, expected, what: str):
@@ -48,35 +48,55 @@ def wait_for(browser, probe, expected, what: str):
         raise AssertionError(f"{what}: expected {expected!r}, got {seen['value']!r}") from None
 
 
-def items(browser):
-    """The displayed ``todo-item`` elements, top to bottom."""
-    return [
-        li
-        for li in browser.find_elements(By.CSS_SELECTOR, f"{tid('todo-list')} > {tid('todo-item')}")
-        if li.is_displayed()
-    ]
+# One round trip reads every displayed item: its shown text, its text content (also while it is
+# being edited), its checkbox and its `completed` class.
+SNAPSHOT_JS = """
+const list = document.querySelector("[data-testid='todo-list']");
+if (!list) { return []; }
+const shown = (el) => !!el && el.getClientRects().length > 0
+    && getComputedStyle(el).visibility !== "hidden";
+return Array.from(list.children)
+    .filter((li) => li.matches("[data-testid='todo-item']") && shown(li))
+    .map((li) => {
+        const label = li.querySelector("[data-testid='todo-text']");
+        const toggle = li.querySelector("[data-testid='todo-toggle']");
+        return {
+            text: shown(label) ? label.innerText.trim() : "",
+            content: label ? label.textContent.trim() : "",
+            checked: toggle ? toggle.checked : null,
+            completed: li.classList.contains("completed"),
+            toggle: toggle,
+            label: label,
+        };
+    });
+"""
+
+
+def items(browser) -> list[dict]:
+    """The displayed ``todo-item`` elements, top to bottom, as dictionaries."""
+    return browser.execute_script(SNAPSHOT_JS)
 
 
 def visible_texts(browser) -> list[str]:
-    return [li.find_element(By.CSS_SELECTOR, tid("todo-text")).text for li in items(browser)]
+    return [item["text"] for item in items(browser)]
 
 
-def item_named(browser, text: str):
+def item_named(browser, text: str) -> dict:
     """The displayed item whose ``todo-text`` content is ``text``."""
-    for li in items(browser):
-        label = li.find_element(By.CSS_SELECTOR, tid("todo-text"))
-        if (label.get_attribute("textContent") or "").strip() == text:
-            return li
-    raise AssertionError(f"no displayed item with the text {text!r}; shown: {visible_texts(browser)}")
+    found = items(browser)
+    for item in found:
+        if item["content"] == text:
+            return item
+    shown = [item["text"] for item in found]
+    raise AssertionError(f"no displayed item with the text {text!r}; shown: {shown}")
 
 
 def item_state(browser, text: str) -> str:
-    li = item_named(browser, text)
-    checked = li.find_element(By.CSS_SELECTOR, tid("todo-toggle")).is_selected()
-    has_class = "completed" in (li.get_attribute("class") or "").split()
+    item = item_named(browser, text)
+    checked, has_class = item["checked"], item["completed"]
     if checked and has_class:
         return "completed"
-    if not checked and not has_class:
+    if checked is False and not has_class:
         return "active"
     return f"inconsistent (checkbox checked={checked}, class completed={has_class})"
 
@@ -100,11 +120,12 @@ def open_app(browser, app_url):
     find(browser, "new-todo")
 
 
-def add_item(browser, text: str):
-    field = find(browser, "new-todo")
-    field.clear()
-    field.send_keys(text)
-    find(browser, "add-button").click()
+def add_items(browser, texts: list[str]):
+    """Type each text into the new-todo input and click Add."""
+    field, button = find(browser, "new-todo"), find(browser, "add-button")
+    for text in texts:
+        field.send_keys(text)
+        button.click()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,15 +140,16 @@ def app_is_open(browser, app_url):
 @given(parsers.parse('I have added the items "{names}"'))
 @when(parsers.parse('I add the items "{names}"'))
 def have_added(browser, names):
-    for name in split_items(names):
-        add_item(browser, name)
+    add_items(browser, split_items(names))
     wait_for(browser, lambda: len(items(browser)), len(split_items(names)), "items after adding")
 
 
 @given(parsers.parse('I have completed the item "{text}"'))
 @when(parsers.parse('I toggle the item "{text}"'))
 def toggle_item(browser, text):
-    item_named(browser, text).find_element(By.CSS_SELECTOR, tid("todo-toggle")).click()
+    toggle = item_named(browser, text)["toggle"]
+    assert toggle is not None, f"the item {text!r} has no todo-toggle checkbox"
+    toggle.click()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,13 +198,12 @@ def submit_with(browser, how):
 
 @when(parsers.parse('I add the item "{text}"'))
 def add_one(browser, text):
-    add_item(browser, text)
+    add_items(browser, [text])
 
 
 @when(parsers.parse("I add {count:d} items"))
 def add_numbered(browser, count):
-    for n in range(1, count + 1):
-        add_item(browser, f"Item {n}")
+    add_items(browser, [f"Item {n}" for n in range(1, count + 1)])
 
 
 @when(parsers.parse("I complete the first {count:d} items"))
@@ -207,15 +228,16 @@ def click_clear(browser):
 
 @when(parsers.parse('I double-click the item "{text}"'))
 def double_click_item(browser, text):
-    label = item_named(browser, text).find_element(By.CSS_SELECTOR, tid("todo-text"))
-    ActionChains(browser).double_click(label).perform()
+    ActionChains(browser).double_click(item_named(browser, text)["label"]).perform()
     wait_for(browser, lambda: len(edit_inputs(browser)), 1, "displayed edit inputs")
 
 
 @when(parsers.re(r'I replace the edit text with "(?P<text>[^"]*)"'))
 def replace_edit_text(browser, text):
+    # Not WebElement.clear(): WebDriver's clear also takes the focus away, which cancels an edit.
     editor = the_edit_input(browser)
-    editor.clear()
+    editor.send_keys(Keys.CONTROL, "a")
+    editor.send_keys(Keys.BACKSPACE)
     editor.send_keys(text)
 
 

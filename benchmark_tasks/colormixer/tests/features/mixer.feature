@@ -21,7 +21,6 @@ Feature: Mixing a colour with sliders and hex codes
       | channel | value | r   | g   | b   |
       | red     | 0     | 0   | 102 | 153 |
       | green   | 255   | 51  | 255 | 153 |
-      | blue    | 7     | 51  | 102 | 7   |
 
   @R1
   Scenario: Labels follow the input event while dragging
@@ -41,10 +40,8 @@ Feature: Mixing a colour with sliders and hex codes
 
     Examples:
       | r   | g   | b   | hex     |
-      | 255 | 255 | 255 | #FFFFFF |
       | 0   | 0   | 0   | #000000 |
       | 10  | 171 | 205 | #0AABCD |
-      | 1   | 2   | 254 | #0102FE |
 
   @R3
   Scenario Outline: A valid hex code sets the sliders
@@ -59,7 +56,6 @@ Feature: Mixing a colour with sliders and hex codes
       | typed   | r   | g   | b   | hex     |
       | #FF8800 | 255 | 136 | 0   | #FF8800 |
       | 3a7     | 51  | 170 | 119 | #33AA77 |
-      | #0f0    | 0   | 255 | 0   | #00FF00 |
       | abcdef  | 171 | 205 | 239 | #ABCDEF |
 
   @R3
@@ -82,7 +78,6 @@ Feature: Mixing a colour with sliders and hex codes
       | #12345   |
       | #GG0000  |
       | ##123456 |
-      | 1234567  |
       | #12 456  |
 
   @R3

@@ -41,14 +41,6 @@ Feature: A palette of saved colours that survives a reload
     And the palette count is "8 / 8"
     And the palette shows "#000001, #000002, #000003, #000004, #000005, #000006, #000007, #000008"
 
-  @R6
-  Scenario: A duplicate in a full palette gets the duplicate message
-    Given the app is open
-    When I save the colours "#000001, #000002, #000003, #000004, #000005, #000006, #000007, #000008"
-    And I apply the hex code "#000004" with Enter
-    And I click save to palette
-    Then the palette message is "#000004 is already in the palette"
-
   @R7
   Scenario: Clicking a swatch restores its colour
     Given the app is open
@@ -104,12 +96,6 @@ Feature: A palette of saved colours that survives a reload
     Given the app is open with the stored palette '["#ff0000", "bogus", 7, "#00FF00", "#FF0000", "#abc"]'
     Then the palette shows "#FF0000, #00FF00"
     And the palette count is "2 / 8"
-
-  @R8
-  Scenario: At most eight stored colours are loaded
-    Given the app is open with the stored palette '["#000001","#000002","#000003","#000004","#000005","#000006","#000007","#000008","#000009"]'
-    Then the palette count is "8 / 8"
-    And the palette shows "#000001, #000002, #000003, #000004, #000005, #000006, #000007, #000008"
 
   @R8
   Scenario: Corrupt stored data gives an empty palette

@@ -5,16 +5,16 @@ Feature: Adding cards, validating titles and counting cards
 
   @R1
   Scenario Outline: Adding a valid title puts a card at the end of To do
-    When I type "<typed>" and press Enter
+    When I type <typed> and press Enter
     Then the "To do" column shows the cards "<card>"
     And the input is empty
     And the message is empty
 
     Examples:
-      | typed                                    | card                                     |
-      | Buy milk                                 | Buy milk                                 |
-      |   Write docs                             | Write docs                               |
-      | abcdefghijabcdefghijabcdefghijabcdefghij | abcdefghijabcdefghijabcdefghijabcdefghij |
+      | typed                                      | card                                     |
+      | "Buy milk"                                 | Buy milk                                 |
+      | "  Write docs  "                           | Write docs                               |
+      | "abcdefghijabcdefghijabcdefghijabcdefghij" | abcdefghijabcdefghijabcdefghijabcdefghij |
 
   @R1
   Scenario: Cards keep the order in which they were added
@@ -33,16 +33,16 @@ Feature: Adding cards, validating titles and counting cards
 
   @R2
   Scenario Outline: An invalid title is rejected with a message
-    When I type "<typed>" and press Enter
+    When I type <typed> and press Enter
     Then the message is "<message>"
     And the "To do" column has no cards
-    And the input contains "<typed>"
+    And the input contains <typed>
 
     Examples:
-      | typed                                     | message                              |
-      |                                           | Title must not be empty.             |
-      |                                           | Title must not be empty.             |
-      | abcdefghijabcdefghijabcdefghijabcdefghijk | Title must be at most 40 characters. |
+      | typed                                       | message                              |
+      | ""                                          | Title must not be empty.             |
+      | "   "                                       | Title must not be empty.             |
+      | "abcdefghijabcdefghijabcdefghijabcdefghijk" | Title must be at most 40 characters. |
 
   @R2
   Scenario: A duplicate title is rejected

@@ -18,7 +18,7 @@ Feature: Adding todo items
     When I add the item "Buy milk"
     And I add the item "Walk the dog"
     And I add the item "Buy milk"
-    Then the visible items are "Buy milk|Walk the dog|Buy milk"
+    Then the visible items are "Buy milk, Walk the dog, Buy milk"
 
   @R1
   Scenario: Whitespace around the text is trimmed
@@ -49,7 +49,7 @@ Feature: Adding todo items
     And I press Enter in the new todo input
     And I type "Third" into the new todo input
     And I press Enter in the new todo input
-    Then the visible items are "First|Second|Third"
+    Then the visible items are "First, Second, Third"
 
   @R3
   Scenario Outline: Empty or whitespace-only text is rejected

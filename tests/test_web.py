@@ -1,0 +1,319 @@
+"""Web tasks: Gherkin scenarios in headless Chromium against the served app (black-box)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_e2ebench.probe.e2ebench_web import map_url, parse_feature
+
+browser = pytest.mark.browser
+
+APP = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Greeter</title></head>
+<body>
+  <input data-testid="name">
+  <button data-testid="go">Greet</button>
+  <button data-testid="spin">Spin</button>
+  <p data-testid="out"></p>
+  <script src="app.js"></script>
+</body></html>
+"""
+SCRIPT = """const out = document.querySelector('[data-testid="out"]');
+const name = document.querySelector('[data-testid="name"]');
+document.querySelector('[data-testid="go"]').addEventListener('click', () => {
+  const v = name.value.trim();
+  out.textContent = v ? `Hello, ${v}!` : 'Name required';
+  if (v) localStorage.setItem('last', v);
+});
+name.addEventListener('keydown', (e) => { if (e.key === 'Enter') document.querySelector('[data-testid="go"]').click(); });
+document.querySelector('[data-testid="spin"]').addEventListener('click', () => { for (;;) {} });
+if (localStorage.getItem('last')) out.textContent = `Welcome back, ${localStorage.getItem('last')}`;
+"""
+FEATURE = """@R1
+Feature: Greeting
+  Background:
+    Given the app is open
+
+  Scenario Outline: Greet a name
+    When I type "<name>" and press the button
+    Then the output reads "Hello, <name>!"
+    Examples:
+      | name |
+      | Ann  |
+      | Bob  |
+
+  Scenario: Enter greets too
+    When I type "Cy" and press Enter
+    Then the output reads "Hello, Cy!"
+
+  @R2
+  Scenario: Empty name is refused
+    When I press the button
+    Then the output reads "Name required"
+
+  @R2
+  Scenario: Every scenario starts with empty storage
+    Then the output is empty
+"""
+SPIN_FEATURE = """Feature: Spinning
+  @R3
+  Scenario: A button that never returns
+    Given the app is open
+    When I press spin
+    Then the output is empty
+"""
+STEPS = """from pytest_bdd import given, when, then, parsers
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+
+def el(browser, testid):
+    return browser.find_element(By.CSS_SELECTOR, f"[data-testid='{testid}']")
+
+
+@given("the app is open")
+def _(browser, app_url):
+    browser.get(app_url)
+
+
+@when(parsers.parse('I type "{name}" and press the button'))
+def _(browser, name):
+    el(browser, "name").send_keys(name)
+    el(browser, "go").click()
+
+
+@when(parsers.parse('I type "{name}" and press Enter'))
+def _(browser, name):
+    el(browser, "name").send_keys(name + Keys.ENTER)
+
+
+@when("I press the button")
+def _(browser):
+    el(browser, "go").click()
+
+
+@when("I press spin")
+def _(browser):
+    el(browser, "spin").click()
+
+
+@then(parsers.parse('the output reads "{text}"'))
+def _(browser, text):
+    assert el(browser, "out").text == text
+
+
+@then("the output is empty")
+def _(browser):
+    assert el(browser, "out").text == ""
+"""
+REQUIREMENTS = """# Greeter
+
+### R1: Greeting
+Tags: core
+
+### R2: Validation
+Tags: validation
+
+### R3: Spinning
+"""
+
+
+def make_web_task(tasks, task_id="greet", *, spin=False, app=True, timeout=20) -> Path:
+    root = tasks.tasks / task_id
+    tasks.write(
+        root / "task.toml",
+        f'id = "{task_id}"\ntitle = "Greeter"\nkind = "web"\nlanguage = "javascript"\n'
+        f'created = 2026-11-01\nsource = "tests"\n\n[tests]\ntimeout = {timeout}\n',
+    )
+    tasks.write(root / "requirements.md", REQUIREMENTS if spin else REQUIREMENTS.split("### R3")[0])
+    if app:
+        tasks.write(root / "reference" / "index.html", APP)
+        tasks.write(root / "reference" / "app.js", SCRIPT)
+    tasks.write(root / "tests" / "conftest.py", STEPS)
+    tasks.write(root / "tests" / "features" / "greet.feature", FEATURE)
+    if spin:
+        tasks.write(root / "tests" / "features" / "spin.feature", SPIN_FEATURE)
+    return root
+
+
+def browser_processes(marker: str) -> list[str]:
+    """Live (not zombie) processes whose environment names ``marker`` (our test's folder)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+        except OSError:
+            continue
+        if marker.encode() in environ and state != "Z" and "chrom" in cmd:
+            found.append(f"{entry.name}: {cmd}")
+    return found
+
+
+# --- without a browser: reading scenarios -------------------------------------------------
+
+
+def test_feature_scenarios_are_read_statically(tmp_path):
+    path = tmp_path / "greet.feature"
+    path.write_text(FEATURE)
+    scenarios, problems = parse_feature(path)
+    assert problems == []
+    assert [(s["function"], s["requirements"], s["cases"]) for s in scenarios] == [
+        ("test_greet_a_name", ["R1"], 2),
+        ("test_enter_greets_too", ["R1"], 1),
+        ("test_empty_name_is_refused", ["R1", "R2"], 1),
+        ("test_every_scenario_starts_with_empty_storage", ["R1", "R2"], 1),
+    ]
+
+
+def test_invalid_web_tasks_are_collection_errors_naming_file_and_fix(pytester, tasks):
+    root = make_web_task(tasks, app=False)
+    tasks.write(root / "reference" / "app.js", SCRIPT)
+    tasks.write(
+        root / "tests" / "features" / "more.feature",
+        "Feature: More\n  Scenario: Untagged\n    Given the app is open\n"
+        "  Scenario: Untagged\n    Given the app is open\n",
+    )
+    tasks.write(root / "tests" / "features" / "bad.feature", "Scenario without feature\n")
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.stdout.fnmatch_lines(
+        [
+            "*greet/tests/features/bad.feature:1: not valid Gherkin: Misplaced*",
+            "*greet/tests/features/more.feature: two scenarios are named 'Untagged'; rename one*",
+            "*greet/tests/features/more.feature::test_untagged (line *): no requirement tag; "
+            "add a tag like @R1*",
+            "*greet/reference/index.html: missing; a web task's reference app starts at "
+            "index.html*",
+        ]
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+
+
+def test_file_urls_map_onto_the_served_app(tmp_path):
+    (tmp_path / "css").mkdir()
+    (tmp_path / "index.html").write_text("x")
+    (tmp_path / "css" / "a.css").write_text("x")
+    base = "http://127.0.0.1:5000/"
+    assert map_url("file://index.html", base, tmp_path) == base + "index.html"
+    assert (
+        map_url("file:///home/u/E2ESD_Bench_01/source_projcet/index.html?x=1#top", base, tmp_path)
+        == base + "index.html?x=1#top"
+    )
+    assert map_url("file:///elsewhere/css/a.css", base, tmp_path) == base + "css/a.css"
+    assert map_url("http://localhost:8000/index.html", base, tmp_path) == base + "index.html"
+    assert map_url("https://example.com/x", base, tmp_path) == "https://example.com/x"
+
+
+# --- with the browser ---------------------------------------------------------------------
+
+
+@browser
+def test_reference_passes_nop_fails_with_screenshot_and_executability(pytester, tasks, results):
+    make_web_task(tasks)
+    result = pytester.runpytest(
+        "--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-sandbox=none", "-p", "no:randomly"
+    )
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*R1 not implemented (nop, run 1): Greeting",
+            "*screenshot: *artifacts/*.png",
+            "*task*agent*balanced*exec*",
+            "greet*nop*0.0%*0.0%*",
+        ]
+    )
+    runs = {r["agent"]: r for r in results()["tasks"]}
+    ref, nop = runs["reference"], runs["nop"]
+    assert ref["metrics"]["req_acc"] == 1.0 and ref["metrics"]["passed"] == 5
+    assert ref["web"]["executable"] is True and ref["web"]["browser_start_s"] > 0
+    assert ref["metrics"]["executability"] == 1.0
+    assert nop["web"]["executable"] is False and nop["web"]["status"] == 404
+    assert nop["metrics"]["executability"] == 0.0 and nop["metrics"]["test_acc"] == 0.0
+    assert ref["install"]["method"] == "served"
+    assert ref["metrics"]["code_files"] == 2  # index.html and app.js count as the app's code
+    failing = nop["requirements"][0]["failing"][0]
+    assert Path(failing["properties"]["screenshot"]).stat().st_size > 0
+    assert browser_processes(str(pytester.path)) == []
+
+
+@browser
+def test_hung_page_fails_its_scenario_only_and_the_browser_recovers(pytester, tasks, results):
+    """A click handler that never returns: that scenario times out, the next ones pass."""
+    make_web_task(tasks, spin=True, timeout=10)
+    # spin.feature sorts after greet.feature: its hang comes last, so run it first by name
+    os.rename(
+        tasks.tasks / "greet" / "tests" / "features" / "spin.feature",
+        tasks.tasks / "greet" / "tests" / "features" / "a_spin.feature",
+    )
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*R3 not implemented*", "*Timeout*"])
+    record = results()["tasks"][0]
+    assert [r["verdict"] for r in record["requirements"]] == [
+        "implemented",
+        "implemented",
+        "not_implemented",
+    ]
+    assert "test_timeout" in record["test_run"]["containment"]
+    assert browser_processes(str(pytester.path)) == []
+
+
+@browser
+def test_parallel_equals_serial(pytester, tasks, results):
+    make_web_task(tasks)
+    make_web_task(tasks, "greet2")
+    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-rerun")
+    pytester.runpytest(*args, "-n", "0", "--e2e-out=serial").assert_outcomes(passed=4, failed=4)
+    pytester.runpytest(*args, "-n", "2", "--e2e-out=par").assert_outcomes(passed=4, failed=4)
+
+    def metrics(out):
+        return {
+            (r["task"], r["agent"]): {
+                k: v for k, v in r["metrics"].items() if k not in ("duration_s",)
+            }
+            for r in results(out)["tasks"]
+        }
+
+    assert metrics("serial") == metrics("par")
+    assert browser_processes(str(pytester.path)) == []
+
+
+@browser
+def test_e2edev_import_converts_and_grades_and_reports_what_it_could_not(
+    pytester, results, tmp_path
+):
+    from e2edev_sample import write_sample
+
+    from pytest_e2ebench.cli import main
+
+    src = write_sample(tmp_path / "E2EDev_data")
+    out = pytester.path / "tasks"
+    assert main(["import", "e2edev", str(src), str(out), "--created", "2025-10-01"]) == 0
+    report = {r["project"]: r for r in json.loads((out / "import-report.json").read_text())}
+    assert report["Counter_01"]["converted"] == 3 and report["Counter_01"]["failed"] == []
+    assert [(f["requirement"], f["case"]) for f in report["Broken_02"]["failed"]] == [
+        ("R1", 2),
+        ("R2", 1),
+    ]
+    assert "no source_projcet/index.html" in report["NoApp_03"]["error"]
+    steps = (out / "counter_01" / "tests" / "r1_1" / "conftest.py").read_text()
+    assert "= webdriver.Chrome()" not in steps and "from behave" not in steps
+    assert (out / "counter_01" / "requirements.md").read_text().startswith(
+        "\n    You are tasked"
+    ) is False  # leading blank lines trimmed, the prompt itself verbatim
+    assert not (out / "counter_01" / "reference" / "info").exists()
+
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(["*E2EDev test case not converted: step code is not valid*"])
+    runs = {r["task"]: r for r in results()["tasks"]}
+    assert runs["counter_01"]["metrics"]["req_acc"] == 1.0
+    assert runs["counter_01"]["metrics"]["balanced"] == 1.0
+    assert runs["broken_02"]["metrics"]["req_acc"] == 0.0
