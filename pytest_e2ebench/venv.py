@@ -5,15 +5,28 @@ test run measures the project, not a tool upgrade) and then the generated projec
 coverage sees its files where they are. Failing to create the environment or to install the
 harness's tools is an infrastructure error; a project that does not install is the agent's
 failure and is recorded, not raised.
+
+Only the harness talks to the package index. The project is installed PEP 517-style with the
+isolation done by hand: the harness installs ``[build-system] requires``; the build backend,
+asked inside the sandbox and offline, names any further build requirements, which the harness
+installs; the project is built and installed inside the sandbox, offline, without
+dependencies; then the harness installs the runtime dependencies its built metadata declares
+(constrained to the harness's tool versions). An unreachable index is an infrastructure error;
+a requirement the index does not have, a build that fails, or dependencies that conflict with
+the test tools are the agent's failure.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import email.parser
 import functools
 import importlib.metadata
+import json
 import os
+import re
 import sys
+import tomllib
 from pathlib import Path
 
 from . import process
@@ -138,33 +151,162 @@ def build(
     if not install_project:
         return InstallResult("served", True, "a web app: served from the repository, not installed")
     uv, env, py = uv_binary(), _env(), str(python_of(venv))
+    logs.mkdir(parents=True, exist_ok=True)
     if not is_installable(repo):
         site = next((venv / "lib").glob("python*/site-packages"))
         paths = [str(repo)] + ([str(repo / "src")] if (repo / "src").is_dir() else [])
         (site / "_e2ebench_project.pth").write_text("\n".join(paths) + "\n")
         return InstallResult("path", True, "no pyproject.toml/setup.py: project root on sys.path")
-    # Installing runs the project's build code: sandboxed, with the network it needs for the
-    # build requirements (the only network access generated code gets).
+    # The project's build code is the agent's: it runs only inside the sandbox and offline.
+    # Everything fetched from the package index is fetched by the harness (uv, no project
+    # code): the build requirements first, then what the build backend asks for, then the
+    # runtime dependencies the built metadata declares.
     sandbox = sandbox or Sandbox()
     cache = Path(env.get("UV_CACHE_DIR") or Path.home() / ".cache" / "uv")
     cache.mkdir(parents=True, exist_ok=True)
-    project = sandbox.run(
-        [uv, "pip", "install", "--python", py, "-e", str(repo)],
-        cwd=repo,
-        env=env,
-        timeout=INSTALL_TIMEOUT,
-        log=logs / "project.log",
-        writable=[venv, repo, cache],
-        network=True,
-        drop=False,
-    )
-    if project.returncode != 0 and project.output.startswith("bwrap:"):
-        raise InfrastructureError(
-            "sandbox", f"the sandbox could not run the install: {project.tail(3)}"
+    constraints = logs / "tool-constraints.txt"
+    constraints.write_text("\n".join(tool_requirements()) + "\n")
+
+    def fetch(what: str, requirements: list[str]) -> InstallResult | None:
+        """Install index packages (harness, online); the failure if they do not install."""
+        if not requirements:
+            return None
+        reqs = logs / f"{what}.txt"
+        reqs.write_text("\n".join(requirements) + "\n")
+        done = process.run(
+            [uv, "pip", "install", "--python", py, "-r", str(reqs), "-c", str(constraints)],
+            cwd=logs,
+            env=env,
+            timeout=INSTALL_TIMEOUT,
+            log=logs / f"{what}.log",
         )
+        if done.returncode == 0:
+            return None
+        if _UNREACHABLE.search(done.output):
+            raise InfrastructureError(
+                "venv", f"the package index is unreachable while installing {what}:\n{done.tail()}"
+            )
+        return InstallResult(
+            "editable", False, f"the project's {what} did not install:\n{done.tail(40)}"
+        )
+
+    def sandboxed(name: str, args: list[str]) -> process.Completed:
+        done = sandbox.run(
+            args,
+            cwd=repo,
+            env=env,
+            timeout=INSTALL_TIMEOUT,
+            log=logs / f"{name}.log",
+            writable=[venv, repo, cache],
+            network=False,
+            drop=False,
+        )
+        if done.returncode != 0 and done.output.startswith("bwrap:"):
+            raise InfrastructureError(
+                "sandbox", f"the sandbox could not run the install: {done.tail(3)}"
+            )
+        return done
+
+    try:
+        static = _static_build_requirements(repo)
+    except ValueError as exc:
+        return InstallResult("editable", False, f"pyproject.toml: {exc}")
+    failed = fetch("build-requirements", static)
+    if failed:
+        return failed
+    asked = sandboxed("build-backend", [py, "-c", _ASK_BACKEND])
+    dynamic = _last_json_line(asked.output) if asked.returncode == 0 else None
+    if dynamic is None:
+        return InstallResult("editable", False, f"the build backend failed:\n{asked.tail(40)}")
+    failed = fetch("backend-requirements", [r for r in dynamic if r not in static])
+    if failed:
+        return failed
+    site = next((venv / "lib").glob("python*/site-packages"))
+    before = set(site.glob("*.dist-info"))
+    project = sandboxed(
+        "project",
+        [
+            uv,
+            "pip",
+            "install",
+            "--python",
+            py,
+            "--offline",
+            "--no-build-isolation",
+            "--no-deps",
+            "-e",
+            str(repo),
+        ],
+    )
     if project.timed_out:
         return InstallResult("editable", False, f"install timed out after {INSTALL_TIMEOUT:g}s")
-    return InstallResult("editable", project.returncode == 0, project.tail(40))
+    if project.returncode != 0:
+        return InstallResult("editable", False, project.tail(40))
+    built = sorted(set(site.glob("*.dist-info")) - before)
+    failed = fetch("dependencies", _requires_dist(built[0]) if built else [])
+    return failed or InstallResult("editable", True, project.tail(40))
+
+
+# What the build backend wants besides its static requirements (PEP 517
+# get_requires_for_build_editable), asked inside the sandbox, offline; printed as JSON.
+_ASK_BACKEND = """\
+import importlib, json, os, sys, tomllib
+system = {}
+if os.path.exists("pyproject.toml"):
+    with open("pyproject.toml", "rb") as f:
+        system = tomllib.load(f).get("build-system", {})
+name = system.get("build-backend", "setuptools.build_meta:__legacy__")
+sys.path[:0] = [os.path.abspath(p) for p in system.get("backend-path", [])]
+module, _, attrs = name.partition(":")
+backend = importlib.import_module(module)
+for attr in filter(None, attrs.split(".")):
+    backend = getattr(backend, attr)
+hook = getattr(backend, "get_requires_for_build_editable", None) or getattr(
+    backend, "get_requires_for_build_wheel", None)
+print(json.dumps(list(hook()) if hook else []))
+"""
+_UNREACHABLE = re.compile(
+    r"Failed to fetch|error sending request|dns error|Connection refused|Could not connect|"
+    r"network is unreachable|tcp connect error|offline mode|Network connectivity is disabled",
+    re.IGNORECASE,
+)
+
+
+def _static_build_requirements(repo: Path) -> list[str]:
+    """``[build-system] requires`` (PEP 518; setuptools when there is no pyproject.toml)."""
+    path = repo / "pyproject.toml"
+    if not path.is_file():
+        return ["setuptools>=40.8.0"]
+    try:
+        system = tomllib.loads(path.read_text(encoding="utf-8")).get("build-system", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not valid TOML ({exc})") from None
+    requires = system.get("requires", ["setuptools>=40.8.0"])
+    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
+        raise ValueError("[build-system] requires must be a list of requirement strings")
+    return requires
+
+
+def _last_json_line(output: str) -> list[str] | None:
+    for line in reversed(output.strip().splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        return None
+    return None
+
+
+def _requires_dist(dist_info: Path) -> list[str]:
+    """The runtime requirements in a dist-info's METADATA (optional extras left out)."""
+    try:
+        text = (dist_info / "METADATA").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    message = email.parser.Parser().parsestr(text, headersonly=True)
+    return [r for r in message.get_all("Requires-Dist") or [] if "extra ==" not in r]
 
 
 def agent_env(venv: Path, logs: Path) -> dict[str, str]:

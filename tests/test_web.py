@@ -215,22 +215,30 @@ def test_file_urls_map_onto_the_served_app(tmp_path):
 
 
 @browser
-def test_reference_passes_nop_fails_with_screenshot_and_executability(pytester, tasks, results):
+def test_reference_passes_nop_fails_and_a_failure_has_screenshot(pytester, tasks, results):
     make_web_task(tasks)
+    wrong = pytester.path / "outputs" / "greet"
+    tasks.write(wrong / "index.html", APP)
+    tasks.write(wrong / "app.js", SCRIPT.replace("Hello, ", "Hi, ") + "console.error('oops');\n")
     result = pytester.runpytest(
-        "--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-sandbox=none", "-p", "no:randomly"
+        "--e2e-agent=reference,nop,dir:outputs", "--e2e-tasks=tasks", "--e2e-sandbox=none"
     )
-    result.assert_outcomes(passed=2, failed=2)
+    result.assert_outcomes(passed=3, failed=3)
     result.stdout.fnmatch_lines(
         [
             "*R1 not implemented (nop, run 1): Greeting",
+            "*the app has no page at / (HTTP 404)*",
+            "*R1 not implemented (dir-outputs, run 1): Greeting",
+            "*FAILED*test_greet_a_name*Hi, Ann*",
             "*screenshot: *artifacts/*.png",
+            "*browser console*",
+            "*oops*",
             "*task*agent*balanced*exec*",
             "greet*nop*0.0%*0.0%*",
         ]
     )
     runs = {r["agent"]: r for r in results()["tasks"]}
-    ref, nop = runs["reference"], runs["nop"]
+    ref, nop, wrong_run = runs["reference"], runs["nop"], runs["dir-outputs"]
     assert ref["metrics"]["req_acc"] == 1.0 and ref["metrics"]["passed"] == 5
     assert ref["web"]["executable"] is True and ref["web"]["browser_start_s"] > 0
     assert ref["metrics"]["executability"] == 1.0
@@ -238,8 +246,13 @@ def test_reference_passes_nop_fails_with_screenshot_and_executability(pytester, 
     assert nop["metrics"]["executability"] == 0.0 and nop["metrics"]["test_acc"] == 0.0
     assert ref["install"]["method"] == "served"
     assert ref["metrics"]["code_files"] == 2  # index.html and app.js count as the app's code
-    failing = nop["requirements"][0]["failing"][0]
+    # a console.error does not make the app non-executable; it is listed
+    assert wrong_run["web"]["executable"] is True
+    assert any("oops" in e for e in wrong_run["web"]["console_errors"])
+    assert wrong_run["metrics"]["req_acc"] == 0.5
+    failing = wrong_run["requirements"][0]["failing"][0]
     assert Path(failing["properties"]["screenshot"]).stat().st_size > 0
+    assert "oops" in failing["properties"]["console"]
     assert browser_processes(str(pytester.path)) == []
 
 

@@ -205,6 +205,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
 
+    def send_head(self):
+        # Browsers ask for /favicon.ico on their own: an app without one is not an error.
+        if self.path.split("?", 1)[0] == "/favicon.ico" and not os.path.exists(
+            self.translate_path(self.path)
+        ):
+            self.send_response(204)
+            self.end_headers()
+            return None
+        return super().send_head()
+
     def list_directory(self, path):
         # Only files are served: a folder without index.html is not a page.
         self.send_error(404, "No index.html here")
@@ -422,6 +432,9 @@ def _session():
         else:
             record["browser_start_s"] = browser.starts[0]
             record.update(executability(browser.driver, server.url))
+            if record["status"] != 200:
+                # No page at all: no scenario can pass (and none waits for elements in vain).
+                _state["no_app"] = f"the app has no page at / (HTTP {record['status']})"
         _emit(record)
     return _state["server"]
 
@@ -431,6 +444,8 @@ def browser(app_url, request):
     """A Selenium WebDriver for headless Chromium, reset for this scenario."""
     if "browser_error" in _state:
         pytest.fail(_state["browser_error"], pytrace=False)
+    if "no_app" in _state:
+        pytest.fail(_state["no_app"], pytrace=False)
     _state["user"] = request.node.nodeid
     return _state["browser"].reset(app_url)
 
