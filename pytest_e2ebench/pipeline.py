@@ -106,22 +106,23 @@ class Evaluator:
 
             # 2. a virtual environment with the project installed
             web = task.kind == "web"
-            requires = (*task.test_requires, *(web_requirements() if web else ()))
-            stage = self._stage(
-                run_dir, "venv", repo_hash, venv.fingerprint(), requires, web, str(run_dir)
-            )
-            install = stage.load()
-            if install is None:
-                env_dir = stage.reset()
-                built = venv.build(
-                    env_dir,
-                    repo,
-                    run_dir / "logs",
-                    requires,
-                    self.config.stash[SANDBOX],
-                    install_project=not web,
+            if web:
+                stage, install = self._web_venv(task, repo)
+            else:
+                stage = self._stage(
+                    run_dir, "venv", repo_hash, venv.fingerprint(), task.test_requires, str(run_dir)
                 )
-                install = stage.commit(built.to_dict())
+                install = stage.load()
+                if install is None:
+                    env_dir = stage.reset()
+                    built = venv.build(
+                        env_dir,
+                        repo,
+                        run_dir / "logs",
+                        task.test_requires,
+                        self.config.stash[SANDBOX],
+                    )
+                    install = stage.commit(built.to_dict())
             python = venv.python_of(stage.dir)
 
             venv_key = stage.key
@@ -192,6 +193,34 @@ class Evaluator:
             tests,
             judgement,
         )
+
+    def _web_venv(self, task: Task, repo: Path) -> tuple[Stage, dict]:
+        """The test environment of a web task's runs, shared by all with the same requirements.
+
+        A web app is not installed into it, so one environment serves every run.
+        """
+        requires = (*task.test_requires, *web_requirements())
+        shared = self.settings.out / ".shared"
+        with locked(shared):
+            stage = self._stage(
+                shared,
+                f"web-venv-{key_of('requires', *requires)[:12]}",
+                venv.fingerprint(),
+                requires,
+            )
+            install = stage.load()
+            if install is None:
+                env_dir = stage.reset()
+                built = venv.build(
+                    env_dir,
+                    repo,
+                    shared / "logs",
+                    requires,
+                    self.config.stash[SANDBOX],
+                    install_project=False,
+                )
+                install = stage.commit(built.to_dict())
+        return stage, install
 
 
 def build_record(

@@ -17,7 +17,7 @@ TASK_DIRS = find_task_dirs(TASKS)
 def test_there_are_bundled_tasks_of_several_kinds():
     kinds = {load_task(d).kind for d in TASK_DIRS}
     assert len(TASK_DIRS) >= 3
-    assert {"library", "cli", "data"} <= kinds
+    assert {"library", "cli", "data", "web"} <= kinds
 
 
 @pytest.mark.parametrize("task_dir", TASK_DIRS, ids=[d.name for d in TASK_DIRS])
@@ -38,8 +38,32 @@ def test_task_is_valid_with_tests_for_every_requirement_and_four_mutant_classes(
 def test_bundled_tasks_are_self_checking(tmp_path):
     """Reference 100 % in 3 runs, empty repo 0 %, each mutant fails exactly what it declares."""
     tasks = [load_task(d) for d in TASK_DIRS]
+    tasks = [t for t in tasks if t.kind != "web"]
     problems = check(tasks, tmp_path, runs=3, workers="2")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(2400)
+def test_bundled_web_tasks_are_self_checking(tmp_path):
+    """The same for the web tasks, in headless Chromium."""
+    tasks = [t for t in map(load_task, TASK_DIRS) if t.kind == "web"]
+    assert len(tasks) >= 6
+    problems = check(tasks, tmp_path, runs=3, workers="2")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "task_dir",
+    [d for d in TASK_DIRS if load_task(d).kind == "web"],
+    ids=lambda d: d.name,
+)
+def test_web_task_has_three_scenarios_per_requirement(task_dir):
+    task = load_task(task_dir)
+    assert len(task.requirements) >= 5
+    for req in task.requirements:
+        assert sum(t.cases for t in task.tests_for(req.id)) >= 3, req.id
 
 
 def test_collect_only_shows_the_task_catalog(pytester, tasks):
