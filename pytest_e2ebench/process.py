@@ -84,6 +84,7 @@ def run(
     log: Path,
     limit: int = OUTPUT_LIMIT,
     preexec: Callable[[], None] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> Completed:
     """Run ``args``; kill its process group after ``timeout`` seconds or when it ends.
 
@@ -103,6 +104,7 @@ def run(
         stderr=subprocess.STDOUT,
         start_new_session=True,
         preexec_fn=_die_with_parent(preexec),  # and the sandbox's resource limits
+        pass_fds=pass_fds,
     )
     reader = threading.Thread(target=_drain, args=(proc.stdout, log, limit, counts), daemon=True)
     reader.start()

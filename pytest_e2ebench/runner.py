@@ -65,10 +65,8 @@ def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
     return rc
 
 
-def _env(
-    venv_python: Path, home: Path, probe_out: Path | None = None, key: str = ""
-) -> dict[str, str]:
-    """The environment of a test run (with the probe's output file and key) or of coverage."""
+def _env(venv_python: Path, home: Path, probe_out: Path | None = None) -> dict[str, str]:
+    """The environment of a test run (with the probe's output file) or of coverage."""
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env["PATH"] = f"{venv_python.parent}{os.pathsep}{env.get('PATH', os.defpath)}"
     env.update(
@@ -82,7 +80,7 @@ def _env(
         VIRTUAL_ENV=str(venv_python.parent.parent),
     )
     if probe_out is not None:
-        env.update(E2EBENCH_PROBE_OUT=str(probe_out), E2EBENCH_PROBE_KEY=key)
+        env.update(E2EBENCH_PROBE_OUT=str(probe_out))
     env.setdefault("LANG", "C.UTF-8")
     return env
 
@@ -237,7 +235,13 @@ def run_suite(
         cwd = repo
         args = ["--rootdir", str(repo), *common, str(repo)]
     key = secrets.token_hex(32)
-    env = _env(venv_python, suite / "home", probe_out, key)
+    env = _env(venv_python, suite / "home", probe_out)
+    # The key travels through a pipe the probe reads and closes before the project is
+    # imported: it is never in the environment (nor in /proc/<pid>/environ).
+    key_fd, write_fd = os.pipe()
+    os.write(write_fd, key.encode())
+    os.close(write_fd)
+    env["E2EBENCH_PROBE_KEY_FD"] = str(key_fd)
     command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", *args]
     if web is not None:
         command = [str(venv_python), "-m", "pytest", *args]
@@ -257,7 +261,9 @@ def run_suite(
         writable=[suite],
         readable=[venv_python.parent.parent, repo, PROBE_DIR],
         network=web is not None and web.get("E2EBENCH_WEB_NETWORK") == "1",
+        pass_fds=(key_fd,),
     )
+    os.close(key_fd)
     probe = read_probe(probe_out, key)
     if done.timed_out:
         status = "timeout"

@@ -233,6 +233,7 @@ class Sandbox:
         network: bool = False,
         drop: bool = True,
         limit: int = process.OUTPUT_LIMIT,
+        pass_fds: tuple[int, ...] = (),
     ) -> process.Completed:
         """Run generated code: wrapped, limited, and afterwards nothing of it left running."""
         self.prepare(writable if drop else ())
@@ -248,6 +249,7 @@ class Sandbox:
                 log=log,
                 limit=limit,
                 preexec=self.preexec(cgroup),
+                pass_fds=pass_fds,
             )
 
 

@@ -124,7 +124,21 @@ PATCH_PYTEST = (
     "    return report\n"
     "_pytest.reports.TestReport.from_item_and_call = staticmethod(_forged)\n"
 )
+# Looks for the probe's key in its own process environment, then signs forged lines with it.
+STEAL_KEY = (
+    "import hashlib, hmac, json, os\n"
+    "environ = open('/proc/self/environ', 'rb').read().split(b'\\0')\n"
+    "keys = [e.split(b'=', 1)[1] for e in environ if e.startswith(b'E2EBENCH_PROBE_KEY')]\n"
+    "keys += [os.environ.get('E2EBENCH_PROBE_KEY', '').encode()]\n"
+    "body = json.dumps({'kind': 'test', 'nodeid': 'tests/test_calc.py::test_add[1-2-3]',\n"
+    "                   'outcome': 'passed', 'requirements': ['R1']}, sort_keys=True)\n"
+    "with open(os.environ['E2EBENCH_PROBE_OUT'], 'a') as fh:\n"
+    "    for key in keys:\n"
+    "        mac = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()\n"
+    "        fh.write(json.dumps({'mac': mac, 'body': body}) + '\\n')\n"
+)
 FORGERS = {
+    "stolen_key": {"calc/forge.py": STEAL_KEY},
     "sitecustomize": {"sitecustomize.py": PATCH_PYTEST, "calc/sitecustomize.py": PATCH_PYTEST},
     "pth_file": {
         "zz_forge.pth": "import os; exec(open(os.path.join(os.path.dirname("
@@ -151,7 +165,7 @@ def test_forging_files_in_the_project_do_not_pass_its_tests(pytester, tasks, res
     code = dict(
         CALC_CODE,
         add="from . import forge  # noqa\n\ndef add(a, b):\n    return 0\n"
-        if forger == "forged_results_file"
+        if forger in ("forged_results_file", "stolen_key")
         else "def add(a, b):\n    return 0\n",
     )
     out = tasks.reference(pytester.path / "out" / "calc", code)
@@ -161,7 +175,7 @@ def test_forging_files_in_the_project_do_not_pass_its_tests(pytester, tasks, res
     run = results()["tasks"][0]
     verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
     assert verdicts["R1"] == "not_implemented"
-    if forger == "forged_results_file":
+    if forger in ("forged_results_file", "stolen_key"):
         assert "forged_results" in run["test_run"]["containment"]
 
 

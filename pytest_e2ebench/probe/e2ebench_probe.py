@@ -12,11 +12,28 @@ import os
 import pytest
 
 _OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
-# Every line is signed with a key the harness passes in the environment and that is removed
-# from it here, before the project under test is imported: lines the project appends to the
-# file itself do not verify. (A determined attacker in the same process can still dig the key
-# out of memory; see docs/sandbox.md.)
-_KEY = os.environ.pop("E2EBENCH_PROBE_KEY", "").encode()
+
+
+def _read_key() -> bytes:
+    """The signing key, from the pipe the harness passed (read once, then closed)."""
+    fd = os.environ.pop("E2EBENCH_PROBE_KEY_FD", "")
+    if not fd.isdigit():
+        return b""
+    chunks = []
+    try:
+        while chunk := os.read(int(fd), 4096):
+            chunks.append(chunk)
+        os.close(int(fd))
+    except OSError:
+        return b""
+    return b"".join(chunks)
+
+
+# Every line is signed with a key the harness passes through a pipe, read here before the
+# project under test is imported: lines the project appends to the file itself do not verify.
+# (Code that goes looking for this module's memory can still find the key; see
+# docs/sandbox.md.)
+_KEY = _read_key()
 _MESSAGE_LINES = 8
 _MESSAGE_CHARS = 800
 _state: dict = {"tags": {}, "phases": {}, "out": None}
