@@ -75,7 +75,10 @@ def main() -> None:
     parser.add_argument("--sandbox", default="auto", help="--e2e-sandbox for the harness runs")
     parser.add_argument("--no-plain", action="store_true", help="skip the plain pytest run")
     opts = parser.parse_args()
-    tasks = find_task_dirs(Path(opts.tasks).resolve())
+    # Python tasks only: web tasks have no plain-pytest baseline here (benchmarks/web_timing.py)
+    loaded = [load_task(d) for d in find_task_dirs(Path(opts.tasks).resolve())]
+    tasks = [t.root for t in loaded if t.kind != "web"]
+    web = [t.id for t in loaded if t.kind == "web"]
     figures = {"tasks": len(tasks), "workers": opts.n, "sandbox": opts.sandbox}
     figures["plain_s"] = float("nan") if opts.no_plain else plain(tasks)
     with tempfile.TemporaryDirectory() as out:
@@ -94,6 +97,7 @@ def main() -> None:
             f"--e2e-out={out}",
             "-n",
             opts.n,
+            *(["-k", f"not ({' or '.join(web)})"] if web else []),
         ]
         figures["cold_s"] = timed(cmd, cwd=ROOT)
         figures["warm_s"] = timed(cmd, cwd=ROOT)
