@@ -244,6 +244,16 @@ def build(
         return InstallResult("editable", False, project.tail(40))
     built = sorted(set(site.glob("*.dist-info")) - before)
     failed = fetch("dependencies", _requires_dist(built[0]) if built else [])
+    if failed and built:
+        # As with a failed ``pip install``: a project whose dependencies are missing is not
+        # left installed half-way.
+        process.run(
+            [uv, "pip", "uninstall", "--python", py, _metadata(built[0]).get("Name", "")],
+            cwd=logs,
+            env=env,
+            timeout=INSTALL_TIMEOUT,
+            log=logs / "uninstall.log",
+        )
     return failed or InstallResult("editable", True, project.tail(40))
 
 
@@ -299,14 +309,19 @@ def _last_json_line(output: str) -> list[str] | None:
     return None
 
 
-def _requires_dist(dist_info: Path) -> list[str]:
-    """The runtime requirements in a dist-info's METADATA (optional extras left out)."""
+def _metadata(dist_info: Path):
+    """A dist-info's METADATA headers (empty when unreadable)."""
     try:
         text = (dist_info / "METADATA").read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return []
-    message = email.parser.Parser().parsestr(text, headersonly=True)
-    return [r for r in message.get_all("Requires-Dist") or [] if "extra ==" not in r]
+        text = ""
+    return email.parser.Parser().parsestr(text, headersonly=True)
+
+
+def _requires_dist(dist_info: Path) -> list[str]:
+    """The runtime requirements in a dist-info's METADATA (optional extras left out)."""
+    requires = _metadata(dist_info).get_all("Requires-Dist") or []
+    return [r for r in requires if "extra ==" not in r]
 
 
 def agent_env(venv: Path, logs: Path) -> dict[str, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conftest import CALC_CODE
@@ -99,6 +101,24 @@ def test_project_that_fails_to_install_is_the_agents_failure(pytester, tasks, re
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(["*note: the project failed to install*"])
     assert results()["tasks"][0]["install"]["ok"] is False
+
+
+def test_a_dependency_the_index_does_not_have_is_the_agents_failure(pytester, tasks, results):
+    tasks.make()
+    where = tasks.reference(pytester.path / "outputs" / "calc", CALC_CODE)
+    pyproject = where / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "[project]\n", '[project]\ndependencies = ["e2ebench-no-such-package-4f1c"]\n'
+        )
+    )
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*note: the project failed to install*"])
+    run = results()["tasks"][0]
+    assert run["status"] == "ok" and run["install"]["ok"] is False
+    log = Path(run["dir"]) / "logs" / "dependencies.log"
+    assert "e2ebench-no-such-package-4f1c" in log.read_text()
 
 
 def test_a_hanging_test_is_cut_by_the_per_test_timeout(pytester, tasks, results):
