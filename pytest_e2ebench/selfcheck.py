@@ -60,9 +60,13 @@ def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> l
             ]
     for run in _results(work / "ref"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 1.0:
+            why = run.get("error", {}).get("message", "") or "; ".join(
+                f"{t['nodeid']}: {(t.get('message') or t['outcome']).splitlines()[0][:160]}"
+                for r in run["requirements"]
+                for t in r.get("failing", [])[:1]
+            )
             problems.append(
-                f"{run['task']}: reference run {run['run']} fails {_failed(run)} "
-                f"({run.get('error', {}).get('message', '')})"
+                f"{run['task']}: reference run {run['run']} fails {_failed(run)} ({why})"
             )
     for run in _results(work / "nop"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0:

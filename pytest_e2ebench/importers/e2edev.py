@@ -42,8 +42,8 @@ TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
 PROMPT_FILE = "prompt.txt"
 # E2EDev's annotation and analysis files in source_projcet/: not part of the app.
-NOT_APP = ("info", "annotation", "annotation2.json", "requirements.json")
-NOT_APP_GLOBS = ("web_application_analysis*.json", ".DS_Store", "__MACOSX")
+NOT_APP = ("info", "annotation", "requirements.json")
+NOT_APP_GLOBS = ("annotation*.json", "web_application_analysis*.json", ".DS_Store", "__MACOSX")
 # Import names of step-code dependencies whose PyPI name differs.
 DISTRIBUTIONS = {
     "bs4": "beautifulsoup4",
@@ -55,8 +55,18 @@ DISTRIBUTIONS = {
 PROVIDED = {"selenium", "behave", "pytest", "pytest_bdd", "e2ebench_behave", "e2ebench_web"}
 DROPPED_IMPORTS = ("webdriver_manager",)  # only ever used to build webdriver.Chrome(...)
 BROWSERS = {"Chrome", "ChromiumEdge", "Edge", "Firefox", "Safari", "Remote"}
-EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']\s*(?:https?:)?//""", re.IGNORECASE)
-SCENARIO_LINE = re.compile(r"^(\s*)(Scenario(?: Outline| Template)?\s*:)", re.MULTILINE)
+# What makes an app load something from the internet: an HTML src/href, a CSS url()/@import,
+# or a fetch/XMLHttpRequest/import to an absolute http(s) or protocol-relative address.
+EXTERNAL = re.compile(
+    r"""(?:src|href)\s*=\s*["']\s*(?:https?:)?//"""
+    r"""|url\(\s*["']?\s*(?:https?:)?//|@import\s+["']\s*(?:https?:)?//"""
+    r"""|(?:fetch|\.open|import)\s*\(\s*(?:["'`]\s*|[^,)]*,\s*["'`])(?:https?:)?//""",
+    re.IGNORECASE,
+)
+# A scenario line (Gherkin's "Example:" is a synonym of "Scenario:"; "Examples:" is not).
+SCENARIO_LINE = re.compile(
+    r"^([ \t]*)((?:Scenario(?: Outline| Template)?|Example)[ \t]*:)", re.MULTILINE
+)
 SCENARIO_TIMEOUT = 60  # E2EDev's steps sleep generously
 
 
@@ -77,6 +87,7 @@ class ProjectReport:
     warnings: list[str] = dataclasses.field(default_factory=list)
     requires: list[str] = dataclasses.field(default_factory=list)
     error: str | None = None
+    numbering: dict[str, str] = dataclasses.field(default_factory=dict)  # R<n> -> E2EDev key
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +244,12 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
         report.error = f"{TESTS_FILE}: cannot be read ({exc})"
         return report
     source = next((project / d for d in SOURCE_DIRS if (project / d).is_dir()), None)
+    if source is not None and not (source / "index.html").is_file():
+        # some projects keep the app one folder down (source_projcet/<author>/index.html)
+        inner = [d for d in source.iterdir() if (d / "index.html").is_file()]
+        if len(inner) == 1:
+            report.warnings.append(f"the app is in {source.name}/{inner[0].name}/")
+            source = inner[0]
     if source is None or not (source / "index.html").is_file():
         report.error = f"no {SOURCE_DIRS[0]}/index.html: there is no reference app to serve"
         return report
@@ -258,6 +275,7 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
     )
     for number, (key, entry) in enumerate(ordered, start=1):
         rid = f"R{number}"
+        report.numbering[rid] = key
         description = str(((entry or {}).get("requirement") or {}).get("description", "")).strip()
         headings.append(f"### {rid}: {_title(description) or f'Requirement {key}'}")
         cases = (entry or {}).get("test_cases") or []
