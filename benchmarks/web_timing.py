@@ -31,15 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from pytest_e2ebench.probe import PROBE_DIR  # noqa: E402
 from pytest_e2ebench.task import find_task_dirs, load_task  # noqa: E402
-
-
-def timed(args: list[str], **kwargs) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, **kwargs)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        sys.exit(f"command failed ({done.returncode}): {' '.join(args)}\n{done.stdout[-3000:]}")
-    return elapsed
+from walltime import timed  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def plain(tasks) -> float:

@@ -112,17 +112,7 @@ class Evaluator:
                 stage = self._stage(
                     run_dir, "venv", repo_hash, venv.fingerprint(), task.test_requires, str(run_dir)
                 )
-                install = stage.load()
-                if install is None:
-                    env_dir = stage.reset()
-                    built = venv.build(
-                        env_dir,
-                        repo,
-                        run_dir / "logs",
-                        task.test_requires,
-                        self.config.stash[SANDBOX],
-                    )
-                    install = stage.commit(built.to_dict())
+                install = self._venv(stage, repo, run_dir / "logs", task.test_requires)
             python = venv.python_of(stage.dir)
 
             venv_key = stage.key
@@ -208,19 +198,25 @@ class Evaluator:
                 venv.fingerprint(),
                 requires,
             )
-            install = stage.load()
-            if install is None:
-                env_dir = stage.reset()
-                built = venv.build(
-                    env_dir,
-                    repo,
-                    shared / "logs",
-                    requires,
-                    self.config.stash[SANDBOX],
-                    install_project=False,
-                )
-                install = stage.commit(built.to_dict())
+            install = self._venv(stage, repo, shared / "logs", requires, install_project=False)
         return stage, install
+
+    def _venv(
+        self, stage: Stage, repo: Path, logs: Path, requires, *, install_project: bool = True
+    ) -> dict:
+        """The environment of ``stage``: cached, or built now (and the project installed)."""
+        install = stage.load()
+        if install is None:
+            built = venv.build(
+                stage.reset(),
+                repo,
+                logs,
+                requires,
+                self.config.stash[SANDBOX],
+                install_project=install_project,
+            )
+            install = stage.commit(built.to_dict())
+        return install
 
 
 def build_record(

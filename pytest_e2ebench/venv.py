@@ -49,16 +49,21 @@ def uv_binary() -> str:
         raise InfrastructureError("venv", f"uv is not available ({exc}); pip install uv") from None
 
 
-@functools.cache
-def tool_requirements() -> tuple[str, ...]:
-    """``name==version`` of the test tools, pinned to what the harness runs with."""
+def pinned(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``name==version`` of each package, pinned to what the harness runs with."""
     pins = []
-    for name in TOOLS:
+    for name in names:
         try:
             pins.append(f"{name}=={importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
             pins.append(name)
     return tuple(pins)
+
+
+@functools.cache
+def tool_requirements() -> tuple[str, ...]:
+    """``name==version`` of the test tools, pinned to what the harness runs with."""
+    return pinned(TOOLS)
 
 
 def fingerprint() -> dict[str, object]:

@@ -11,13 +11,13 @@ is the harness's side: reading scenarios statically, and finding the browser.
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import shutil
 from pathlib import Path
 
 from .errors import InfrastructureError
 from .probe.e2ebench_web import feature_files, parse_feature
 from .testindex import StaticTest
+from .venv import pinned
 
 WEB_PLUGIN = "e2ebench_web"
 # Installed into a web task's test environment next to pytest, pinned to the harness's.
@@ -28,13 +28,7 @@ ENTRY_PAGE = "index.html"
 @functools.cache
 def web_requirements() -> tuple[str, ...]:
     """``name==version`` of the web test tools the harness runs with."""
-    pins = []
-    for name in WEB_TOOLS:
-        try:
-            pins.append(f"{name}=={importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            pins.append(name)
-    return tuple(pins)
+    return pinned(WEB_TOOLS)
 
 
 def scan_features(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], list[str]]:
