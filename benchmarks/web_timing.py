@@ -20,18 +20,17 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from walltime import timed  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+
 from pytest_e2ebench.probe import PROBE_DIR  # noqa: E402
 from pytest_e2ebench.task import find_task_dirs, load_task  # noqa: E402
-from walltime import timed  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 
 def plain(tasks) -> float:
