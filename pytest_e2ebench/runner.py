@@ -194,20 +194,19 @@ def run_suite(
     test_timeout: float,
     sandbox: Sandbox,
     web: dict[str, str] | None = None,
+    network: bool = False,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
     ``tests`` is the folder of (migrated) reference tests for a harness-owned suite, or None for
     the agent's own tests in ``repo``. ``web`` (the environment of a web task's run: where the
     browser is) runs Gherkin scenarios against the app served from ``repo``; the app is not
-    Python, so there is no coverage.
+    Python, so there is no coverage. ``network`` lets a web app reach the internet.
     """
     suite = eval_dir / name
     suite.mkdir(parents=True)
     (suite / "home").mkdir()
     probe_out = suite / "probe.jsonl"
-    rc = _coveragerc(suite, repo, suite / "coverage" / "data")
-    (suite / "coverage").mkdir()
     plugins = ["-p", WEB_PLUGIN, "-p", "pytest_bdd.plugin"] if web is not None else []
     common = [
         *plugins,
@@ -236,34 +235,44 @@ def run_suite(
         args = ["--rootdir", str(repo), *common, str(repo)]
     key = secrets.token_hex(32)
     env = _env(venv_python, suite / "home", probe_out)
+    if web is None:
+        rc = _coveragerc(suite, repo, suite / "coverage" / "data")
+        (suite / "coverage").mkdir()
+        command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest"]
+    else:
+        command = [str(venv_python), "-m", "pytest"]
+        env.update(
+            web,
+            E2EBENCH_APP_DIR=str(repo),
+            E2EBENCH_ARTIFACTS=str(suite / "artifacts"),
+            E2EBENCH_WEB_NETWORK="1" if network else "0",
+        )
+        # Chromium reserves far more address space than it uses: no address-space limit.
+        sandbox = dataclasses.replace(
+            sandbox,
+            limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
+        )
     # The key travels through a pipe the probe reads and closes before the project is
     # imported: it is never in the environment (nor in /proc/<pid>/environ).
     key_fd, write_fd = os.pipe()
     os.write(write_fd, key.encode())
     os.close(write_fd)
     env["E2EBENCH_PROBE_KEY_FD"] = str(key_fd)
-    command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", *args]
-    if web is not None:
-        command = [str(venv_python), "-m", "pytest", *args]
-        env.update(web, E2EBENCH_APP_DIR=str(repo), E2EBENCH_ARTIFACTS=str(suite / "artifacts"))
-        # Chromium reserves far more address space than it uses: no address-space limit.
-        sandbox = dataclasses.replace(
-            sandbox,
-            limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
+    try:
+        # Generated code runs here: sandboxed, writing only to its suite folder, no network.
+        done = sandbox.run(
+            [*command, *args],
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            log=suite / "pytest.log",
+            writable=[suite],
+            readable=[venv_python.parent.parent, repo, PROBE_DIR],
+            network=network,
+            pass_fds=(key_fd,),
         )
-    # Generated code runs here: sandboxed, writing only to its suite folder, no network.
-    done = sandbox.run(
-        command,
-        cwd=cwd,
-        env=env,
-        timeout=timeout,
-        log=suite / "pytest.log",
-        writable=[suite],
-        readable=[venv_python.parent.parent, repo, PROBE_DIR],
-        network=web is not None and web.get("E2EBENCH_WEB_NETWORK") == "1",
-        pass_fds=(key_fd,),
-    )
-    os.close(key_fd)
+    finally:
+        os.close(key_fd)
     probe = read_probe(probe_out, key)
     if done.timed_out:
         status = "timeout"
@@ -311,8 +320,9 @@ def run_all(
     )
     if task.kind == "web":
         # Only the reference scenarios: an agent's own tests of a web app are not run.
-        web = {**browser_binaries(), "E2EBENCH_WEB_NETWORK": "1" if task.network else "0"}
-        extended = run_suite("extended", tests=tests, web=web, **kwargs)
+        extended = run_suite(
+            "extended", tests=tests, web=browser_binaries(), network=task.network, **kwargs
+        )
         return {"extended": extended, "original": None, "all_coverage": None}
     extended = run_suite("extended", tests=tests, **kwargs)
     original = run_suite("original", tests=None, **kwargs)

@@ -158,7 +158,7 @@ def build(
     uv, env, py = uv_binary(), _env(), str(python_of(venv))
     logs.mkdir(parents=True, exist_ok=True)
     if not is_installable(repo):
-        site = next((venv / "lib").glob("python*/site-packages"))
+        site = _site_packages(venv)
         paths = [str(repo)] + ([str(repo / "src")] if (repo / "src").is_dir() else [])
         (site / "_e2ebench_project.pth").write_text("\n".join(paths) + "\n")
         return InstallResult("path", True, "no pyproject.toml/setup.py: project root on sys.path")
@@ -213,20 +213,24 @@ def build(
         return done
 
     try:
-        static = _static_build_requirements(repo)
+        system = _build_system(repo)
     except ValueError as exc:
         return InstallResult("editable", False, f"pyproject.toml: {exc}")
+    static = system["requires"]
     failed = fetch("build-requirements", static)
     if failed:
         return failed
-    asked = sandboxed("build-backend", [py, "-c", _ASK_BACKEND])
+    asked = sandboxed(
+        "build-backend",
+        [py, "-c", _ASK_BACKEND, system["build-backend"], *system["backend-path"]],
+    )
     dynamic = _last_json_line(asked.output) if asked.returncode == 0 else None
     if dynamic is None:
         return InstallResult("editable", False, f"the build backend failed:\n{asked.tail(40)}")
     failed = fetch("backend-requirements", [r for r in dynamic if r not in static])
     if failed:
         return failed
-    site = next((venv / "lib").glob("python*/site-packages"))
+    site = _site_packages(venv)
     before = set(site.glob("*.dist-info"))
     project = sandboxed(
         "project",
@@ -264,14 +268,11 @@ def build(
 
 # What the build backend wants besides its static requirements (PEP 517
 # get_requires_for_build_editable), asked inside the sandbox, offline; printed as JSON.
+# Arguments: the backend, then its backend-path entries.
 _ASK_BACKEND = """\
-import importlib, json, os, sys, tomllib
-system = {}
-if os.path.exists("pyproject.toml"):
-    with open("pyproject.toml", "rb") as f:
-        system = tomllib.load(f).get("build-system", {})
-name = system.get("build-backend", "setuptools.build_meta:__legacy__")
-sys.path[:0] = [os.path.abspath(p) for p in system.get("backend-path", [])]
+import importlib, json, os, sys
+name, paths = sys.argv[1], sys.argv[2:]
+sys.path[:0] = [os.path.abspath(p) for p in paths]
 module, _, attrs = name.partition(":")
 backend = importlib.import_module(module)
 for attr in filter(None, attrs.split(".")):
@@ -287,19 +288,40 @@ _UNREACHABLE = re.compile(
 )
 
 
-def _static_build_requirements(repo: Path) -> list[str]:
-    """``[build-system] requires`` (PEP 518; setuptools when there is no pyproject.toml)."""
+# PEP 517/518 defaults for a project that does not name its build system
+_LEGACY_BUILD_SYSTEM = {
+    "requires": ["setuptools>=40.8.0"],
+    "build-backend": "setuptools.build_meta:__legacy__",
+    "backend-path": [],
+}
+
+
+def _build_system(repo: Path) -> dict:
+    """``[build-system]`` of the project with the PEP 517/518 defaults filled in.
+
+    Raises ValueError for a pyproject.toml that is not valid TOML or a malformed table.
+    """
     path = repo / "pyproject.toml"
     if not path.is_file():
-        return ["setuptools>=40.8.0"]
+        return dict(_LEGACY_BUILD_SYSTEM)
     try:
-        system = tomllib.loads(path.read_text(encoding="utf-8")).get("build-system", {})
+        declared = tomllib.loads(path.read_text(encoding="utf-8")).get("build-system", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"not valid TOML ({exc})") from None
-    requires = system.get("requires", ["setuptools>=40.8.0"])
-    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
-        raise ValueError("[build-system] requires must be a list of requirement strings")
-    return requires
+    system = {**_LEGACY_BUILD_SYSTEM, **declared}
+    for field in ("requires", "backend-path"):
+        if not isinstance(system[field], list) or not all(
+            isinstance(r, str) for r in system[field]
+        ):
+            raise ValueError(f"[build-system] {field} must be a list of strings")
+    if not isinstance(system["build-backend"], str):
+        raise ValueError("[build-system] build-backend must be a string")
+    return system
+
+
+def _site_packages(venv: Path) -> Path:
+    """The site-packages folder of a virtual environment."""
+    return next((venv / "lib").glob("python*/site-packages"))
 
 
 def _last_json_line(output: str) -> list[str] | None:

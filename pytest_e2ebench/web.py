@@ -64,11 +64,18 @@ def browser_binaries() -> dict[str, str]:
         ),
         "E2EBENCH_CHROMEDRIVER": shutil.which("chromedriver"),
     }
-    missing = [k for k, v in found.items() if not v]
-    if missing:
+    if not all(found.values()):
+        missing = " and ".join(
+            name
+            for name, key in (
+                ("Chromium", "E2EBENCH_CHROMIUM"),
+                ("chromedriver", "E2EBENCH_CHROMEDRIVER"),
+            )
+            if not found[key]
+        )
         raise InfrastructureError(
             "browser",
-            "web tasks need Chromium and chromedriver on PATH "
+            f"web tasks need Chromium and chromedriver on PATH; {missing} is missing "
             "(Debian: apt-get install chromium chromium-driver)",
         )
-    return {k: str(Path(v).resolve()) for k, v in found.items() if v}
+    return {k: str(Path(v).resolve()) for k, v in found.items()}

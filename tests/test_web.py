@@ -302,7 +302,7 @@ def test_parallel_equals_serial(pytester, tasks, results):
 def test_e2edev_import_converts_and_grades_and_reports_what_it_could_not(
     pytester, results, tmp_path
 ):
-    from e2edev_sample import write_sample
+    from e2edev_sample import PROMPT, write_sample
 
     from pytest_e2ebench.cli import main
 
@@ -318,9 +318,10 @@ def test_e2edev_import_converts_and_grades_and_reports_what_it_could_not(
     assert "no source_projcet/index.html" in report["NoApp_03"]["error"]
     steps = (out / "counter_01" / "tests" / "r1_1" / "conftest.py").read_text()
     assert "= webdriver.Chrome()" not in steps and "from behave" not in steps
-    assert (out / "counter_01" / "requirements.md").read_text().startswith(
-        "\n    You are tasked"
-    ) is False  # leading blank lines trimmed, the prompt itself verbatim
+    # the prompt verbatim (leading blank lines trimmed), then one heading per requirement
+    requirements = (out / "counter_01" / "requirements.md").read_text()
+    assert requirements.startswith(PROMPT.strip("\n") + "\n")
+    assert "### R1: A counter starts at 0." in requirements
     assert not (out / "counter_01" / "reference" / "info").exists()
 
     result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")

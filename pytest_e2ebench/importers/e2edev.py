@@ -36,7 +36,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ..probe.e2ebench_web import parse_feature
+from ..probe.e2ebench_web import SCENARIO_LINE, parse_feature
 
 TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
@@ -62,10 +62,6 @@ EXTERNAL = re.compile(
     r"""|url\(\s*["']?\s*(?:https?:)?//|@import\s+["']\s*(?:https?:)?//"""
     r"""|(?:fetch|\.open|import)\s*\(\s*(?:["'`]\s*|[^,)]*,\s*["'`])(?:https?:)?//""",
     re.IGNORECASE,
-)
-# A scenario line (Gherkin's "Example:" is a synonym of "Scenario:"; "Examples:" is not).
-SCENARIO_LINE = re.compile(
-    r"^([ \t]*)((?:Scenario(?: Outline| Template)?|Example)[ \t]*:)", re.MULTILINE
 )
 SCENARIO_TIMEOUT = 60  # E2EDev's steps sleep generously
 
@@ -178,7 +174,7 @@ def convert_steps(code: str) -> tuple[str, set[str]]:
 
 def tag_scenarios(feature: str, requirement: str) -> str:
     """The feature text with ``@<requirement>`` on the line above every scenario."""
-    return SCENARIO_LINE.sub(lambda m: f"{m[1]}@{requirement}\n{m[1]}{m[2]}", feature)
+    return SCENARIO_LINE.sub(lambda m: f"{m[1]}@{requirement}\n{m[0]}", feature)
 
 
 def _placeholder(requirement: str, case: int, reason: str) -> tuple[str, str]:

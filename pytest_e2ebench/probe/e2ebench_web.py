@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import json
+import itertools
 import os
 import re
 import shutil
@@ -42,6 +42,12 @@ from pathlib import Path
 import pytest
 
 REQUIREMENT_TAG = re.compile(r"^R\d+$")
+# A scenario's line: indentation, keyword ("Example:" is Gherkin's synonym of "Scenario:";
+# "Examples:" is not), name.
+SCENARIO_LINE = re.compile(
+    r"^([ \t]*)((?:Scenario(?: Outline| Template)?|Example)[ \t]*:)[ \t]*(.*?)[ \t]*$",
+    re.MULTILINE,
+)
 # Chromium switches for a headless browser that talks to nothing but the served app.
 CHROMIUM_FLAGS = (
     "--headless",
@@ -99,8 +105,7 @@ def parse_feature(path: Path) -> tuple[list[dict], list[str]]:
         ]
     except (FeatureError, CompositeParserException, ParserError, ValueError) as exc:
         return [], [f"{path.name}: not valid Gherkin: {str(exc).strip()[:300]}"]
-    text = path.read_text(encoding="utf-8")
-    declared = re.findall(r"^\s*Scenario(?: Outline| Template)?\s*:\s*(.*?)\s*$", text, re.M)
+    declared = [m[3] for m in SCENARIO_LINE.finditer(path.read_text(encoding="utf-8"))]
     for name in sorted({n for n in declared if declared.count(n) > 1}):
         problems.append(f"{path.name}: two scenarios are named {name!r}; rename one")
     taken: set[str] = set()
@@ -417,8 +422,9 @@ def _session():
     if "server" not in _state:
         artifacts = Path(os.environ.get("E2EBENCH_ARTIFACTS") or tempfile.mkdtemp())
         artifacts.mkdir(parents=True, exist_ok=True)
-        app = Path(os.environ.get("E2EBENCH_APP_DIR", "."))
+        _state["app_dir"] = app = Path(os.environ.get("E2EBENCH_APP_DIR", "."))
         _state["artifacts"] = artifacts
+        _state["shots"] = itertools.count(1)
         _state["server"] = server = AppServer(app)
         _state["browser"] = browser = Browser(
             artifacts, offline=os.environ.get("E2EBENCH_WEB_NETWORK") != "1"
@@ -506,8 +512,7 @@ class BehaveDriver:
 @pytest.fixture
 def context(browser, app_url):
     """behave's ``context`` for imported step code: an attribute bag; ``driver`` is the browser."""
-    app_dir = Path(os.environ.get("E2EBENCH_APP_DIR", "."))
-    _state["behave_driver"] = driver = BehaveDriver(browser, app_url, app_dir)
+    _state["behave_driver"] = driver = BehaveDriver(browser, app_url, _state["app_dir"])
     return types.SimpleNamespace(driver=driver)
 
 
@@ -534,7 +539,7 @@ def pytest_runtest_makereport(item, call):
 def _attach(item, report) -> None:
     """Screenshot and browser console of a failing scenario, in its report."""
     browser = _state["browser"]
-    number = len(list(_state["artifacts"].glob("*.png"))) + 1
+    number = next(_state["shots"])
     stem = re.sub(r"[^\w.-]+", "_", item.name)[:60]
     shot = _state["artifacts"] / f"{number:03d}-{stem}.png"
     with contextlib.suppress(Exception):
@@ -554,15 +559,3 @@ def pytest_sessionfinish(session):
     server = _state.pop("server", None)
     if server is not None:
         server.close()
-
-
-def main() -> None:  # pragma: no cover - a debugging aid
-    """``python e2ebench_web.py FEATURE...``: print the scenarios the harness would see."""
-    import sys
-
-    for arg in sys.argv[1:]:
-        print(json.dumps(parse_feature(Path(arg)), indent=2))
-
-
-if __name__ == "__main__":
-    main()
