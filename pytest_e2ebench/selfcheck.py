@@ -1,6 +1,6 @@
 """Check that tasks are self-checking, through the real harness.
 
-    python -m pytest_e2ebench.selfcheck [--runs 3] [-n 2] TASK_DIR_OR_TASKS_FOLDER...
+    python -m pytest_e2ebench.selfcheck [--runs 3] [-n 2] [--no-mutants] TASK_DIR_OR_TASKS_FOLDER...
 
 For every task: the reference scores 100 % in each of ``--runs`` independent runs (no flaky
 test), the empty repository scores 0 %, and every mutant fails exactly the requirements it
@@ -35,13 +35,17 @@ def _failed(run: dict) -> list[str]:
     return [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"]
 
 
-def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> list[str]:
-    """Run the checks in ``work``; return the problems found (empty: all good)."""
+def check(
+    tasks: list[Task], work: Path, runs: int = 3, workers: str = "2", mutants: bool = True
+) -> list[str]:
+    """Run the checks in ``work``; return the problems found (empty: all good).
+
+    ``mutants=False`` leaves the mutants out: only the reference and the empty repository.
+    """
     folder = work / "tasks"
     for task in tasks:
         shutil.copytree(task.root, folder / task.id, ignore=shutil.ignore_patterns("__pycache__"))
-    mutants = work / "mutants"
-    manifest = materialize(tasks, mutants)
+    manifest = materialize(tasks, work / "mutants") if mutants else {}
     most = max((len(v) for v in manifest.values()), default=0)
     dist = ["-n", workers] if workers not in ("0", "") else []
     base = [f"--e2e-tasks={folder}", *dist]
@@ -51,7 +55,7 @@ def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> l
         "nop": ["--e2e-agent=nop"],
     }
     if most:
-        sessions["mutants"] = [f"--e2e-agent=dir:{mutants}", f"--e2e-runs={most}"]
+        sessions["mutants"] = [f"--e2e-agent=dir:{work / 'mutants'}", f"--e2e-runs={most}"]
     for name, args in sessions.items():
         done = _pytest([*base, *args, f"--e2e-out={work / name}"], work)
         if not (work / name / "results.json").exists():
@@ -60,11 +64,7 @@ def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> l
             ]
     for run in _results(work / "ref"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 1.0:
-            why = run.get("error", {}).get("message", "") or "; ".join(
-                f"{t['nodeid']}: {(t.get('message') or t['outcome']).splitlines()[0][:160]}"
-                for r in run["requirements"]
-                for t in r.get("failing", [])[:1]
-            )
+            why = _why(run, _failed(run))
             problems.append(
                 f"{run['task']}: reference run {run['run']} fails {_failed(run)} ({why})"
             )
@@ -81,9 +81,11 @@ def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> l
         declared = sorted(mutant.fails, key=_req_order)
         failed = sorted(_failed(run), key=_req_order)
         if run["status"] != "ok" or failed != declared:
+            extra = [rid for rid in failed if rid not in declared]
+            why = f" ({_why(run, extra)})" if extra or run["status"] != "ok" else ""
             problems.append(
                 f"{task.id}: mutant {mutant.name!r} ({mutant.cls}) fails {failed}, "
-                f"declares {declared}"
+                f"declares {declared}{why}"
             )
         if len(failed) in (0, len(task.requirements)):
             problems.append(
@@ -91,6 +93,18 @@ def check(tasks: list[Task], work: Path, runs: int = 3, workers: str = "2") -> l
                 f"{len(failed)} of {len(task.requirements)} requirements"
             )
     return problems
+
+
+def _why(run: dict, requirements: list[str]) -> str:
+    """The run's error, or the first failing test of each of ``requirements`` and its message."""
+    if run["status"] != "ok":
+        return run.get("error", {}).get("message", "") or run["status"]
+    return "; ".join(
+        f"{t['nodeid']}: {(t.get('message') or t['outcome']).splitlines()[0][:160]}"
+        for r in run["requirements"]
+        if r["id"] in requirements
+        for t in r.get("failing", [])[:1]
+    )
 
 
 def _req_order(rid: str) -> tuple[int, str]:
@@ -107,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="reference runs (default 3)")
     parser.add_argument("-n", default=str(min(2, os.cpu_count() or 1)), help="xdist workers")
     parser.add_argument("--keep", type=Path, help="keep the work folder here (default: a temp dir)")
+    parser.add_argument(
+        "--no-mutants", action="store_true", help="only the reference and the empty repository"
+    )
     opts = parser.parse_args(argv)
     dirs: list[Path] = []
     for path in opts.paths:
@@ -114,12 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     tasks = [load_task(d) for d in dirs]
     if opts.keep:
         opts.keep.mkdir(parents=True, exist_ok=True)
-        problems = check(tasks, opts.keep, opts.runs, opts.n)
+        problems = check(tasks, opts.keep, opts.runs, opts.n, not opts.no_mutants)
     else:
         with tempfile.TemporaryDirectory(prefix="e2ebench-selfcheck-") as tmp:
-            problems = check(tasks, Path(tmp), opts.runs, opts.n)
+            problems = check(tasks, Path(tmp), opts.runs, opts.n, not opts.no_mutants)
+    ids = {task.id for task in tasks}
+    general = [p for p in problems if p.split(":", 1)[0] not in ids]
     for task in tasks:
-        mine = [p for p in problems if p.startswith(f"{task.id}:")]
+        mine = general or [p for p in problems if p.startswith(f"{task.id}:")]
         size = task.size
         print(
             f"{'ok  ' if not mine else 'FAIL'} {task.id}: {size['requirements']} requirements, "

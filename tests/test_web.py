@@ -27,7 +27,11 @@ const name = document.querySelector('[data-testid="name"]');
 document.querySelector('[data-testid="go"]').addEventListener('click', () => {
   const v = name.value.trim();
   out.textContent = v ? `Hello, ${v}!` : 'Name required';
-  if (v) localStorage.setItem('last', v);
+  if (v) {
+    localStorage.setItem('last', v);
+    sessionStorage.setItem('last', v);
+    document.cookie = `last=${v}`;
+  }
 });
 name.addEventListener('keydown', (e) => { if (e.key === 'Enter') document.querySelector('[data-testid="go"]').click(); });
 document.querySelector('[data-testid="spin"]').addEventListener('click', () => { for (;;) {} });
@@ -58,6 +62,7 @@ Feature: Greeting
   @R2
   Scenario: Every scenario starts with empty storage
     Then the output is empty
+    And local storage, session storage and cookies are empty
 """
 SPIN_FEATURE = """Feature: Spinning
   @R3
@@ -109,6 +114,14 @@ def _(browser, text):
 @then("the output is empty")
 def _(browser):
     assert el(browser, "out").text == ""
+
+
+@then("local storage, session storage and cookies are empty")
+def _(browser):
+    left = browser.execute_script(
+        "return [localStorage.length, sessionStorage.length, document.cookie];"
+    )
+    assert left == [0, 0, ""], left
 """
 REQUIREMENTS = """# Greeter
 
