@@ -97,3 +97,18 @@ def test_materialized_mutants_fail_exactly_what_they_declare(pytester, tasks, re
         for r in results()["tasks"]
     }
     assert failed == {1: ["R2"], 2: ["R3"]}
+
+
+@pytest.mark.slow
+def test_selfcheck_names_the_test_behind_an_undeclared_failure(pytester, tasks, capsys):
+    """A mutant that fails another requirement than it declares: FAIL, with the failing test."""
+    from pytest_e2ebench.selfcheck import main as selfcheck
+
+    root = tasks.make()
+    (root / "mutants.toml").write_text(MUTANTS.replace('fails = ["R2"]', 'fails = ["R1"]'))
+    code = selfcheck([str(root), "--runs", "1", "-n", "0", "--keep", str(pytester.path / "w")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith("FAIL calc:")
+    assert "mutant 'sub-adds' (wrong_logic) fails ['R2'], declares ['R1']" in out
+    assert "(tests/test_calc.py::test_sub: assert 8 == 2)" in out  # what failed R2, and why
