@@ -367,9 +367,10 @@ class Browser:
             # Leave the app for an empty page on its own origin (its unload handlers run), then
             # clear the origin twice: over CDP (IndexedDB, caches, service workers, local
             # storage) and from that page, which also empties sessionStorage and checks.
-            # Measured: leaving through about:blank with the CDP clear alone let 1 of 200 pages
-            # see the previous scenario's localStorage; this way 0 of 600 under CPU load, and
-            # 3x faster, since the renderer process is kept.
+            # Seen once: leaving through about:blank with the CDP clear alone let 1 page in 200
+            # (under heavy CPU load) see the previous scenario's localStorage. The in-page clear
+            # is checked before the scenario starts; it costs ~15 ms per scenario
+            # (benchmarks/web_reset.py).
             driver.get(origin.rstrip("/") + RESET_PATH)
             driver.execute_cdp_cmd(
                 "Storage.clearDataForOrigin", {"origin": origin.rstrip("/"), "storageTypes": "all"}
