@@ -10,7 +10,7 @@ def pytest_addoption(parser):
         "--selfcheck",
         action="store_true",
         help="also run the full self-check of every bundled task (tests marked 'selfcheck': "
-        "3 reference runs, the empty repository and every mutant; about 20 min on 2 cores)",
+        "3 reference runs, the empty repository and every mutant; adds 15-20 min on 2 cores)",
     )
 
 
