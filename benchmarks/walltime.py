@@ -28,6 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 from pytest_e2ebench.task import find_task_dirs, load_task  # noqa: E402
 
+# The harness's command line, before its --e2e-* options.
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
 
 def timed(args: list[str], **kwargs) -> float:
     start = time.perf_counter()
@@ -83,12 +86,7 @@ def main() -> None:
     figures["plain_s"] = float("nan") if opts.no_plain else plain(tasks)
     with tempfile.TemporaryDirectory() as out:
         cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
+            *PYTEST,
             "--e2e-agent=reference",
             f"--e2e-tasks={opts.tasks}",
             f"--e2e-sandbox={opts.sandbox}",

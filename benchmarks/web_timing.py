@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from walltime import timed  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
+from walltime import PYTEST, timed  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 from pytest_e2ebench.probe import PROBE_DIR  # noqa: E402
 from pytest_e2ebench.task import find_task_dirs, load_task  # noqa: E402
@@ -108,12 +108,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
         command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
+            *PYTEST,
             f"--e2e-tasks={args.tasks}",
             "--e2e-agent=reference",
             f"--e2e-out={out}",

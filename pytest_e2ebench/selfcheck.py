@@ -10,6 +10,7 @@ declares. Exit status 0 when all hold. The project's own tests use the same func
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -45,7 +46,8 @@ def check(
     folder = work / "tasks"
     for task in tasks:
         shutil.copytree(task.root, folder / task.id, ignore=shutil.ignore_patterns("__pycache__"))
-    manifest = materialize(tasks, work / "mutants") if mutants else {}
+    mutants_dir = work / "mutants"
+    manifest = materialize(tasks, mutants_dir) if mutants else {}
     most = max((len(v) for v in manifest.values()), default=0)
     dist = ["-n", workers] if workers not in ("0", "") else []
     base = [f"--e2e-tasks={folder}", *dist]
@@ -55,7 +57,7 @@ def check(
         "nop": ["--e2e-agent=nop"],
     }
     if most:
-        sessions["mutants"] = [f"--e2e-agent=dir:{work / 'mutants'}", f"--e2e-runs={most}"]
+        sessions["mutants"] = [f"--e2e-agent=dir:{mutants_dir}", f"--e2e-runs={most}"]
     for name, args in sessions.items():
         done = _pytest([*base, *args, f"--e2e-out={work / name}"], work)
         if not (work / name / "results.json").exists():
@@ -131,10 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     tasks = [load_task(d) for d in dirs]
     if opts.keep:
         opts.keep.mkdir(parents=True, exist_ok=True)
-        problems = check(tasks, opts.keep, opts.runs, opts.n, not opts.no_mutants)
-    else:
-        with tempfile.TemporaryDirectory(prefix="e2ebench-selfcheck-") as tmp:
-            problems = check(tasks, Path(tmp), opts.runs, opts.n, not opts.no_mutants)
+    work = (
+        contextlib.nullcontext(opts.keep)
+        if opts.keep
+        else tempfile.TemporaryDirectory(prefix="e2ebench-selfcheck-")
+    )
+    with work as folder:
+        problems = check(tasks, Path(folder), opts.runs, opts.n, not opts.no_mutants)
     ids = {task.id for task in tasks}
     general = [p for p in problems if p.split(":", 1)[0] not in ids]
     for task in tasks:

@@ -19,7 +19,6 @@ the test tools are the agent's failure.
 from __future__ import annotations
 
 import dataclasses
-import email.parser
 import functools
 import importlib.metadata
 import json
@@ -251,13 +250,15 @@ def build(
         return InstallResult("editable", False, f"install timed out after {INSTALL_TIMEOUT:g}s")
     if project.returncode != 0:
         return InstallResult("editable", False, project.tail(40))
-    built = sorted(set(site.glob("*.dist-info")) - before)
-    failed = fetch("dependencies", _requires_dist(built[0]) if built else [])
+    new = sorted(set(site.glob("*.dist-info")) - before)
+    built = [importlib.metadata.PathDistribution(d) for d in new]
+    # uv evaluates each requirement's markers (an optional extra's are false) as pip would.
+    failed = fetch("dependencies", (built[0].requires or []) if built else [])
     if failed and built:
         # As with a failed ``pip install``: a project whose dependencies are missing is not
         # left installed half-way.
         process.run(
-            [uv, "pip", "uninstall", "--python", py, _metadata(built[0]).get("Name", "")],
+            [uv, "pip", "uninstall", "--python", py, built[0].metadata["Name"]],
             cwd=logs,
             env=env,
             timeout=INSTALL_TIMEOUT,
@@ -334,21 +335,6 @@ def _last_json_line(output: str) -> list[str] | None:
             return value
         return None
     return None
-
-
-def _metadata(dist_info: Path):
-    """A dist-info's METADATA headers (empty when unreadable)."""
-    try:
-        text = (dist_info / "METADATA").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        text = ""
-    return email.parser.Parser().parsestr(text, headersonly=True)
-
-
-def _requires_dist(dist_info: Path) -> list[str]:
-    """The runtime requirements in a dist-info's METADATA (optional extras left out)."""
-    requires = _metadata(dist_info).get_all("Requires-Dist") or []
-    return [r for r in requires if "extra ==" not in r]
 
 
 def agent_env(venv: Path, logs: Path) -> dict[str, str]:

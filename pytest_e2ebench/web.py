@@ -57,25 +57,21 @@ def scan_features(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest
 @functools.cache
 def browser_binaries() -> dict[str, str]:
     """Paths of Chromium and chromedriver, or an infrastructure error saying how to get them."""
-    found = {
-        "E2EBENCH_CHROMIUM": next(
-            filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
-            None,
-        ),
-        "E2EBENCH_CHROMEDRIVER": shutil.which("chromedriver"),
+    # environment variable for the test process -> (what it is, its command names)
+    wanted = {
+        "E2EBENCH_CHROMIUM": ("Chromium", ("chromium", "chromium-browser", "google-chrome")),
+        "E2EBENCH_CHROMEDRIVER": ("chromedriver", ("chromedriver",)),
     }
-    if not all(found.values()):
-        missing = " and ".join(
-            name
-            for name, key in (
-                ("Chromium", "E2EBENCH_CHROMIUM"),
-                ("chromedriver", "E2EBENCH_CHROMEDRIVER"),
-            )
-            if not found[key]
-        )
+    found = {
+        key: next(filter(None, map(shutil.which, commands)), None)
+        for key, (_, commands) in wanted.items()
+    }
+    missing = [wanted[key][0] for key, path in found.items() if not path]
+    if missing:
         raise InfrastructureError(
             "browser",
-            f"web tasks need Chromium and chromedriver on PATH; {missing} is missing "
+            f"web tasks need Chromium and chromedriver on PATH; {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} missing "
             "(Debian: apt-get install chromium chromium-driver)",
         )
-    return {k: str(Path(v).resolve()) for k, v in found.items()}
+    return {key: str(Path(path).resolve()) for key, path in found.items()}

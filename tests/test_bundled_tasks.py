@@ -12,10 +12,13 @@ from pytest_e2ebench.task import find_task_dirs, load_task
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "benchmark_tasks"
 TASK_DIRS = find_task_dirs(TASKS)
+LOADED = [load_task(d) for d in TASK_DIRS]
+PYTHON_TASKS = [t for t in LOADED if t.kind != "web"]
+WEB_TASKS = [t for t in LOADED if t.kind == "web"]
 
 
 def test_there_are_bundled_tasks_of_several_kinds():
-    kinds = [load_task(d).kind for d in TASK_DIRS]
+    kinds = [t.kind for t in LOADED]
     assert len(TASK_DIRS) >= 3
     assert {"library", "cli", "data", "web"} <= set(kinds)
     assert kinds.count("web") >= 6
@@ -34,8 +37,6 @@ def test_task_is_valid_with_tests_for_every_requirement_and_four_mutant_classes(
     }
 
 
-PYTHON_TASKS = [t for t in map(load_task, TASK_DIRS) if t.kind != "web"]
-WEB_TASKS = [t for t in map(load_task, TASK_DIRS) if t.kind == "web"]
 # The web tasks run in headless Chromium.
 GROUPS = [
     pytest.param(PYTHON_TASKS, id="python"),
@@ -62,13 +63,8 @@ def test_bundled_tasks_are_self_checking(group, tmp_path):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(
-    "task_dir",
-    [d for d in TASK_DIRS if load_task(d).kind == "web"],
-    ids=lambda d: d.name,
-)
-def test_web_task_has_three_scenarios_per_requirement(task_dir):
-    task = load_task(task_dir)
+@pytest.mark.parametrize("task", WEB_TASKS, ids=lambda t: t.id)
+def test_web_task_has_three_scenarios_per_requirement(task):
     assert len(task.requirements) >= 5
     for req in task.requirements:
         assert sum(t.cases for t in task.tests_for(req.id)) >= 3, req.id
