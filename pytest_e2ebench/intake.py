@@ -1,0 +1,292 @@
+"""Taking in a project tree from the project zone without following links, within limits.
+
+Everything an agent wrote is untrusted (DESIGN.md "Trust boundary"): a symbolic link may point
+at the task's reference implementation, at ``/proc/self/environ`` (the harness's environment,
+API key included) or at ``/dev/zero``; a FIFO blocks whoever opens it; a million files or one
+huge file fill the disk. :func:`copy_tree` copies only regular files and folders, opening every
+entry relative to its parent folder's descriptor with ``O_NOFOLLOW`` and checking what it
+opened with ``fstat``, so an entry swapped for a link while the copy runs is not followed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import os
+import posixpath
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+_CHUNK = 1 << 20
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK|O_NOCTTY: should a FIFO or a terminal be swapped in after the lstat, opening it
+# must neither block nor adopt it; fstat then rejects it.
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+@dataclasses.dataclass(frozen=True)
+class IntakeLimits:
+    """Bounds on what one intake may copy.
+
+    ``max_files`` counts every entry looked at (files, folders, dropped entries): each costs
+    an inode or memory, and a tree of a million empty folders must stop as early as one of a
+    million files.
+    """
+
+    max_files: int = 20_000
+    max_bytes: int = 256 << 20
+    max_file_bytes: int = 32 << 20
+    max_depth: int = 64
+
+
+@dataclasses.dataclass
+class IntakeReport:
+    """What an intake copied, what it left out and why, and which limit stopped it (if any)."""
+
+    files: int = 0
+    bytes: int = 0
+    dropped: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    exceeded: str | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-able form (``dropped`` as ``[path, reason]`` pairs)."""
+        return {
+            "files": self.files,
+            "bytes": self.bytes,
+            "dropped": [list(d) for d in self.dropped],
+            "exceeded": self.exceeded,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> IntakeReport:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            files=int(data.get("files", 0)),
+            bytes=int(data.get("bytes", 0)),
+            dropped=[(str(p), str(r)) for p, r in data.get("dropped", [])],
+            exceeded=data.get("exceeded"),
+        )
+
+
+class _Stop(Exception):
+    """A limit was reached: the copy ends here."""
+
+
+def copy_tree(
+    src: Path,
+    dest: Path,
+    limits: IntakeLimits = IntakeLimits(),  # noqa: B008 - frozen, so sharing it is safe
+    *,
+    ignore: Iterable[str] = (),
+) -> IntakeReport:
+    """Copy the regular files and folders under ``src`` into ``dest``, following no link.
+
+    ``dest`` is created; it must not exist or be an empty folder. ``src`` being a symbolic link
+    (or not a folder) raises ValueError. A link whose target, read lexically from the link's
+    folder, is a regular file inside the tree is copied as that file's bytes (one hop; the
+    target's own path is walked without following links); every other link, every non-regular
+    file and every name that is not UTF-8 is dropped and reported. Names matching an ``ignore``
+    pattern (fnmatch) are skipped silently. Only the executable bit of a mode is kept.
+
+    When a limit is reached the copy stops, ``exceeded`` names the limit and ``dest`` holds
+    what was copied so far.
+    """
+    src, dest = Path(src), Path(dest)
+    if src.is_symlink():
+        raise ValueError(f"{src} is a symbolic link; intake copies only real folders")
+    try:
+        src_fd = os.open(src, _DIR_FLAGS)
+    except OSError as exc:
+        raise ValueError(f"{src} is not a readable folder: {exc}") from exc
+    try:
+        if dest.is_symlink() or (dest.exists() and (not dest.is_dir() or any(dest.iterdir()))):
+            raise ValueError(f"{dest} must not exist or be an empty folder")
+        dest.mkdir(parents=True, exist_ok=True)
+        dest_fd = os.open(dest, _DIR_FLAGS)
+        try:
+            copier = _Copier(src_fd, limits, tuple(ignore))
+            try:
+                copier.copy_dir(src_fd, dest_fd, "", 0)
+            except _Stop:
+                pass
+            return copier.report
+        finally:
+            os.close(dest_fd)
+    finally:
+        os.close(src_fd)
+
+
+def _display(rel: str) -> str:
+    # Non-UTF-8 bytes arrive as surrogate escapes; show them as \x.. so the report is JSON-able.
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+class _Copier:
+    def __init__(self, root_fd: int, limits: IntakeLimits, ignore: tuple[str, ...]) -> None:
+        self.root_fd = root_fd
+        self.limits = limits
+        self.ignore = ignore
+        self.report = IntakeReport()
+        self.seen = 0
+
+    def _exceed(self, limit: str) -> None:
+        self.report.exceeded = limit
+        raise _Stop
+
+    def _drop(self, rel: str, reason: str) -> None:
+        self.report.dropped.append((_display(rel), reason))
+
+    def _names(self, dir_fd: int) -> list[str]:
+        names = []
+        with os.scandir(dir_fd) as entries:
+            for entry in entries:
+                if any(fnmatch.fnmatch(entry.name, p) for p in self.ignore):
+                    continue
+                # Counted while listing: a folder of a million entries is never held in memory.
+                self.seen += 1
+                if self.seen > self.limits.max_files:
+                    self._exceed("max_files")
+                names.append(entry.name)
+        return sorted(names)
+
+    def copy_dir(self, src_fd: int, dest_fd: int, rel_dir: str, depth: int) -> None:
+        """Copy the entries of one folder (both given as open descriptors)."""
+        for name in self._names(src_fd):
+            rel = posixpath.join(rel_dir, name)
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:
+                self._drop(rel, "name is not valid UTF-8")
+                continue
+            try:
+                st = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
+            except OSError as exc:
+                self._drop(rel, f"cannot stat: {exc.strerror}")
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                self._copy_subdir(src_fd, dest_fd, name, rel, st, depth + 1)
+            elif stat.S_ISREG(st.st_mode):
+                self._copy_file(src_fd, name, st, dest_fd, name, rel)
+            elif stat.S_ISLNK(st.st_mode):
+                self._copy_link(src_fd, dest_fd, name, rel_dir, rel)
+            else:
+                self._drop(rel, "not a regular file or folder")
+
+    def _copy_subdir(
+        self, src_fd: int, dest_fd: int, name: str, rel: str, st: os.stat_result, depth: int
+    ) -> None:
+        if depth > self.limits.max_depth:
+            self._exceed("max_depth")
+        try:
+            sub_fd = os.open(name, _DIR_FLAGS, dir_fd=src_fd)
+        except OSError:
+            self._drop(rel, "changed while copying")
+            return
+        try:
+            if not _same(os.fstat(sub_fd), st):
+                self._drop(rel, "changed while copying")
+                return
+            os.mkdir(name, 0o755, dir_fd=dest_fd)
+            sub_dest = os.open(name, _DIR_FLAGS, dir_fd=dest_fd)
+            try:
+                self.copy_dir(sub_fd, sub_dest, rel, depth)
+            finally:
+                os.close(sub_dest)
+        finally:
+            os.close(sub_fd)
+
+    def _copy_link(self, src_fd: int, dest_fd: int, name: str, rel_dir: str, rel: str) -> None:
+        try:
+            target = os.readlink(name, dir_fd=src_fd)
+        except OSError:
+            self._drop(rel, "changed while copying")
+            return
+        if posixpath.isabs(target):
+            self._drop(rel, f"link to an absolute path ({_display(target)})")
+            return
+        # Lexical: every folder on the way to the link was walked without following links,
+        # so joining and normalising the text is where the link really points.
+        resolved = posixpath.normpath(posixpath.join(rel_dir, target))
+        if resolved == "." or resolved == ".." or resolved.startswith("../"):
+            self._drop(rel, f"link leaves the tree ({_display(target)})")
+            return
+        parts = resolved.split("/")
+        fd = os.dup(self.root_fd)
+        try:
+            for part in parts[:-1]:
+                try:
+                    nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    self._drop(
+                        rel, f"link to a missing file or through a link ({_display(target)})"
+                    )
+                    return
+                os.close(fd)
+                fd = nxt
+            try:
+                st = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                self._drop(rel, f"dangling link ({_display(target)})")
+                return
+            if not stat.S_ISREG(st.st_mode):
+                self._drop(rel, f"link to something other than a regular file ({_display(target)})")
+                return
+            self._copy_file(fd, parts[-1], st, dest_fd, name, rel)
+        finally:
+            os.close(fd)
+
+    def _copy_file(
+        self, src_fd: int, name: str, st: os.stat_result, dest_fd: int, dest_name: str, rel: str
+    ) -> None:
+        limits, report = self.limits, self.report
+        try:
+            in_fd = os.open(name, _FILE_FLAGS, dir_fd=src_fd)
+        except OSError:
+            self._drop(rel, "changed while copying")
+            return
+        try:
+            opened = os.fstat(in_fd)
+            if not stat.S_ISREG(opened.st_mode) or not _same(opened, st):
+                self._drop(rel, "changed while copying")
+                return
+            room = limits.max_bytes - report.bytes
+            cap = min(limits.max_file_bytes, room)
+            limit = "max_file_bytes" if limits.max_file_bytes <= room else "max_bytes"
+            if opened.st_size > cap:
+                self._exceed(limit)
+            mode = 0o755 if st.st_mode & 0o111 else 0o644
+            out_fd = os.open(
+                dest_name,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                mode,
+                dir_fd=dest_fd,
+            )
+            copied = 0
+            try:
+                os.fchmod(out_fd, mode)  # the umask applied at creation
+                # The size may grow after the fstat (or lie): read at most cap + 1 bytes.
+                while chunk := os.read(in_fd, min(_CHUNK, cap + 1 - copied)):
+                    copied += len(chunk)
+                    if copied > cap:
+                        break
+                    _write_all(out_fd, chunk)
+            finally:
+                os.close(out_fd)
+            if copied > cap:
+                os.unlink(dest_name, dir_fd=dest_fd)
+                self._exceed(limit)
+            report.files += 1
+            report.bytes += copied
+        finally:
+            os.close(in_fd)
+
+
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
