@@ -86,13 +86,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _sandbox(config: pytest.Config, settings):
     from .errors import E2EBenchWarning
-    from .sandbox import MODES, Sandbox, resolve_mode
+    from .sandbox import MODES, Sandbox, SandboxUnavailable, resolve_mode
 
     if settings.sandbox not in MODES:
         raise pytest.UsageError(
             f"e2ebench_sandbox={settings.sandbox}: use one of {', '.join(MODES)}"
         )
-    mode, warning = resolve_mode(settings.sandbox)
+    try:
+        mode, warning = resolve_mode(settings.sandbox)
+    except SandboxUnavailable as exc:
+        raise pytest.UsageError(str(exc)) from None
     if warning and not hasattr(config, "workerinput"):
         config.issue_config_time_warning(E2EBenchWarning(warning), stacklevel=2)
     return Sandbox(mode=mode, hidden=(settings.tasks, settings.out))

@@ -3,6 +3,10 @@
 Generated code never runs in the pytest process. Every command the harness starts gets a new
 session (so it and everything it spawns form one process group), a timeout after which the whole
 group is killed, and an output cap so a flood of output cannot fill the disk or memory.
+
+The log file is opened by the harness *before* the command starts, without following links, and
+read back through the same descriptor: a sandboxed command that may write into the log's folder
+cannot swap the log for a link to a host file.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 OUTPUT_LIMIT = 1 << 20  # bytes of combined stdout/stderr kept per command
+WATCH_INTERVAL = 0.25  # seconds between two calls of a run's watchdog
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +35,8 @@ class Completed:
     duration_s: float
     timed_out: bool
     truncated: bool
+    stopped: str | None = None  # why a watchdog stopped it (e.g. "disk_quota")
+    contained: tuple[str, ...] = ()  # what the sandbox stopped (e.g. "disk_quota")
 
     def tail(self, lines: int = 15) -> str:
         """The last lines of output, for error messages."""
@@ -64,14 +71,24 @@ def _die_with_parent(then: Callable[[], None] | None) -> Callable[[], None]:
     return setup
 
 
-def _drain(stream, log: Path, limit: int, counts: list[int]) -> None:
-    """Copy ``stream`` to ``log`` up to ``limit`` bytes; count and drop the rest."""
-    with log.open("wb") as out:
-        for chunk in iter(lambda: stream.read(1 << 16), b""):
-            counts[0] += len(chunk)
-            room = limit - out.tell()
-            if room > 0:
-                out.write(chunk[:room])
+def open_log(log: Path) -> int:
+    """A fresh log file, opened read-write without following a link at its name."""
+    try:
+        if log.is_symlink():
+            log.unlink()
+    except OSError:
+        pass
+    return os.open(log, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+
+
+def _drain(stream, fd: int, limit: int, counts: list[int]) -> None:
+    """Copy ``stream`` to the log ``fd`` up to ``limit`` bytes; count and drop the rest."""
+    written = 0
+    for chunk in iter(lambda: stream.read(1 << 16), b""):
+        counts[0] += len(chunk)
+        room = limit - written
+        if room > 0:
+            written += os.write(fd, chunk[:room])
     stream.close()
 
 
@@ -85,44 +102,67 @@ def run(
     limit: int = OUTPUT_LIMIT,
     preexec: Callable[[], None] | None = None,
     pass_fds: tuple[int, ...] = (),
+    watch: Callable[[], str | None] | None = None,
+    after_start: Callable[[], None] | None = None,
 ) -> Completed:
     """Run ``args``; kill its process group after ``timeout`` seconds or when it ends.
 
     Output (stdout and stderr interleaved) is read through a pipe: the first ``limit`` bytes
     go to ``log``, the rest is counted and dropped, so a flood of output costs neither disk
-    nor memory.
+    nor memory. ``watch``, called every :data:`WATCH_INTERVAL` seconds while the command runs,
+    may return a reason to stop it (its group is killed; the reason is in ``stopped``).
+    ``after_start`` runs in the harness right after the process is started (e.g. to close the
+    harness's copy of a descriptor the child inherited).
     """
     start = time.monotonic()
     timed_out = False
+    stopped = None
     counts = [0]
-    proc = subprocess.Popen(
-        args,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=_die_with_parent(preexec),  # and the sandbox's resource limits
-        pass_fds=pass_fds,
-    )
-    reader = threading.Thread(target=_drain, args=(proc.stdout, log, limit, counts), daemon=True)
-    reader.start()
+    fd = open_log(log)
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    except BaseException:
+        proc = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent(preexec),  # and the sandbox's resource limits
+            pass_fds=pass_fds,
+        )
+        if after_start is not None:
+            after_start()
+        reader = threading.Thread(target=_drain, args=(proc.stdout, fd, limit, counts), daemon=True)
+        reader.start()
+        deadline = start + timeout
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    timed_out = True
+                    break
+                try:
+                    proc.wait(timeout=min(left, WATCH_INTERVAL) if watch else left)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                stopped = watch() if watch else None
+                if stopped:
+                    break
+        except BaseException:
+            _kill_group(proc)
+            proc.wait()
+            raise
+        # Always sweep the group: a test may leave background processes behind.
         _kill_group(proc)
         proc.wait()
-        raise
-    # Always sweep the group: a test may leave background processes behind.
-    _kill_group(proc)
-    proc.wait()
-    reader.join(timeout=10)  # a straggler outside the group may still hold the pipe
-    duration = time.monotonic() - start
-    with log.open("rb") as fh:
-        text = fh.read(limit).decode("utf-8", errors="replace")
+        reader.join(timeout=10)  # a straggler outside the group may still hold the pipe
+        duration = time.monotonic() - start
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, limit).decode("utf-8", errors="replace")
+    finally:
+        os.close(fd)
     dropped = counts[0] - min(counts[0], limit)
     if dropped:
         text += f"\n[output truncated: {dropped} more bytes were dropped]"
@@ -133,4 +173,5 @@ def run(
         duration_s=duration,
         timed_out=timed_out,
         truncated=bool(dropped),
+        stopped=stopped,
     )

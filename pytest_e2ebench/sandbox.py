@@ -1,58 +1,99 @@
-"""One sandbox for every execution of generated code (test runs, agent commands, installs).
+"""One sandbox for every execution of generated code (test runs, agent commands, builds).
 
 ``--e2e-sandbox`` (ini ``e2ebench_sandbox``):
 
-* ``bwrap`` — bubblewrap: the whole system read-only, a private ``/tmp``, the task folders and
-  the results folder hidden, only the paths a step needs bound (writable where it must write),
-  new user, PID, network, IPC and UTS namespaces (no network unless the step is an install),
-  killed with its parent;
+* ``bwrap`` — bubblewrap: a new, empty root holding only an allow-list of read-only binds (the
+  system's ``/usr`` and a few ``/etc`` files, the harness's interpreter, the paths a step
+  needs), the writable folders a step names, a size-limited private ``/tmp``, new PID, network,
+  IPC, UTS and cgroup namespaces (no network unless the step asks), killed with its parent;
 * ``unshare`` — util-linux ``unshare``: new PID and network namespaces only (no filesystem
   isolation), used by ``auto`` when bubblewrap is missing, with a warning saying so;
 * ``none`` — no namespaces (warned);
 * ``auto`` (default) — ``bwrap`` if it works here, else ``unshare``, else ``none``.
 
-In every mode the process gets resource limits (CPU time, address space, file size, open
-files, processes) and the caller's wall-clock timeout kills its whole process group. When the
-harness runs as root, sandboxed code runs as an unprivileged user (``nobody``), because the
-kernel does not apply the process limit to root: a fork bomb would otherwise be unbounded.
+In **every** mode generated code runs without privileges: when the harness is root, as the
+unprivileged user ``nobody`` (uid 65534) with no capabilities (``setpriv``, after bubblewrap
+has set up the mounts as root); as any other user, as that user inside a user namespace without
+capabilities. ``no_new_privs`` is set, and new user namespaces are refused (a seccomp filter
+built with libseccomp, or bubblewrap's ``--disable-userns``), so the code cannot gain the
+capabilities that would let it unmount or remount what hides the host.
+
+Every run also gets resource limits (CPU time, address space, file size, open files,
+processes, a pids cgroup where one is writable), a quota on its writable folders (bytes and
+files, enforced by a watchdog that stops the run: ``disk_quota``), and the caller's wall-clock
+timeout, after which its whole process group is killed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import functools
 import itertools
 import os
 import resource
+import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from . import process
+from .errors import InfrastructureError
 
 MODES = ("auto", "bwrap", "unshare", "none")
-# The system read-only, with its own /dev and /proc: the start of every bwrap command line.
-_BWRAP_BASE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
 UNPRIVILEGED_UID = 65534  # nobody
+# The system, read-only: folders bound whole, and /etc files a program may need (no secrets:
+# shadow, ssh keys and the like are never bound). Missing ones are skipped.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_ENTRIES = (
+    "alternatives",
+    "ca-certificates",
+    "chromium",
+    "chromium.d",
+    "debian_version",
+    "fonts",
+    "group",
+    "host.conf",
+    "hostname",
+    "hosts",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "locale.alias",
+    "localtime",
+    "mime.types",
+    "nsswitch.conf",
+    "os-release",
+    "passwd",
+    "ssl",
+    "timezone",
+)
+_CLONE_NEWUSER = 0x10000000
 
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """Resource limits of sandboxed processes (``resource.setrlimit``)."""
+    """Resource limits of sandboxed processes."""
 
     cpu_s: int = 1800
     address_space: int = 4 << 30
     file_size: int = 256 << 20
     nproc: int = 2048
     nofile: int = 1024
+    tmp_bytes: int = 512 << 20  # the private /tmp (a tmpfs: memory)
+    tmp_inodes: int = 100_000
+    quota_bytes: int = 2 << 30  # everything written into a run's writable folders
+    quota_files: int = 100_000
 
     def apply(self) -> None:
-        """Set the limits on the calling process (run in the child before exec)."""
+        """Set the rlimits on the calling process (run in the child before exec)."""
         for which, value in (
             (resource.RLIMIT_CPU, self.cpu_s),
             (resource.RLIMIT_AS, self.address_space),
@@ -68,63 +109,149 @@ class Limits:
             resource.setrlimit(which, (cap, cap))
 
 
-@functools.cache
-def _bwrap_works() -> bool:
-    exe = shutil.which("bwrap")
-    if exe is None:
-        return False
-    probe = [
-        exe,
-        *_BWRAP_BASE,
-        "--unshare-all",
-        "--die-with-parent",
-        "--",
-        "true",
-    ]
-    try:
-        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+# --- refusing new user namespaces -----------------------------------------------------------
 
 
 @functools.cache
-def _unshare_works() -> bool:
-    exe = shutil.which("unshare")
-    if exe is None:
-        return False
+def _seccomp_program() -> ctypes.Array | None:
+    """A BPF program (built by libseccomp) refusing new user namespaces; None without it.
+
+    unshare(CLONE_NEWUSER) and clone(CLONE_NEWUSER) fail with EPERM; clone3 (whose flags sit
+    in memory a filter cannot read) fails with ENOSYS, so C libraries fall back to clone. This
+    is the filter Flatpak installs for the same reason.
+    """
     try:
-        probe = [exe, "--net", "--pid", "--fork", "--kill-child", "true"]
-        return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
+        import errno
+
+        import pyseccomp as seccomp
+
+        rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+        newuser = seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_NEWUSER, _CLONE_NEWUSER)
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), "unshare", newuser)
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", newuser)
+        rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+        with tempfile.TemporaryFile() as fh:
+            rules.export_bpf(fh)
+            fh.seek(0)
+            program = fh.read()
+    except Exception:  # no libseccomp here: the caller warns
+        return None
+    return ctypes.create_string_buffer(program, len(program))
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+
+
+def _load_filter(program: ctypes.Array, fprog: _SockFprog) -> None:
+    """In the child before exec: no_new_privs, then the filter (inherited by all it starts)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
+
+
+# --- which mode works here ------------------------------------------------------------------
+
+
+def _probe(mode: str) -> bool:
+    """True when the harness's interpreter really runs, unprivileged, in ``mode`` here."""
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            done = Sandbox(mode=mode).run(
+                [sys.executable, "-c", "pass"],
+                cwd=Path("/"),
+                env={"PATH": os.defpath},
+                timeout=60,
+                log=Path(tmp, "log"),
+            )
+        except (OSError, InfrastructureError):
+            return False
+    return done.returncode == 0
+
+
+@functools.cache
+def works(mode: str) -> bool:
+    """True when ``mode`` can run generated code on this machine (probed once)."""
+    tool = {"bwrap": "bwrap", "unshare": "unshare"}.get(mode)
+    if tool is not None and shutil.which(tool) is None:
         return False
+    return _probe(mode)
+
+
+class SandboxUnavailable(Exception):
+    """No sandbox mode can run generated code here; the message says what to install."""
 
 
 def resolve_mode(requested: str) -> tuple[str, str | None]:
-    """The mode to use for ``requested`` and a warning to show, if any."""
-    if requested == "none":
-        return "none", (
-            "--e2e-sandbox=none: generated code runs without namespaces, with only "
-            "resource limits; use it only for code you trust"
+    """The mode to use for ``requested`` and a warning to show, if any.
+
+    Raises :class:`SandboxUnavailable` when the mode asked for (or, for ``auto``, every
+    mode) cannot run the harness's interpreter without privileges here.
+    """
+    warnings = {
+        "none": "--e2e-sandbox=none: generated code runs without namespaces, with only "
+        "resource limits and without privileges; use it only for code you trust",
+        "unshare": "--e2e-sandbox=unshare: no filesystem isolation (generated code can read "
+        "what the unprivileged user can); install bubblewrap for it",
+    }
+    if requested == "auto":
+        mode = next((m for m in ("bwrap", "unshare", "none") if works(m)), None)
+        if mode is None:
+            raise SandboxUnavailable(_unavailable("auto"))
+        warning = None
+        if mode != "bwrap":
+            warning = (
+                f"bubblewrap (bwrap) is missing or cannot create namespaces here: generated "
+                f"code runs in {mode} mode. " + warnings[mode]
+            )
+    else:
+        mode, warning = requested, warnings.get(requested)
+        if mode != "bwrap" and not works(mode):
+            # bwrap asked for explicitly: a run that cannot start it is an infrastructure error
+            raise SandboxUnavailable(_unavailable(mode))
+    if _needs_filter(mode) and _seccomp_program() is None:
+        extra = (
+            "libseccomp is missing: generated code could create user namespaces "
+            "(install libseccomp2 and pyseccomp)"
         )
-    if requested == "bwrap":
-        return "bwrap", None
-    if requested == "unshare":
-        return "unshare", (
-            "--e2e-sandbox=unshare: no filesystem isolation (generated code can "
-            "read and write what the harness can); install bubblewrap for it"
-        )
-    if _bwrap_works():
-        return "bwrap", None
-    if _unshare_works():
-        return "unshare", (
-            "bubblewrap (bwrap) is missing or cannot create namespaces here: "
-            "generated code runs in new PID and network namespaces but without "
-            "a read-only filesystem; install it (e.g. apt-get install bubblewrap)"
-        )
-    return "none", (
-        "neither bubblewrap nor unshare can create namespaces here: generated code "
-        "runs with resource limits only; install bubblewrap"
+        warning = f"{warning}; {extra}" if warning else extra
+    return mode, warning
+
+
+def _unavailable(mode: str) -> str:
+    where = Path(sys.base_prefix)
+    reason = (
+        f"uid {UNPRIVILEGED_UID} cannot run the harness's Python ({where}: a folder above it is "
+        "not readable by other users)"
+        if _is_root()
+        else "the sandbox cannot start here"
     )
+    return (
+        f"--e2e-sandbox={mode}: generated code never runs with privileges, and {reason}. "
+        "Install bubblewrap (apt-get install bubblewrap), or run the harness from a Python "
+        "installed where every user can read it"
+    )
+
+
+def _needs_filter(mode: str) -> bool:
+    """True when new user namespaces are refused by our filter (not by bubblewrap)."""
+    # An unprivileged harness needs a user namespace for bubblewrap itself: there bubblewrap's
+    # --disable-userns refuses further ones instead.
+    return _is_root() or mode != "bwrap"
+
+
+# --- the sandbox ----------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,29 +260,28 @@ class Sandbox:
 
     mode: str = "none"
     limits: Limits = Limits()
-    hidden: tuple[Path, ...] = ()  # folders generated code must not see (tasks, results)
+    hidden: tuple[Path, ...] = ()  # kept for callers; the allow-list root hides everything
 
     @property
     def drops_privileges(self) -> bool:
-        """True when commands run as an unprivileged user (unshare mode, harness is root).
-
-        Under bwrap the code keeps the harness's user inside a user namespace (an unprivileged
-        user could not reach an interpreter under a private home); its processes are bounded by
-        a pids cgroup instead (see :func:`pids_cgroup_root`).
-        """
-        return os.geteuid() == 0 and self.mode == "unshare"
+        """True when commands switch to the unprivileged user (the harness is root)."""
+        return _is_root()
 
     def prepare(self, writable: Sequence[Path]) -> None:
-        """Make ``writable`` folders writable for the sandbox user."""
-        if not self.drops_privileges:
-            return
+        """Make ``writable`` folders (created if missing) writable for the sandbox user."""
         for root in writable:
             root.mkdir(parents=True, exist_ok=True)
+            if not self.drops_privileges:
+                continue
+            os.chown(root, UNPRIVILEGED_UID, UNPRIVILEGED_UID, follow_symlinks=False)
             for dirpath, dirnames, filenames in os.walk(root):
-                for name in [".", *dirnames, *filenames]:
-                    path = Path(dirpath, name)
-                    if not path.is_symlink():
-                        os.chown(path, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
+                for name in [*dirnames, *filenames]:
+                    os.chown(
+                        Path(dirpath, name),
+                        UNPRIVILEGED_UID,
+                        UNPRIVILEGED_UID,
+                        follow_symlinks=False,
+                    )
 
     def command(
         self,
@@ -165,58 +291,196 @@ class Sandbox:
         writable: Sequence[Path] = (),
         readable: Sequence[Path] = (),
         network: bool = False,
-        drop: bool = True,
+        tmp: Path | None = None,
+        started_fd: int | None = None,
+        fds: list[int] | None = None,
     ) -> list[str]:
-        """``args`` wrapped for this sandbox's mode."""
-        drop_to = []
-        if drop and self.drops_privileges:
-            drop_to = [
+        """``args`` wrapped for this sandbox's mode.
+
+        ``tmp`` is a host folder (a size-limited tmpfs) to bind as ``/tmp``; ``started_fd``
+        a pipe the wrapper writes one byte to right before it runs ``args`` (so the harness
+        knows, without reading any output, that the sandbox itself started). Descriptors the
+        command needs are appended to ``fds``: pass them to the child, then close them.
+        """
+        fds = [] if fds is None else fds
+        inner = list(args)
+        if started_fd is not None:
+            # /bin/sh of the system, before any byte of the project is loaded
+            inner = [
+                "/bin/sh",
+                "-c",
+                f'printf 1 >&{started_fd}; exec {started_fd}>&-; exec "$@"',
+                "e2ebench-sandbox",
+                *inner,
+            ]
+        if self.drops_privileges:
+            inner = [
                 "setpriv",
                 f"--reuid={UNPRIVILEGED_UID}",
                 f"--regid={UNPRIVILEGED_UID}",
                 "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
                 "--",
+                *inner,
             ]
         if self.mode == "bwrap":
-            wrapped = [
+            return [
                 "bwrap",
-                *_BWRAP_BASE,
-                "--tmpfs",
-                "/tmp",
-            ]
-            for path in self.hidden:
-                if path.is_dir():
-                    wrapped += ["--tmpfs", str(path)]
-            for path in [*_harness_paths(), *readable]:
-                wrapped += ["--ro-bind", str(path), str(path)]
-            for path in writable:
-                wrapped += ["--bind", str(path), str(path)]
-            wrapped += [
-                "--unshare-all",
-                *(["--share-net"] if network else []),
+                *self._bwrap_layout(cwd, writable, readable, tmp),
+                *self._bwrap_namespaces(network),
                 "--die-with-parent",
                 "--chdir",
                 str(cwd),
                 "--",
+                *inner,
             ]
-            # Drop privileges before bwrap: it then maps only the unprivileged user into its
-            # user namespace, and the kernel counts that user's processes against the limit.
-            return [*drop_to, *wrapped, *args]
+        reach = self._reach(cwd, writable, readable, fds) if self.drops_privileges else ""
         if self.mode == "unshare":
             spaces = ["--pid", "--fork", "--kill-child", "--mount-proc"]
             if not network:
                 spaces.insert(0, "--net")
-            return ["unshare", *spaces, *drop_to, *args]
-        return [*drop_to, *args]
+            if reach:
+                spaces = ["--mount", "--propagation", "private", *spaces]
+            return ["unshare", *spaces, "--", *_preamble(reach, inner)]
+        if reach:
+            # no isolation, but a mount namespace so the unprivileged user reaches its paths
+            return [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "--",
+                *_preamble(reach, inner),
+            ]
+        return inner
+
+    def _reach(
+        self, cwd: Path, writable: Sequence[Path], readable: Sequence[Path], fds: list[int]
+    ) -> str:
+        """Shell lines (run as root in a private mount namespace, before dropping privileges)
+        that make the paths a command needs reachable by the unprivileged user.
+
+        A folder above them that others cannot enter (e.g. /root, mode 0700) is covered by an
+        empty tmpfs, and the needed paths are bound back onto it through descriptors opened
+        just before. Used by the ``unshare`` and ``none`` modes (bubblewrap builds its own
+        root).
+        """
+        needed = [(Path(p), False) for p in (*harness_paths(), *readable, cwd)]
+        needed += [(Path(p), True) for p in writable]
+        blockers: set[Path] = set()
+        for path, _ in needed:
+            blocker = _blocking_ancestor(path)
+            if blocker is not None:
+                blockers.add(blocker)
+        blockers = {
+            b for b in blockers if not any(b != o and b.is_relative_to(o) for o in blockers)
+        }
+        if not blockers:
+            return ""
+        # Open every path first (in this mount namespace, before anything covers it), then
+        # cover the blocking folders and bind the paths back through those descriptors.
+        opens: list[str] = []
+        binds: list[str] = []
+        bound: list[Path] = []
+        for path, rw in sorted(needed, key=lambda n: (len(n[0].parts), not n[1])):
+            if not any(path.is_relative_to(b) for b in blockers):
+                continue
+            if any(path.is_relative_to(b) for b in bound) or not path.exists():
+                continue
+            bound.append(path)
+            fd = 20 + len(bound)
+            dest = shlex.quote(str(path))
+            opens.append(f"exec {fd}<{dest}")
+            make = (
+                f"mkdir -p {dest}"
+                if path.is_dir()
+                else f"mkdir -p {shlex.quote(str(path.parent))} && : > {dest}"
+            )
+            binds.append(f"{make} && mount --no-canonicalize --bind /proc/self/fd/{fd} {dest}")
+            binds.append(f"exec {fd}<&-")
+            if not rw:
+                binds.append(f"mount -o remount,bind,ro {dest}")
+        covers = [
+            f"mount -t tmpfs -o mode=0755,size=1m e2ebench {shlex.quote(str(b))}"
+            for b in sorted(blockers)
+        ]
+        lines = [*opens, *covers, *binds]
+        return " && ".join(lines)
+
+    def _bwrap_namespaces(self, network: bool) -> list[str]:
+        spaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        if not network:
+            spaces.append("--unshare-net")
+        if self.drops_privileges:
+            # bubblewrap sets up the mounts as root; only what setpriv needs to switch to the
+            # unprivileged user survives, and setpriv drops that too.
+            caps = ["--cap-drop", "ALL"]
+            for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
+                caps += ["--cap-add", cap]
+            return [*spaces, *caps]
+        return [*spaces, "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+
+    def _bwrap_layout(
+        self,
+        cwd: Path,
+        writable: Sequence[Path],
+        readable: Sequence[Path],
+        tmp: Path | None,
+    ) -> list[str]:
+        """The new root: an allow-list of binds, parents created traversable (0755)."""
+        layout: list[str] = []
+        made: set[str] = {"/"}
+
+        def parents(dest: str) -> None:
+            for parent in reversed(Path(dest).parents):
+                if str(parent) not in made:
+                    made.add(str(parent))
+                    layout.extend(["--perms", "0755", "--dir", str(parent)])
+
+        for name in SYSTEM_DIRS:
+            path = Path(name)
+            if path.is_symlink():
+                layout += ["--symlink", os.readlink(path), name]
+            elif path.is_dir():
+                layout += ["--ro-bind", name, name]
+        parents("/etc/x")
+        for name in ETC_ENTRIES:
+            layout += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        layout += ["--proc", "/proc", "--dev", "/dev"]
+        layout += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm"]
+        if tmp is not None:
+            layout += ["--bind", str(tmp), "/tmp"]
+        else:
+            layout += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
+        made.update({"/tmp", "/proc", "/dev", "/usr", "/etc"})
+        binds = [(p, "--ro-bind") for p in (*harness_paths(), *readable)]
+        binds += [(p, "--bind") for p in writable]
+        # Parents before children, so a read-only folder inside a writable one stays read-only.
+        for path, how in sorted(binds, key=lambda b: (len(Path(b[0]).parts), b[1] == "--bind")):
+            dest = str(path)
+            parents(dest)
+            made.add(dest)
+            layout += [how, dest, dest]
+        if str(cwd) not in made:
+            parents(str(cwd) + "/x")
+        return layout
 
     def preexec(self, cgroup: Path | None = None) -> Callable[[], None]:
-        """What the child runs before exec: the resource limits, and joining ``cgroup``."""
+        """What the child runs before exec: join ``cgroup``, rlimits, the namespace filter."""
         limits = self.limits
+        program = _seccomp_program() if _needs_filter(self.mode) else None
+        fprog = None
+        if program is not None:
+            fprog = _SockFprog(len(program) // 8, ctypes.addressof(program))
 
         def setup() -> None:
             if cgroup is not None:
                 (cgroup / "cgroup.procs").write_text(str(os.getpid()))
             limits.apply()
+            if fprog is not None:
+                _load_filter(program, fprog)
 
         return setup
 
@@ -231,31 +495,167 @@ class Sandbox:
         writable: Sequence[Path] = (),
         readable: Sequence[Path] = (),
         network: bool = False,
-        drop: bool = True,
         limit: int = process.OUTPUT_LIMIT,
         pass_fds: tuple[int, ...] = (),
+        drop: object = None,  # TODO(remove): old callers; every command runs unprivileged
     ) -> process.Completed:
-        """Run generated code: wrapped, limited, and afterwards nothing of it left running."""
-        self.prepare(writable if drop else ())
-        command = self.command(
-            args, cwd=cwd, writable=writable, readable=readable, network=network, drop=drop
-        )
-        with pids_cgroup(self.limits.nproc) as cgroup:
-            return process.run(
-                command,
-                cwd=cwd,
-                env=env,
-                timeout=timeout,
-                log=log,
-                limit=limit,
-                preexec=self.preexec(cgroup),
-                pass_fds=pass_fds,
+        """Run generated code: wrapped, limited, and afterwards nothing of it left running.
+
+        Raises :class:`InfrastructureError` when the sandbox itself could not start (decided
+        from a pipe the sandbox's own wrapper writes to, never from the command's output).
+        """
+        writable = [Path(p) for p in writable]
+        self.prepare(writable)
+        quota = _Quota(writable, self.limits)
+        started_r, started_w = os.pipe()
+        fds: list[int] = []
+        try:
+            with contextlib.ExitStack() as stack:
+                tmp = None
+                if self.mode == "bwrap" and self.drops_privileges:
+                    tmp = stack.enter_context(_sized_tmpfs(self.limits))
+                command = self.command(
+                    args,
+                    cwd=cwd,
+                    writable=writable,
+                    readable=readable,
+                    network=network,
+                    tmp=tmp,
+                    started_fd=started_w,
+                    fds=fds,
+                )
+                cgroup = stack.enter_context(pids_cgroup(self.limits.nproc))
+                w = [started_w]
+                tmp_full: list[bool] = []
+
+                def watch() -> str | None:
+                    # a full /tmp is contained by the tmpfs itself (ENOSPC): only recorded
+                    if tmp is not None and not tmp_full and _full(tmp):
+                        tmp_full.append(True)
+                    return quota.check() if writable else None
+
+                def close_writer() -> None:
+                    os.close(w.pop())
+
+                try:
+                    done = process.run(
+                        command,
+                        cwd=cwd if self.mode != "bwrap" else Path("/"),
+                        env=env,
+                        timeout=timeout,
+                        log=log,
+                        limit=limit,
+                        preexec=self.preexec(cgroup),
+                        pass_fds=(*pass_fds, started_w, *fds),
+                        watch=watch,
+                        after_start=close_writer,
+                    )
+                finally:
+                    if w:
+                        os.close(w.pop())
+                started = os.read(started_r, 1) == b"1"
+                contained = []
+                if done.stopped == "disk_quota" or tmp_full or (tmp is not None and _full(tmp)):
+                    contained.append("disk_quota")
+                if not done.stopped and writable and quota.check():
+                    contained.append("disk_quota")
+        finally:
+            for fd in [started_r, *fds]:
+                os.close(fd)
+        if not started and not done.timed_out:
+            raise InfrastructureError(
+                "sandbox",
+                f"the {self.mode} sandbox could not start the command "
+                f"(exit status {done.returncode}):\n{done.tail(5)}",
             )
+        return dataclasses.replace(done, contained=tuple(sorted(set(contained))))
+
+
+def _preamble(reach: str, inner: list[str]) -> list[str]:
+    """``inner`` after the shell lines ``reach`` (none: ``inner`` itself)."""
+    if not reach:
+        return inner
+    # bash: descriptors above 9
+    return ["/bin/bash", "-c", f'{reach} && exec "$@"', "e2ebench-reach", *inner]
+
+
+def _blocking_ancestor(path: Path) -> Path | None:
+    """The topmost folder above (or at) ``path`` that other users cannot enter."""
+    for folder in [*reversed(path.parents), path]:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(st.st_mode):
+            return None
+        if not st.st_mode & stat.S_IXOTH:
+            return folder if folder != path else None
+    return None
+
+
+class _Quota:
+    """Bytes and files in the writable folders, measured without following links."""
+
+    def __init__(self, roots: Sequence[Path], limits: Limits) -> None:
+        self.roots = roots
+        self.limits = limits
+
+    def check(self) -> str | None:
+        """``"disk_quota"`` when the folders hold more than the limits allow."""
+        files = size = 0
+        stack = [str(r) for r in self.roots]
+        while stack:
+            try:
+                entries = os.scandir(stack.pop())
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    files += 1
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        else:
+                            size += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        continue
+                    if files > self.limits.quota_files or size > self.limits.quota_bytes:
+                        return "disk_quota"
+        return None
+
+
+@contextlib.contextmanager
+def _sized_tmpfs(limits: Limits) -> Iterator[Path]:
+    """A private tmpfs limited in bytes and inodes, for the sandbox's /tmp (root only)."""
+    where = Path(tempfile.mkdtemp(prefix="e2ebench-tmp-"))
+    options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777,nosuid,nodev"
+    mounted = (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "e2ebench-tmp", str(where)],
+            capture_output=True,
+        ).returncode
+        == 0
+    )
+    try:
+        yield where
+    finally:
+        if mounted:
+            subprocess.run(["umount", "-l", str(where)], capture_output=True)
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def _full(where: Path) -> bool:
+    """True when a tmpfs has (nearly) no blocks or inodes left."""
+    try:
+        st = os.statvfs(where)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < (64 << 10) or (st.f_files and st.f_favail < 16)
 
 
 @functools.cache
-def _harness_paths() -> tuple[Path, ...]:
-    """The harness's interpreter and tools, visible even when they live under /tmp."""
+def harness_paths() -> tuple[Path, ...]:
+    """The harness's interpreter and uv, bound read-only into every sandbox."""
     paths = {
         Path(sys.prefix).resolve(),
         Path(sys.base_prefix).resolve(),
@@ -270,7 +670,9 @@ def _harness_paths() -> tuple[Path, ...]:
         pass
     if uv:
         paths.add(Path(uv).resolve().parent)
-    return tuple(sorted(p for p in paths if p.is_dir()))
+    found = sorted(p for p in paths if p.is_dir())
+    # a folder inside another one is bound with it
+    return tuple(p for p in found if not any(q != p and p.is_relative_to(q) for q in found))
 
 
 @functools.cache
