@@ -24,13 +24,14 @@ import re
 import resource
 import secrets
 import shutil
+import sys
 import textwrap
 from pathlib import Path
 
 from . import process
 from .errors import InfrastructureError
 from .probe import PROBE_DIR, PROBE_PLUGIN
-from .sandbox import Sandbox
+from .sandbox import Limits, Sandbox
 from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
 
@@ -129,35 +130,50 @@ def read_probe(path: Path, key: str) -> dict:
     return found
 
 
-def coverage_totals(venv_python: Path, where: Path, rc: Path, data_dirs: list[Path]) -> dict | None:
-    """Combine coverage data (folders of parallel files, or data files; kept) into totals.
+def coverage_totals(where: Path, repo: Path, data: list[Path]) -> dict | None:
+    """Combine coverage data files written by sandboxed runs into totals (None: no data).
 
-    None when there is no data (nothing of the project was imported).
+    The data files are the project zone's output, so they are handled as data only: copied,
+    without following links and within size limits, into ``where`` (a fresh folder no sandbox
+    could write), and combined and reported there by the *harness's* interpreter in isolated
+    mode (``-I``: no environment variables, no user site, no current folder on ``sys.path``),
+    under resource limits — never by the run's environment, which the project could have
+    changed. A report that fails (e.g. on a source file too big to parse) leaves coverage
+    unknown for this suite and says so; it never changes a verdict.
     """
-    data_dirs = [d for d in data_dirs if d.exists()]
-    if not any(d.is_file() or any(d.glob("data*")) for d in data_dirs):
+    from .intake import IntakeLimits, copy_tree
+
+    where.mkdir(parents=True)
+    inbox = where / "data"
+    inbox.mkdir()
+    limits = IntakeLimits(max_files=10_000, max_bytes=512 << 20, max_file_bytes=256 << 20)
+    for index, source in enumerate(d for d in data if d.is_dir() and not d.is_symlink()):
+        copy_tree(source, inbox / str(index), limits)
+    files = sorted(p for p in inbox.rglob("*") if p.is_file() and p.name.startswith("data"))
+    if not files:
         return None
-    env = _env(venv_python, where)
-    base = [str(venv_python), "-m", "coverage"]
-    combine = process.run(
-        [*base, "combine", "--keep", f"--rcfile={rc}", *map(str, data_dirs)],
-        cwd=where,
-        env=env,
-        timeout=COVERAGE_TIMEOUT,
-        log=where / "coverage-combine.log",
-    )
+    rc = _coveragerc(where, repo, where / "combined")
+    base = [sys.executable, "-I", "-m", "coverage"]
+    env = {"PATH": os.defpath, "LANG": "C.UTF-8"}
+    limited = Limits().apply  # rlimits only: this is the harness's own code, on data
+
+    def step(name: str, args: list[str]) -> process.Completed:
+        return process.run(
+            [*base, *args],
+            cwd=where,
+            env=env,
+            timeout=COVERAGE_TIMEOUT,
+            log=where / f"coverage-{name}.log",
+            preexec=limited,
+        )
+
+    combine = step("combine", ["combine", "--keep", f"--rcfile={rc}", *map(str, files)])
     out = where / "coverage.json"
-    report = process.run(
-        [*base, "json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"],
-        cwd=where,
-        env=env,
-        timeout=COVERAGE_TIMEOUT,
-        log=where / "coverage-json.log",
-    )
-    if combine.returncode not in (0, 1) or not out.exists():
+    report = step("json", ["json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"])
+    if combine.returncode not in (0, 1) or report.returncode != 0 or not out.is_file():
         if "No data" in report.output or "No data" in combine.output:
             return None  # nothing of the project was imported: not an error
-        raise InfrastructureError("coverage", f"coverage report failed:\n{report.tail()}")
+        return {"error": f"coverage report failed:\n{report.tail(5) or combine.tail(5)}"}
     totals = json.loads(out.read_text())["totals"]
     return {
         "statements": totals.get("num_statements", 0),
@@ -295,7 +311,7 @@ def run_suite(
         "output_truncated": done.truncated,
         "coverage": None
         if web is not None
-        else coverage_totals(venv_python, suite, rc, [suite / "coverage"]),
+        else coverage_totals(eval_dir / f"{name}-coverage", repo, [suite / "coverage"]),
         **probe,
     }
 
@@ -328,18 +344,11 @@ def run_all(
     original = run_suite("original", tests=None, **kwargs)
     union = None
     if original is not None:
-        where = eval_dir / "all"
-        where.mkdir()
-        rc = _coveragerc(where, repo, where / "data")
-        # Each suite's data is already combined into <suite>/coverage/data: merge those files.
+        # both suites' raw data files together
         union = coverage_totals(
-            venv_python,
-            where,
-            rc,
-            [
-                eval_dir / "extended" / "coverage" / "data",
-                eval_dir / "original" / "coverage" / "data",
-            ],
+            eval_dir / "all",
+            repo,
+            [eval_dir / "extended" / "coverage", eval_dir / "original" / "coverage"],
         )
     return {
         "extended": extended,

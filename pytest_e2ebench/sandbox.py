@@ -305,9 +305,9 @@ class Sandbox:
         fds = [] if fds is None else fds
         inner = list(args)
         if started_fd is not None:
-            # /bin/sh of the system, before any byte of the project is loaded
+            # the system's bash (descriptors above 9), before any byte of the project is loaded
             inner = [
-                "/bin/sh",
+                "/bin/bash",
                 "-c",
                 f'printf 1 >&{started_fd}; exec {started_fd}>&-; exec "$@"',
                 "e2ebench-sandbox",
