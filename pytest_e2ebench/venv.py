@@ -1,19 +1,30 @@
 """Build one virtual environment per (task, agent, run) with uv and install the project.
 
 The environment gets the harness's own versions of pytest, coverage and pytest-timeout (so a
-test run measures the project, not a tool upgrade) and then the generated project, editable so
-coverage sees its files where they are. Failing to create the environment or to install the
-harness's tools is an infrastructure error; a project that does not install is the agent's
-failure and is recorded, not raised.
+test run measures the project, not a tool upgrade) and then the generated project, imported
+from the repository so coverage sees its files where they are. Failing to create the
+environment or to install the harness's tools is an infrastructure error; a project that does
+not install is the agent's failure and is recorded, not raised.
 
-Only the harness talks to the package index. The project is installed PEP 517-style with the
-isolation done by hand: the harness installs ``[build-system] requires``; the build backend,
-asked inside the sandbox and offline, names any further build requirements, which the harness
-installs; the project is built and installed inside the sandbox, offline, without
-dependencies; then the harness installs the runtime dependencies its built metadata declares
-(constrained to the harness's tool versions). An unreachable index is an infrastructure error;
-a requirement the index does not have, a build that fails, or dependencies that conflict with
-the test tools are the agent's failure.
+No interpreter, tool or build step that can load a byte the agent wrote runs outside the
+sandbox (issue 11, classes 2b, 2c, 3); only the harness talks to the package index:
+
+1. ``[build-system] requires`` are vetted (index requirements only, :mod:`.requirements`) and
+   installed by the harness's uv into a separate build environment;
+2. in the sandbox, offline, from a scratch copy of the repository, the backend names further
+   build requirements (vetted, installed by the harness) and builds a wheel into an empty
+   folder (:mod:`.backend`); the build environment is read-only to the sandbox, the test
+   environment and the uv cache are not visible to it at all;
+3. the wheel is inspected as data (:mod:`.wheel`) and installed by the harness's uv, without
+   dependencies and offline (unpacking a wheel runs none of its code); a harness-written
+   import finder maps the project's own top-level names to the repository (:mod:`.finder`);
+4. the harness installs the runtime dependencies the wheel's metadata declares (vetted,
+   constrained to the versions of everything already in the environment), then checks that
+   the test tools' files are unchanged (:mod:`.integrity`).
+
+Every uv call runs with configuration discovery off, from a folder the harness owns. Whether
+the index is unreachable is decided by asking it (:func:`index_reachable`), never from uv's
+output, which the project can fill with anything.
 """
 
 from __future__ import annotations
@@ -21,20 +32,26 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.metadata
-import json
 import os
-import re
+import shutil
 import sys
-import tomllib
+import tempfile
+import urllib.error
+import urllib.request
 from pathlib import Path
 
-from . import process
+from . import backend, finder, integrity, process, wheel
 from .errors import InfrastructureError
+from .requirements import InstallRefused, build_system, vet
 from .sandbox import Sandbox
 from .workspace import is_installable
 
 TOOLS = ("pytest", "coverage", "pytest-timeout")
 INSTALL_TIMEOUT = 600.0
+# Part of every environment's cache key: bump it when how a project is installed changes.
+INSTALL_FORMAT = 2
+INDEX_CHECK_TIMEOUT = 10.0
+DEFAULT_INDEX = "https://pypi.org/simple"
 
 
 @functools.cache
@@ -67,7 +84,12 @@ def tool_requirements() -> tuple[str, ...]:
 
 def fingerprint() -> dict[str, object]:
     """What, besides the project, determines an environment (part of its cache key)."""
-    return {"python": sys.version, "tools": tool_requirements(), "uv": uv_binary()}
+    return {
+        "python": sys.version,
+        "tools": tool_requirements(),
+        "uv": uv_binary(),
+        "install": INSTALL_FORMAT,
+    }
 
 
 def python_of(venv: Path) -> Path:
@@ -78,18 +100,58 @@ def python_of(venv: Path) -> Path:
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["UV_PYTHON_DOWNLOADS"] = "never"  # never fetch an interpreter: use the harness's
-    env["UV_LINK_MODE"] = "copy"  # the sandbox puts the cache on another mount
+    env["UV_LINK_MODE"] = "copy"  # a venv file never shares its inode with the cache
+    env["UV_NO_CONFIG"] = "1"  # no uv.toml/pyproject.toml found from the cwd applies
     env.setdefault("UV_NO_PROGRESS", "1")
     return env
+
+
+def _uv(args: list[str], logs: Path, name: str) -> process.Completed:
+    """Run the harness's uv (configuration discovery off) from ``logs``, a harness folder."""
+    logs.mkdir(parents=True, exist_ok=True)
+    return process.run(
+        [uv_binary(), *args, "--no-config"],
+        cwd=logs,
+        env=_env(),
+        timeout=INSTALL_TIMEOUT,
+        log=logs / f"{name}.log",
+    )
+
+
+def index_url() -> str:
+    """The package index the harness's uv uses (its environment, as uv reads it)."""
+    return os.environ.get("UV_DEFAULT_INDEX") or os.environ.get("UV_INDEX_URL") or DEFAULT_INDEX
+
+
+def index_reachable(timeout: float = INDEX_CHECK_TIMEOUT) -> bool:
+    """True when the package index answers the harness itself (a page of a harness tool).
+
+    Asked after a failed install, because uv's output is no evidence: a project can make uv
+    print anything (a package named like an error message, an unreachable URL).
+    """
+    if os.environ.get("UV_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        return False  # the harness itself is configured offline
+    url = f"{index_url().rstrip('/')}/pytest/"
+    if url.startswith("file://"):
+        return Path(urllib.request.url2pathname(url[len("file://") :])).is_dir()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as page:
+            page.read(1)
+        return True
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500  # it answered: up, whatever it thinks of the request
+    except (OSError, ValueError):  # URLError, timeouts, a malformed index URL
+        return False
 
 
 @dataclasses.dataclass(frozen=True)
 class InstallResult:
     """How the generated project got into the environment."""
 
-    method: str  # "editable" | "path" (no packaging: root and src/ on sys.path) | "served" (web)
+    method: str  # "editable" (built, imported from the repo) | "path" (no packaging) | "served"
     ok: bool
     log: str
+    reason: str = ""  # one line: why it failed
 
     def to_dict(self) -> dict:
         """JSON-able form."""
@@ -103,30 +165,17 @@ def _create(
 
     Failing here is never the agent's fault: an :class:`InfrastructureError` of ``stage``.
     """
-    uv, env = uv_binary(), _env()
-    logs.mkdir(parents=True, exist_ok=True)
-
-    def step(name: str, args: list[str]) -> process.Completed:
-        return process.run(
-            args, cwd=logs, env=env, timeout=INSTALL_TIMEOUT, log=logs / f"{prefix}{name}.log"
-        )
-
-    made = step(
-        "venv",
-        [
-            uv,
-            "venv",
-            "--quiet",
-            *(["--seed"] if seed else []),
-            "--python",
-            sys.executable,
-            str(venv),
-        ],
+    made = _uv(
+        ["venv", "--quiet", *(["--seed"] if seed else []), "--python", sys.executable, str(venv)],
+        logs,
+        f"{prefix}venv",
     )
     if made.returncode != 0:
         raise InfrastructureError(stage, f"uv venv failed:\n{made.tail()}")
-    tools = step(
-        "tools", [uv, "pip", "install", "--quiet", "--python", str(python_of(venv)), *packages]
+    tools = _uv(
+        ["pip", "install", "--quiet", "--python", str(python_of(venv)), *packages],
+        logs,
+        f"{prefix}tools",
     )
     if tools.returncode != 0:
         raise InfrastructureError(
@@ -134,6 +183,34 @@ def _create(
             f"installing {', '.join(packages)} failed; is the package index reachable?\n"
             f"{tools.tail()}",
         )
+
+
+def _fetch(
+    what: str, requirements: list[str], python: Path, logs: Path, constraints: list[str] = ()
+) -> None:
+    """Install vetted index requirements (harness uv, online, wheels only).
+
+    Wheels only (``--no-build``): building a source distribution would run its code on the
+    host. InfrastructureError if the index does not answer the harness; else InstallRefused.
+    """
+    if not requirements:
+        return
+    (logs / f"{what}.txt").write_text("\n".join(requirements) + "\n")
+    args = ["pip", "install", "--python", str(python), "--no-build", "-r", f"{what}.txt"]
+    if constraints:
+        (logs / f"{what}-constraints.txt").write_text("\n".join(constraints) + "\n")
+        args += ["-c", f"{what}-constraints.txt"]
+    done = _uv(args, logs, what)
+    if done.returncode == 0:
+        return
+    if not index_reachable():
+        raise InfrastructureError(
+            "venv",
+            f"the package index {index_url()} does not answer the harness (while installing "
+            f"the project's {what}):\n{done.tail()}",
+        )
+    failed = "timed out" if done.timed_out else "did not install"
+    raise InstallRefused(f"the project's {what} {failed} (logs/{what}.log):\n{done.tail(40)}")
 
 
 def build(
@@ -151,190 +228,74 @@ def build(
     infrastructure error, like failing to install pytest. A web app is not installed
     (``install_project=False``): it is served, and no test process imports it.
     """
-    _create(venv, logs, [*tool_requirements(), *test_requires], stage="venv")
+    tools = [*tool_requirements(), *test_requires]
+    _create(venv, logs, tools, stage="venv")
     if not install_project:
         return InstallResult("served", True, "a web app: served from the repository, not installed")
-    uv, env, py = uv_binary(), _env(), str(python_of(venv))
     logs.mkdir(parents=True, exist_ok=True)
+    before = integrity.snapshot(venv)
     if not is_installable(repo):
-        site = _site_packages(venv)
-        paths = [str(repo)] + ([str(repo / "src")] if (repo / "src").is_dir() else [])
-        (site / "_e2ebench_project.pth").write_text("\n".join(paths) + "\n")
-        return InstallResult("path", True, "no pyproject.toml/setup.py: project root on sys.path")
-    # The project's build code is the agent's: it runs only inside the sandbox and offline.
-    # Everything fetched from the package index is fetched by the harness (uv, no project
-    # code): the build requirements first, then what the build backend asks for, then the
-    # runtime dependencies the built metadata declares.
-    sandbox = sandbox or Sandbox()
-    cache = Path(env.get("UV_CACHE_DIR") or Path.home() / ".cache" / "uv")
-    cache.mkdir(parents=True, exist_ok=True)
-    constraints = logs / "tool-constraints.txt"
-    constraints.write_text("\n".join(tool_requirements()) + "\n")
-
-    def fetch(what: str, requirements: list[str]) -> InstallResult | None:
-        """Install index packages (harness, online); the failure if they do not install."""
-        if not requirements:
-            return None
-        reqs = logs / f"{what}.txt"
-        reqs.write_text("\n".join(requirements) + "\n")
-        done = process.run(
-            [uv, "pip", "install", "--python", py, "-r", str(reqs), "-c", str(constraints)],
-            cwd=logs,
-            env=env,
-            timeout=INSTALL_TIMEOUT,
-            log=logs / f"{what}.log",
-        )
-        if done.returncode == 0:
-            return None
-        if _UNREACHABLE.search(done.output):
-            raise InfrastructureError(
-                "venv", f"the package index is unreachable while installing {what}:\n{done.tail()}"
-            )
-        return InstallResult(
-            "editable", False, f"the project's {what} did not install:\n{done.tail(40)}"
-        )
-
-    def sandboxed(name: str, args: list[str]) -> process.Completed:
-        done = sandbox.run(
-            args,
-            cwd=repo,
-            env=env,
-            timeout=INSTALL_TIMEOUT,
-            log=logs / f"{name}.log",
-            writable=[venv, repo, cache],
-            network=False,
-            drop=False,
-        )
-        if done.returncode != 0 and done.output.startswith("bwrap:"):
-            raise InfrastructureError(
-                "sandbox", f"the sandbox could not run the install: {done.tail(3)}"
-            )
-        return done
-
+        roots = finder.project_names(repo, before.names)
+        finder.install(integrity.site_packages(venv), roots)
+        found = ", ".join(sorted(roots)) or "nothing"
+        return InstallResult("path", True, f"no packaging: imports {found} from the repository")
     try:
-        system = _build_system(repo)
-    except ValueError as exc:
-        return InstallResult("editable", False, f"pyproject.toml: {exc}")
-    static = system["requires"]
-    failed = fetch("build-requirements", static)
-    if failed:
-        return failed
-    asked = sandboxed(
-        "build-backend",
-        [py, "-c", _ASK_BACKEND, system["build-backend"], *system["backend-path"]],
-    )
-    dynamic = _last_json_line(asked.output) if asked.returncode == 0 else None
-    if dynamic is None:
-        return InstallResult("editable", False, f"the build backend failed:\n{asked.tail(40)}")
-    failed = fetch("backend-requirements", [r for r in dynamic if r not in static])
-    if failed:
-        return failed
-    site = _site_packages(venv)
-    before = set(site.glob("*.dist-info"))
-    project = sandboxed(
-        "project",
-        [
-            uv,
-            "pip",
-            "install",
-            "--python",
-            py,
-            "--offline",
-            "--no-build-isolation",
-            "--no-deps",
-            "-e",
-            str(repo),
-        ],
-    )
-    if project.timed_out:
-        return InstallResult("editable", False, f"install timed out after {INSTALL_TIMEOUT:g}s")
-    if project.returncode != 0:
-        return InstallResult("editable", False, project.tail(40))
-    new = sorted(set(site.glob("*.dist-info")) - before)
-    built = [importlib.metadata.PathDistribution(d) for d in new]
-    # uv evaluates each requirement's markers (an optional extra's are false) as pip would.
-    failed = fetch("dependencies", (built[0].requires or []) if built else [])
-    if failed and built:
-        # As with a failed ``pip install``: a project whose dependencies are missing is not
-        # left installed half-way.
-        process.run(
-            [uv, "pip", "uninstall", "--python", py, built[0].metadata["Name"]],
-            cwd=logs,
-            env=env,
-            timeout=INSTALL_TIMEOUT,
-            log=logs / "uninstall.log",
+        return InstallResult("editable", True, _install(venv, repo, logs, sandbox, before))
+    except InstallRefused as exc:
+        site = integrity.site_packages(venv)
+        if (site / finder.PTH_FILE).exists() or {
+            p.name for p in site.glob("*.dist-info")
+        } - before.dist_infos:
+            # As after a failed ``pip install``: nothing of the project is left half-way
+            # (nor a dependency's changes to the tools): start again from the tools alone.
+            shutil.rmtree(venv)
+            _create(venv, logs, tools, stage="venv", prefix="clean-")
+        message = str(exc)
+        return InstallResult("editable", False, message, message.splitlines()[0].rstrip(":"))
+
+
+def _install(
+    venv: Path, repo: Path, logs: Path, sandbox: Sandbox | None, before: integrity.Snapshot
+) -> str:
+    """Build, inspect and install the project and its dependencies; InstallRefused if not."""
+    system = build_system(repo)
+    site = integrity.site_packages(venv)
+    with tempfile.TemporaryDirectory(prefix="e2ebench-build-", ignore_cleanup_errors=True) as tmp:
+        folders = backend.BuildFolders(Path(tmp))
+        folders.prepare(repo)
+        env = ["venv", "--quiet", "--python", sys.executable, str(folders.env)]
+        made = _uv(env, logs, "build-env")
+        if made.returncode != 0:
+            raise InfrastructureError("venv", f"uv venv failed:\n{made.tail()}")
+        build_python = python_of(folders.env)
+        _fetch("build-requirements", system["requires"], build_python, logs)
+        runner = backend.HookRunner(sandbox or Sandbox(), folders, logs)
+        caller = backend.hook_caller(system, runner)
+        asked = vet(
+            backend.requires_for_wheel(caller, runner),
+            "the build backend's get_requires_for_build_wheel",
         )
-    return failed or InstallResult("editable", True, project.tail(40))
-
-
-# What the build backend wants besides its static requirements (PEP 517
-# get_requires_for_build_editable), asked inside the sandbox, offline; printed as JSON.
-# Arguments: the backend, then its backend-path entries.
-_ASK_BACKEND = """\
-import importlib, json, os, sys
-name, paths = sys.argv[1], sys.argv[2:]
-sys.path[:0] = [os.path.abspath(p) for p in paths]
-module, _, attrs = name.partition(":")
-backend = importlib.import_module(module)
-for attr in filter(None, attrs.split(".")):
-    backend = getattr(backend, attr)
-hook = getattr(backend, "get_requires_for_build_editable", None) or getattr(
-    backend, "get_requires_for_build_wheel", None)
-print(json.dumps(list(hook()) if hook else []))
-"""
-_UNREACHABLE = re.compile(
-    r"Failed to fetch|error sending request|dns error|Connection refused|Could not connect|"
-    r"network is unreachable|tcp connect error|offline mode|Network connectivity is disabled",
-    re.IGNORECASE,
-)
-
-
-# PEP 517/518 defaults for a project that does not name its build system
-_LEGACY_BUILD_SYSTEM = {
-    "requires": ["setuptools>=40.8.0"],
-    "build-backend": "setuptools.build_meta:__legacy__",
-    "backend-path": [],
-}
-
-
-def _build_system(repo: Path) -> dict:
-    """``[build-system]`` of the project with the PEP 517/518 defaults filled in.
-
-    Raises ValueError for a pyproject.toml that is not valid TOML or a malformed table.
-    """
-    path = repo / "pyproject.toml"
-    if not path.is_file():
-        return dict(_LEGACY_BUILD_SYSTEM)
-    try:
-        declared = tomllib.loads(path.read_text(encoding="utf-8")).get("build-system", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"not valid TOML ({exc})") from None
-    system = {**_LEGACY_BUILD_SYSTEM, **declared}
-    for field in ("requires", "backend-path"):
-        if not isinstance(system[field], list) or not all(
-            isinstance(r, str) for r in system[field]
-        ):
-            raise ValueError(f"[build-system] {field} must be a list of strings")
-    if not isinstance(system["build-backend"], str):
-        raise ValueError("[build-system] build-backend must be a string")
-    return system
-
-
-def _site_packages(venv: Path) -> Path:
-    """The site-packages folder of a virtual environment."""
-    return next((venv / "lib").glob("python*/site-packages"))
-
-
-def _last_json_line(output: str) -> list[str] | None:
-    for line in reversed(output.strip().splitlines()):
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return value
-        return None
-    return None
+        extra = [r for r in asked if r not in system["requires"]]
+        _fetch("backend-requirements", extra, build_python, logs)
+        built = backend.build_wheel(caller, runner)
+        contents = wheel.inspect(
+            built, reserved=before.names, commands=before.commands, dists=frozenset(before.dists)
+        )
+        dependencies = vet(list(contents.requires), f"Requires-Dist of {built.name}")
+        # Unpacking a wheel runs none of its code; --no-cache: its bytes stay out of the cache.
+        args = ["pip", "install", "--python", str(python_of(venv)), "--no-deps", "--offline"]
+        done = _uv([*args, "--no-cache", str(built)], logs, "install-wheel")
+        if done.returncode != 0:
+            raise InstallRefused(f"the built wheel did not install:\n{done.tail(20)}")
+    roots = finder.locate(repo, contents.top_level)
+    installed = {n: [str(site / n)] for n in roots if (site / n).is_dir()}
+    finder.install(site, roots, installed)
+    _fetch("dependencies", dependencies, python_of(venv), logs, before.pins())
+    integrity.check(venv, before, allowed=frozenset({finder.PTH_FILE}))
+    return (
+        f"built {built.name}; imports {', '.join(sorted(roots)) or 'nothing'} from the "
+        f"repository; declared dependencies: {', '.join(dependencies) or 'none'}"
+    )
 
 
 def agent_env(venv: Path, logs: Path) -> dict[str, str]:

@@ -1,0 +1,154 @@
+"""Editable imports without the project's root on ``sys.path``: a harness-written finder.
+
+Coverage measures the files in the repository (its ``source`` is the repo folder), so tests
+must import the project from there, as after an editable install. But putting the repo root
+(or ``src/``) on ``sys.path`` would make every file there importable under its bare name: a
+root ``sitecustomize.py`` would run at every interpreter start, a ``pytest_timeout.py`` would
+replace the test tool (issue 11, class 2b). Instead the harness writes into site-packages a
+small finder module and a ``.pth`` that imports it; the finder maps only the project's own
+top-level names (from its wheel's file list, or found in ``repo/`` and ``repo/src/`` for a
+project without packaging) to where they are in the repository, first on ``sys.meta_path``.
+Nothing else in the repository is importable.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from .workspace import IGNORED_DIRS, TEST_DIRS
+
+FINDER_MODULE = "_e2ebench_project_finder"
+PTH_FILE = "_e2ebench_project.pth"
+# Never the project's importable code, whatever its layout says.
+NOT_PROJECT = frozenset({*TEST_DIRS, "conftest", "setup", "sitecustomize", "usercustomize", "src"})
+_MAX_SCAN = 2000  # entries looked at per folder: a million files must not stall the harness
+
+FINDER_SOURCE = '''\
+"""Written by pytest-e2ebench: the project's own top-level names, from its repository."""
+
+import importlib.machinery
+import sys
+
+ROOTS = {roots!r}  # import name -> folder that holds it
+EXTRA = {extra!r}  # package -> installed copy, searched after the repository's
+
+
+class ProjectFinder:
+    """Finds only the names in ROOTS, and only in their folder."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if path is not None or name not in ROOTS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, [ROOTS[name]])
+        if spec is None or spec.submodule_search_locations is None:
+            return spec
+        locations = [*spec.submodule_search_locations, *EXTRA.get(name, ())]
+        if spec.loader is None:  # a namespace package: fix its path to these folders
+            spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = locations
+        return spec
+
+    @classmethod
+    def invalidate_caches(cls):
+        pass
+
+
+sys.meta_path.insert(0, ProjectFinder)
+'''
+
+
+def _kind(path: Path) -> str | None:
+    """ "dir", "file" or None (a link, missing, or something else): links are not followed."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return None
+    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else None
+
+
+def _holds(folder: Path, name: str) -> bool:
+    """True when ``folder`` holds a package or module ``name`` (a real folder or file)."""
+    return _kind(folder / name) == "dir" or _kind(folder / f"{name}.py") == "file"
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    found = []
+    try:
+        with os.scandir(folder) as scan:
+            for entry in scan:
+                found.append(entry)
+                if len(found) >= _MAX_SCAN:
+                    break
+    except OSError:
+        pass
+    return found
+
+
+def locate(repo: Path, names: Iterable[str]) -> dict[str, str]:
+    """Where in ``repo`` each of ``names`` lives: ``repo``, ``repo/src`` or a first-level folder.
+
+    Names found nowhere are left out (their installed copy is imported instead).
+    """
+    folders = [repo, repo / "src"]
+    folders += sorted(
+        Path(e.path)
+        for e in _entries(repo)
+        if e.is_dir(follow_symlinks=False) and not e.name.startswith(".") and e.name != "src"
+    )
+    roots = {}
+    for name in names:
+        if name in NOT_PROJECT:
+            continue
+        found = next((f for f in folders if _kind(f) == "dir" and _holds(f, name)), None)
+        if found is not None:
+            roots[name] = str(found)
+    return roots
+
+
+def project_names(repo: Path, reserved: frozenset[str]) -> dict[str, str]:
+    """A project without packaging: its top-level packages and modules in ``repo``/``repo/src``.
+
+    A package is a folder holding Python files; tests, ``conftest.py``, ``setup.py``, the
+    start-up modules and the test tools' names (``reserved``) are left out. Returns
+    ``{name: folder}``; ``repo`` wins over ``repo/src``.
+    """
+    roots: dict[str, str] = {}
+    for folder in (repo, repo / "src"):
+        if _kind(folder) != "dir":
+            continue
+        for entry in sorted(_entries(folder), key=lambda e: e.name):
+            if entry.is_dir(follow_symlinks=False):
+                name = entry.name
+                if name in IGNORED_DIRS or not any(
+                    e.name.endswith(".py") for e in _entries(Path(entry.path))
+                ):
+                    continue
+            elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".py"):
+                name = entry.name[:-3]
+            else:
+                continue
+            if (
+                name.isidentifier()
+                and not name.startswith("__")
+                and name not in NOT_PROJECT
+                and name not in reserved
+                and not name.startswith(("test_",))
+            ):
+                roots.setdefault(name, str(folder))
+    return roots
+
+
+def install(site: Path, roots: dict[str, str], extra: dict[str, list[str]] | None = None) -> None:
+    """Write the finder module and the ``.pth`` that loads it into ``site``.
+
+    ``roots`` maps import names to the folder holding them; ``extra`` adds, per package,
+    folders searched after the repository's (the installed copy, for files only the build
+    generates).
+    """
+    source = FINDER_SOURCE.format(roots=dict(sorted(roots.items())), extra=extra or {})
+    (site / f"{FINDER_MODULE}.py").write_text(source, encoding="utf-8")
+    (site / PTH_FILE).write_text(f"import {FINDER_MODULE}\n", encoding="utf-8")

@@ -1,0 +1,114 @@
+"""What a project asks the harness to install, read as data and vetted first.
+
+The harness's own uv installs a project's build requirements and runtime dependencies outside
+the sandbox, because only the harness may reach the package index. A direct reference
+(``name @ file:///…`` pointing into the project, any URL) or a local path would make that uv
+read, and build, bytes the agent wrote on the host (issue 11, class 2c). So only plain index
+requirements pass: a name, extras, a version specifier and markers, parsed with
+:class:`packaging.requirements.Requirement` and written back in its canonical form (one line,
+no pip options). Anything else is the agent's failure, with a message naming the field.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+MAX_REQUIREMENTS = 200
+MAX_REQUIREMENT_CHARS = 1000
+MAX_PYPROJECT_BYTES = 1 << 20
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+# module[.sub…][:object[.attr…]] (PEP 517)
+_BACKEND = re.compile(r"^[A-Za-z_][\w.]*(:[A-Za-z_][\w.]*)?$")
+# PEP 517/518 defaults for a project that does not name its build system
+LEGACY_BUILD_SYSTEM = {
+    "requires": ["setuptools>=40.8.0"],
+    "build-backend": "setuptools.build_meta:__legacy__",
+    "backend-path": [],
+}
+
+
+class InstallRefused(Exception):
+    """The project cannot be installed as it is: the agent's failure, the text says why."""
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file, opened without following links, at most ``limit`` of them.
+
+    Raises OSError for a link, a FIFO, a device or a missing file, ValueError when larger.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        chunks, size = [], 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise ValueError(f"{path.name} is larger than {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def vet(texts: object, where: str) -> list[str]:
+    """``texts`` as canonical index requirements; InstallRefused naming ``where`` otherwise."""
+    if not isinstance(texts, list | tuple) or not all(isinstance(t, str) for t in texts):
+        raise InstallRefused(f"{where} must be a list of strings")
+    if len(texts) > MAX_REQUIREMENTS:
+        raise InstallRefused(f"{where}: more than {MAX_REQUIREMENTS} requirements")
+    vetted = []
+    for text in texts:
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        if len(text) > MAX_REQUIREMENT_CHARS:
+            raise InstallRefused(f"{where}: {shown!r} is too long for a requirement")
+        try:
+            req = Requirement(text)
+        except InvalidRequirement as exc:
+            first = str(exc).splitlines()[0] if str(exc) else "invalid"
+            raise InstallRefused(
+                f"{where}: {shown!r} is not a requirement from the package index ({first})"
+            ) from None
+        if req.url:
+            raise InstallRefused(
+                f"{where}: {shown!r} is a direct reference (a URL or a path); the harness "
+                "installs only requirements from the package index"
+            )
+        vetted.append(str(req))
+    return vetted
+
+
+def build_system(repo: Path) -> dict:
+    """``[build-system]`` of the project, defaults filled in and ``requires`` vetted.
+
+    Raises InstallRefused naming pyproject.toml and the reason (not TOML, a malformed table,
+    a requirement that is not from the package index).
+    """
+    path = repo / "pyproject.toml"
+    if not os.path.lexists(path):
+        return dict(LEGACY_BUILD_SYSTEM)
+    try:
+        text = read_regular(path, MAX_PYPROJECT_BYTES).decode("utf-8")
+        declared = tomllib.loads(text).get("build-system", {})
+    except (OSError, ValueError) as exc:  # TOMLDecodeError and UnicodeDecodeError included
+        raise InstallRefused(f"pyproject.toml: not a valid TOML file ({exc})") from None
+    if not isinstance(declared, dict):
+        raise InstallRefused("pyproject.toml: [build-system] must be a table")
+    system = {**LEGACY_BUILD_SYSTEM, **declared}
+    backend, paths = system["build-backend"], system["backend-path"]
+    if not isinstance(backend, str) or not _BACKEND.match(backend):
+        raise InstallRefused(
+            "pyproject.toml: [build-system] build-backend must name a module (module:object)"
+        )
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise InstallRefused(
+            "pyproject.toml: [build-system] backend-path must be a list of strings"
+        )
+    system["requires"] = vet(system["requires"], "pyproject.toml [build-system] requires")
+    return system
