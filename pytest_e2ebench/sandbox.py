@@ -390,7 +390,7 @@ class Sandbox:
             if any(path.is_relative_to(b) for b in bound) or not path.exists():
                 continue
             bound.append(path)
-            fd = 20 + len(bound)
+            fd = 300 + len(bound)  # above any descriptor the caller passes
             dest = shlex.quote(str(path))
             opens.append(f"exec {fd}<{dest}")
             make = (
