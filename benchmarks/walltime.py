@@ -7,7 +7,10 @@ Measures, in one process, one after the other:
 * plain:  each task's reference tests run by plain pytest with the reference on PYTHONPATH
           (no venv, no coverage, no harness): the floor;
 * cold:   ``pytest --e2e-agent=reference -n N`` with an empty output folder (builds every venv);
-* warm:   the same command again (every stage cached).
+* warm:   the same command again (every stage cached);
+* none:   with ``--against-none``, the cold command once more with ``--e2e-sandbox=none`` (the
+          same unprivileged user and limits, no namespaces): the sandbox's own cost is
+          cold / none.
 
 and prints each as seconds and as a ratio to plain. Nothing is asserted: the figures go in notes.
 """
@@ -77,6 +80,11 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures here")
     parser.add_argument("--sandbox", default="auto", help="--e2e-sandbox for the harness runs")
     parser.add_argument("--no-plain", action="store_true", help="skip the plain pytest run")
+    parser.add_argument(
+        "--against-none",
+        action="store_true",
+        help="also time a cold run with --e2e-sandbox=none (the sandbox's cost)",
+    )
     opts = parser.parse_args()
     # Python tasks only: web tasks have no plain-pytest baseline here (benchmarks/web_timing.py)
     loaded = [load_task(d) for d in find_task_dirs(Path(opts.tasks).resolve())]
@@ -84,12 +92,13 @@ def main() -> None:
     web = [t.id for t in loaded if t.kind == "web"]
     figures = {"tasks": len(tasks), "workers": opts.n, "sandbox": opts.sandbox}
     figures["plain_s"] = float("nan") if opts.no_plain else plain(tasks)
-    with tempfile.TemporaryDirectory() as out:
-        cmd = [
+
+    def command(sandbox: str, out: str) -> list[str]:
+        return [
             *PYTEST,
             "--e2e-agent=reference",
             f"--e2e-tasks={opts.tasks}",
-            f"--e2e-sandbox={opts.sandbox}",
+            f"--e2e-sandbox={sandbox}",
             "-W",  # the repository's own ini turns warnings into errors; --e2e-sandbox=none warns
             "ignore::pytest_e2ebench.errors.E2EBenchWarning",
             f"--e2e-out={out}",
@@ -97,8 +106,14 @@ def main() -> None:
             opts.n,
             *(["-k", f"not ({' or '.join(web)})"] if web else []),
         ]
-        figures["cold_s"] = timed(cmd, cwd=ROOT)
-        figures["warm_s"] = timed(cmd, cwd=ROOT)
+
+    with tempfile.TemporaryDirectory() as out:
+        figures["cold_s"] = timed(command(opts.sandbox, out), cwd=ROOT)
+        figures["warm_s"] = timed(command(opts.sandbox, out), cwd=ROOT)
+    if opts.against_none:
+        with tempfile.TemporaryDirectory() as out:
+            figures["cold_none_s"] = timed(command("none", out), cwd=ROOT)
+        figures["sandbox_over_none"] = figures["cold_s"] / figures["cold_none_s"]
     for name in ("cold", "warm"):
         figures[f"{name}_over_plain"] = figures[f"{name}_s"] / figures["plain_s"]
     print(f"{figures['tasks']} tasks, -n {opts.n}, --e2e-sandbox={opts.sandbox}")
@@ -111,6 +126,11 @@ def main() -> None:
         f"harness warm (all stages cached):        {figures['warm_s']:7.1f} s  "
         f"{figures['warm_over_plain']:5.2f}x"
     )
+    if opts.against_none:
+        print(
+            f"harness cold, --e2e-sandbox=none:       {figures['cold_none_s']:7.1f} s  "
+            f"sandbox/none = {figures['sandbox_over_none']:.2f}x"
+        )
     if opts.json:
         Path(opts.json).write_text(json.dumps(figures, indent=2) + "\n")
 
