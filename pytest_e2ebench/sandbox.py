@@ -30,22 +30,18 @@ import contextlib
 import ctypes
 import dataclasses
 import functools
-import itertools
 import os
-import resource
 import shlex
 import shutil
-import signal
 import stat
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import process
 from .errors import InfrastructureError
+from .limits import Limits, Quota, is_full, pids_cgroup, sized_tmpfs
 
 MODES = ("auto", "bwrap", "unshare", "none")
 UNPRIVILEGED_UID = 65534  # nobody
@@ -76,37 +72,6 @@ ETC_ENTRIES = (
     "timezone",
 )
 _CLONE_NEWUSER = 0x10000000
-
-
-@dataclasses.dataclass(frozen=True)
-class Limits:
-    """Resource limits of sandboxed processes."""
-
-    cpu_s: int = 1800
-    address_space: int = 4 << 30
-    file_size: int = 256 << 20
-    nproc: int = 2048
-    nofile: int = 1024
-    tmp_bytes: int = 512 << 20  # the private /tmp (a tmpfs: memory)
-    tmp_inodes: int = 100_000
-    quota_bytes: int = 2 << 30  # everything written into a run's writable folders
-    quota_files: int = 100_000
-
-    def apply(self) -> None:
-        """Set the rlimits on the calling process (run in the child before exec)."""
-        for which, value in (
-            (resource.RLIMIT_CPU, self.cpu_s),
-            (resource.RLIMIT_AS, self.address_space),
-            (resource.RLIMIT_FSIZE, self.file_size),
-            (resource.RLIMIT_NPROC, self.nproc),
-            (resource.RLIMIT_NOFILE, self.nofile),
-        ):
-            soft, hard = resource.getrlimit(which)
-            if value == resource.RLIM_INFINITY or hard == resource.RLIM_INFINITY:
-                cap = hard if value == resource.RLIM_INFINITY else value
-            else:
-                cap = min(value, hard)
-            resource.setrlimit(which, (cap, cap))
 
 
 def _is_root() -> bool:
@@ -497,7 +462,6 @@ class Sandbox:
         network: bool = False,
         limit: int = process.OUTPUT_LIMIT,
         pass_fds: tuple[int, ...] = (),
-        drop: object = None,  # TODO(remove): old callers; every command runs unprivileged
     ) -> process.Completed:
         """Run generated code: wrapped, limited, and afterwards nothing of it left running.
 
@@ -506,14 +470,14 @@ class Sandbox:
         """
         writable = [Path(p) for p in writable]
         self.prepare(writable)
-        quota = _Quota(writable, self.limits)
+        quota = Quota(writable, self.limits)
         started_r, started_w = os.pipe()
         fds: list[int] = []
         try:
             with contextlib.ExitStack() as stack:
                 tmp = None
                 if self.mode == "bwrap" and self.drops_privileges:
-                    tmp = stack.enter_context(_sized_tmpfs(self.limits))
+                    tmp = stack.enter_context(sized_tmpfs(self.limits))
                 command = self.command(
                     args,
                     cwd=cwd,
@@ -530,7 +494,7 @@ class Sandbox:
 
                 def watch() -> str | None:
                     # a full /tmp is contained by the tmpfs itself (ENOSPC): only recorded
-                    if tmp is not None and not tmp_full and _full(tmp):
+                    if tmp is not None and not tmp_full and is_full(tmp):
                         tmp_full.append(True)
                     return quota.check() if writable else None
 
@@ -555,7 +519,7 @@ class Sandbox:
                         os.close(w.pop())
                 started = os.read(started_r, 1) == b"1"
                 contained = []
-                if done.stopped == "disk_quota" or tmp_full or (tmp is not None and _full(tmp)):
+                if done.stopped == "disk_quota" or tmp_full or (tmp is not None and is_full(tmp)):
                     contained.append("disk_quota")
                 if not done.stopped and writable and quota.check():
                     contained.append("disk_quota")
@@ -593,66 +557,6 @@ def _blocking_ancestor(path: Path) -> Path | None:
     return None
 
 
-class _Quota:
-    """Bytes and files in the writable folders, measured without following links."""
-
-    def __init__(self, roots: Sequence[Path], limits: Limits) -> None:
-        self.roots = roots
-        self.limits = limits
-
-    def check(self) -> str | None:
-        """``"disk_quota"`` when the folders hold more than the limits allow."""
-        files = size = 0
-        stack = [str(r) for r in self.roots]
-        while stack:
-            try:
-                entries = os.scandir(stack.pop())
-            except OSError:
-                continue
-            with entries:
-                for entry in entries:
-                    files += 1
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            stack.append(entry.path)
-                        else:
-                            size += entry.stat(follow_symlinks=False).st_blocks * 512
-                    except OSError:
-                        continue
-                    if files > self.limits.quota_files or size > self.limits.quota_bytes:
-                        return "disk_quota"
-        return None
-
-
-@contextlib.contextmanager
-def _sized_tmpfs(limits: Limits) -> Iterator[Path]:
-    """A private tmpfs limited in bytes and inodes, for the sandbox's /tmp (root only)."""
-    where = Path(tempfile.mkdtemp(prefix="e2ebench-tmp-"))
-    options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777,nosuid,nodev"
-    mounted = (
-        subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", options, "e2ebench-tmp", str(where)],
-            capture_output=True,
-        ).returncode
-        == 0
-    )
-    try:
-        yield where
-    finally:
-        if mounted:
-            subprocess.run(["umount", "-l", str(where)], capture_output=True)
-        shutil.rmtree(where, ignore_errors=True)
-
-
-def _full(where: Path) -> bool:
-    """True when a tmpfs has (nearly) no blocks or inodes left."""
-    try:
-        st = os.statvfs(where)
-    except OSError:
-        return False
-    return st.f_bavail * st.f_frsize < (64 << 10) or (st.f_files and st.f_favail < 16)
-
-
 @functools.cache
 def harness_paths() -> tuple[Path, ...]:
     """The harness's interpreter and uv, bound read-only into every sandbox."""
@@ -673,48 +577,3 @@ def harness_paths() -> tuple[Path, ...]:
     found = sorted(p for p in paths if p.is_dir())
     # a folder inside another one is bound with it
     return tuple(p for p in found if not any(q != p and p.is_relative_to(q) for q in found))
-
-
-@functools.cache
-def pids_cgroup_root() -> Path | None:
-    """A writable cgroup-v1 ``pids`` hierarchy, if this machine offers one."""
-    root = Path("/sys/fs/cgroup/pids")
-    if (root / "cgroup.procs").is_file() and os.access(root, os.W_OK):
-        return root
-    return None
-
-
-@contextlib.contextmanager
-def pids_cgroup(limit: int):
-    """A fresh pids cgroup limited to ``limit`` processes (None where unavailable).
-
-    On exit every process still in it is killed — also those that left the process group
-    with setsid — and the cgroup is removed.
-    """
-    root = pids_cgroup_root()
-    if root is None:
-        yield None
-        return
-    path = root / f"e2ebench-{os.getpid()}-{next(_serial)}"
-    try:
-        path.mkdir()
-        (path / "pids.max").write_text(str(limit))
-    except OSError:
-        yield None
-        return
-    try:
-        yield path
-    finally:
-        for _ in range(50):
-            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.02)
-        with contextlib.suppress(OSError):
-            path.rmdir()
-
-
-_serial = itertools.count()
