@@ -5,8 +5,9 @@ the sandbox, because only the harness may reach the package index. A direct refe
 (``name @ file:///…`` pointing into the project, any URL) or a local path would make that uv
 read, and build, bytes the agent wrote on the host (issue 11, class 2c). So only plain index
 requirements pass: a name, extras, a version specifier and markers, parsed with
-:class:`packaging.requirements.Requirement` and written back in its canonical form (one line,
-no pip options). Anything else is the agent's failure, with a message naming the field.
+:class:`packaging.requirements.Requirement` and written back in a canonical form (one line,
+no pip options, the name normalized so that it cannot read as a file name). Anything else is
+the agent's failure, with a message naming the field.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import tomllib
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 MAX_REQUIREMENTS = 200
 MAX_REQUIREMENT_CHARS = 1000
@@ -80,8 +82,15 @@ def vet(texts: object, where: str) -> list[str]:
                 f"{where}: {shown!r} is a direct reference (a URL or a path); the harness "
                 "installs only requirements from the package index"
             )
-        vetted.append(str(req))
+        vetted.append(_canonical(req))
     return vetted
+
+
+def _canonical(req: Requirement) -> str:
+    """One line uv cannot read as a path: the name normalized (``evil.whl`` -> ``evil-whl``)."""
+    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+    marker = f"; {req.marker}" if req.marker else ""
+    return f"{canonicalize_name(req.name)}{extras}{req.specifier}{marker}"
 
 
 def build_system(repo: Path) -> dict:
