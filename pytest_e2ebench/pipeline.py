@@ -248,7 +248,8 @@ def build_record(
         everything = suite_metrics(tests + own, test_run.get("all_coverage"))
     notes = [n for n in (agent_data.get("note"),) if n]
     if not install.get("ok", True):
-        notes.append("the project failed to install (see logs/project.log)")
+        # The reason names the step and its log (logs/<step>.log) when there is one.
+        notes.append(f"the project failed to install: {install.get('reason') or 'see logs/'}")
     if extended_run.get("status") != "completed":
         notes.append(f"test run {extended_run.get('status')}")
     if migration.get("missing"):
