@@ -286,7 +286,9 @@ def _install(
         args = ["pip", "install", "--python", str(python_of(venv)), "--no-deps", "--offline"]
         done = _uv([*args, "--no-cache", str(built)], logs, "install-wheel")
         if done.returncode != 0:
-            raise InstallRefused(f"the built wheel did not install:\n{done.tail(20)}")
+            raise InstallRefused(
+                f"the built wheel did not install (logs/install-wheel.log):\n{done.tail(20)}"
+            )
     roots = finder.locate(repo, contents.top_level)
     installed = {n: [str(site / n)] for n in roots if (site / n).is_dir()}
     finder.install(site, roots, installed)
