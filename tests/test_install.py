@@ -454,6 +454,12 @@ def test_a_direct_reference_is_refused_and_never_installed(pytester, tasks, fiel
     install = _install_data(pytester)
     assert install["ok"] is False
     assert "is a direct reference (a URL or a path)" in install["log"]
+    field = (
+        "pyproject.toml [[]build-system[]] requires" if field == "build-system" else "Requires-Dist"
+    )
+    result.stdout.fnmatch_lines(
+        [f"*note: the project failed to install: {field}*evilbuild @ file*"]
+    )
     assert not marker.exists()
     assert not list(_site(pytester).glob("evilbuild*"))
     assert not list(_site(pytester).glob("calc*"))  # nothing of the project left half-way
@@ -563,3 +569,17 @@ def test_a_wheel_that_ships_a_pth_or_a_test_tool_is_refused(pytester, tasks, ext
     assert not (site / "zz_forge.pth").exists()
     assert not (site / "_pytest" / "zz_forge.py").exists()
     assert not list(site.glob("calc*"))
+
+
+def test_an_invalid_pyproject_is_the_agents_failure_and_the_note_says_why(pytester, tasks, results):
+    tasks.make()
+    out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)
+    (out / "pyproject.toml").write_text("[project\nname = 'calc'\n")
+    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
+    result.assert_outcomes(failed=3)
+    run = results()["tasks"][0]
+    assert run["status"] == "ok" and run["install"] == {"method": "editable", "ok": False}
+    assert any(
+        n.startswith("the project failed to install: pyproject.toml: not a valid TOML file (")
+        for n in run["notes"]
+    ), run["notes"]
