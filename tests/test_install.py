@@ -21,8 +21,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from test_attacks import PATCH_PYTEST as FORGE  # makes every test pass, if it ever runs
 
-from conftest import CALC_CODE
+from conftest import CALC_CODE, CALC_TESTS
 from pytest_e2ebench import finder, integrity, process, venv, wheel
 from pytest_e2ebench.errors import InfrastructureError
 from pytest_e2ebench.requirements import InstallRefused, build_system, vet
@@ -30,16 +31,6 @@ from pytest_e2ebench.sandbox import resolve_mode
 
 RUN = Path(".e2ebench", "dir-out", "calc", "run-1")
 WRONG_ADD = dict(CALC_CODE, add="def add(a, b):\n    return 0\n")
-# Makes every test pass, if it ever runs in the test process.
-FORGE = (
-    "import _pytest.reports\n"
-    "_orig = _pytest.reports.TestReport.from_item_and_call\n"
-    "def _forged(item, call):\n"
-    "    report = _orig(item, call)\n"
-    "    report.outcome = 'passed'\n"
-    "    return report\n"
-    "_pytest.reports.TestReport.from_item_and_call = staticmethod(_forged)\n"
-)
 needs_bwrap = pytest.mark.skipif(
     resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
 )
@@ -547,8 +538,6 @@ def test_add_through_the_command():
     ids=["clean", "pth", "_pytest"],
 )
 def test_a_wheel_that_ships_a_pth_or_a_test_tool_is_refused(pytester, tasks, extra, refused):
-    from conftest import CALC_TESTS
-
     tasks.make(tests={"test_calc.py": CALC_TESTS, "test_cli.py": CLI_TEST})
     out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)
     tasks.write(out / "calc" / "cli.py", CLI)
