@@ -6,7 +6,9 @@ Definitions (rates are fractions in [0, 1]; a metric that does not apply is ``No
   the denominator, E2EDevBench §4.1).
 * ``req_acc`` — requirements whose tests all pass (at least one test) / all requirements
   (E2EDev Req.Acc). Equal to ``impl_rate`` under the ``tests`` judge.
-* ``pass_rate`` — passed / (total − skipped) over the reference tests.
+* ``pass_rate`` — passed / (total − skipped) over the reference tests. A reference test skips
+  only where it can skip on the reference: one that skips elsewhere (``unexpected_skip``, e.g.
+  a project calling ``pytest.skip()``) counts as failed (issue 11, class 9).
 * ``test_acc`` — passed / total (E2EDev Test.Acc: every test case counts).
 * ``balanced`` — 0.6 · req_acc + 0.4 · test_acc (E2EDev §B.2).
 * ``executability`` — web tasks: 1 when the app's page loads (HTTP 200) without an uncaught
@@ -80,15 +82,19 @@ def ratio(numerator: float, denominator: float) -> float | None:
 
 
 def test_counts(tests: Iterable[Mapping]) -> dict[str, int]:
-    """passed / failed / errors / skipped counts of test records."""
+    """passed / failed / errors / skipped counts of test records.
+
+    A skip marked ``unexpected_skip`` (the test does not skip on the reference) counts as
+    failed, so it stays in the pass rate's denominator.
+    """
     counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
     for test in tests:
         outcome = test["outcome"]
         if outcome in PASSING:
             counts["passed"] += 1
-        elif outcome in SKIPPED:
+        elif outcome in SKIPPED and not test.get("unexpected_skip"):
             counts["skipped"] += 1
-        elif outcome == "failed":
+        elif outcome in SKIPPED or outcome == "failed":
             counts["failed"] += 1
         else:
             counts["errors"] += 1
@@ -103,6 +109,7 @@ def suite_metrics(tests: list[Mapping], coverage: Mapping | None) -> dict:
     return {
         **counts,
         "total": total,
+        "unexpected_skips": sum(1 for t in tests if t.get("unexpected_skip")),
         "pass_rate": ratio(counts["passed"], total - counts["skipped"]),
         "test_acc": ratio(counts["passed"], total),
         "line_coverage": ratio(cov.get("covered_lines", 0), cov.get("statements", 0)),

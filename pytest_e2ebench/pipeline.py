@@ -23,7 +23,7 @@ from .migrate import run_migration
 from .options import Settings
 from .stash import SANDBOX
 from .task import Task
-from .verdicts import containment, effective_tests
+from .verdicts import containment, effective_tests, sink_tampered, tampered_message
 from .web import web_requirements
 from .workspace import code_size, suffixes_for
 
@@ -234,7 +234,9 @@ def build_record(
 ) -> dict:
     """The JSON-able record of one run: verdicts, metrics, suites and where things are."""
     extended_run = test_run["extended"]
-    requirements = judgement["verdicts"]
+    # issue 11, class 7: results contradicted by independent evidence fail every requirement
+    evidence = extended_run.get("tamper_evidence") or []
+    requirements = sink_tampered(judgement["verdicts"], evidence)
     extended = suite_metrics(tests, extended_run.get("coverage"))
     original_run = test_run.get("original")
     if original_run is None:
@@ -252,6 +254,8 @@ def build_record(
         notes.append(f"the project failed to install: {install.get('reason') or 'see logs/'}")
     if extended_run.get("status") != "completed":
         notes.append(f"test run {extended_run.get('status')}")
+    if evidence:
+        notes.append(tampered_message(evidence)[:500])
     if migration.get("missing"):
         notes.append(f"missing after migration: {', '.join(migration['missing'][:8])}")
     if migration.get("weakened"):
@@ -276,6 +280,7 @@ def build_record(
             **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
             "containment": containment(extended_run, tests),
         },
+        "containment": {"tampered": bool(evidence), "evidence": evidence},
         # web tasks: did the app load without a breaking script error; browser start times
         **({"web": extended_run["web"]} if extended_run.get("web") else {}),
         "notes": notes,

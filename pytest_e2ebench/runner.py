@@ -20,15 +20,16 @@ import hashlib
 import hmac
 import json
 import os
-import re
+import random
 import resource
 import secrets
 import shutil
+import stat
 import sys
 import textwrap
 from pathlib import Path
 
-from . import process
+from . import honeypot, process, skips, tamper
 from .errors import InfrastructureError
 from .probe import PROBE_DIR, PROBE_PLUGIN
 from .sandbox import Limits, Sandbox
@@ -36,9 +37,11 @@ from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
 
 COVERAGE_TIMEOUT = 300.0
-_MISSING_TOOL = re.compile(
-    r"No module named '?(pytest|coverage|pytest_timeout|e2ebench_probe|e2ebench_web|pytest_bdd)\b"
-)
+PROBE_LIMIT = 64 << 20  # bytes of the probe's results file read (a big suite writes ~1 MB)
+# What a test run imports from its environment (the probe comes from the harness's folder).
+_TOOLS = ("pytest", "_pytest", "pluggy", "pytest_timeout.py")
+_COVERAGE_TOOLS = ("coverage",)
+_WEB_TOOLS = ("pytest_bdd", "selenium")
 _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 _IGNORE = shutil.ignore_patterns("__pycache__")
 INI = textwrap.dedent(
@@ -86,44 +89,82 @@ def _env(venv_python: Path, home: Path, probe_out: Path | None = None) -> dict[s
     return env
 
 
+def _read_results(path: Path) -> tuple[bytes, bool]:
+    """The probe's results file (project-zone data): a regular file, opened without following
+    links and without blocking, at most :data:`PROBE_LIMIT` bytes; and whether it was longer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return b"", False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b"", True  # the project put something else in its place
+        chunks, size = [], 0
+        while size <= PROBE_LIMIT and (chunk := os.read(fd, 1 << 20)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)[:PROBE_LIMIT], size > PROBE_LIMIT
+    finally:
+        os.close(fd)
+
+
 def read_probe(path: Path, key: str) -> dict:
     """Parse the probe's signed JSON lines into tests, collection errors and the exit status.
 
     Lines whose signature does not verify (written by anything but the probe) are counted in
-    ``forged`` and otherwise ignored.
+    ``forged_lines`` and otherwise ignored (a last line cut short by a kill is not). The probe
+    numbers its records from its ``start``: ``sequence_broken`` says that the verified records
+    are not exactly that sequence (one was added with a stolen key, repeated or removed).
+    ``collected`` is the node ids pytest collected (None without that record), ``tamper`` what
+    the probe saw change in pytest's machinery.
     """
     tests: list[dict] = []
     collect_errors: list[dict] = []
     exitstatus = None
-    forged = 0
+    collected = None
+    changes: list[dict] = []
+    kinds: list[str] = []
+    seqs: list[object] = []
     web: dict = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                signed = json.loads(line)
-                body = signed["body"]
-                mac = hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()
-                if not hmac.compare_digest(mac, str(signed["mac"])):
-                    forged += 1
-                    continue
-                rec = json.loads(body)
-            except (ValueError, KeyError, TypeError):
-                forged += 1 if line.strip() else 0  # or a line cut short by a kill
+    data, too_long = _read_results(path)
+    *lines, cut = data.split(b"\n")  # ``cut``: after the last newline, "" unless killed
+    forged = int(too_long)
+    mac_key = key.encode()
+    for raw in lines:
+        try:
+            signed = json.loads(raw)
+            body = signed["body"]
+            mac = hmac.new(mac_key, body.encode(), hashlib.sha256).hexdigest()
+            if not hmac.compare_digest(mac, str(signed["mac"])):
+                forged += 1
                 continue
+            rec = json.loads(body)
             kind = rec.pop("kind", None)
-            if kind == "test":
-                tests.append(rec)
-            elif kind == "collect_error":
-                collect_errors.append(rec)
-            elif kind == "end":
-                exitstatus = rec.get("exitstatus")
-            elif kind in ("web", "web_end"):
-                web.update(rec)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            forged += 1 if raw.strip() else 0
+            continue
+        kinds.append(kind)
+        seqs.append(rec.pop("seq", None))
+        if kind == "test":
+            tests.append(rec)
+        elif kind == "collect_error":
+            collect_errors.append(rec)
+        elif kind == "collected":
+            collected = [str(n) for n in rec.get("nodeids", [])]
+        elif kind == "tamper":
+            changes.append(rec)
+        elif kind == "end":
+            exitstatus = rec.get("exitstatus")
+        elif kind in ("web", "web_end"):
+            web.update(rec)
     found = {
         "tests": tests,
         "collect_errors": collect_errors,
         "exitstatus": exitstatus,
         "forged_lines": forged,
+        "collected": collected,
+        "tamper": changes,
+        "sequence_broken": bool(kinds) and (kinds[0] != "start" or seqs != list(range(len(seqs)))),
     }
     if web:
         found["web"] = web
@@ -183,6 +224,23 @@ def coverage_totals(where: Path, repo: Path, data: list[Path]) -> dict | None:
     }
 
 
+def _check_tools(venv_python: Path, *, web: bool) -> None:
+    """Raise InfrastructureError when the run's environment lacks a test tool.
+
+    Decided from the environment the harness built, before the run, never from what the test
+    run prints (which the project controls).
+    """
+    names = (*_TOOLS, *(_WEB_TOOLS if web else _COVERAGE_TOOLS))
+    sites = list((venv_python.parent.parent / "lib").glob("python*/site-packages"))
+    missing = [n for n in names if not any((site / n).exists() for site in sites)]
+    if missing or not (PROBE_DIR / f"{PROBE_PLUGIN}.py").is_file():
+        raise InfrastructureError(
+            "tests",
+            f"the test environment {venv_python.parent.parent} lacks "
+            f"{', '.join(missing) or 'the probe'}: rebuild it (--e2e-rerun)",
+        )
+
+
 def own_tests(repo: Path) -> list[Path]:
     """The agent's own test modules in its repository."""
     from .testindex import is_test_module
@@ -211,6 +269,7 @@ def run_suite(
     sandbox: Sandbox,
     web: dict[str, str] | None = None,
     network: bool = False,
+    may_skip: frozenset[str] = frozenset(),
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -218,11 +277,21 @@ def run_suite(
     the agent's own tests in ``repo``. ``web`` (the environment of a web task's run: where the
     browser is) runs Gherkin scenarios against the app served from ``repo``; the app is not
     Python, so there is no coverage. ``network`` lets a web app reach the internet.
+
+    A harness-owned suite of Python tests gets honeypot tests (:mod:`.honeypot`; never copies
+    of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
+    contradicts them is in ``tamper_evidence``, the honeypots' records in ``honeypots``.
     """
+    _check_tools(venv_python, web=web is not None)
     suite = eval_dir / name
-    suite.mkdir(parents=True)
-    (suite / "home").mkdir()
-    probe_out = suite / "probe.jsonl"
+    # The tests write only to ``work`` (home, the probe's results), ``coverage`` and
+    # ``artifacts``. The tests and the ini file stay read-only in the harness's folders: a
+    # project must not rewrite the test modules pytest has not imported yet.
+    work = suite / "work"
+    (work / "home").mkdir(parents=True)
+    config_dir = suite / "config"
+    config_dir.mkdir()
+    probe_out = work / "probe.jsonl"
     plugins = ["-p", WEB_PLUGIN, "-p", "pytest_bdd.plugin"] if web is not None else []
     common = [
         *plugins,
@@ -239,23 +308,36 @@ def run_suite(
         "-rN",
         "--color=no",
     ]
+    planted: list[str] = []
+    seed = None
+    readable = [venv_python.parent.parent, repo, PROBE_DIR, config_dir]
     if tests is not None:
         shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
-        (suite / "pytest.ini").write_text(INI)
+        if web is None:
+            seed = secrets.randbits(64)
+            planted = honeypot.plant(suite / "tests", random.Random(seed), exclude=may_skip)
+        (config_dir / "pytest.ini").write_text(INI)
         cwd = suite
-        args = ["-c", str(suite / "pytest.ini"), "--rootdir", str(suite), *common, "tests"]
+        args = ["-c", str(config_dir / "pytest.ini"), "--rootdir", str(suite), *common, "tests"]
+        readable.append(suite / "tests")
+        trusted = suite / "tests"
     else:
         if not own_tests(repo):
             return None
         cwd = repo
         args = ["--rootdir", str(repo), *common, str(repo)]
+        trusted = repo
     key = secrets.token_hex(32)
-    env = _env(venv_python, suite / "home", probe_out)
+    env = _env(venv_python, work / "home", probe_out)
+    # where the probe accepts hook implementations from besides the test tools: conftest.py
+    # files of the harness's tests, or of the agent's own tests in its own suite
+    env["E2EBENCH_PROBE_TRUSTED"] = str(trusted)
     if web is None:
-        rc = _coveragerc(suite, repo, suite / "coverage" / "data")
-        (suite / "coverage").mkdir()
+        rc = _coveragerc(config_dir, repo, suite / "coverage" / "data")
+        writable = [work, suite / "coverage"]
         command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest"]
     else:
+        writable = [work, suite / "artifacts"]
         command = [str(venv_python), "-m", "pytest"]
         env.update(
             web,
@@ -282,8 +364,8 @@ def run_suite(
             env=env,
             timeout=timeout,
             log=suite / "pytest.log",
-            writable=[suite],
-            readable=[venv_python.parent.parent, repo, PROBE_DIR],
+            writable=writable,
+            readable=readable,
             network=network,
             pass_fds=(key_fd,),
         )
@@ -296,14 +378,19 @@ def run_suite(
         status = "crashed"
     else:
         status = "completed"
-    if status == "crashed" and not probe["tests"] and done.output.startswith("bwrap:"):
-        raise InfrastructureError(
-            "sandbox", f"the sandbox could not start the tests: {done.tail(3)}"
-        )
-    if probe.get("web", {}).get("browser_error"):
+    if probe.get("web", {}).get("browser_error"):  # signed: the web plugin's, not the app's
         raise InfrastructureError("browser", probe["web"]["browser_error"])
-    if status == "crashed" and not probe["tests"] and _MISSING_TOOL.search(done.output):
-        raise InfrastructureError("tests", f"the test run could not start:\n{done.tail()}")
+    if tests is not None:
+        probe["tamper_evidence"] = tamper.evidence(
+            probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=planted
+        )
+        probe["tests"], caught = honeypot.split(probe["tests"], planted)
+        probe["honeypots"] = {
+            "seed": seed,
+            "planted": planted,
+            "tests": [{k: t.get(k) for k in ("nodeid", "outcome")} for t in caught],
+        }
+    probe["collected"] = None if probe["collected"] is None else len(probe["collected"])
     return {
         "status": status,
         "returncode": done.returncode,
@@ -340,7 +427,7 @@ def run_all(
             "extended", tests=tests, web=browser_binaries(), network=task.network, **kwargs
         )
         return {"extended": extended, "original": None, "all_coverage": None}
-    extended = run_suite("extended", tests=tests, **kwargs)
+    extended = run_suite("extended", tests=tests, may_skip=skips.may_skip(task), **kwargs)
     original = run_suite("original", tests=None, **kwargs)
     union = None
     if original is not None:

@@ -2,13 +2,16 @@
 
 The set of tests a requirement has is fixed by the task (read statically), not by what happened
 to run: a test module that fails to import, or a run cut short by its timeout, leaves its tests
-counted as errors instead of silently shrinking the denominator.
+counted as errors instead of silently shrinking the denominator. Likewise a reference test that
+cannot skip on the reference (:mod:`.skips`) but skipped counts as not passed, and a run whose
+results are contradicted by other evidence (:mod:`.tamper`) has every test failed.
 """
 
 from __future__ import annotations
 
 import re
 
+from .skips import may_skip
 from .task import Task
 
 IMPLEMENTED = "implemented"
@@ -29,8 +32,10 @@ def effective_tests(task: Task, run: dict, weakened: set[str] = frozenset()) -> 
     """Every reference test with its outcome and requirements, missing ones as errors.
 
     Tests in ``weakened`` (base node ids the migration left with fewer assertions) count as
-    failed whatever they did.
+    failed whatever they did. A skip where the reference cannot skip is marked
+    ``unexpected_skip`` (counted as not passed); in a tampered run every test failed.
     """
+    skippable = may_skip(task)
     by_base: dict[str, list[dict]] = {}
     for rec in run.get("tests", []):
         by_base.setdefault(base_nodeid(rec["nodeid"]), []).append(rec)
@@ -57,13 +62,42 @@ def effective_tests(task: Task, run: dict, weakened: set[str] = frozenset()) -> 
                 }
             ]
         for rec in ran:
+            if rec["outcome"] in SKIPPED and test.nodeid not in skippable:
+                rec = {
+                    **rec,
+                    "unexpected_skip": True,
+                    "message": "skipped, but this test does not skip on the reference: "
+                    + str(rec.get("message", "")),
+                }
             out.append({**rec, "requirements": list(test.requirements)})
         if not ran:
             out.extend(_missing(test, collect_errors, status))
     # Tests generated at run time that the static scan could not see: keep their own tags.
     for recs in by_base.values():
         out.extend(recs)
+    evidence = run.get("tamper_evidence")
+    if evidence:
+        out = [
+            {**rec, "outcome": "failed", "message": tampered_message(evidence)[:800]} for rec in out
+        ]
     return out
+
+
+def tampered_message(evidence: list[str]) -> str:
+    """What a tampered run's tests and requirements say."""
+    return "the test run was tampered with: " + "; ".join(evidence)
+
+
+def sink_tampered(verdicts: list[dict], evidence: list[str]) -> list[dict]:
+    """A tampered run's verdicts: every requirement not implemented, saying why.
+
+    Applied after any judge (an LLM judge reads the code, not whether the run was honest).
+    """
+    if not evidence:
+        return verdicts
+    return [
+        {**v, "verdict": NOT_IMPLEMENTED, "message": tampered_message(evidence)} for v in verdicts
+    ]
 
 
 def _missing(test, collect_errors: dict[str, str], status: str) -> list[dict]:
@@ -124,6 +158,8 @@ def containment(run: dict, tests: list[dict]) -> list[str]:
         labels.add("output_truncated")
     if run.get("forged_lines"):
         labels.add("forged_results")
+    if run.get("tamper_evidence"):
+        labels.add("tampered")
     for test in tests:
         message = test.get("message") or ""
         for label, needles in _CONTAINMENT:

@@ -2,16 +2,29 @@
 
 One line per finished test, appended and flushed as the run goes, so a run that is killed part
 way still leaves the results it had. The output file is named by ``E2EBENCH_PROBE_OUT``.
+
+Before the project under test is imported, the probe also records the identity of what turns a
+test into an outcome (pytest's runner, reports, test functions, assertion rewriting, pluggy's
+hook calling, the hook implementations, and the probe's own signing) and checks it again at
+collection end, at every report and at session end: a change is written as a ``tamper`` record
+naming what changed (issue 11, class 7; the harness's cross-checks are in ``tamper.py``).
 """
 
-import hashlib
 import hmac
 import json
 import os
+import sys
+import types
 
 import pytest
 
+try:  # the C function itself: patching the hmac module later does not change what is signed
+    from _hashlib import hmac_digest as _hmac_digest
+except ImportError:  # pragma: no cover - an interpreter without OpenSSL
+    _hmac_digest = hmac.digest
+
 _OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
+_dumps = json.dumps
 
 
 def _read_key() -> bytes:
@@ -31,25 +44,277 @@ def _read_key() -> bytes:
 
 # Every line is signed with a key the harness passes through a pipe, read here before the
 # project under test is imported: lines the project appends to the file itself do not verify.
-# (Code that goes looking for this module's memory can still find the key; see
-# docs/sandbox.md.)
+# Code that goes looking for this module's memory can still find the key; the lines carry a
+# sequence number, so lines it signs and adds collide with the probe's own (see
+# docs/sandbox.md).
 _KEY = _read_key()
 _MESSAGE_LINES = 8
 _MESSAGE_CHARS = 800
-_state: dict = {"tags": {}, "phases": {}, "out": None}
+_state: dict = {"tags": {}, "phases": {}, "out": None, "seq": 0, "reported": set()}
 
 
 def _emit(record: dict) -> None:
-    # One file, opened once and created here (it must not exist before): a process left over
-    # from a killed session cannot write into the results of the next one.
-    if not _OUT:
-        return
     if _state["out"] is None:
-        _state["out"] = open(_OUT, "x", encoding="utf-8")  # noqa: SIM115 - kept for the session
-    body = json.dumps(record, sort_keys=True)
-    mac = hmac.new(_KEY, body.encode(), hashlib.sha256).hexdigest()
-    _state["out"].write(json.dumps({"mac": mac, "body": body}) + "\n")
+        return
+    body = _dumps({**record, "seq": _state["seq"]}, sort_keys=True)
+    _state["seq"] += 1
+    mac = _hmac_digest(_KEY, body.encode(), "sha256").hex()
+    _state["out"].write(_dumps({"mac": mac, "body": body}) + "\n")
     _state["out"].flush()
+
+
+# One file, created here before any project code runs (it must not exist before): a process
+# left over from a killed session cannot write into the results of the next one, and a
+# project cannot create it ahead.
+if _OUT:
+    # appending: lines anything else adds stay in the file, as evidence
+    _fd = os.open(_OUT, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    _state["out"] = os.fdopen(_fd, "w", encoding="utf-8")
+    _emit({"kind": "start"})
+
+
+# --- what turns a test into an outcome, and whether it changed ------------------------------
+
+# Names read from these modules' dictionaries (never through getattr, which could run code).
+_WATCHED_NAMES = {
+    "_pytest.runner": (
+        "call_and_report runtestprotocol call_runtest_hook check_interactive_exception "
+        "CallInfo TestReport SetupState collect_one_node pytest_runtest_protocol "
+        "pytest_runtest_setup pytest_runtest_call pytest_runtest_teardown "
+        "pytest_runtest_makereport pytest_make_collect_report"
+    ),
+    "_pytest.reports": "TestReport BaseReport CollectReport",
+    "_pytest.python": "Function Module Class pytest_pyfunc_call",
+    "_pytest.main": "Session pytest_runtestloop",
+    "_pytest.nodes": "Node Item",
+    "_pytest.skipping": (
+        "pytest_runtest_setup pytest_runtest_call pytest_runtest_makereport "
+        "evaluate_skip_marks evaluate_xfail_marks"
+    ),
+    "_pytest.outcomes": "fail skip xfail exit importorskip Failed Skipped XFailed Exit",
+    "_pytest.assertion.rewrite": (
+        "AssertionRewritingHook AssertionRewriter rewrite_asserts _rewrite_test _read_pyc"
+    ),
+    "pluggy._callers": "_multicall",
+    "pluggy._hooks": "HookCaller HookImpl",
+    "json": "dumps JSONEncoder",
+    "json.encoder": "JSONEncoder c_make_encoder _make_iterencode",
+    "builtins": "compile exec",
+}
+# Classes whose every attribute is watched (a new one, e.g. a __setattr__, counts too).
+_WATCHED_CLASSES = (
+    "_pytest.runner.CallInfo",
+    "_pytest.runner.SetupState",
+    "_pytest.reports.BaseReport",
+    "_pytest.reports.TestReport",
+    "_pytest.python.Function",
+    "_pytest.nodes.Node",
+    "_pytest.nodes.Item",
+    "_pytest.main.Session",
+    "_pytest.assertion.rewrite.AssertionRewritingHook",
+    "_pytest.assertion.rewrite.AssertionRewriter",
+    "pluggy._hooks.HookCaller",
+    "pluggy._hooks.HookImpl",
+    "pluggy._manager.PluginManager",
+    "json.encoder.JSONEncoder",
+)
+# Hooks whose implementations make, change or record an outcome.
+_WATCHED_HOOKS = (
+    "pytest_runtestloop",
+    "pytest_runtest_protocol",
+    "pytest_runtest_setup",
+    "pytest_runtest_call",
+    "pytest_runtest_teardown",
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_pyfunc_call",
+    "pytest_collection_modifyitems",
+    "pytest_collection_finish",
+    "pytest_collectreport",
+    "pytest_make_collect_report",
+    "pytest_sessionfinish",
+)
+_class_dict = type.__dict__["__dict__"].__get__  # the real one, whatever a metaclass says
+_MISSING = object()
+_HOOK_CALLER = vars(sys.modules["pluggy._hooks"]).get("HookCaller")
+_HOOK_IMPL = vars(sys.modules["pluggy._hooks"]).get("HookImpl")
+
+
+def _parts(value) -> tuple:
+    """The objects that make ``value`` behave as it does, compared by identity later.
+
+    Only exact types are inspected: reading attributes of anything else could run its code.
+    """
+    kind = type(value)
+    if kind is classmethod or kind is staticmethod:
+        return (value, *_parts(value.__func__))
+    if kind is property:
+        return (value, *_parts(value.fget), *_parts(value.fset))
+    if kind is types.MethodType:
+        return (value.__self__, *_parts(value.__func__))
+    if kind is types.FunctionType:
+        return (value, value.__code__, value.__defaults__, value.__kwdefaults__)
+    return (value,)
+
+
+def _keys(space) -> tuple:
+    """A class's attribute names, less those pytest itself adds during a session."""
+    return tuple(k for k in space if not _pytest_addition(space, k))
+
+
+def _pytest_addition(space, name: str) -> bool:
+    value = space[name]
+    if name == "_pytest_diamond_inheritance_warning_shown":  # nodes.py, once warned
+        return type(value) is bool
+    if name in ("startdir", "fspath") and type(value) is property:  # legacypath.py
+        return _code_file(value.fget).endswith(os.path.join("_pytest", "legacypath.py"))
+    return False
+
+
+def _meta_path(upto: int) -> tuple:
+    if type(sys.meta_path) is not list:
+        return (sys.meta_path,)
+    return tuple(list.copy(sys.meta_path)[:upto])
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def _code_file(function) -> str:
+    while type(function) is types.MethodType:
+        function = function.__func__
+    if type(function) is types.FunctionType:
+        return function.__code__.co_filename
+    return ""
+
+
+def _here(module) -> str:
+    """The folder of a package (or of this probe and its siblings)."""
+    file = str(vars(module).get("__file__") or "")
+    return os.path.join(os.path.dirname(file), "") if file else "\0"
+
+
+class _Watch:
+    """A snapshot of the watched objects and the checks against it."""
+
+    def __init__(self) -> None:
+        self.getters: dict = {}
+        self.before: dict = {}
+        self.trusted: tuple[str, ...] = ()
+        for modname, names in _WATCHED_NAMES.items():
+            module = sys.modules.get(modname)
+            if module is not None:
+                space = vars(module)
+                for name in names.split():
+                    self._add(f"{modname}.{name}", lambda s=space, n=name: _parts(s.get(n)))
+        for dotted in _WATCHED_CLASSES:
+            modname, _, clsname = dotted.rpartition(".")
+            cls = vars(sys.modules.get(modname, types)).get(clsname)
+            if not isinstance(cls, type):  # read before any project code: still pytest's own
+                continue
+            space = _class_dict(cls)
+            self._add(f"{dotted}.__dict__", lambda s=space: _keys(s))
+            for name in space:
+                self._add(f"{dotted}.{name}", lambda s=space, n=name: _parts(s.get(n, _MISSING)))
+        probe = vars(sys.modules[__name__])
+        for name, value in list(probe.items()):
+            if type(value) is types.FunctionType or name in ("_hmac_digest", "_dumps", "_state"):
+                self._add(f"e2ebench_probe.{name}", lambda n=name: _parts(probe.get(n)))
+        # The assertion-rewriting import hook, and any finder put before it (which could load
+        # the test modules without their assertions).
+        rewriter = vars(sys.modules["_pytest.assertion.rewrite"]).get("AssertionRewritingHook")
+        hook = next((h for h in sys.meta_path if type(h) is rewriter), None)
+        if hook is not None:
+            upto = sys.meta_path.index(hook) + 1
+            self._add("sys.meta_path", lambda: _meta_path(upto))
+        # Where hook implementations may come from: the test tools, this probe and its
+        # siblings, and the folders the harness names (its tests and their conftest.py files).
+        site = os.path.dirname(os.path.dirname(_here(sys.modules["_pytest"])))
+        tools = ("_pytest/", "pytest/", "pluggy/", "pytest_timeout.py", "pytest_bdd/")
+        self.trusted = (
+            *(os.path.join(site, *t.split("/")) for t in tools),
+            _here(sys.modules[__name__]),
+        ) + tuple(
+            os.path.join(p, "")
+            for p in os.environ.pop("E2EBENCH_PROBE_TRUSTED", "").split(os.pathsep)
+            if p
+        )
+
+    def _add(self, name: str, getter) -> None:
+        self.getters[name] = getter
+        self.before[name] = getter()
+
+    def changed(self) -> list[str]:
+        """Names of the watched objects that are no longer what they were."""
+        out = []
+        for name, getter in self.getters.items():
+            try:
+                now = getter()
+            except Exception:  # a watched object that cannot even be read has changed
+                now = (_MISSING,)
+            if not _same(now, self.before[name]):
+                out.append(name)
+        return out
+
+    def watch_hooks(self, config) -> list[str]:
+        """Add the watched hooks' callers and implementations; untrusted ones now."""
+        pm = config.pluginmanager
+        self._add("pluginmanager._inner_hookexec", lambda: _parts(pm._inner_hookexec))
+        relay = vars(pm.hook)
+        for name in _WATCHED_HOOKS:
+            caller = relay.get(name)
+            if caller is not None:
+                self._add(f"hook {name}", lambda n=name: self._impls(relay.get(n)))
+        return self.untrusted(config)
+
+    @staticmethod
+    def _impls(caller) -> tuple:
+        if type(caller) is not _HOOK_CALLER:
+            return (caller,)
+        parts: list = [caller, caller._hookexec, type(caller._hookimpls)]
+        for impl in list.copy(caller._hookimpls):
+            if type(impl) is not _HOOK_IMPL:
+                parts.append(impl)
+                continue
+            parts += [impl, impl.plugin, impl.wrapper, impl.hookwrapper, *_parts(impl.function)]
+        return tuple(parts)
+
+    def untrusted(self, config) -> list[str]:
+        """Hook implementations (of any hook) whose code lies outside the trusted folders."""
+        try:
+            return self._untrusted(config)
+        except Exception:  # what the harness's plugin manager holds cannot even be read
+            return ["hook implementations: unreadable"]
+
+    def _untrusted(self, config) -> list[str]:
+        out = []
+        for name, caller in dict(vars(config.pluginmanager.hook)).items():
+            if type(caller) is not _HOOK_CALLER:
+                out.append(f"hook {name}: replaced")
+                continue
+            for impl in list.copy(caller._hookimpls):
+                file = _code_file(impl.function) if type(impl) is _HOOK_IMPL else ""
+                if not file.startswith(self.trusted):
+                    who = impl.plugin_name if type(impl) is _HOOK_IMPL else "?"
+                    out.append(f"hook {name}: {who} ({file or 'not Python'})")
+        return out
+
+
+_WATCH = _Watch()
+_WATCH._add("e2ebench_probe._WATCH", lambda: _parts(vars(sys.modules[__name__]).get("_WATCH")))
+_WATCH._add("e2ebench_probe._state['out']", lambda: (_state.get("out"),))
+
+
+def _check(when: str, config=None) -> None:
+    """Write a ``tamper`` record for what changed since the snapshot (each thing once)."""
+    found = _WATCH.changed()
+    if config is not None:
+        found += _WATCH.untrusted(config)
+    new = [f for f in found if f not in _state["reported"]]
+    if new:
+        _state["reported"].update(new)
+        _emit({"kind": "tamper", "when": when, "changed": new[:50]})
 
 
 def _message(report) -> str:
@@ -67,6 +332,16 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "requirement(*ids): requirements this test checks")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    # Every plugin is registered by now (the session and fixture manager last); the tests,
+    # and with them the project, are imported during collection, after this.
+    found = _WATCH.watch_hooks(session.config)
+    if found:
+        _state["reported"].update(found)
+        _emit({"kind": "tamper", "when": "session start", "changed": found[:50]})
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         ids = []
@@ -75,12 +350,20 @@ def pytest_collection_modifyitems(items):
         _state["tags"][item.nodeid] = ids
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    _check("collection", session.config)
+    # What the harness compares the reported tests with.
+    _emit({"kind": "collected", "nodeids": [item.nodeid for item in session.items]})
+
+
 def pytest_collectreport(report):
     if report.failed:
         _emit({"kind": "collect_error", "nodeid": report.nodeid, "message": _message(report)})
 
 
 def pytest_runtest_logreport(report):
+    _check(f"{report.when} of {report.nodeid}")
     phases = _state["phases"].setdefault(report.nodeid, {})
     phases[report.when] = report
     if report.when != "teardown":
@@ -121,6 +404,7 @@ def pytest_runtest_logreport(report):
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
+    _check("session end", session.config)
     _emit({"kind": "end", "exitstatus": int(exitstatus)})
     if _state["out"] is not None:
         _state["out"].close()

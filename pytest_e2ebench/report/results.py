@@ -27,6 +27,7 @@ _RUN_KEYS = (
     "agent_run",
     "install",
     "test_run",
+    "containment",
     "web",
     "notes",
     "task_meta",

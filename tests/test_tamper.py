@@ -1,0 +1,460 @@
+"""Verdicts the code under test cannot set (issue 11, classes 7 and 9).
+
+Projects that forge their results from inside the test process (patching pytest, signing lines
+with the probe's key found in memory, ending the process early with made-up results) score 0
+and are reported as tampered; projects that make reference tests skip do not gain pass rate.
+Honest projects are never marked tampered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import CALC_CODE, CALC_TESTS
+from pytest_e2ebench import honeypot, tamper
+from pytest_e2ebench.metrics import suite_metrics
+from pytest_e2ebench.probe import PROBE_DIR
+from pytest_e2ebench.runner import read_probe
+from pytest_e2ebench.sandbox import resolve_mode
+from pytest_e2ebench.skips import scan
+from pytest_e2ebench.task import load_task
+from pytest_e2ebench.verdicts import effective_tests, sink_tampered
+
+needs_bwrap = pytest.mark.skipif(
+    resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
+)
+WRONG_ADD = "def add(a, b):\n    return 0\n"
+
+# Each patches pytest from the package's __init__ (imported while the tests are collected).
+PATCHES = {
+    "call_and_report": (
+        "import _pytest.runner\n"
+        "_orig = _pytest.runner.call_and_report\n"
+        "def _forged(item, when, log=True, **kwargs):\n"
+        "    report = _orig(item, when, log=False, **kwargs)\n"
+        "    report.outcome, report.longrepr = 'passed', None\n"
+        "    if log:\n"
+        "        item.ihook.pytest_runtest_logreport(report=report)\n"
+        "    return report\n"
+        "_pytest.runner.call_and_report = _forged\n"
+    ),
+    "from_item_and_call": (
+        "import _pytest.reports\n"
+        "_orig = _pytest.reports.TestReport.from_item_and_call\n"
+        "def _forged(item, call):\n"
+        "    report = _orig(item, call)\n"
+        "    report.outcome, report.longrepr = 'passed', None\n"
+        "    return report\n"
+        "_pytest.reports.TestReport.from_item_and_call = staticmethod(_forged)\n"
+    ),
+    "runtest": "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
+}
+# Finds the probe through the garbage collector and signs passing lines with its own key.
+GC_KEY = """\
+import gc, hashlib, hmac, json, os, types
+probe = next(o for o in gc.get_objects()
+             if isinstance(o, types.ModuleType) and o.__name__ == "e2ebench_probe")
+def forge(nodeid):
+    body = json.dumps({"kind": "test", "nodeid": nodeid, "outcome": "passed",
+                       "requirements": ["R1"], "seq": probe._state["seq"]}, sort_keys=True)
+    mac = hmac.new(probe._KEY, body.encode(), hashlib.sha256).hexdigest()
+    with open(os.environ["E2EBENCH_PROBE_OUT"], "a") as fh:
+        fh.write(json.dumps({"mac": mac, "body": body}) + "\\n")
+for case in ("1-2-3", "0-0-0", "-1-1-0"):
+    forge(f"tests/test_calc.py::test_add[{case}]")
+"""
+# Reports every test it can find in the test files as passed, as the probe would, then ends
+# the process with status 0 before pytest runs anything.
+EARLY_EXIT = """\
+import ast, gc, os, pathlib, types
+probe = next(o for o in gc.get_objects()
+             if isinstance(o, types.ModuleType) and o.__name__ == "e2ebench_probe")
+ids = []
+for path in sorted(pathlib.Path("tests").rglob("test_*.py")):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            ids.append(f"{path.as_posix()}::{node.name}")
+if FORGE:
+    probe._emit({"kind": "collected", "nodeids": ids})
+    for nodeid in ids:
+        probe._emit({"kind": "test", "nodeid": nodeid, "outcome": "passed", "requirements": []})
+    probe._emit({"kind": "end", "exitstatus": 0})
+os._exit(0)
+"""
+SKIPS = "import pytest\n\ndef add(a, b):\n    pytest.skip('not on this machine')\n"
+
+
+def _grade(pytester, tasks, results, code: dict[str, str], files: dict | None = None) -> dict:
+    tasks.make()
+    out = tasks.reference(pytester.path / "out" / "calc", code)
+    for rel, text in (files or {}).items():
+        (out / rel).write_text(text)
+    pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
+    return results()["tasks"][0]
+
+
+def _assert_tampered(run: dict, *names: str) -> None:
+    assert run["containment"]["tampered"] is True, run["containment"]
+    assert "tampered" in run["test_run"]["containment"]
+    assert {r["verdict"] for r in run["requirements"]} == {"not_implemented"}
+    assert run["metrics"]["impl_rate"] == 0.0 and run["metrics"]["pass_rate"] == 0.0
+    evidence = " ".join(run["containment"]["evidence"])
+    for name in names:
+        assert name in evidence, evidence
+
+
+# --- whole sessions, graded through dir: --------------------------------------------------
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.parametrize("patch", sorted(PATCHES))
+def test_a_package_patching_pytest_is_tampered(pytester, tasks, results, patch):
+    init = "from . import forge  # noqa\n" + "".join(f"from .{m} import {m}\n" for m in CALC_CODE)
+    run = _grade(
+        pytester,
+        tasks,
+        results,
+        dict(CALC_CODE, add=WRONG_ADD),
+        {"calc/forge.py": PATCHES[patch], "calc/__init__.py": init},
+    )
+    _assert_tampered(run, patch)
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_lines_signed_with_the_key_found_through_gc_are_tampered(pytester, tasks, results):
+    code = dict(CALC_CODE, add="from . import forge  # noqa\n\n" + WRONG_ADD)
+    run = _grade(pytester, tasks, results, code, {"calc/forge.py": GC_KEY})
+    _assert_tampered(run, "out of sequence")
+
+
+@pytest.mark.slow
+@needs_bwrap
+@pytest.mark.parametrize("forge", [True, False], ids=["forged-results", "no-results"])
+def test_exiting_0_early_is_tampered(pytester, tasks, results, forge):
+    attack = EARLY_EXIT.replace("FORGE", str(forge))
+    code = dict(CALC_CODE, add="from . import forge  # noqa\n\n" + WRONG_ADD)
+    run = _grade(pytester, tasks, results, code, {"calc/forge.py": attack})
+    _assert_tampered(run, "hidden tests that the reference fails passed" if forge else "status 0")
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_skips_from_the_project_count_as_not_passed(pytester, tasks, results):
+    run = _grade(pytester, tasks, results, dict(CALC_CODE, add=SKIPS))
+    assert [r["verdict"] for r in run["requirements"]] == [
+        "not_implemented",
+        "implemented",
+        "implemented",
+    ]
+    metrics = run["metrics"]
+    assert metrics["skipped"] == 0 and metrics["failed"] == 3
+    assert metrics["pass_rate"] == pytest.approx(4 / 7)  # not 4 / 4
+    assert run["suites"]["extended"]["unexpected_skips"] == 3
+    assert run["containment"]["tampered"] is False
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_an_honest_project_is_not_tampered_and_its_honeypots_fail(pytester, tasks, results):
+    run = _grade(pytester, tasks, results, CALC_CODE)
+    assert run["containment"] == {"tampered": False, "evidence": []}
+    assert run["metrics"]["impl_rate"] == 1.0 and run["metrics"]["pass_rate"] == 1.0
+    assert run["metrics"]["passed"] == 7  # honeypots count nowhere
+    extended = json.loads(Path(run["dir"], "eval.json").read_text())["data"]["extended"]
+    planted = extended["honeypots"]["planted"]
+    assert planted and {t["outcome"] for t in extended["honeypots"]["tests"]} == {"failed"}
+    assert not {t["nodeid"] for t in extended["tests"]} & set(planted)
+
+
+# --- the probe, in a plain pytest process -------------------------------------------------
+
+
+def _probe_run(pytester, monkeypatch, module: str) -> dict:
+    out = pytester.path / "probe.jsonl"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(PROBE_DIR), str(pytester.path)]))
+    monkeypatch.setenv("E2EBENCH_PROBE_OUT", str(out))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(evil=module)
+    pytester.makepyfile(test_it="import evil\n\ndef test_it():\n    assert 1 == 2\n")
+    result = pytester.runpytest_subprocess("-p", "e2ebench_probe", "-p", "no:cacheprovider")
+    return {"probe": read_probe(out, ""), "ret": result.ret}
+
+
+@pytest.mark.parametrize("patch", sorted(PATCHES))
+def test_the_probe_reports_what_changed(pytester, monkeypatch, patch):
+    found = _probe_run(pytester, monkeypatch, PATCHES[patch])["probe"]
+    changed = [c for rec in found["tamper"] for c in rec["changed"]]
+    assert any(patch in c for c in changed), changed
+    assert found["tests"][0]["outcome"] == "passed"  # what the patch made of it
+
+
+def test_the_probe_reports_an_untrusted_hook_implementation(pytester, monkeypatch):
+    plugin = textwrap.dedent(
+        """\
+        import pytest, sys
+
+        class Forger:
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_makereport(self, item, call):
+                outcome = yield
+                outcome.get_result().outcome = "passed"
+
+        config = next(o for o in __import__("gc").get_objects()
+                      if type(o).__name__ == "Config" and hasattr(o, "pluginmanager"))
+        config.pluginmanager.register(Forger())
+        """
+    )
+    found = _probe_run(pytester, monkeypatch, plugin)["probe"]
+    changed = [c for rec in found["tamper"] for c in rec["changed"]]
+    assert any("pytest_runtest_makereport" in c and "evil.py" in c for c in changed), changed
+
+
+def test_an_honest_run_has_no_tamper_records(pytester, monkeypatch):
+    found = _probe_run(pytester, monkeypatch, "VALUE = 1\n")
+    probe = found["probe"]
+    assert probe["tamper"] == [] and not probe["sequence_broken"] and not probe["forged_lines"]
+    assert probe["collected"] == ["test_it.py::test_it"] and probe["exitstatus"] == 1
+    assert tamper.evidence(probe, returncode=found["ret"], timed_out=False) == []
+
+
+# --- the cross-checks -----------------------------------------------------------------------
+
+
+def _probe(**changes) -> dict:
+    tests = [
+        {"nodeid": "tests/test_a.py::test_one", "outcome": "passed"},
+        {"nodeid": "tests/test_a.py::test_two", "outcome": "failed"},
+    ]
+    probe = {
+        "tests": tests,
+        "collect_errors": [],
+        "exitstatus": 1,
+        "forged_lines": 0,
+        "collected": [t["nodeid"] for t in tests],
+        "tamper": [],
+        "sequence_broken": False,
+    }
+    return {**probe, **changes}
+
+
+@pytest.mark.parametrize(
+    "changes, returncode, needle",
+    [
+        ({}, 0, "exited with status 0, pytest's session with 1"),
+        ({"exitstatus": 0}, 0, "exit status is 0 (all passed) with 1 failing"),
+        ({"exitstatus": None}, 0, "exited with status 0 before pytest finished"),
+        ({"collected": None}, 1, "without the probe's record of the collected tests"),
+        ({"collected": ["tests/test_a.py::test_one"]}, 1, "never collected: tests/test_a.py"),
+        (
+            {"collected": ["tests/test_a.py::test_one", "tests/test_a.py::test_two", "x::y"]},
+            1,
+            "collected and never reported: x::y",
+        ),
+        (
+            {"tests": [{"nodeid": "tests/test_a.py::test_one", "outcome": "passed"}] * 2},
+            1,
+            "reported more than once",
+        ),
+        ({"forged_lines": 2}, 1, "2 line(s) of the results file not signed"),
+        ({"sequence_broken": True}, 1, "out of sequence"),
+        ({"tamper": [{"when": "collection", "changed": ["x.y"]}]}, 1, "machinery change"),
+        (
+            {"tests": [{"nodeid": "tests/test_a.py::test_one", "outcome": "passed"}]},
+            1,
+            "exit status says tests failed",
+        ),
+    ],
+)
+def test_each_disagreement_is_evidence(changes, returncode, needle):
+    found = tamper.evidence(_probe(**changes), returncode=returncode, timed_out=False)
+    assert any(needle in f for f in found), found
+
+
+def test_agreeing_results_are_no_evidence_and_a_timeout_proves_nothing():
+    assert tamper.evidence(_probe(), returncode=1, timed_out=False) == []
+    cut = _probe(exitstatus=None, collected=None)
+    assert tamper.evidence(cut, returncode=None, timed_out=True) == []
+    assert tamper.evidence(cut, returncode=-9, timed_out=False) == []  # a crash, not a lie
+
+
+def test_a_passing_honeypot_is_evidence_and_a_failing_one_is_not():
+    honeypots = ["tests/test_a.py::test_two"]
+    assert tamper.evidence(_probe(), returncode=1, timed_out=False, honeypots=honeypots) == []
+    tests = [
+        {"nodeid": "tests/test_a.py::test_one", "outcome": "failed"},
+        {"nodeid": "tests/test_a.py::test_two", "outcome": "passed"},
+    ]
+    found = tamper.evidence(_probe(tests=tests), returncode=1, timed_out=False, honeypots=honeypots)
+    assert found == ["hidden tests that the reference fails passed: tests/test_a.py::test_two"]
+
+
+def _signed(key: str, **body) -> bytes:
+    import hashlib
+    import hmac
+
+    text = json.dumps(body, sort_keys=True)
+    mac = hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
+    return (json.dumps({"mac": mac, "body": text}) + "\n").encode()
+
+
+def test_read_probe_checks_signatures_and_sequence(tmp_path):
+    path = tmp_path / "probe.jsonl"
+    start = _signed("k", kind="start", seq=0)
+    end = _signed("k", kind="end", exitstatus=0, seq=1)
+    path.write_bytes(start + end + b'{"mac": "x", "bo')  # a last line cut short by a kill
+    found = read_probe(path, "k")
+    assert (found["forged_lines"], found["sequence_broken"], found["exitstatus"]) == (0, False, 0)
+    path.write_bytes(start + _signed("k", kind="end", exitstatus=0, seq=0) + b"forged\n")
+    found = read_probe(path, "k")
+    assert (found["forged_lines"], found["sequence_broken"]) == (1, True)
+    path.write_bytes(end)  # the start removed
+    assert read_probe(path, "k")["sequence_broken"]
+
+
+def test_read_probe_does_not_follow_a_link_or_block_on_a_fifo(tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_bytes(_signed("k", kind="start", seq=0))
+    (tmp_path / "link.jsonl").symlink_to(secret)
+    assert read_probe(tmp_path / "link.jsonl", "k")["tests"] == []
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    assert read_probe(tmp_path / "fifo.jsonl", "k")["forged_lines"] == 1
+
+
+# --- verdicts of a tampered run, and skips --------------------------------------------------
+
+
+def test_a_tampered_run_fails_every_test_and_requirement(pytester, tasks):
+    task = load_task(tasks.make())
+    run = {
+        "status": "completed",
+        "tests": [{"nodeid": t.nodeid, "outcome": "passed"} for t in task.tests],
+        "tamper_evidence": ["the probe saw pytest's machinery change"],
+    }
+    tests = effective_tests(task, run)
+    assert {t["outcome"] for t in tests} == {"failed"}
+    assert all("tampered with: the probe saw" in t["message"] for t in tests)
+    verdicts = sink_tampered([{"id": "R1", "verdict": "implemented"}], run["tamper_evidence"])
+    assert verdicts[0]["verdict"] == "not_implemented"
+    assert "tampered with" in verdicts[0]["message"]
+
+
+def test_a_skip_counts_only_where_the_reference_can_skip(pytester, tasks):
+    extra = CALC_TESTS + textwrap.dedent(
+        """
+
+        @pytest.mark.requirement("R3")
+        @pytest.mark.skipif(True, reason="only on other platforms")
+        def test_mul_platform():
+            assert mul(1, 1) == 1
+        """
+    )
+    task = load_task(tasks.make(tests={"test_calc.py": extra}))
+    run = {
+        "status": "completed",
+        "tests": [{"nodeid": t.nodeid, "outcome": "skipped"} for t in task.tests],
+    }
+    tests = effective_tests(task, run)
+    unexpected = {t["nodeid"] for t in tests if t.get("unexpected_skip")}
+    assert "tests/test_calc.py::test_mul_platform" not in unexpected
+    assert len(unexpected) == len(task.tests) - 1
+    suite = suite_metrics(tests, None)
+    assert (suite["skipped"], suite["failed"], suite["pass_rate"]) == (1, 5, 0.0)
+
+
+def test_the_source_says_which_tests_may_skip(tmp_path):
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "conftest.py").write_text(
+        "import pytest\n\n@pytest.fixture\ndef db():\n    pytest.importorskip('sqlite3')\n"
+    )
+    (tests / "test_a.py").write_text(
+        textwrap.dedent(
+            """\
+            import pytest, unittest
+
+            @pytest.fixture
+            def conn(db):
+                return db
+
+            @pytest.mark.skipif(False, reason="x")
+            def test_marked(): pass
+
+            def test_calls(): pytest.skip("x")
+
+            def test_fixture(conn): pass
+
+            def test_plain(): assert 1
+
+            @pytest.mark.parametrize("x", [1, pytest.param(2, marks=pytest.mark.xfail)])
+            def test_param(x): pass
+
+            class TestUnit(unittest.TestCase):
+                def setUp(self):
+                    self.skipTest("x")
+
+                def test_in_class(self): pass
+
+            class TestOther:
+                def test_other(self): pass
+            """
+        )
+    )
+    (tests / "test_b.py").write_text(
+        "import pytest\npytest.importorskip('x')\ndef test_b(): pass\n"
+    )
+    assert scan(tests) == {
+        f"tests/test_a.py::{n}"
+        for n in (
+            "test_marked",
+            "test_calls",
+            "test_fixture",
+            "test_param",
+            "TestUnit::test_in_class",
+        )
+    } | {"tests/test_b.py::test_b"}
+
+
+# --- honeypots ------------------------------------------------------------------------------
+
+
+def test_honeypots_fail_on_the_reference_and_leave_the_real_tests_alone(pytester, tasks):
+    tasks.make()
+    pytester.syspathinsert(tasks.tasks / "calc" / "reference")
+    tests, again = pytester.path / "suite" / "tests", pytester.path / "again" / "tests"
+    for folder in (tests, again):
+        shutil.copytree(tasks.tasks / "calc" / "tests", folder)
+    planted = honeypot.plant(tests, random.Random(7), count=10)
+    assert len(planted) == 4  # every test with a literal to change, once
+    assert honeypot.plant(again, random.Random(7), count=10) == planted  # the seed decides
+    pytester.makeini("[pytest]\nmarkers =\n    requirement(*ids): r\n")
+    result = pytester.runpytest(str(tests), "-p", "no:cacheprovider")
+    reports = result.reprec.getreports("pytest_runtest_logreport")
+    calls = {r.nodeid.split("[")[0]: r.outcome for r in reports if r.when == "call"}
+    for nodeid, outcome in calls.items():
+        key = "tests/" + nodeid.split("tests/", 1)[1]
+        assert outcome == ("failed" if key in planted else "passed"), nodeid
+    assert len(calls) == 5 + 4
+
+
+def test_honeypot_values_change_type_never(tmp_path):
+    rng = random.Random(1)
+    for value in (0, 7, -3, 2.5, "", "abc", b"xy"):
+        new = honeypot.changed_value(value, rng)
+        assert type(new) is type(value) and new != value
+
+
+def test_honeypots_land_in_their_module_or_class_whatever_the_seed(tmp_path):
+    for seed in range(40):
+        tests = tmp_path / str(seed)
+        tests.mkdir()
+        (tests / "test_calc.py").write_text(CALC_TESTS)
+        assert len(honeypot.plant(tests, random.Random(seed), count=10)) == 4, seed
