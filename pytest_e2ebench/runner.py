@@ -77,6 +77,9 @@ def _env(venv_python: Path, home: Path, probe_out: Path | None = None) -> dict[s
         PYTHONPATH=str(PROBE_DIR),
         PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
         PYTHONDONTWRITEBYTECODE="1",
+        # `python -m` in the project's folder (the agent's own suite) must not put that folder
+        # first on sys.path: a module there named like a test tool would shadow it
+        PYTHONSAFEPATH="1",
         PYTHONHASHSEED="0",
         PYTHONIOENCODING="utf-8",
         HOME=str(home),
