@@ -20,35 +20,61 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .intake import IntakeLimits, walk
+
 SKIP_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+_SKIP_PATTERNS = (*sorted(SKIP_NAMES), "*.pyc", "*.pyo")
 SCHEMA = 1
 
 
-def tree_hash(root: Path) -> str:
+def tree_hash(root: Path, limits: IntakeLimits = IntakeLimits()) -> str:  # noqa: B008
     """SHA-256 over the relative paths, executable bits and bytes of every file under ``root``.
 
-    Byte-code caches are skipped; a missing folder hashes like an empty one.
+    Byte-code caches are skipped; a missing folder (or a link in its place) hashes like an
+    empty one. Links are hashed by their text, never followed; other non-regular files by their
+    type. Bounded by ``limits`` (the tree may be a project's): past ``max_files`` entries the
+    walk stops, and past ``max_bytes`` (or for a file over ``max_file_bytes``) a file is hashed
+    by its size and modification time instead of its bytes.
     """
     digest = hashlib.sha256()
-    if root.is_dir():
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_NAMES)
-            for name in sorted(filenames):
-                if name.endswith((".pyc", ".pyo")):
-                    continue
-                path = Path(dirpath, name)
-                rel = path.relative_to(root).as_posix()
-                mode = path.lstat().st_mode
-                digest.update(rel.encode() + b"\0")
-                if stat.S_ISLNK(mode):
-                    digest.update(b"L" + os.readlink(path).encode())
-                elif stat.S_ISREG(mode):
-                    digest.update(b"X" if mode & 0o111 else b"F")
-                    with path.open("rb") as fh:
-                        for chunk in iter(lambda: fh.read(1 << 20), b""):
-                            digest.update(chunk)
-                digest.update(b"\0")
+    seen = read = 0
+    for rel, dir_fd, st in walk(root, skip=_SKIP_PATTERNS, max_depth=limits.max_depth):
+        seen += 1
+        if seen > limits.max_files:
+            digest.update(b"\0truncated")
+            break
+        name = os.path.basename(rel)
+        digest.update(os.fsencode(rel) + b"\0")
+        if stat.S_ISLNK(st.st_mode):
+            digest.update(b"L" + os.fsencode(os.readlink(name, dir_fd=dir_fd)))
+        elif stat.S_ISREG(st.st_mode):
+            digest.update(b"X" if st.st_mode & 0o111 else b"F")
+            if st.st_size > limits.max_file_bytes or read + st.st_size > limits.max_bytes:
+                digest.update(f"size={st.st_size},mtime={st.st_mtime_ns}".encode())
+            else:
+                read += _hash_file(digest, name, dir_fd, limits.max_file_bytes)
+        else:
+            digest.update(b"S%o" % stat.S_IFMT(st.st_mode))
+        digest.update(b"\0")
     return digest.hexdigest()
+
+
+def _hash_file(digest, name: str, dir_fd: int, max_bytes: int) -> int:
+    """Feed at most ``max_bytes`` of a regular file (opened without following links)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except OSError:
+        return 0
+    read = 0
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            while read < max_bytes and (chunk := os.read(fd, min(1 << 20, max_bytes - read))):
+                digest.update(chunk)
+                read += len(chunk)
+    finally:
+        os.close(fd)
+    return read
 
 
 def file_hash(path: Path) -> str:
@@ -78,16 +104,19 @@ def write_json(path: Path, data: object) -> None:
 
 
 def remove(path: Path) -> None:
-    """Remove a file or folder if it exists, making read-only entries writable first."""
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
+    """Remove a file or folder if it exists, making read-only entries writable first.
+
+    A link is removed, never followed; so is any other non-folder (a FIFO a project made).
+    """
+    if path.is_dir() and not path.is_symlink():
 
         def onerror(func, target, _exc):
             os.chmod(target, 0o700)
             func(target)
 
         shutil.rmtree(path, onerror=onerror)
+    elif os.path.lexists(path):
+        path.unlink()
 
 
 class Stage:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from .agents import Agent
-from .errors import InfrastructureError, TaskError
+from .errors import InfrastructureError, RunFailed, TaskError
 from .pipeline import error_record
 from .stash import AGENTS, EVALUATOR, SETTINGS
 from .task import Requirement, Task, load_task
@@ -71,17 +71,26 @@ class RequirementItem(pytest.Item):
             self.add_marker(getattr(pytest.mark, tag))
 
     def setup(self) -> None:
-        """Evaluate the run (cached); an infrastructure problem is an error, not a failure."""
+        """Evaluate the run (cached); a run that cannot be evaluated is an error, not a failure.
+
+        Whatever ended it (an infrastructure problem, or any other exception: RunFailed), the
+        run still delivers one record, with status "error".
+        """
         evaluator = self.config.stash[EVALUATOR]
         try:
             self.record = evaluator.evaluate(self.task, self.agent, self.run)
-        except InfrastructureError as exc:
+        except (InfrastructureError, RunFailed) as exc:
             run_dir = evaluator.run_dir(self.task, self.agent, self.run)
             if evaluator.first_delivery(self.task, self.agent, self.run):
                 self.user_properties.append(
                     (PROPERTY, error_record(self.task, self.agent, self.run, run_dir, exc))
                 )
-            pytest.fail(f"infrastructure error (not the agent's fault): {exc}", pytrace=False)
+            what = (
+                "harness error (a bug of the harness or a plugin; the run is not graded)"
+                if isinstance(exc, RunFailed)
+                else "infrastructure error (not the agent's fault)"
+            )
+            pytest.fail(f"{what}: {exc}", pytrace=False)
         # The whole record travels once per run and process; the reporter merges by key.
         if evaluator.first_delivery(self.task, self.agent, self.run):
             self.user_properties.append((PROPERTY, self.record))

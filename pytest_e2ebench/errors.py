@@ -43,5 +43,19 @@ class AgentError(InfrastructureError):
         super().__init__("agent", message)
 
 
+class RunFailed(E2EBenchError):
+    """An unexpected exception ended a run's pipeline: a bug of the harness or of a plugin.
+
+    Not an infrastructure problem, not the agent's output: the run is recorded as a harness
+    error (issue 13.5) and the traceback is kept in ``traceback_file``.
+    """
+
+    def __init__(self, stage: str, exc: BaseException, traceback_file: str) -> None:
+        self.stage = stage
+        self.exc_type = type(exc).__name__
+        self.traceback_file = traceback_file
+        super().__init__(f"[{stage}] {self.exc_type}: {exc} (traceback: {traceback_file})")
+
+
 class E2EBenchWarning(pytest.PytestWarning):
     """A non-fatal problem noticed by pytest-e2ebench."""

@@ -10,15 +10,35 @@ opened with ``fstat``, so an entry swapped for a link while the copy runs is not
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import fnmatch
 import os
 import posixpath
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 _CHUNK = 1 << 20
+# Larger Python sources are not parsed: 2 MB of "1+1+…" already takes ~400 MB of AST, and no
+# real module is that big. Parsing is the costly step; reading is bounded separately.
+MAX_SOURCE_BYTES = 2 << 20
+# What the AST parser raises on hostile input besides SyntaxError: ValueError (NUL bytes),
+# RecursionError and MemoryError (deep nesting), UnicodeDecodeError (bad coding cookie).
+PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError)
+# Left out of a taken-in project, uncounted: caches, build metadata, version control and
+# environments are not the project, and an agent's .venv or .git alone can pass max_files.
+SKIP_PATTERNS = (
+    "__pycache__",
+    "*.pyc",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "*.egg-info",
+    ".git",
+    ".venv",
+    ".tox",
+)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK|O_NOCTTY: should a FIFO or a terminal be swapped in after the lstat, opening it
 # must neither block nor adopt it; fstat then rejects it.
@@ -290,3 +310,113 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def read_bytes(root: Path, rel: str | Path, max_bytes: int) -> bytes | None:
+    """The bytes of the regular file ``root/rel``, read without following any link.
+
+    Every component of ``rel`` is opened relative to its parent's descriptor with
+    ``O_NOFOLLOW``, so a folder or file swapped for a link (say by a test run that could write
+    the project) is not followed. None when the file is missing, not a regular file, behind a
+    link or larger than ``max_bytes``; never reads more than ``max_bytes + 1`` bytes.
+    """
+    parts = [p for p in Path(rel).parts if p not in ("", ".")]
+    if not parts or ".." in parts or Path(rel).is_absolute():
+        return None
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except OSError:
+        return None
+    try:
+        for part in parts[:-1]:
+            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        file_fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        st = os.fstat(file_fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            return None
+        chunks, size = [], 0
+        while chunk := os.read(file_fd, min(_CHUNK, max_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                return None
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(file_fd)
+
+
+def read_text(root: Path, rel: str | Path, max_bytes: int) -> str | None:
+    """:func:`read_bytes` decoded as UTF-8 (undecodable bytes replaced)."""
+    data = read_bytes(root, rel, max_bytes)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def parse_python(
+    root: Path, rel: str | Path, max_bytes: int = MAX_SOURCE_BYTES
+) -> ast.Module | None:
+    """The AST of the Python file ``root/rel``, or None when it cannot be had within bounds.
+
+    Too large, unreadable, not valid Python, or nested too deeply for the parser: all the same
+    to the harness — the file is unparseable, never a crash.
+    """
+    data = read_bytes(root, rel, max_bytes)
+    if data is None:
+        return None
+    try:
+        return ast.parse(data)
+    except PARSE_ERRORS:
+        return None
+
+
+def walk(
+    root: Path, *, skip: Iterable[str] = (), max_depth: int = IntakeLimits.max_depth
+) -> Iterator[tuple[str, int, os.stat_result]]:
+    """Every entry under ``root`` that is not a folder: ``(relative path, parent fd, lstat)``.
+
+    In sorted order, never entering a link (folders are opened relative to their parent with
+    ``O_NOFOLLOW`` and checked with ``fstat``). Names in ``skip`` (fnmatch) are left out; a
+    folder deeper than ``max_depth`` is yielded itself instead of entered. The parent
+    descriptor is valid only until the next entry. A missing root, or a link, yields nothing.
+    """
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+    except OSError:
+        return
+    try:
+        yield from _walk(fd, "", tuple(skip), max_depth)
+    finally:
+        os.close(fd)
+
+
+def _walk(
+    dir_fd: int, rel_dir: str, skip: tuple[str, ...], depth: int
+) -> Iterator[tuple[str, int, os.stat_result]]:
+    with os.scandir(dir_fd) as entries:
+        names = sorted(e.name for e in entries if not any(fnmatch.fnmatch(e.name, p) for p in skip))
+    for name in names:
+        rel = posixpath.join(rel_dir, name)
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or depth <= 0:
+            yield rel, dir_fd, st
+            continue
+        try:
+            sub = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+        except OSError:
+            continue
+        try:
+            if _same(os.fstat(sub), st):
+                yield from _walk(sub, rel, skip, depth - 1)
+        finally:
+            os.close(sub)

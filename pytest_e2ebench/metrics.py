@@ -173,12 +173,15 @@ def summarize(records: list[Mapping]) -> dict:
     """Per agent: each metric's mean ± std over runs of the macro-average across tasks.
 
     E2EDev reports mean ± std over three runs; a run's score is the mean over its tasks.
-    Records without metrics (infrastructure errors) are counted in ``errored_runs`` and left
-    out of the means.
+    Records without metrics (a run that ended in an error) are left out of the means, never
+    silently: ``evaluated_runs`` says how many (task, run) records the means are over,
+    ``errored_runs`` how many were left out, and ``partial`` is true when any was (issue 11,
+    class 8). Each metric's ``n`` is the number of runs its mean is over.
     """
     by_agent: dict[str, dict[int, list[Mapping]]] = {}
     tasks: dict[str, set[str]] = {}
     errored: dict[str, int] = {}
+    evaluated: dict[str, int] = {}
     for rec in records:
         agent = rec["agent"]
         by_agent.setdefault(agent, {})
@@ -186,6 +189,7 @@ def summarize(records: list[Mapping]) -> dict:
         if rec.get("metrics") is None:
             errored[agent] = errored.get(agent, 0) + 1
             continue
+        evaluated[agent] = evaluated.get(agent, 0) + 1
         by_agent[agent].setdefault(rec["run"], []).append(rec["metrics"])
     summary: dict[str, dict] = {}
     for agent, runs in sorted(by_agent.items()):
@@ -196,5 +200,7 @@ def summarize(records: list[Mapping]) -> dict:
         summary[agent] = {key: mean_std(vals) for key, vals in per_run.items()}
         summary[agent]["runs"] = len(runs)
         summary[agent]["tasks"] = len(tasks[agent])
+        summary[agent]["evaluated_runs"] = evaluated.get(agent, 0)
         summary[agent]["errored_runs"] = errored.get(agent, 0)
+        summary[agent]["partial"] = errored.get(agent, 0) > 0
     return summary

@@ -8,15 +8,18 @@ reuses what is still valid. The run directory is locked while a process works on
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
+import traceback
 from pathlib import Path
 
 import pytest
 
 from . import progress, runner, venv
 from .agents import Agent, RunContext
-from .cache import Stage, key_of, locked, tree_hash
-from .errors import InfrastructureError
+from .cache import Stage, key_of, locked, remove, tree_hash
+from .errors import InfrastructureError, RunFailed
+from .intake import SKIP_PATTERNS, IntakeLimits, IntakeReport, copy_tree
 from .judge import judge
 from .metrics import run_metrics, suite_metrics
 from .migrate import run_migration
@@ -29,7 +32,11 @@ from .workspace import code_size, suffixes_for
 
 RECORD_SCHEMA = "e2ebench-run/1"
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
-STAGE_FORMAT = 3
+STAGE_FORMAT = 4
+MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
+ERROR_FILE = "error.txt"  # in the run folder: the traceback of a run that ended in an error
+# Limits whose excess is a disk quota in containment terms (max_depth is not).
+QUOTA_LIMITS = frozenset({"max_bytes", "max_files", "max_file_bytes"})
 
 
 @dataclasses.dataclass
@@ -39,10 +46,11 @@ class Evaluator:
     config: pytest.Config
     settings: Settings
     started_at: float
-    _done: dict[tuple[str, str, int], dict | InfrastructureError] = dataclasses.field(
+    _done: dict[tuple[str, str, int], dict | InfrastructureError | RunFailed] = dataclasses.field(
         default_factory=dict
     )
     _delivered: set[tuple[str, str, int]] = dataclasses.field(default_factory=set)
+    _stage_now: str = "agent"  # the stage running, named in the record of a run that fails
 
     def first_delivery(self, task: Task, agent: Agent, run: int) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -61,20 +69,43 @@ class Evaluator:
         return self.settings.out / agent.label / task.id / f"run-{run}"
 
     def evaluate(self, task: Task, agent: Agent, run: int) -> dict:
-        """The run record of (task, agent, run); raises InfrastructureError if it cannot be had."""
+        """The run record of (task, agent, run).
+
+        Raises InfrastructureError, or RunFailed for any other exception, when it cannot be
+        had. Either way the run is tried once per session and process: every item of the run
+        gets the same outcome, and the traceback is in ``<run>/error.txt``.
+        """
         key = (task.id, agent.label, run)
         if key not in self._done:
+            run_dir = self.run_dir(task, agent, run)
             try:
                 record = self._evaluate(task, agent, run)
-            except InfrastructureError as exc:
-                self._done[key] = exc
+            except (KeyboardInterrupt, pytest.exit.Exception):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
+                failure = self._failed(run_dir, exc)
+                self._done[key] = failure
+                record = error_record(task, agent, run, run_dir, failure)
             else:
                 self._done[key] = record
-                self.config.hook.pytest_e2ebench_run_finished(config=self.config, record=record)
+            self.config.hook.pytest_e2ebench_run_finished(config=self.config, record=record)
         result = self._done[key]
-        if isinstance(result, InfrastructureError):
+        if isinstance(result, InfrastructureError | RunFailed):
             raise result
         return result
+
+    def _failed(self, run_dir: Path, exc: BaseException) -> InfrastructureError | RunFailed:
+        """Keep the traceback in the run folder; wrap anything unexpected in RunFailed."""
+        path = run_dir / ERROR_FILE
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        except OSError:
+            pass  # the record still says what happened
+        if isinstance(exc, InfrastructureError):
+            exc.traceback_file = str(path)
+            return exc
+        return RunFailed(self._stage_now, exc, str(path))
 
     def _stage(self, run_dir: Path, name: str, *key_parts: object) -> Stage:
         not_before = self.started_at if self.settings.rerun else 0.0
@@ -82,7 +113,9 @@ class Evaluator:
 
     def _evaluate(self, task: Task, agent: Agent, run: int) -> dict:
         run_dir = self.run_dir(task, agent, run)
+        self._stage_now = "agent"
         with locked(run_dir):
+            remove(run_dir / ERROR_FILE)  # from an earlier session's failed attempt
             # 1. the agent writes the project
             stage = self._stage(
                 run_dir, "repo", agent.spec, agent.cache_key(task, run), task.requirements_text, run
@@ -97,14 +130,24 @@ class Evaluator:
                 finally:
                     ctx.progress({"done": True})
                 duration = round(time.monotonic() - start, 3)
+                self._stage_now = "intake"
+                outcome_data = outcome.to_dict()
+                earlier = outcome_data["details"].pop("intake", None)  # the dir: agent's copy
+                intake = take_in(workspace, IntakeLimits(), earlier)
                 # Hash now: installing the project later adds build files to the folder.
                 agent_data = stage.commit(
-                    {**outcome.to_dict(), "duration_s": duration, "repo_hash": tree_hash(workspace)}
+                    {
+                        **outcome_data,
+                        "duration_s": duration,
+                        "intake": intake.to_dict(),
+                        "repo_hash": tree_hash(workspace),
+                    }
                 )
             repo = stage.dir
             repo_hash = agent_data["repo_hash"]
 
             # 2. a virtual environment with the project installed
+            self._stage_now = "venv"
             web = task.kind == "web"
             if web:
                 stage, install = self._web_venv(task, repo)
@@ -119,6 +162,7 @@ class Evaluator:
 
             # 3. the reference tests migrated onto the project (which must stay untouched)
             # Scenarios drive the app through the browser: there is nothing to migrate.
+            self._stage_now = "migrate"
             mode = "none" if web else self.settings.migrate
             stage = self._stage(
                 run_dir,
@@ -136,6 +180,7 @@ class Evaluator:
             migrated = stage.dir
 
             # 4. the suites: migrated reference tests and the agent's own tests
+            self._stage_now = "tests"
             stage = self._stage(
                 run_dir, "eval", venv_key, stage.key, task.test_timeout, self.settings.timeout
             )
@@ -155,6 +200,7 @@ class Evaluator:
                 )
 
             # 5. verdicts per requirement
+            self._stage_now = "judge"
             tests = effective_tests(task, test_run["extended"], set(migration.get("weakened", [])))
             stage = self._stage(
                 run_dir,
@@ -170,6 +216,7 @@ class Evaluator:
                     judge(self.config, task, repo, tests, self.settings.judge, run_dir)
                 )
             code = code_size(repo, suffixes_for(task.kind))
+        self._stage_now = "record"
         return build_record(
             task,
             agent,
@@ -219,6 +266,67 @@ class Evaluator:
         return install
 
 
+def take_in(workspace: Path, limits: IntakeLimits, earlier: dict | None = None) -> IntakeReport:
+    """Pass what an agent wrote through intake: copy it to a clean folder and swap.
+
+    Links are resolved or dropped, non-regular files dropped (see :mod:`.intake`). When a limit
+    is exceeded the workspace is left empty: the run is graded as an empty repository, the
+    agent's failure. ``earlier`` is a report of an intake the agent itself made (``dir:``):
+    what it dropped or exceeded counts too.
+    """
+    raw = workspace.with_name(f"{workspace.name}.raw")
+    remove(raw)
+    if not os.path.lexists(workspace):
+        workspace.mkdir()  # the agent removed it: an empty repository
+    os.rename(workspace, raw)  # a link in the workspace's place is renamed, not followed
+    try:
+        report = copy_tree(raw, workspace, limits, ignore=SKIP_PATTERNS)
+    except ValueError:
+        workspace.mkdir()
+        report = IntakeReport(dropped=[(".", "the workspace is not a folder")])
+    finally:
+        remove(raw)
+    if earlier:
+        first = IntakeReport.from_dict(earlier)
+        report.dropped[:0] = first.dropped
+        report.exceeded = first.exceeded or report.exceeded
+    if report.exceeded:
+        remove(workspace)
+        workspace.mkdir()
+        report.files = report.bytes = 0
+    return report
+
+
+def intake_summary(intake: dict | None) -> dict | None:
+    """The record's ``intake``: counts, the limit exceeded, the first dropped entries."""
+    if not intake:
+        return None
+    dropped = intake.get("dropped", [])
+    return {
+        "files": intake.get("files"),
+        "bytes": intake.get("bytes"),
+        "exceeded": intake.get("exceeded"),
+        "dropped": dropped[:MAX_LISTED_DROPPED],
+        "dropped_total": len(dropped),
+    }
+
+
+def _intake_notes(intake: dict | None) -> list[str]:
+    if not intake:
+        return []
+    notes = []
+    if intake.get("exceeded"):
+        notes.append(
+            f"intake stopped at the {intake['exceeded']} limit (see intake in the record): "
+            "graded as an empty repository"
+        )
+    if intake.get("dropped"):
+        n = len(intake["dropped"])
+        first = ", ".join(f"{p} ({r})" for p, r in intake["dropped"][:3])
+        notes.append(f"intake dropped {n} {'entry' if n == 1 else 'entries'}: {first}")
+    return notes
+
+
 def build_record(
     task: Task,
     agent: Agent,
@@ -249,6 +357,11 @@ def build_record(
         original = suite_metrics(own, original_run.get("coverage"))
         everything = suite_metrics(tests + own, test_run.get("all_coverage"))
     notes = [n for n in (agent_data.get("note"),) if n]
+    intake = agent_data.get("intake")
+    notes += _intake_notes(intake)
+    labels = set(containment(extended_run, tests))
+    if intake and intake.get("exceeded") in QUOTA_LIMITS:
+        labels.add("disk_quota")
     if not install.get("ok", True):
         # The reason names the step and its log (logs/<step>.log) when there is one.
         notes.append(f"the project failed to install: {install.get('reason') or 'see logs/'}")
@@ -278,9 +391,10 @@ def build_record(
         "install": {"method": install.get("method"), "ok": install.get("ok")},
         "test_run": {
             **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
-            "containment": containment(extended_run, tests),
+            "containment": sorted(labels),
         },
         "containment": {"tampered": bool(evidence), "evidence": evidence},
+        "intake": intake_summary(intake),
         # web tasks: did the app load without a breaking script error; browser start times
         **({"web": extended_run["web"]} if extended_run.get("web") else {}),
         "notes": notes,
@@ -302,9 +416,14 @@ def task_meta(task: Task) -> dict:
     }
 
 
-def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: Exception) -> dict:
-    """The record of a run the harness could not evaluate (metrics are None, never 0)."""
+def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseException) -> dict:
+    """The record of a run the harness could not evaluate (metrics are None, never 0).
+
+    ``error.kind`` is ``infrastructure`` for an InfrastructureError and ``harness`` for any
+    other exception (:class:`RunFailed`); ``error.traceback`` is the file with the traceback.
+    """
     stage = getattr(exc, "stage", "harness")
+    kind = "harness" if isinstance(exc, RunFailed) else "infrastructure"
     return {
         "schema": RECORD_SCHEMA,
         "task": task.id,
@@ -312,7 +431,13 @@ def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: Excepti
         "agent_spec": agent.spec,
         "run": run,
         "status": "error",
-        "error": {"stage": stage, "kind": "infrastructure", "message": str(exc)},
+        "error": {
+            "stage": stage,
+            "kind": kind,
+            "type": getattr(exc, "exc_type", type(exc).__name__),
+            "message": str(exc),
+            "traceback": getattr(exc, "traceback_file", None),
+        },
         "requirements": [
             {"id": r.id, "title": r.title, "tags": list(r.tags), "verdict": "inconclusive"}
             for r in task.requirements

@@ -13,6 +13,8 @@ import dataclasses
 import fnmatch
 from pathlib import Path
 
+from .intake import MAX_SOURCE_BYTES, PARSE_ERRORS
+
 TEST_FILE_PATTERNS = ("test_*.py", "*_test.py")
 
 
@@ -176,10 +178,20 @@ def scan_tests(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], 
         if not is_test_module(file) or "__pycache__" in file.parts:
             continue
         rel = f"{label}/{file.relative_to(tests if tests.is_dir() else tests.parent).as_posix()}"
+        # Tasks may be imported from elsewhere: the read is bounded and a module the parser
+        # cannot take (too large, nested too deeply) is a problem of the task, not a crash.
+        with file.open("rb") as fh:
+            source = fh.read(MAX_SOURCE_BYTES + 1)
+        if len(source) > MAX_SOURCE_BYTES:
+            problems.append(f"{rel}: larger than {MAX_SOURCE_BYTES} bytes; split the module")
+            continue
         try:
-            tree = ast.parse(file.read_bytes(), filename=str(file))
+            tree = ast.parse(source, filename=str(file))
         except SyntaxError as exc:
             problems.append(f"{rel}:{exc.lineno}: syntax error: {exc.msg}; fix the test module")
+            continue
+        except PARSE_ERRORS as exc:
+            problems.append(f"{rel}: cannot be parsed ({type(exc).__name__}); simplify it")
             continue
         _scan_body(tree.body, rel, [], rel, problems, found, _literal_lengths(tree))
     return found, list(problems)

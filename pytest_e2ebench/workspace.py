@@ -10,6 +10,8 @@ import fnmatch
 import os
 from pathlib import Path
 
+from .intake import MAX_SOURCE_BYTES, read_text
+
 IGNORED_DIRS = frozenset(
     {"__pycache__", "build", "dist", "node_modules", "venv", ".venv", "env", ".tox", ".eggs"}
 )
@@ -18,6 +20,10 @@ TEST_DIRS = frozenset({"tests", "test"})
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 PYTHON_SUFFIXES = (".py",)
 WEB_SUFFIXES = (".html", ".htm", ".css", ".js", ".mjs")  # what a web app's code is written in
+# Bounds on what is read of a project (it is untrusted): intake's file limit, and files
+# larger than a parser would take are not code worth counting.
+MAX_CODE_FILES = 20_000
+MAX_CODE_FILE_BYTES = MAX_SOURCE_BYTES
 
 
 def _ignored_dir(name: str) -> bool:
@@ -39,7 +45,11 @@ def is_code_file(rel: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> bool
 
 
 def code_files(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> list[Path]:
-    """The project's source files, relative to ``repo``, sorted."""
+    """The project's source files, relative to ``repo``, sorted (at most MAX_CODE_FILES).
+
+    Links to folders are not entered (``os.walk`` default); a link to a file is listed, and
+    readers open it without following it (:func:`pytest_e2ebench.intake.read_bytes`).
+    """
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(repo):
         dirnames[:] = sorted(d for d in dirnames if not _ignored_dir(d))
@@ -47,15 +57,20 @@ def code_files(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> list[
             rel = Path(dirpath, name).relative_to(repo)
             if is_code_file(rel, suffixes):
                 found.append(rel)
+                if len(found) >= MAX_CODE_FILES:
+                    return sorted(found)
     return sorted(found)
 
 
 def code_size(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> dict[str, int]:
-    """``code_files`` and ``code_lines`` (non-blank lines) of the generated project."""
+    """``code_files`` and ``code_lines`` (non-blank lines) of the generated project.
+
+    Files over MAX_CODE_FILE_BYTES, links and unreadable files count as files of no lines.
+    """
     files = code_files(repo, suffixes)
     lines = 0
     for rel in files:
-        text = (repo / rel).read_text(encoding="utf-8", errors="replace")
+        text = read_text(repo, rel, MAX_CODE_FILE_BYTES) or ""
         lines += sum(1 for line in text.splitlines() if line.strip())
     return {"code_files": len(files), "code_lines": lines}
 

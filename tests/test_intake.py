@@ -247,3 +247,197 @@ def test_a_file_swapped_for_a_fifo_does_not_block(
     report = copy_tree(src, tmp_path / "dest")
     monkeypatch.undo()
     assert reasons(report) == {"pkg/__init__.py": "changed while copying"}
+
+
+# --- bounded reads of a project ------------------------------------------------------------
+
+
+def test_read_bytes_follows_no_link_and_opens_no_fifo(src: Path, tmp_path: Path) -> None:
+    from pytest_e2ebench.intake import read_bytes
+
+    (src / "env").symlink_to("/proc/self/environ")
+    (src / "linkdir").symlink_to(src / "pkg")
+    os.mkfifo(src / "pipe")
+    assert read_bytes(src, "pkg/__init__.py", 100) == b"x = 1\n"
+    assert read_bytes(src, "pkg/__init__.py", 5) is None  # over the bound
+    for rel in ("env", "linkdir/__init__.py", "pipe", "missing", "../src/pkg/__init__.py", "."):
+        assert read_bytes(src, rel, 100) is None, rel
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = 1" + "+1" * 200_000,  # RecursionError while the AST is built
+        "x = " + "-" * 200_000 + "1",  # MemoryError in the parser
+        "x = " + "(" * 300 + ")" * 300,  # SyntaxError: too many nested parentheses
+        "x = 1\0",  # ValueError: NUL byte
+        "# -*- coding: nonsense -*-\n",  # an unknown coding cookie
+    ],
+)
+def test_parse_python_never_raises(tmp_path: Path, source: str) -> None:
+    from pytest_e2ebench.intake import parse_python
+
+    (tmp_path / "m.py").write_text(source)
+    assert parse_python(tmp_path, "m.py") is None
+
+
+def test_parse_python_skips_a_file_over_the_bound(tmp_path: Path) -> None:
+    from pytest_e2ebench.intake import parse_python
+
+    (tmp_path / "m.py").write_text("x = 1\n" * 1000)
+    assert parse_python(tmp_path, "m.py", max_bytes=100) is None
+    assert parse_python(tmp_path, "m.py") is not None
+
+
+def test_code_size_reads_no_link_and_skips_huge_files(src: Path) -> None:
+    from pytest_e2ebench.workspace import MAX_CODE_FILE_BYTES, code_size
+
+    (src / "pkg" / "env.py").symlink_to("/proc/self/environ")
+    with (src / "pkg" / "huge.py").open("w") as fh:
+        fh.truncate(MAX_CODE_FILE_BYTES + 1)
+    assert code_size(src) == {"code_files": 3, "code_lines": 1}
+
+
+def test_tree_hash_reads_no_link_and_is_bounded(src: Path, tmp_path: Path) -> None:
+    from pytest_e2ebench.cache import tree_hash
+
+    before = tree_hash(src)
+    (src / "env").symlink_to("/proc/self/environ")
+    os.mkfifo(src / "pipe")  # would block if opened
+    with_links = tree_hash(src)
+    assert with_links != before
+    (src / "env").unlink()
+    (src / "env").symlink_to("/proc/self/environ")
+    assert tree_hash(src) == with_links  # a link is its text, whatever it points at
+    link = tmp_path / "link"
+    link.symlink_to(src)
+    assert tree_hash(link) == tree_hash(tmp_path / "missing")
+    for i in range(30):
+        (src / f"f{i}").write_text(str(i))
+    small = IntakeLimits(max_files=10)
+    assert tree_hash(src, small) == tree_hash(src, small)  # stops early, still a stable key
+    (src / "f29").write_text("changed")
+    assert tree_hash(src) != tree_hash(src, small)
+
+
+# --- the pipeline's intake of a workspace ---------------------------------------------------
+
+
+def test_take_in_swaps_in_a_clean_copy(tmp_path: Path) -> None:
+    from pytest_e2ebench.pipeline import take_in
+
+    ws = tmp_path / "repo"
+    ws.mkdir()
+    (ws / "a.py").write_text("x")
+    (ws / "passwd").symlink_to("/etc/passwd")
+    report = take_in(ws, IntakeLimits())
+    assert tree(ws) == {"a.py": b"x"}
+    assert [p for p, _ in report.dropped] == ["passwd"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]
+
+
+def test_take_in_merges_what_the_agent_dropped(tmp_path: Path) -> None:
+    from pytest_e2ebench.pipeline import take_in
+
+    ws = tmp_path / "repo"
+    ws.mkdir()
+    (ws / "a.py").write_text("x")
+    earlier = IntakeReport(1, 1, [("fifo", "not a regular file or folder")], "max_files")
+    report = take_in(ws, IntakeLimits(), earlier.to_dict())
+    assert (report.exceeded, report.dropped[0][0], report.files) == ("max_files", "fifo", 0)
+    assert list(ws.iterdir()) == []  # a limit exceeded: graded as an empty repository
+
+
+@pytest.mark.parametrize("how", ["link", "removed", "fifo", "over_limit"])
+def test_take_in_of_a_workspace_an_agent_broke(tmp_path: Path, how: str) -> None:
+    from pytest_e2ebench.pipeline import take_in
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("SECRET")
+    ws = tmp_path / "repo"
+    if how == "link":
+        ws.symlink_to(outside)
+    elif how == "fifo":
+        os.mkfifo(ws)
+    elif how == "over_limit":
+        ws.mkdir()
+        (ws / "a.py").write_text("x" * 100)
+    limits = IntakeLimits(max_bytes=10) if how == "over_limit" else IntakeLimits()
+    report = take_in(ws, limits)
+    assert ws.is_dir() and not ws.is_symlink() and list(ws.iterdir()) == []
+    assert (outside / "secret.py").read_text() == "SECRET"
+    assert report.exceeded == ("max_bytes" if how == "over_limit" else None)
+
+
+# --- graded through dir: (pytester) --------------------------------------------------------
+
+
+def _grade(pytester, *args: str):
+    return pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks", *args)
+
+
+def test_a_package_linked_to_the_reference_scores_zero(pytester, tasks, results) -> None:
+    root = tasks.make()
+    out = pytester.path / "out" / "calc"
+    out.mkdir(parents=True)
+    (out / "pyproject.toml").write_text((root / "reference" / "pyproject.toml").read_text())
+    (out / "calc").symlink_to(root / "reference" / "calc")
+    _grade(pytester).assert_outcomes(failed=3)
+    run = results()["tasks"][0]
+    assert ["calc", "link to an absolute path"] == [
+        run["intake"]["dropped"][0][0],
+        run["intake"]["dropped"][0][1].split(" (")[0],
+    ]
+    assert any("intake dropped 1 entry: calc" in n for n in run["notes"])
+
+
+def test_a_run_folder_that_is_a_link_is_not_followed(pytester, tasks, results) -> None:
+    root = tasks.make()
+    (pytester.path / "out").mkdir()
+    (pytester.path / "out" / "calc").symlink_to(root / "reference")
+    _grade(pytester).assert_outcomes(failed=3)
+    assert "is a symbolic link" in results()["tasks"][0]["notes"][0]
+
+
+def test_hostile_entries_are_dropped_and_the_rest_is_graded(pytester, tasks, results) -> None:
+    """Links out (environment, /dev/zero, a loop), a FIFO, a non-UTF-8 name, a module nested
+    too deeply for the parser and one too large to parse: the run is graded like the correct
+    calculator it also is, and nothing of the harness leaks into the copy."""
+    from conftest import CALC_CODE
+
+    tasks.make()
+    out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)
+    (out / "env.txt").symlink_to("/proc/self/environ")
+    (out / "zero").symlink_to("/dev/zero")
+    (out / "loop").symlink_to("loop")
+    os.mkfifo(out / "pipe")
+    with open(os.fsencode(out) + b"/caf\xe9.py", "wb") as fh:
+        fh.write(b"x = 1\n")
+    # RecursionError while the AST is built (not a SyntaxError), never imported by the tests
+    (out / "calc" / "deep.py").write_text("x = 1" + "+1" * 200_000 + "\n")
+    (out / "calc" / "big.py").write_text("x = 1\n" * 600_000)  # 3.6 MB: over the parse bound
+    _grade(pytester).assert_outcomes(passed=3)
+    run = results()["tasks"][0]
+    dropped = dict(run["intake"]["dropped"])
+    assert set(dropped) == {"env.txt", "zero", "loop", "pipe", "caf\\xe9.py"}
+    assert run["intake"]["exceeded"] is None
+    repo = Path(run["dir"]) / "repo"
+    assert not (repo / "env.txt").exists() and (repo / "calc" / "deep.py").is_file()
+    assert run["status"] == "ok"
+
+
+def test_a_40_mb_source_file_is_contained(pytester, tasks, results) -> None:
+    from conftest import CALC_CODE
+
+    tasks.make()
+    out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)
+    with (out / "calc" / "huge.py").open("w") as fh:
+        for _ in range(40):
+            fh.write("x = 1\n" * ((1 << 20) // 6))  # ~1 MB of statements per round
+    _grade(pytester).assert_outcomes(failed=3)  # the agent's failure, not an error
+    run = results()["tasks"][0]
+    assert run["intake"]["exceeded"] == "max_file_bytes"
+    assert "disk_quota" in run["test_run"]["containment"]
+    assert any("max_file_bytes" in n for n in run["notes"])
+    assert not any((Path(run["dir"]) / "repo").iterdir())

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ..cache import tree_hash
+from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
@@ -43,6 +44,8 @@ class DirAgent(Agent):
     """Grades repositories another tool generated.
 
     The output for (task, run) is ``PATH/<task-id>/run-<n>/`` or else ``PATH/<task-id>/``.
+    Those folders must be real folders, not links; what is in them is taken in with
+    :func:`~pytest_e2ebench.intake.copy_tree` (no link followed out of the tree, limits).
 
     A task without a folder is graded as an empty repository, and the run's note says so.
     """
@@ -54,23 +57,39 @@ class DirAgent(Agent):
 
     def source(self, task: Task, run: int) -> Path | None:
         """Where this agent's output for (task, run) is, if anywhere."""
+        if self._link(task, run):
+            return None  # a link could lead anywhere, e.g. to the task's reference
         for candidate in (self.root / task.id / f"run-{run}", self.root / task.id):
             if candidate.is_dir():
                 return candidate
         return None
 
+    def _link(self, task: Task, run: int) -> Path | None:
+        """The task's or run's folder if it is a symbolic link (never followed)."""
+        task_dir = self.root / task.id
+        return next((p for p in (task_dir, task_dir / f"run-{run}") if p.is_symlink()), None)
+
     def cache_key(self, task: Task, run: int) -> str:
         src = self.source(task, run)
-        return f"{src}:{tree_hash(src)}" if src else "missing"
+        if src is None:
+            return "link" if self._link(task, run) else "missing"
+        return f"{src}:{tree_hash(src)}"
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
         src = self.source(task, run)
+        link = self._link(task, run)
+        if link is not None:
+            return AgentOutcome(
+                note=f"{link} is a symbolic link, which is not followed: graded as an empty "
+                "repository"
+            )
         if src is None:
             return AgentOutcome(
                 note=f"no output at {self.root / task.id}: graded as an empty repository"
             )
-        shutil.copytree(src, workspace, ignore=_IGNORE, dirs_exist_ok=True)
-        return AgentOutcome()
+        report = copy_tree(src, workspace, IntakeLimits(), ignore=SKIP_PATTERNS)
+        # The pipeline's own intake of the workspace merges this report into the record.
+        return AgentOutcome(details={"intake": report.to_dict()})
 
 
 BUILTIN_NAMES = ("reference", "nop", "dir:PATH")

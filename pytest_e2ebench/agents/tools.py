@@ -8,12 +8,15 @@ to the workspace and may not leave it.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import json
 import os
 import re
+import stat
 from pathlib import Path
 
+from ..intake import MAX_SOURCE_BYTES, read_bytes
 from ..llm.base import Completion
 from ..sandbox import Sandbox
 
@@ -23,6 +26,9 @@ MAX_MATCHES = 100
 COMMAND_TIMEOUT = 300.0
 NUDGE = "Continue with the tools. Call submit when your part is done."
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache"}
+# The workspace is written by sandboxed commands: what the harness reads of it is bounded.
+MAX_READ_BYTES = MAX_SOURCE_BYTES
+MAX_LISTED_FILES = 20_000
 
 
 class ToolError(Exception):
@@ -138,6 +144,27 @@ class Toolbox:
             raise ToolError(f"{rel}: outside the repository")
         return path
 
+    def _read(self, path: Path, shown: str) -> str:
+        """A file's text, read without following links (a FIFO would block), bounded."""
+        data = read_bytes(self.workspace, path.relative_to(self.workspace), MAX_READ_BYTES)
+        if data is None and not os.path.lexists(path):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), shown)
+        if data is None:
+            raise ToolError(
+                f"{shown}: not a regular file, or larger than {MAX_READ_BYTES} bytes "
+                "(use bash for large files)"
+            )
+        return data.decode("utf-8")
+
+    def _write(self, path: Path, text: str) -> None:
+        # O_NONBLOCK: opening a FIFO for writing fails at once instead of waiting for a reader.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK
+        fd = os.open(path, flags | os.O_CLOEXEC, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ToolError(f"{path.name}: not a regular file")
+            fh.write(text)
+
     def tool_bash(self, command: str) -> str:
         """Run ``command`` with bash in the workspace."""
         done = self.sandbox.run(
@@ -162,7 +189,7 @@ class Toolbox:
 
     def tool_view(self, path: str, start_line: int = 1) -> str:
         """Numbered lines of a file."""
-        lines = self._path(path).read_text(encoding="utf-8").splitlines()
+        lines = self._read(self._path(path), path).splitlines()
         start = max(1, int(start_line))
         window = lines[start - 1 : start - 1 + VIEW_LINES]
         body = "\n".join(f"{n:6d}  {text}" for n, text in enumerate(window, start=start))
@@ -181,25 +208,29 @@ class Toolbox:
         """Write a file."""
         target = self._writable_path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        self._write(target, content)
         self.written.append(target.relative_to(self.workspace).as_posix())
         return f"wrote {path} ({len(content.splitlines())} lines)"
 
     def tool_str_replace(self, path: str, old_str: str, new_str: str) -> str:
         """Replace a unique occurrence."""
         target = self._writable_path(path)
-        text = target.read_text(encoding="utf-8")
+        text = self._read(target, path)
         count = text.count(old_str)
         if count != 1:
             raise ToolError(f"old_str occurs {count} times in {path}; it must occur exactly once")
-        target.write_text(text.replace(old_str, new_str), encoding="utf-8")
+        self._write(target, text.replace(old_str, new_str))
         self.written.append(target.relative_to(self.workspace).as_posix())
         return f"edited {path}"
 
     def _files(self):
-        for dirpath, dirnames, filenames in os.walk(self.workspace):
+        listed = 0
+        for dirpath, dirnames, filenames in os.walk(self.workspace):  # never enters links
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
             for name in sorted(filenames):
+                listed += 1
+                if listed > MAX_LISTED_FILES:
+                    return
                 yield Path(dirpath, name).relative_to(self.workspace).as_posix()
 
     def tool_find(self, pattern: str) -> str:
@@ -220,9 +251,11 @@ class Toolbox:
             file = self.workspace / rel
             if base != self.workspace and base not in file.parents and file != base:
                 continue
+            # Links are not read (one may point at /proc or a FIFO); large files are skipped.
+            data = read_bytes(self.workspace, rel, MAX_READ_BYTES)
             try:
-                text = file.read_text(encoding="utf-8")
-            except (UnicodeDecodeError, OSError):
+                text = data.decode("utf-8") if data is not None else ""
+            except UnicodeDecodeError:
                 continue
             for number, line in enumerate(text.splitlines(), start=1):
                 if regex.search(line):

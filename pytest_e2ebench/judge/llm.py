@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from ..intake import read_text
 from ..verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED
 from ..workspace import code_files
 
@@ -43,7 +44,11 @@ SYSTEM = (
 def _code(repo: Path) -> str:
     parts, used = [], 0
     for rel in code_files(repo):
-        text = (repo / rel).read_text(encoding="utf-8", errors="replace")
+        # Read at most the budget (a larger file is not shown anyway), never through a link:
+        # the judge must not see a file from outside the project.
+        text = read_text(repo, rel, CODE_BUDGET)
+        if text is None:
+            text = f"[not shown: larger than the code budget of {CODE_BUDGET}, or a link]"
         chunk = f"### {rel}\n{text}\n"
         if used + len(chunk) > CODE_BUDGET:
             parts.append(

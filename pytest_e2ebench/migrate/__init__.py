@@ -12,15 +12,18 @@ and counts as failed.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from ..cache import file_hash
 from ..errors import InfrastructureError
+from ..intake import IntakeLimits, parse_python, read_bytes, walk
 from ..testindex import is_test_module
+
+HASHED_BYTES = IntakeLimits.max_file_bytes
 
 
 class MigrationRejected(InfrastructureError):
@@ -31,13 +34,16 @@ class MigrationRejected(InfrastructureError):
 
 
 def _file_hashes(root: Path) -> dict[str, str]:
+    # Bounded and without following links (the project is untrusted): a file too large to
+    # read is compared by size and modification time.
     hashes = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        for name in filenames:
-            path = Path(dirpath, name)
-            rel = path.relative_to(root).as_posix()
-            hashes[rel] = "link:" + os.readlink(path) if path.is_symlink() else file_hash(path)
+    for rel, dir_fd, st in walk(root, skip=("__pycache__",)):
+        if stat.S_ISLNK(st.st_mode):
+            hashes[rel] = "link:" + os.readlink(os.path.basename(rel), dir_fd=dir_fd)
+            continue
+        data = read_bytes(root, rel, HASHED_BYTES) if stat.S_ISREG(st.st_mode) else None
+        digest = hashlib.sha256(data).hexdigest() if data is not None else ""
+        hashes[rel] = f"{stat.S_IFMT(st.st_mode)}:{st.st_size}:{st.st_mtime_ns}:{digest}"
     return hashes
 
 
@@ -109,11 +115,10 @@ def _assertions_by_test(tests: Path) -> dict[str, int]:
         files = sorted(p for p in tests.rglob("*.py") if is_test_module(p))
     for file in files:
         rel = file.name if tests.is_file() else file.relative_to(tests).as_posix()
-        try:
-            tree = ast.parse(file.read_bytes())
-        except SyntaxError:
-            continue
-        _count_in(tree.body, rel, counts)
+        # A migrated module may come from an LLM: bounded, and unparseable ones count nothing.
+        tree = parse_python(file.parent, file.name)
+        if tree is not None:
+            _count_in(tree.body, rel, counts)
     return counts
 
 

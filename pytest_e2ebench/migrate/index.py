@@ -10,6 +10,7 @@ import ast
 import dataclasses
 from pathlib import Path
 
+from ..intake import parse_python
 from ..workspace import code_files
 
 
@@ -89,9 +90,9 @@ def index_project(root: Path) -> ProjectIndex:
         module = _module_name(rel)
         if not module:
             continue
-        try:
-            tree = ast.parse((root / rel).read_bytes())
-        except (SyntaxError, ValueError):
+        # Too large, nested too deeply or not Python: the module exists but defines nothing.
+        tree = parse_python(root, rel)
+        if tree is None:
             index.modules.setdefault(module, {})
             continue
         names: dict[str, Symbol] = {}

@@ -28,6 +28,7 @@ _RUN_KEYS = (
     "install",
     "test_run",
     "containment",
+    "intake",
     "web",
     "notes",
     "task_meta",

@@ -30,6 +30,8 @@ COLUMNS = (
 )
 # Shown only when a web task ran: share of runs whose app loads without a breaking error.
 EXEC_COLUMN = ("exec", "executability", "pct")
+# Appended to the runs cell of a row whose means leave out runs that ended in an error.
+PARTIAL_MARK = "*"
 
 
 def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
@@ -103,13 +105,22 @@ class Reporter:
         headers = ["task", "agent", "runs", *(c[0] for c in self.columns)]
         _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
         self._judge_lines(tr)
-        errored = [r for r in self.records.values() if r.get("status") == "error"]
+        errored = [r for r in self.records.values() if r.get("metrics") is None]
         if errored:
+            kinds = sorted({(r.get("error") or {}).get("kind", "unknown") for r in errored})
             tr.write_line(
-                f"{len(errored)} run(s) could not be evaluated (infrastructure errors; "
-                "left out of the means)",
+                f"{len(errored)} run(s) ended in an error ({', '.join(kinds)}; see error in "
+                f"results.json); rows marked {PARTIAL_MARK} average over fewer runs:",
                 yellow=True,
             )
+            for agent, stats in self.document["summary"].items():
+                if stats.get("errored_runs"):
+                    total = stats["evaluated_runs"] + stats["errored_runs"]
+                    tr.write_line(
+                        f"  {agent}: means over {stats['evaluated_runs']} of {total} task runs "
+                        f"({stats['errored_runs']} errored)",
+                        yellow=True,
+                    )
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
 
@@ -149,7 +160,10 @@ class Reporter:
         rows = []
         for (task, agent), recs in by_task.items():
             metrics = [r["metrics"] for r in recs if r.get("metrics")]
-            cells = [task, agent, str(len(recs))]
+            runs = str(len(recs))
+            if len(metrics) < len(recs):
+                runs = f"{len(metrics)}/{len(recs)}{PARTIAL_MARK}"
+            cells = [task, agent, runs]
             for _, key, kind in self.columns:
                 stats = mean_std(m[key] for m in metrics)
                 cells.append(_fmt(stats["mean"], kind) if metrics else "error")
@@ -160,7 +174,8 @@ class Reporter:
         """Per agent: results.json's summary (mean, and ± std over several runs)."""
         rows = []
         for agent, stats in self.document["summary"].items():
-            cells = ["overall", agent, str(stats["runs"])]
+            mark = PARTIAL_MARK if stats.get("errored_runs") else ""
+            cells = ["overall", agent, f"{stats['runs']}{mark}"]
             for _, key, kind in self.columns:
                 s = stats.get(key, {"mean": None, "std": None})
                 cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
