@@ -87,7 +87,7 @@ def _seccomp_program() -> ctypes.Array | None:
 
     unshare(CLONE_NEWUSER) and clone(CLONE_NEWUSER) fail with EPERM; clone3 (whose flags sit
     in memory a filter cannot read) fails with ENOSYS, so C libraries fall back to clone. This
-    is the filter Flatpak installs for the same reason.
+    is the filter Flatpak installs for the same reason. The keyring calls fail with EPERM.
     """
     try:
         import errno
@@ -99,6 +99,10 @@ def _seccomp_program() -> ctypes.Array | None:
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "unshare", newuser)
         rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", newuser)
         rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+        # The kernel keyrings outlive a run and are shared by every run of the sandbox user: a
+        # channel between runs (Docker's default profile refuses these calls too).
+        for call in ("add_key", "keyctl", "request_key"):
+            rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
         with tempfile.TemporaryFile() as fh:
             rules.export_bpf(fh)
             fh.seek(0)
