@@ -274,12 +274,15 @@ class Sandbox:
         fds = [] if fds is None else fds
         inner = list(args)
         if started_fd is not None:
-            # the system's bash (descriptors above 9), before any byte of the project is loaded
+            # The system's bash (descriptors above 9), as the sandbox user, before any byte of
+            # the project is loaded: enter the working folder (bubblewrap, still root but
+            # without CAP_DAC_OVERRIDE, could not enter one only the sandbox user may), then
+            # tell the harness the sandbox started.
             inner = [
                 "/bin/bash",
                 "-c",
-                f'printf 1 >&{started_fd}; exec {started_fd}>&-; exec "$@"',
-                "e2ebench-sandbox",
+                f'cd -- "$0" || exit 125; printf 1 >&{started_fd}; exec {started_fd}>&-; exec "$@"',
+                str(cwd),
                 *inner,
             ]
         if self.drops_privileges:
@@ -301,7 +304,7 @@ class Sandbox:
                 *self._bwrap_namespaces(network),
                 "--die-with-parent",
                 "--chdir",
-                str(cwd),
+                "/" if started_fd is not None else str(cwd),
                 "--",
                 *inner,
             ]
@@ -443,6 +446,12 @@ class Sandbox:
         fprog = None
         if program is not None:
             fprog = _SockFprog(len(program) // 8, ctypes.addressof(program))
+
+        if cgroup is not None:
+            # The pids cgroup bounds this run alone. RLIMIT_NPROC counts every process of the
+            # sandbox user on the machine, so one run's fork bomb would stop the others from
+            # starting: with a cgroup it is only a backstop.
+            limits = dataclasses.replace(limits, nproc=limits.nproc * 16)
 
         def setup() -> None:
             if cgroup is not None:

@@ -44,7 +44,7 @@ ATTACKS = {
     "memory_bomb": "def add(a, b):\n    hog = bytearray(8 << 30)\n    return a + b + len(hog)\n",
     "disk_fill": (
         "def add(a, b):\n"
-        "    with open('fill.bin', 'wb') as fh:\n"
+        "    with open('/tmp/fill.bin', 'wb') as fh:\n"
         "        for _ in range(2048):\n"
         "            fh.write(b'x' * (1 << 20))\n"
         "    return a + b\n"
