@@ -69,7 +69,8 @@ def _literal_constants(node: ast.AST) -> list[ast.Constant] | None:
     elif isinstance(node, ast.Dict):
         if any(k is None or _literal_constants(k) is None for k in node.keys):
             return None  # **spread, or a computed key
-        items = node.values  # a changed key would look odd
+        # its keys: a set-like object can equal a dict whatever its values (OrderedSet does)
+        items = node.keys
     else:
         return None
     found: list[ast.Constant] = []

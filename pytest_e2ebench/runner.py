@@ -360,7 +360,7 @@ def run_suite(
     os.close(write_fd)
     env["E2EBENCH_PROBE_KEY_FD"] = str(key_fd)
     try:
-        # Generated code runs here: sandboxed, writing only to its suite folder, no network.
+        # Generated code runs here: sandboxed, writing only to ``writable``, no network.
         done = sandbox.run(
             [*command, *args],
             cwd=cwd,

@@ -458,3 +458,61 @@ def test_honeypots_land_in_their_module_or_class_whatever_the_seed(tmp_path):
         tests.mkdir()
         (tests / "test_calc.py").write_text(CALC_TESTS)
         assert len(honeypot.plant(tests, random.Random(seed), count=10)) == 4, seed
+
+
+# --- honeypots never fail an honest project: every candidate, every bundled task ------------
+
+BUNDLED = Path(__file__).resolve().parents[1] / "benchmark_tasks"
+
+
+def _bundled_python_tasks():
+    from pytest_e2ebench.task import find_task_dirs
+
+    return [t for t in map(load_task, find_task_dirs(BUNDLED)) if t.kind != "web"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("task", _bundled_python_tasks(), ids=lambda t: t.id)
+def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task, tmp_path, monkeypatch):
+    """All candidates planted at once: the reference passes its tests, fails every honeypot,
+    and its run shows no tampering (so no honest run is marked tampered by a honeypot)."""
+    import subprocess
+    import sys
+
+    from pytest_e2ebench.runner import INI, PROBE_LIMIT  # noqa: F401 - the harness's ini
+    from pytest_e2ebench.skips import may_skip
+
+    tests = task.copy_tests(tmp_path / "tests")
+    planted = honeypot.plant(tests, random.Random(0), exclude=may_skip(task), count=10_000)
+    assert planted
+    (tmp_path / "pytest.ini").write_text(INI)
+    ref = task.reference_dir
+    path = [str(PROBE_DIR), str(ref / "src" if (ref / "src").is_dir() else ref)]
+    out = tmp_path / "probe.jsonl"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(path),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "E2EBENCH_PROBE_OUT": str(out),
+        "E2EBENCH_PROBE_TRUSTED": str(tests),
+    }
+    args = ["-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "-p", "e2ebench_probe", "-p", "no:cacheprovider"]
+        + ["-p", "pytest_timeout", "--timeout=60", "tests"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=800,
+    )
+    probe = read_probe(out, "")
+    real, caught = honeypot.split(probe["tests"], planted)
+    not_passed = [(t["nodeid"], t["message"]) for t in real if t["outcome"] != "passed"]
+    assert not not_passed, done.stdout[-3000:]
+    passed = [t["nodeid"] for t in caught if t["outcome"] != "failed"]
+    assert not passed and len({t["nodeid"].split("[")[0] for t in caught}) == len(planted)
+    assert (
+        tamper.evidence(probe, returncode=done.returncode, timed_out=False, honeypots=planted) == []
+    )
