@@ -351,7 +351,7 @@ class Arena:
         for dirpath, _dirnames, filenames in os.walk(self.cache / "archive-v0"):
             for name in filenames:
                 path = Path(dirpath, name)
-                if self.marker in name:
+                if "e2ebench-contain-" in name:  # this test's (checked apart) or a neighbour's
                     continue
                 try:
                     if path.is_symlink() or not path.is_file():
@@ -1900,24 +1900,38 @@ def test_results_json_cannot_be_rewritten_by_a_lingering_process(arena):
     arena.check()
 
 
+HONEST_CLI_TEST = """
+
+import subprocess
+import sys
+
+
+@pytest.mark.requirement("R1")
+def test_add_from_a_command():
+    code = "from calc import add; print(add(2, 3))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "5", done.stderr
+"""
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_a_fork_bomb_in_one_run_does_not_sink_a_concurrent_honest_run(arena):
-    # sandboxed code of every run is the same unprivileged user: its process limit is shared
+    # sandboxed code of every run is the same unprivileged user, whose process limit is one
+    # count for all of them: a run holding 2048 processes leaves a concurrent run none
     hold = (
         "import os, time\n"
-        "kids = 0\n"
+        "fifo = '/tmp/e2e-hold-%d' % os.getpid()\n"
+        "os.mkfifo(fifo)\n"
         "for _ in range(4000):\n"
         "    try:\n"
         "        pid = os.fork()\n"
         "    except OSError:\n"
         "        break\n"
         "    if pid == 0:\n"
-        "        os.execv('/bin/sleep', ['/bin/sleep', '90', MARKER])\n"
-        "    kids += 1\n"
-        "time.sleep(45)\n"
+        "        os.execv('/bin/sh', ['/bin/sh', '-c', 'read x < ' + fifo, MARKER])\n"
+        "time.sleep(50)\n"
     ).replace("MARKER", repr(arena.marker))
-    backend = hold + "from setuptools.build_meta import *  # noqa\n"
     pyproject = (
         '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "e2e_backend"\n'
         'backend-path = ["_build"]\n\n[project]\nname = "calc"\nversion = "0.1"\n\n'
@@ -1925,9 +1939,15 @@ def test_a_fork_bomb_in_one_run_does_not_sink_a_concurrent_honest_run(arena):
     )
     arena.submit(
         add="def add(a, b):\n    return 0\n",
-        files={"pyproject.toml": pyproject, "_build/e2e_backend.py": backend},
+        at_import=hold,  # and again while its tests run
+        files={
+            "pyproject.toml": pyproject,
+            "_build/e2e_backend.py": hold + "from setuptools.build_meta import *  # noqa\n",
+        },
     )
-    arena.tasks.make("honest", toml_extra=FAST)
+    arena.tasks.make(
+        "honest", toml_extra=FAST, tests={"test_calc.py": CALC_TESTS + HONEST_CLI_TEST}
+    )
     arena.tasks.reference(arena.root / "out" / "honest", CALC_CODE)
     arena.grade("-n", "2")
     honest = arena.run("honest")
