@@ -178,13 +178,13 @@ def test_an_honest_project_is_not_tampered_and_its_honeypots_fail(pytester, task
 # --- the probe, in a plain pytest process -------------------------------------------------
 
 
-def _probe_run(pytester, monkeypatch, module: str) -> dict:
+def _probe_run(pytester, monkeypatch, module: str, test: str = "assert 1 == 2") -> dict:
     out = pytester.path / "probe.jsonl"
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(PROBE_DIR), str(pytester.path)]))
     monkeypatch.setenv("E2EBENCH_PROBE_OUT", str(out))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(evil=module)
-    pytester.makepyfile(test_it="import evil\n\ndef test_it():\n    assert 1 == 2\n")
+    pytester.makepyfile(test_it=f"import evil\n\ndef test_it(monkeypatch):\n    {test}\n")
     result = pytester.runpytest_subprocess("-p", "e2ebench_probe", "-p", "no:cacheprovider")
     return {"probe": read_probe(out, ""), "ret": result.ret}
 
@@ -224,6 +224,17 @@ def test_an_honest_run_has_no_tamper_records(pytester, monkeypatch):
     assert probe["tamper"] == [] and not probe["sequence_broken"] and not probe["forged_lines"]
     assert probe["collected"] == ["test_it.py::test_it"] and probe["exitstatus"] == 1
     assert tamper.evidence(probe, returncode=found["ret"], timed_out=False) == []
+
+
+def test_what_a_test_may_patch_for_itself_is_no_evidence(pytester, monkeypatch):
+    patches = (
+        "import builtins, json, sys; "
+        "monkeypatch.setattr(json, 'dumps', lambda *a, **k: '{}'); "
+        "monkeypatch.setattr(builtins, 'compile', lambda *a, c=compile, **k: c(*a, **k)); "
+        "monkeypatch.setattr(sys, 'meta_path', [object(), *sys.meta_path]); assert 1 == 2"
+    )
+    probe = _probe_run(pytester, monkeypatch, "VALUE = 1\n", patches)["probe"]
+    assert probe["tamper"] == [] and probe["tests"][0]["outcome"] == "failed"
 
 
 # --- the cross-checks -----------------------------------------------------------------------

@@ -12,19 +12,47 @@ naming what changed (issue 11, class 7; the harness's cross-checks are in ``tamp
 
 import hmac
 import json
+import math
 import os
 import sys
 import types
 
 import pytest
 
-try:  # the C function itself: patching the hmac module later does not change what is signed
+# The C functions themselves: what the project does to the hmac and json modules later (a
+# test may well patch json.dumps) does not change what the probe writes and signs.
+try:
     from _hashlib import hmac_digest as _hmac_digest
 except ImportError:  # pragma: no cover - an interpreter without OpenSSL
     _hmac_digest = hmac.digest
+try:
+    from _json import encode_basestring_ascii as _quote
+except ImportError:  # pragma: no cover - an interpreter without the C accelerator
+    _quote = json.encoder.encode_basestring_ascii
 
 _OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
-_dumps = json.dumps
+
+
+def _dumps(value) -> str:
+    """JSON text of a record (keys sorted), as ``json.dumps`` writes it, without its module."""
+    if isinstance(value, str):
+        return _quote(value)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return float.__repr__(value)
+    if isinstance(value, dict):
+        items = sorted((str(k), v) for k, v in value.items())
+        return "{" + ", ".join(f"{_quote(k)}: {_dumps(v)}" for k, v in items) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_dumps(v) for v in value) + "]"
+    return _quote(str(value))
 
 
 def _read_key() -> bytes:
@@ -56,7 +84,7 @@ _state: dict = {"tags": {}, "phases": {}, "out": None, "seq": 0, "reported": set
 def _emit(record: dict) -> None:
     if _state["out"] is None:
         return
-    body = _dumps({**record, "seq": _state["seq"]}, sort_keys=True)
+    body = _dumps({**record, "seq": _state["seq"]})
     _state["seq"] += 1
     mac = _hmac_digest(_KEY, body.encode(), "sha256").hex()
     _state["out"].write(_dumps({"mac": mac, "body": body}) + "\n")
@@ -97,8 +125,6 @@ _WATCHED_NAMES = {
     ),
     "pluggy._callers": "_multicall",
     "pluggy._hooks": "HookCaller HookImpl",
-    "json": "dumps JSONEncoder",
-    "json.encoder": "JSONEncoder c_make_encoder _make_iterencode",
     "builtins": "compile exec",
 }
 # Classes whose every attribute is watched (a new one, e.g. a __setattr__, counts too).
@@ -116,7 +142,6 @@ _WATCHED_CLASSES = (
     "pluggy._hooks.HookCaller",
     "pluggy._hooks.HookImpl",
     "pluggy._manager.PluginManager",
-    "json.encoder.JSONEncoder",
 )
 # Hooks whose implementations make, change or record an outcome.
 _WATCHED_HOOKS = (
@@ -134,6 +159,8 @@ _WATCHED_HOOKS = (
     "pytest_make_collect_report",
     "pytest_sessionfinish",
 )
+# Used only while pytest imports the test modules (all of them during collection).
+_COLLECTION_ONLY = ("builtins.", "sys.meta_path", "_pytest.assertion.rewrite.")
 _class_dict = type.__dict__["__dict__"].__get__  # the real one, whatever a metaclass says
 _MISSING = object()
 _HOOK_CALLER = vars(sys.modules["pluggy._hooks"]).get("HookCaller")
@@ -219,7 +246,7 @@ class _Watch:
                 self._add(f"{dotted}.{name}", lambda s=space, n=name: _parts(s.get(n, _MISSING)))
         probe = vars(sys.modules[__name__])
         for name, value in list(probe.items()):
-            if type(value) is types.FunctionType or name in ("_hmac_digest", "_dumps", "_state"):
+            if type(value) is types.FunctionType or name in ("_hmac_digest", "_quote", "_state"):
                 self._add(f"e2ebench_probe.{name}", lambda n=name: _parts(probe.get(n)))
         # The assertion-rewriting import hook, and any finder put before it (which could load
         # the test modules without their assertions).
@@ -244,6 +271,13 @@ class _Watch:
     def _add(self, name: str, getter) -> None:
         self.getters[name] = getter
         self.before[name] = getter()
+
+    def end_of_collection(self) -> None:
+        """Stop watching what matters only while test modules are imported: compiling and the
+        import hooks (a test may patch ``compile`` or ``sys.meta_path`` for its own purposes)."""
+        for name in list(self.getters):
+            if name.startswith(_COLLECTION_ONLY):
+                del self.getters[name]
 
     def changed(self) -> list[str]:
         """Names of the watched objects that are no longer what they were."""
@@ -353,6 +387,7 @@ def pytest_collection_modifyitems(items):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
     _check("collection", session.config)
+    _WATCH.end_of_collection()
     # What the harness compares the reported tests with.
     _emit({"kind": "collected", "nodeids": [item.nodeid for item in session.items]})
 
