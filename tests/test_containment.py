@@ -1740,6 +1740,7 @@ def test_class8_a_url_dependency_reaches_no_host_and_is_the_agents_failure(arena
         "six\n --extra-index-url http://127.0.0.1:{PORT}/simple",
         "e2e-calcdep; python_version > '0'\n--find-links http://127.0.0.1:{PORT}/",
     ],
+    ids=["index_url", "folded_extra_index_url", "find_links"],
 )
 def test_class8_requirement_lines_cannot_smuggle_installer_options(arena, requirement):
     # hand-written METADATA: the Requires-Dist values end up in the harness's requirements file
