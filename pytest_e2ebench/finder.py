@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -23,7 +24,19 @@ from .workspace import IGNORED_DIRS, TEST_DIRS
 FINDER_MODULE = "_e2ebench_project_finder"
 PTH_FILE = "_e2ebench_project.pth"
 # Never the project's importable code, whatever its layout says.
-NOT_PROJECT = frozenset({*TEST_DIRS, "conftest", "setup", "sitecustomize", "usercustomize", "src"})
+NOT_PROJECT = frozenset(
+    {
+        *TEST_DIRS,
+        "conftest",
+        "setup",
+        "sitecustomize",
+        "usercustomize",
+        "src",
+        # A project module named like the standard library (hmac.py, sqlite3/) would run inside
+        # the probe's or coverage's own imports, before the probe watches anything.
+        *sys.stdlib_module_names,
+    }
+)
 _MAX_SCAN = 2000  # entries looked at per folder: a million files must not stall the harness
 
 FINDER_SOURCE = '''\
