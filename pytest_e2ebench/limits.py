@@ -85,7 +85,8 @@ class Quota:
 
 @contextlib.contextmanager
 def sized_tmpfs(limits: Limits) -> Iterator[Path]:
-    """A private tmpfs limited in bytes and inodes, for the sandbox's /tmp (root only)."""
+    """A private tmpfs limited in bytes and inodes, for the sandbox's /tmp and /dev/shm (its
+    ``tmp`` and ``shm`` folders; root only)."""
     where = Path(tempfile.mkdtemp(prefix="e2ebench-tmp-"))
     options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777,nosuid,nodev"
     mounted = (
@@ -95,6 +96,9 @@ def sized_tmpfs(limits: Limits) -> Iterator[Path]:
         ).returncode
         == 0
     )
+    for name in ("tmp", "shm"):
+        (where / name).mkdir()
+        os.chmod(where / name, 0o1777)
     try:
         yield where
     finally:

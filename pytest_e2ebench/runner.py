@@ -377,6 +377,8 @@ def run_suite(
     probe = read_probe(probe_out, key)
     if done.timed_out:
         status = "timeout"
+    elif done.stopped:
+        status = done.stopped  # e.g. "disk_quota": the watchdog stopped the run
     elif probe["exitstatus"] is None:
         status = "crashed"
     else:
@@ -399,6 +401,8 @@ def run_suite(
         "returncode": done.returncode,
         "duration_s": round(done.duration_s, 3),
         "output_truncated": done.truncated,
+        # what the sandbox itself stopped (e.g. disk_quota): harness facts, not output
+        "contained": list(done.contained),
         "coverage": None
         if web is not None
         else coverage_totals(eval_dir / f"{name}-coverage", repo, [suite / "coverage"]),

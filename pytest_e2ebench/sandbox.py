@@ -421,11 +421,13 @@ class Sandbox:
         for name in ETC_ENTRIES:
             layout += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
         layout += ["--proc", "/proc", "--dev", "/dev"]
-        layout += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm"]
         if tmp is not None:
-            layout += ["--bind", str(tmp), "/tmp"]
+            # one host tmpfs limited in bytes and inodes holds both, so the harness sees it fill
+            layout += ["--bind", str(tmp / "tmp"), "/tmp", "--bind", str(tmp / "shm"), "/dev/shm"]
         else:
-            layout += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
+            size = str(self.limits.tmp_bytes)
+            for where in ("/dev/shm", "/tmp"):
+                layout += ["--perms", "1777", "--size", size, "--tmpfs", where]
         made.update({"/tmp", "/proc", "/dev", "/usr", "/etc"})
         binds = [(p, "--ro-bind") for p in (*harness_paths(), *readable)]
         binds += [(p, "--bind") for p in writable]

@@ -149,7 +149,7 @@ _CONTAINMENT = (
 
 def containment(run: dict, tests: list[dict]) -> list[str]:
     """Labels for what the sandbox stopped during a test run (timeout, memory, ...)."""
-    labels = set()
+    labels = set(run.get("contained") or ())
     if run.get("status") == "timeout":
         labels.add("timeout")
     if run.get("status") == "crashed":
