@@ -1294,6 +1294,10 @@ except OSError as _exc:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.xfail(
+    strict=True,
+    reason="OPEN (issue 11): the writable-folder quota is a watchdog walking the folders; files unlinked while held open are invisible to it. Needs a size-limited filesystem per run (tmpfs or loop device)",
+)
 def test_class6_quota_counts_files_deleted_while_held_open(arena):
     # the space of an unlinked file is freed only when the last descriptor closes: with 1024
     # descriptors of 256 MiB each a run could hold 256 GiB of the host's disk
@@ -1330,6 +1334,10 @@ except OSError as _exc:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.xfail(
+    strict=True,
+    reason="OPEN (issue 11): memory is limited per process (RLIMIT_AS), not per run; needs a memory cgroup per run",
+)
 def test_class6_memory_is_bounded_per_run_not_only_per_process(arena):
     # RLIMIT_AS bounds one process; 2048 of them could take the host's memory
     arena.submit(add=FILL_ADD, at_import=MEMORY_HOG)
@@ -1617,6 +1625,10 @@ _atexit.register(_e2e_resign)
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="OPEN (issue 11): the probe's results file can be rewritten at exit with the key found in memory; the records should reach the harness live through a pipe",
+)
 def test_class7_results_file_re_signed_at_exit(arena):
     arena.submit(add="def add(a, b):\n    return 0\n", at_import=RESIGN)
     arena.grade()
