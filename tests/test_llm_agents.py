@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import tarfile
 import textwrap
 from pathlib import Path
 
@@ -152,10 +155,13 @@ def test_cmd_agent_runs_a_command_in_the_workspace(pytester, tasks, results):
     tasks.make()
     src = tasks.reference(pytester.path / "src", CALC_CODE)
     ini(pytester)
-    result = pytester.runpytest(
-        f"--e2e-agent=cmd:test -s {{requirements}} && cp -r {src}/. {{workspace}}",
-        "--e2e-sandbox=none",  # the source is under /tmp, which the sandbox hides
-    )
+    # The command runs sandboxed: it sees its workspace and the requirements, not the host's
+    # folders, so it unpacks the project itself (base64: agent specs are split at commas).
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+        tar.add(src, arcname=".")
+    write = f"echo {base64.b64encode(packed.getvalue()).decode()} | base64 -d | tar -xz"
+    result = pytester.runpytest(f"--e2e-agent=cmd:test -s {{requirements}} && {write}")
     result.assert_outcomes(passed=3)
     details = results()["tasks"][0]["agent_run"]["details"]
     assert details["exit_status"] == 0 and details["timed_out"] is False
