@@ -233,9 +233,7 @@ def test_reference_passes_nop_fails_and_a_failure_has_screenshot(pytester, tasks
     wrong = pytester.path / "outputs" / "greet"
     tasks.write(wrong / "index.html", APP)
     tasks.write(wrong / "app.js", SCRIPT.replace("Hello, ", "Hi, ") + "console.error('oops');\n")
-    result = pytester.runpytest(
-        "--e2e-agent=reference,nop,dir:outputs", "--e2e-tasks=tasks"
-    )
+    result = pytester.runpytest("--e2e-agent=reference,nop,dir:outputs", "--e2e-tasks=tasks")
     result.assert_outcomes(passed=3, failed=3)
     result.stdout.fnmatch_lines(
         [
