@@ -84,26 +84,24 @@ class Quota:
 
 
 @contextlib.contextmanager
-def sized_tmpfs(limits: Limits) -> Iterator[Path]:
+def sized_tmpfs(limits: Limits) -> Iterator[Path | None]:
     """A private tmpfs limited in bytes and inodes, for the sandbox's /tmp and /dev/shm (its
-    ``tmp`` and ``shm`` folders; root only)."""
+    ``tmp`` and ``shm`` folders; root only). None when it cannot be mounted: the sandbox then
+    makes its own, limited in bytes only."""
     where = Path(tempfile.mkdtemp(prefix="e2ebench-tmp-"))
     options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777,nosuid,nodev"
-    mounted = (
-        subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", options, "e2ebench-tmp", str(where)],
-            capture_output=True,
-        ).returncode
-        == 0
-    )
-    for name in ("tmp", "shm"):
-        (where / name).mkdir()
-        os.chmod(where / name, 0o1777)
+    mount = ["mount", "-t", "tmpfs", "-o", options, "e2ebench-tmp", str(where)]
+    if subprocess.run(mount, capture_output=True).returncode != 0:
+        where.rmdir()
+        yield None
+        return
     try:
+        for name in ("tmp", "shm"):
+            (where / name).mkdir()
+            os.chmod(where / name, 0o1777)
         yield where
     finally:
-        if mounted:
-            subprocess.run(["umount", "-l", str(where)], capture_output=True)
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
         shutil.rmtree(where, ignore_errors=True)
 
 

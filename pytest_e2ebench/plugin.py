@@ -98,7 +98,7 @@ def _sandbox(config: pytest.Config, settings):
         raise pytest.UsageError(str(exc)) from None
     if warning and not hasattr(config, "workerinput"):
         config.issue_config_time_warning(E2EBenchWarning(warning), stacklevel=2)
-    return Sandbox(mode=mode, hidden=(settings.tasks, settings.out))
+    return Sandbox(mode=mode)
 
 
 def _check_llm_stages(settings) -> None:

@@ -103,7 +103,6 @@ def run(
     preexec: Callable[[], None] | None = None,
     pass_fds: tuple[int, ...] = (),
     watch: Callable[[], str | None] | None = None,
-    after_start: Callable[[], None] | None = None,
 ) -> Completed:
     """Run ``args``; kill its process group after ``timeout`` seconds or when it ends.
 
@@ -111,8 +110,6 @@ def run(
     go to ``log``, the rest is counted and dropped, so a flood of output costs neither disk
     nor memory. ``watch``, called every :data:`WATCH_INTERVAL` seconds while the command runs,
     may return a reason to stop it (its group is killed; the reason is in ``stopped``).
-    ``after_start`` runs in the harness right after the process is started (e.g. to close the
-    harness's copy of a descriptor the child inherited).
     """
     start = time.monotonic()
     timed_out = False
@@ -131,8 +128,6 @@ def run(
             preexec_fn=_die_with_parent(preexec),  # and the sandbox's resource limits
             pass_fds=pass_fds,
         )
-        if after_start is not None:
-            after_start()
         reader = threading.Thread(target=_drain, args=(proc.stdout, fd, limit, counts), daemon=True)
         reader.start()
         deadline = start + timeout

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import errno
 import functools
 import os
 import shlex
@@ -90,8 +91,6 @@ def _seccomp_program() -> ctypes.Array | None:
     is the filter Flatpak installs for the same reason. The keyring calls fail with EPERM.
     """
     try:
-        import errno
-
         import pyseccomp as seccomp
 
         rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
@@ -107,7 +106,7 @@ def _seccomp_program() -> ctypes.Array | None:
             rules.export_bpf(fh)
             fh.seek(0)
             program = fh.read()
-    except Exception:  # no libseccomp here: the caller warns
+    except (ImportError, OSError, RuntimeError, ValueError):  # no libseccomp: the caller warns
         return None
     return ctypes.create_string_buffer(program, len(program))
 
@@ -152,8 +151,7 @@ def _probe(mode: str) -> bool:
 @functools.cache
 def works(mode: str) -> bool:
     """True when ``mode`` can run generated code on this machine (probed once)."""
-    tool = {"bwrap": "bwrap", "unshare": "unshare"}.get(mode)
-    if tool is not None and shutil.which(tool) is None:
+    if mode != "none" and shutil.which(mode) is None:  # the bwrap or unshare program
         return False
     return _probe(mode)
 
@@ -229,7 +227,6 @@ class Sandbox:
 
     mode: str = "none"
     limits: Limits = Limits()
-    hidden: tuple[Path, ...] = ()  # kept for callers; the allow-list root hides everything
 
     @property
     def drops_privileges(self) -> bool:
@@ -237,20 +234,15 @@ class Sandbox:
         return _is_root()
 
     def prepare(self, writable: Sequence[Path]) -> None:
-        """Make ``writable`` folders (created if missing) writable for the sandbox user."""
+        """Make ``writable`` folders (created if missing) writable for the sandbox user.
+
+        Only entries not yet owned by it are changed: an agent's workspace and venv are
+        prepared before each of its commands, and most of it is the sandbox's own by then.
+        """
         for root in writable:
             root.mkdir(parents=True, exist_ok=True)
-            if not self.drops_privileges:
-                continue
-            os.chown(root, UNPRIVILEGED_UID, UNPRIVILEGED_UID, follow_symlinks=False)
-            for dirpath, dirnames, filenames in os.walk(root):
-                for name in [*dirnames, *filenames]:
-                    os.chown(
-                        Path(dirpath, name),
-                        UNPRIVILEGED_UID,
-                        UNPRIVILEGED_UID,
-                        follow_symlinks=False,
-                    )
+            if self.drops_privileges:
+                _chown_tree(root, UNPRIVILEGED_UID)
 
     def command(
         self,
@@ -262,16 +254,14 @@ class Sandbox:
         network: bool = False,
         tmp: Path | None = None,
         started_fd: int | None = None,
-        fds: list[int] | None = None,
     ) -> list[str]:
         """``args`` wrapped for this sandbox's mode.
 
-        ``tmp`` is a host folder (a size-limited tmpfs) to bind as ``/tmp``; ``started_fd``
+        ``tmp`` is a host tmpfs (limited in bytes and inodes) whose ``tmp`` and ``shm`` folders
+        become ``/tmp`` and ``/dev/shm``; ``started_fd``
         a pipe the wrapper writes one byte to right before it runs ``args`` (so the harness
-        knows, without reading any output, that the sandbox itself started). Descriptors the
-        command needs are appended to ``fds``: pass them to the child, then close them.
+        knows, without reading any output, that the sandbox itself started).
         """
-        fds = [] if fds is None else fds
         inner = list(args)
         if started_fd is not None:
             # The system's bash (descriptors above 9), as the sandbox user, before any byte of
@@ -308,29 +298,20 @@ class Sandbox:
                 "--",
                 *inner,
             ]
-        reach = self._reach(cwd, writable, readable, fds) if self.drops_privileges else ""
+        spaces = []
         if self.mode == "unshare":
             spaces = ["--pid", "--fork", "--kill-child", "--mount-proc"]
             if not network:
                 spaces.insert(0, "--net")
-            if reach:
-                spaces = ["--mount", "--propagation", "private", *spaces]
-            return ["unshare", *spaces, "--", *_preamble(reach, inner)]
+        reach = self._reach(cwd, writable, readable) if self.drops_privileges else ""
         if reach:
-            # no isolation, but a mount namespace so the unprivileged user reaches its paths
-            return [
-                "unshare",
-                "--mount",
-                "--propagation",
-                "private",
-                "--",
-                *_preamble(reach, inner),
-            ]
-        return inner
+            # a private mount namespace, so the unprivileged user reaches its paths (bash: the
+            # descriptors it opens are above 9)
+            spaces = ["--mount", "--propagation", "private", *spaces]
+            inner = ["/bin/bash", "-c", f'{reach} && exec "$@"', "e2ebench-reach", *inner]
+        return ["unshare", *spaces, "--", *inner] if spaces else inner
 
-    def _reach(
-        self, cwd: Path, writable: Sequence[Path], readable: Sequence[Path], fds: list[int]
-    ) -> str:
+    def _reach(self, cwd: Path, writable: Sequence[Path], readable: Sequence[Path]) -> str:
         """Shell lines (run as root in a private mount namespace, before dropping privileges)
         that make the paths a command needs reachable by the unprivileged user.
 
@@ -486,76 +467,71 @@ class Sandbox:
         writable = [Path(p) for p in writable]
         self.prepare(writable)
         quota = Quota(writable, self.limits)
-        started_r, started_w = os.pipe()
-        fds: list[int] = []
-        try:
-            with contextlib.ExitStack() as stack:
-                tmp = None
-                if self.mode == "bwrap" and self.drops_privileges:
-                    tmp = stack.enter_context(sized_tmpfs(self.limits))
-                command = self.command(
-                    args,
-                    cwd=cwd,
-                    writable=writable,
-                    readable=readable,
-                    network=network,
-                    tmp=tmp,
-                    started_fd=started_w,
-                    fds=fds,
+        with contextlib.ExitStack() as stack:
+            tmp = None
+            if self.mode == "bwrap" and self.drops_privileges:
+                tmp = stack.enter_context(sized_tmpfs(self.limits))
+            tmp_filled = False
+
+            def watch() -> str | None:
+                nonlocal tmp_filled
+                # a full /tmp is contained by the tmpfs itself (ENOSPC): only recorded
+                tmp_filled = tmp_filled or (tmp is not None and is_full(tmp))
+                return quota.check() if writable else None
+
+            started_r, started_w = os.pipe()
+            stack.callback(os.close, started_r)
+            try:
+                done = process.run(
+                    self.command(
+                        args,
+                        cwd=cwd,
+                        writable=writable,
+                        readable=readable,
+                        network=network,
+                        tmp=tmp,
+                        started_fd=started_w,
+                    ),
+                    cwd=cwd if self.mode != "bwrap" else Path("/"),
+                    env=env,
+                    timeout=timeout,
+                    log=log,
+                    limit=limit,
+                    preexec=self.preexec(stack.enter_context(pids_cgroup(self.limits.nproc))),
+                    pass_fds=(*pass_fds, started_w),
+                    watch=watch,
                 )
-                cgroup = stack.enter_context(pids_cgroup(self.limits.nproc))
-                w = [started_w]
-                tmp_full: list[bool] = []
-
-                def watch() -> str | None:
-                    # a full /tmp is contained by the tmpfs itself (ENOSPC): only recorded
-                    if tmp is not None and not tmp_full and is_full(tmp):
-                        tmp_full.append(True)
-                    return quota.check() if writable else None
-
-                def close_writer() -> None:
-                    os.close(w.pop())
-
-                try:
-                    done = process.run(
-                        command,
-                        cwd=cwd if self.mode != "bwrap" else Path("/"),
-                        env=env,
-                        timeout=timeout,
-                        log=log,
-                        limit=limit,
-                        preexec=self.preexec(cgroup),
-                        pass_fds=(*pass_fds, started_w, *fds),
-                        watch=watch,
-                        after_start=close_writer,
-                    )
-                finally:
-                    if w:
-                        os.close(w.pop())
-                started = os.read(started_r, 1) == b"1"
-                contained = []
-                if done.stopped == "disk_quota" or tmp_full or (tmp is not None and is_full(tmp)):
-                    contained.append("disk_quota")
-                if not done.stopped and writable and quota.check():
-                    contained.append("disk_quota")
-        finally:
-            for fd in [started_r, *fds]:
-                os.close(fd)
+            finally:
+                os.close(started_w)  # then the read below sees the end of the pipe
+            started = os.read(started_r, 1) == b"1"
+            # measured once more: a burst at the very end
+            full = (
+                done.stopped == "disk_quota"
+                or tmp_filled
+                or (tmp is not None and is_full(tmp))
+                or bool(writable and quota.check())
+            )
         if not started and not done.timed_out:
             raise InfrastructureError(
                 "sandbox",
                 f"the {self.mode} sandbox could not start the command "
                 f"(exit status {done.returncode}):\n{done.tail(5)}",
             )
-        return dataclasses.replace(done, contained=tuple(sorted(set(contained))))
+        return dataclasses.replace(done, contained=("disk_quota",) if full else ())
 
 
-def _preamble(reach: str, inner: list[str]) -> list[str]:
-    """``inner`` after the shell lines ``reach`` (none: ``inner`` itself)."""
-    if not reach:
-        return inner
-    # bash: descriptors above 9
-    return ["/bin/bash", "-c", f'{reach} && exec "$@"', "e2ebench-reach", *inner]
+def _chown_tree(root: Path, uid: int) -> None:
+    """Give ``root`` and everything below it to ``uid``, never following a link."""
+    stack = [root]
+    if os.lstat(root).st_uid != uid:
+        os.chown(root, uid, uid, follow_symlinks=False)
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.stat(follow_symlinks=False).st_uid != uid:
+                    os.chown(entry.path, uid, uid, follow_symlinks=False)
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
 
 
 def _blocking_ancestor(path: Path) -> Path | None:
