@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pyproject_hooks
 
-from .intake import copy_tree
-from .requirements import InstallRefused, read_regular
+from .intake import copy_tree, read_regular
+from .requirements import InstallRefused
 from .sandbox import Sandbox
 
 HOOK_TIMEOUT = 600.0

@@ -312,6 +312,35 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _read_open(fd: int, limit: int, name: str) -> bytes:
+    """At most ``limit`` bytes of the open file ``fd``, never reading more than ``limit + 1``.
+
+    Raises OSError when it is not a regular file, ValueError when it is larger.
+    """
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        raise OSError(f"{name} is not a regular file")
+    chunks, size = [], 0
+    while chunk := os.read(fd, min(_CHUNK, limit + 1 - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise ValueError(f"{name} is larger than {limit} bytes")
+    return b"".join(chunks)
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file ``path``, its last component opened without following a
+    link (for files in folders the harness made), at most ``limit`` of them.
+
+    Raises OSError for a link, a FIFO, a device or a missing file, ValueError when larger.
+    """
+    fd = os.open(path, _FILE_FLAGS)
+    try:
+        return _read_open(fd, limit, path.name)
+    finally:
+        os.close(fd)
+
+
 def read_bytes(root: Path, rel: str | Path, max_bytes: int) -> bytes | None:
     """The bytes of the regular file ``root/rel``, read without following any link.
 
@@ -338,17 +367,8 @@ def read_bytes(root: Path, rel: str | Path, max_bytes: int) -> bytes | None:
     finally:
         os.close(fd)
     try:
-        st = os.fstat(file_fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
-            return None
-        chunks, size = [], 0
-        while chunk := os.read(file_fd, min(_CHUNK, max_bytes + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > max_bytes:
-                return None
-        return b"".join(chunks)
-    except OSError:
+        return _read_open(file_fd, max_bytes, parts[-1])
+    except (OSError, ValueError):
         return None
     finally:
         os.close(file_fd)

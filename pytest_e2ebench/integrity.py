@@ -23,7 +23,8 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from .requirements import InstallRefused, read_regular
+from .intake import read_regular
+from .requirements import InstallRefused
 from .wheel import STARTUP_MODULES
 
 MAX_RECORD = 8 << 20

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import tomllib
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from .intake import read_regular
+
 MAX_REQUIREMENTS = 200
 MAX_REQUIREMENT_CHARS = 1000
 MAX_PYPROJECT_BYTES = 1 << 20
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 # module[.sub…][:object[.attr…]] (PEP 517)
 _BACKEND = re.compile(r"^[A-Za-z_][\w.]*(:[A-Za-z_][\w.]*)?$")
 # PEP 517/518 defaults for a project that does not name its build system
@@ -37,26 +37,6 @@ LEGACY_BUILD_SYSTEM = {
 
 class InstallRefused(Exception):
     """The project cannot be installed as it is: the agent's failure, the text says why."""
-
-
-def read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of a regular file, opened without following links, at most ``limit`` of them.
-
-    Raises OSError for a link, a FIFO, a device or a missing file, ValueError when larger.
-    """
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path.name} is not a regular file")
-        chunks, size = [], 0
-        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise ValueError(f"{path.name} is larger than {limit} bytes")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def vet(texts: object, where: str) -> list[str]:

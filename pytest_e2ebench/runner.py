@@ -24,13 +24,13 @@ import random
 import resource
 import secrets
 import shutil
-import stat
 import sys
 import textwrap
 from pathlib import Path
 
 from . import honeypot, process, skips, tamper
 from .errors import InfrastructureError
+from .intake import IntakeLimits, copy_tree, read_regular
 from .probe import PROBE_DIR, PROBE_PLUGIN
 from .sandbox import Limits, Sandbox
 from .web import WEB_PLUGIN, browser_binaries
@@ -92,25 +92,6 @@ def _env(venv_python: Path, home: Path, probe_out: Path | None = None) -> dict[s
     return env
 
 
-def _read_results(path: Path) -> tuple[bytes, bool]:
-    """The probe's results file (project-zone data): a regular file, opened without following
-    links and without blocking, at most :data:`PROBE_LIMIT` bytes; and whether it was longer."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return b"", False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b"", True  # the project put something else in its place
-        chunks, size = [], 0
-        while size <= PROBE_LIMIT and (chunk := os.read(fd, 1 << 20)):
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)[:PROBE_LIMIT], size > PROBE_LIMIT
-    finally:
-        os.close(fd)
-
-
 def read_probe(path: Path, key: str) -> dict:
     """Parse the probe's signed JSON lines into tests, collection errors and the exit status.
 
@@ -129,9 +110,15 @@ def read_probe(path: Path, key: str) -> dict:
     kinds: list[str] = []
     seqs: list[object] = []
     web: dict = {}
-    data, too_long = _read_results(path)
+    # project-zone data: a regular file, not followed through a link, bounded
+    try:
+        data, odd = read_regular(path, PROBE_LIMIT), False
+    except FileNotFoundError:
+        data, odd = b"", False
+    except (OSError, ValueError):  # something else in its place, or far too long
+        data, odd = b"", True
     *lines, cut = data.split(b"\n")  # ``cut``: after the last newline, "" unless killed
-    forged = int(too_long)
+    forged = int(odd)
     mac_key = key.encode()
     for raw in lines:
         try:
@@ -185,8 +172,6 @@ def coverage_totals(where: Path, repo: Path, data: list[Path]) -> dict | None:
     changed. A report that fails (e.g. on a source file too big to parse) leaves coverage
     unknown for this suite and says so; it never changes a verdict.
     """
-    from .intake import IntakeLimits, copy_tree
-
     where.mkdir(parents=True)
     inbox = where / "data"
     inbox.mkdir()

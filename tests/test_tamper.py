@@ -491,7 +491,7 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task, tmp_path,
     import subprocess
     import sys
 
-    from pytest_e2ebench.runner import INI, PROBE_LIMIT  # noqa: F401 - the harness's ini
+    from pytest_e2ebench.runner import INI  # the harness's ini
     from pytest_e2ebench.skips import may_skip
 
     tests = task.copy_tests(tmp_path / "tests")
