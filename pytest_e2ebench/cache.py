@@ -111,7 +111,11 @@ def remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
 
         def onerror(func, target, _exc):
-            os.chmod(target, 0o700)
+            # make the entry and its folder writable, never through a link (it may be a
+            # project's, pointing at a host file)
+            for entry in (os.path.dirname(target), target):
+                if not os.path.islink(entry):
+                    os.chmod(entry, 0o700)
             func(target)
 
         shutil.rmtree(path, onerror=onerror)

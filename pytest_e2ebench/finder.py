@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from .wheel import STARTUP_MODULES
 from .workspace import IGNORED_DIRS, TEST_DIRS
 
 FINDER_MODULE = "_e2ebench_project_finder"
@@ -29,8 +30,7 @@ NOT_PROJECT = frozenset(
         *TEST_DIRS,
         "conftest",
         "setup",
-        "sitecustomize",
-        "usercustomize",
+        *STARTUP_MODULES,
         "src",
         # A project module named like the standard library (hmac.py, sqlite3/) would run inside
         # the probe's or coverage's own imports, before the probe watches anything.

@@ -101,13 +101,13 @@ def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env["UV_PYTHON_DOWNLOADS"] = "never"  # never fetch an interpreter: use the harness's
     env["UV_LINK_MODE"] = "copy"  # a venv file never shares its inode with the cache
-    env["UV_NO_CONFIG"] = "1"  # no uv.toml/pyproject.toml found from the cwd applies
     env.setdefault("UV_NO_PROGRESS", "1")
     return env
 
 
 def _uv(args: list[str], logs: Path, name: str) -> process.Completed:
-    """Run the harness's uv (configuration discovery off) from ``logs``, a harness folder."""
+    """Run the harness's uv from ``logs``, a harness folder, with configuration discovery off
+    (no uv.toml or pyproject.toml found from a folder applies)."""
     logs.mkdir(parents=True, exist_ok=True)
     return process.run(
         [uv_binary(), *args, "--no-config"],
@@ -161,7 +161,7 @@ class InstallResult:
 def _create(
     venv: Path, logs: Path, packages: list[str], *, stage: str, seed: bool = False, prefix: str = ""
 ) -> None:
-    """Create ``venv`` with uv and install ``packages`` (harness code only, no project code).
+    """Create ``venv`` with uv and install ``packages``, if any (harness code only).
 
     Failing here is never the agent's fault: an :class:`InfrastructureError` of ``stage``.
     """
@@ -172,6 +172,8 @@ def _create(
     )
     if made.returncode != 0:
         raise InfrastructureError(stage, f"uv venv failed:\n{made.tail()}")
+    if not packages:
+        return
     tools = _uv(
         ["pip", "install", "--quiet", "--python", str(python_of(venv)), *packages],
         logs,
@@ -263,10 +265,7 @@ def _install(
     with tempfile.TemporaryDirectory(prefix="e2ebench-build-", ignore_cleanup_errors=True) as tmp:
         folders = backend.BuildFolders(Path(tmp))
         folders.prepare(repo)
-        env = ["venv", "--quiet", "--python", sys.executable, str(folders.env)]
-        made = _uv(env, logs, "build-env")
-        if made.returncode != 0:
-            raise InfrastructureError("venv", f"uv venv failed:\n{made.tail()}")
+        _create(folders.env, logs, [], stage="venv", prefix="build-")
         build_python = python_of(folders.env)
         _fetch("build-requirements", system["requires"], build_python, logs)
         runner = backend.HookRunner(sandbox or Sandbox(), folders, logs)

@@ -771,48 +771,41 @@ def test_class2_sitecustomize_in_a_project_without_packaging(arena):
 
 
 @pytest.mark.slow
-def test_class2_build_requirement_pointing_into_the_project(arena):
-    # `name @ file://…` in [build-system] requires: the harness's own uv would build it unsandboxed
-    evil = arena.repo / "evilreq"
-    setup = arena.standalone("build-requirement-setup.py") + (
-        "from setuptools import setup\nsetup(name='e2eevilreq', version='1.0', py_modules=[])\n"
+@pytest.mark.parametrize("where", ["build-requirement", "dependency"])
+def test_class2_direct_reference_pointing_into_the_project(arena, where):
+    # `name @ file://…` in [build-system] requires or in the built metadata's dependencies:
+    # the harness's own uv would build it unsandboxed
+    folder, dist = {
+        "build-requirement": ("evilreq", "e2eevilreq"),
+        "dependency": ("evildep", "e2eevildep"),
+    }[where]
+    evil = arena.repo / folder
+    setup = arena.standalone(f"{where}-setup.py") + (
+        f"from setuptools import setup\nsetup(name='{dist}', version='1.0', py_modules=[])\n"
     )
-    pyproject = (
-        "[build-system]\n"
-        f'requires = ["setuptools>=61", "e2eevilreq @ file://{evil}"]\n'
-        'build-backend = "setuptools.build_meta"\n\n'
-        '[project]\nname = "calc"\nversion = "0.1"\n'
-    )
+    reference = f'"{dist} @ file://{evil}"'
+    if where == "build-requirement":
+        pyproject = (
+            "[build-system]\n"
+            f'requires = ["setuptools>=61", {reference}]\n'
+            'build-backend = "setuptools.build_meta"\n\n'
+            '[project]\nname = "calc"\nversion = "0.1"\n'
+        )
+        files = {
+            f"{folder}/pyproject.toml": '[build-system]\nrequires = ["setuptools"]\n'
+            'build-backend = "setuptools.build_meta"\n'
+        }
+    else:
+        pyproject = (
+            '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
+            '[project]\nname = "calc"\nversion = "0.1"\n'
+            f"dependencies = [{reference}]\n\n"
+            '[tool.setuptools]\npackages = ["calc"]\n'
+        )
+        files = {}
     arena.submit(
         add="def add(a, b):\n    return 0\n",
-        files={
-            "pyproject.toml": pyproject,
-            "evilreq/setup.py": setup,
-            "evilreq/pyproject.toml": '[build-system]\nrequires = ["setuptools"]\n'
-            'build-backend = "setuptools.build_meta"\n',
-        },
-    )
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
-
-
-@pytest.mark.slow
-def test_class2_runtime_dependency_pointing_into_the_project(arena):
-    # a `name @ file://…` dependency in the built metadata: installed by the harness's uv
-    evil = arena.repo / "evildep"
-    setup = arena.standalone("dependency-setup.py") + (
-        "from setuptools import setup\nsetup(name='e2eevildep', version='1.0', py_modules=[])\n"
-    )
-    pyproject = (
-        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
-        '[project]\nname = "calc"\nversion = "0.1"\n'
-        f'dependencies = ["e2eevildep @ file://{evil}"]\n\n'
-        '[tool.setuptools]\npackages = ["calc"]\n'
-    )
-    arena.submit(
-        add="def add(a, b):\n    return 0\n",
-        files={"pyproject.toml": pyproject, "evildep/setup.py": setup},
+        files={"pyproject.toml": pyproject, f"{folder}/setup.py": setup, **files},
     )
     arena.grade()
     arena.assert_r1_fails()
