@@ -39,6 +39,7 @@ from pathlib import Path
 import pytest
 
 import pytest_e2ebench
+from pytest_e2ebench import limits
 from conftest import CALC_CODE, CALC_TESTS
 
 
@@ -1327,15 +1328,14 @@ except OSError as _exc:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN (issue 11): memory is limited per process (RLIMIT_AS), not per run; needs a memory cgroup per run",
-)
 def test_class6_memory_is_bounded_per_run_not_only_per_process(arena):
-    # RLIMIT_AS bounds one process; 2048 of them could take the host's memory
+    # RLIMIT_AS bounds one process; 2048 of them could take the host's memory: the run's memory
+    # cgroup bounds them together, and the kernel's kills are recorded
     arena.submit(add=FILL_ADD, at_import=MEMORY_HOG)
     arena.grade()
-    arena.assert_r1_fails()
+    run = arena.assert_r1_fails()
+    if limits.cgroup_roots().get("memory"):
+        assert "memory" in run["test_run"]["containment"], run["test_run"]
     arena.check()
 
 
