@@ -20,9 +20,9 @@ capabilities that would let it unmount or remount what hides the host.
 
 Every run also gets resource limits (CPU time, address space, file size, open files,
 processes; where a cgroup hierarchy is writable, a cgroup bounding the processes and the
-memory of the whole run, whose out-of-memory kills are recorded as ``memory``), a quota on its writable folders (bytes and
-files, enforced by a watchdog that stops the run: ``disk_quota``), and the caller's wall-clock
-timeout, after which its whole process group is killed.
+memory of the whole run, whose out-of-memory kills are recorded as ``memory``), a quota on its
+writable folders (bytes and files, enforced by a watchdog that stops the run: ``disk_quota``),
+and the caller's wall-clock timeout, after which its whole process group is killed.
 """
 
 from __future__ import annotations

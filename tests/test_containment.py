@@ -39,8 +39,8 @@ from pathlib import Path
 import pytest
 
 import pytest_e2ebench
-from pytest_e2ebench import limits
 from conftest import CALC_CODE, CALC_TESTS
+from pytest_e2ebench import limits
 
 
 def _bwrap() -> bool:
