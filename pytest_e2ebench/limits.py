@@ -85,19 +85,18 @@ class Quota:
 
 
 @contextlib.contextmanager
-def sized_tmpfs(limits: Limits) -> Iterator[Path | None]:
-    """A private tmpfs limited in bytes and inodes, for the sandbox's /tmp and /dev/shm (its
-    ``tmp`` and ``shm`` folders; root only). None when it cannot be mounted: the sandbox then
-    makes its own, limited in bytes only."""
+def sized_tmpfs(size: int, inodes: int, folders: Sequence[str] = ()) -> Iterator[Path | None]:
+    """A private tmpfs limited to ``size`` bytes and ``inodes`` inodes, with ``folders`` made in
+    it (mode 1777; root only). None when it cannot be mounted."""
     where = Path(tempfile.mkdtemp(prefix="e2ebench-tmp-"))
-    options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777,nosuid,nodev"
+    options = f"size={size},nr_inodes={inodes},mode=0755,nosuid,nodev"
     mount = ["mount", "-t", "tmpfs", "-o", options, "e2ebench-tmp", str(where)]
     if subprocess.run(mount, capture_output=True).returncode != 0:
         where.rmdir()
         yield None
         return
     try:
-        for name in ("tmp", "shm"):
+        for name in folders:
             (where / name).mkdir()
             os.chmod(where / name, 0o1777)
         yield where

@@ -21,7 +21,9 @@ capabilities that would let it unmount or remount what hides the host.
 Every run also gets resource limits (CPU time, address space, file size, open files,
 processes; where a cgroup hierarchy is writable, a cgroup bounding the processes and the
 memory of the whole run, whose out-of-memory kills are recorded as ``memory``), a quota on its
-writable folders (bytes and files, enforced by a watchdog that stops the run: ``disk_quota``),
+writable folders (bytes and files: under bubblewrap with a root harness the folders are
+overlays whose writes land in a tmpfs of that size, :mod:`.overlay`; otherwise a watchdog
+measures them and stops the run; either way recorded as ``disk_quota``),
 and the caller's wall-clock timeout, after which its whole process group is killed.
 """
 
@@ -41,7 +43,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import process
+from . import overlay, process
 from .errors import InfrastructureError
 from .limits import Limits, Quota, RunCgroup, is_full, run_cgroup, sized_tmpfs
 
@@ -255,11 +257,13 @@ class Sandbox:
         network: bool = False,
         tmp: Path | None = None,
         started_fd: int | None = None,
+        views: dict[Path, Path] | None = None,
     ) -> list[str]:
         """``args`` wrapped for this sandbox's mode.
 
         ``tmp`` is a host tmpfs (limited in bytes and inodes) whose ``tmp`` and ``shm`` folders
-        become ``/tmp`` and ``/dev/shm``; ``started_fd``
+        become ``/tmp`` and ``/dev/shm``; ``views`` what to bind at a writable folder instead of
+        the folder itself (its overlay, :mod:`.overlay`); ``started_fd``
         a pipe the wrapper writes one byte to right before it runs ``args`` (so the harness
         knows, without reading any output, that the sandbox itself started).
         """
@@ -291,7 +295,7 @@ class Sandbox:
         if self.mode == "bwrap":
             return [
                 "bwrap",
-                *self._bwrap_layout(cwd, writable, readable, tmp),
+                *self._bwrap_layout(cwd, writable, readable, tmp, views or {}),
                 *self._bwrap_namespaces(network),
                 "--die-with-parent",
                 "--chdir",
@@ -382,6 +386,7 @@ class Sandbox:
         writable: Sequence[Path],
         readable: Sequence[Path],
         tmp: Path | None,
+        views: dict[Path, Path],
     ) -> list[str]:
         """The new root: an allow-list of binds, parents created traversable (0755)."""
         layout: list[str] = []
@@ -418,7 +423,7 @@ class Sandbox:
             dest = str(path)
             parents(dest)
             made.add(dest)
-            layout += [how, dest, dest]
+            layout += [how, str(views.get(Path(dest), dest)), dest]
         if str(cwd) not in made:
             parents(str(cwd) + "/x")
         return layout
@@ -469,19 +474,30 @@ class Sandbox:
         writable = [Path(p) for p in writable]
         self.prepare(writable)
         quota = Quota(writable, self.limits)
+        limits = self.limits
         with contextlib.ExitStack() as stack:
-            tmp = None
+            tmp = volume = views = None
             if self.mode == "bwrap" and self.drops_privileges:
-                tmp = stack.enter_context(sized_tmpfs(self.limits))
-            tmp_filled = False
+                tmp = stack.enter_context(
+                    sized_tmpfs(limits.tmp_bytes, limits.tmp_inodes, ("tmp", "shm"))
+                )
+                if writable:
+                    # every write to the writable folders lands in one tmpfs of the quota's size
+                    volume = stack.enter_context(
+                        sized_tmpfs(limits.quota_bytes, limits.quota_files)
+                    )
+                if volume is not None:
+                    views = stack.enter_context(overlay.overlays(volume, writable))
+            filled = False
 
             def watch() -> str | None:
-                nonlocal tmp_filled
-                # a full /tmp is contained by the tmpfs itself (ENOSPC): only recorded
-                tmp_filled = tmp_filled or (tmp is not None and is_full(tmp))
-                return quota.check() if writable else None
+                nonlocal filled
+                # a full /tmp or overlay volume is contained by the tmpfs itself (ENOSPC): only
+                # recorded; folders written directly are measured, and stopped when over
+                filled = filled or any(v is not None and is_full(v) for v in (tmp, volume))
+                return quota.check() if writable and views is None else None
 
-            cgroup = stack.enter_context(run_cgroup(self.limits))
+            cgroup = stack.enter_context(run_cgroup(limits))
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
             try:
@@ -494,6 +510,7 @@ class Sandbox:
                         network=network,
                         tmp=tmp,
                         started_fd=started_w,
+                        views=views,
                     ),
                     cwd=cwd if self.mode != "bwrap" else Path("/"),
                     env=env,
@@ -508,12 +525,7 @@ class Sandbox:
                 os.close(started_w)  # then the read below sees the end of the pipe
             started = os.read(started_r, 1) == b"1"
             # measured once more: a burst at the very end
-            full = (
-                done.stopped == "disk_quota"
-                or tmp_filled
-                or (tmp is not None and is_full(tmp))
-                or bool(writable and quota.check())
-            )
+            full = bool(watch()) or done.stopped == "disk_quota" or filled
             # the kernel killed a process at the run's memory limit (read before the cgroup goes)
             memory = cgroup is not None and cgroup.oom_kills() > 0
         if not started and not done.timed_out:

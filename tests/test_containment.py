@@ -1288,13 +1288,10 @@ except OSError as _exc:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN (issue 11): the writable-folder quota is a watchdog walking the folders; files unlinked while held open are invisible to it. Needs a size-limited filesystem per run (tmpfs or loop device)",
-)
 def test_class6_quota_counts_files_deleted_while_held_open(arena):
     # the space of an unlinked file is freed only when the last descriptor closes: with 1024
-    # descriptors of 256 MiB each a run could hold 256 GiB of the host's disk
+    # descriptors of 256 MiB each a run could hold 256 GiB of the host's disk. The writable
+    # folders are overlays whose writes land in a tmpfs of the quota's size (ENOSPC).
     arena.submit(add=FILL_ADD, at_import=WRITABLE + UNLINKED_FILL)
     arena.grade()
     run = arena.assert_r1_fails()
