@@ -130,6 +130,12 @@ def addoption(parser: pytest.Parser) -> None:
         default=str(DEFAULT_AGENT_TIMEOUT),
     )
     parser.addini(
+        "e2ebench_context_tokens",
+        "the model's context in tokens: a tool-using agent drops its oldest tool outputs "
+        "when the conversation nears it (docs/agents.md)",
+        default="32768",
+    )
+    parser.addini(
         "e2ebench_prices",
         "LLM prices, one line per model: MODEL PROMPT_USD_PER_MTOK COMPLETION_USD_PER_MTOK",
         type="linelist",
@@ -170,6 +176,7 @@ class Settings:
     llm_retries: int = 4
     llm_timeout: float = 600.0
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT
+    context_tokens: int = 32768
     prices: tuple[str, ...] = ()
     model_params: tuple[str, ...] = ()
     co2: tuple[str, ...] = ()
@@ -241,6 +248,7 @@ def resolve(config: pytest.Config) -> Settings:
         llm_retries=_number(config, None, "e2ebench_llm_retries", "", int),
         llm_timeout=_number(config, None, "e2ebench_llm_timeout", "", float),
         agent_timeout=_number(config, None, "e2ebench_agent_timeout", "", float),
+        context_tokens=_number(config, None, "e2ebench_context_tokens", "", int),
         prices=tuple(config.getini("e2ebench_prices")),
         model_params=tuple(config.getini("e2ebench_model_params")),
         co2=tuple(config.getini("e2ebench_co2")),

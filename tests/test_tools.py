@@ -54,8 +54,23 @@ def test_errors_become_observations(box):
         call(box, "launch", x=1)
         == f"ERROR: unknown tool 'launch'; use one of {', '.join(TOOL_NAMES)}"
     )
-    assert box.run("view", "{not json").startswith("ERROR: the arguments are not valid JSON")
-    assert call(box, "view", nope="x").startswith("ERROR: bad arguments for view")
+    assert box.run("view", "{not json").startswith(
+        "ERROR: the arguments of view are not valid JSON"
+    )
+    assert box.run("view", "{not json").endswith(
+        "view(path: string; start_line: integer, optional)"
+    )
+    # what a real model sent (issue 19): answered with the tool's arguments, not Python internals
+    assert call(box, "bash", command="ls", type="shell") == (
+        "ERROR: bad arguments for bash: unknown argument(s) 'type'. Use bash(command: string)"
+    )
+    assert call(box, "view", nope="x") == (
+        "ERROR: bad arguments for view: unknown argument(s) 'nope'; missing 'path'. "
+        "Use view(path: string; start_line: integer, optional)"
+    )
+    assert call(box, "view", path="x.py", start_line="2") == "     2  x = 1"  # "2" is taken
+    assert "'start_line' must be an integer" in call(box, "view", path="x.py", start_line="two")
+    assert "'content' must be a string" in call(box, "create", path="y.py", content=["a"])
     assert call(box, "grep", pattern="(").startswith("ERROR: ")
 
 

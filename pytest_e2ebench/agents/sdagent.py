@@ -10,6 +10,13 @@ One step is one LLM call. The step limit (``--e2e-max-steps``, 200) counts acros
 role may use an equal share of what is left, and a role that submits early leaves its unused
 steps to the next. The step at which the first test file is written is recorded (E2EDevBench
 Fig. 4). Every call is written to ``agent/trajectory.jsonl``.
+
+What real models do wrong ends a role, never the harness (issue 19): a role that answers
+:data:`STALL_STEPS` times in a row without a tool call, or repeats the same call with the same
+result :data:`REPEAT_STEPS` times, is stalled; an endpoint that refuses a request (HTTP 400)
+after accepting the role's earlier ones has run out of context. Either is the agent's failure,
+in the run's note. Before each call the conversation is fitted to the model's context
+(``e2ebench_context_tokens``) by :func:`fit_context`.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import json
 from pathlib import Path
 
 from .. import venv
+from ..llm.base import LLMRefused
 from ..stash import SANDBOX
 from ..task import Task
 from ..testindex import is_test_module
@@ -25,6 +33,10 @@ from .base import Agent, AgentOutcome, RunContext
 from .tools import Toolbox
 
 PROMPT_VERSION = 2
+STALL_STEPS = 3  # answers in a row without a tool call that end a role
+REPEAT_STEPS = 4  # the same calls with the same results, in a row, that end a role
+CHARS_PER_TOKEN = 3  # a conservative estimate for code and JSON
+KEEP_RECENT = 6  # the last messages are never shortened
 BASE = (
     "You work alone in a fresh repository (the current directory) through tools. The user "
     "gives you a requirements document; it is all you know about the project. Deliver an "
@@ -83,13 +95,15 @@ class SDAgent(Agent):
             share = (state.max_steps - state.steps) // (len(self.roles) - index)
             summary = self._role(llm, role, task, tools, state, share, summaries, ctx)
             summaries.append(f"{role}: {summary or '(no summary)'}")
+        if state.steps >= state.max_steps:
+            state.notes.append("stopped at the step limit")
         return AgentOutcome(
             tokens_sent=state.prompt_tokens,
             tokens_generated=state.completion_tokens,
             cost_usd=state.cost,
             co2_g=state.co2,
             steps=state.steps,
-            note=None if state.steps < state.max_steps else "stopped at the step limit",
+            note="; ".join(state.notes) or None,
             details={
                 "roles": state.roles,
                 "first_test_step": state.first_test_step,
@@ -111,17 +125,33 @@ class SDAgent(Agent):
         tools.submitted = None
         used = 0
         state.roles.append({"role": role, "steps": 0, "submitted": False})
+        idle = repeats = 0
+        last: str | None = None
         while used < budget and tools.submitted is None:
             before = len(tools.written)
-            completion, observations = tools.step(llm, messages, scope=f"{ctx.scope}/{role}")
+            dropped = fit_context(messages, ctx.settings.context_tokens * CHARS_PER_TOKEN)
+            try:
+                completion, observations = tools.step(llm, messages, scope=f"{ctx.scope}/{role}")
+            except LLMRefused as exc:
+                if exc.status != 400 or used == 0:
+                    raise  # the first request refused: the endpoint or its settings
+                state.notes.append(
+                    f"{role}: the endpoint refused step {used + 1} after accepting the earlier "
+                    f"ones (400; the conversation may exceed the model's context): {exc}"
+                )
+                break
             used += 1
+            idle = 0 if observations else idle + 1
+            same = json.dumps([[o["name"], o["arguments"], o["output"]] for o in observations])
+            repeats = repeats + 1 if observations and same == last else 0
+            last = same
             state.add(completion)
             state.roles[-1]["steps"] = used
             if state.first_test_step is None and any(
                 is_test_module(Path(rel)) for rel in tools.written[before:]
             ):
                 state.first_test_step = state.steps
-            state.log(role, completion, observations)
+            state.log(role, completion, observations, dropped)
             ctx.progress(
                 {
                     "role": role,
@@ -131,8 +161,57 @@ class SDAgent(Agent):
                     "cost_usd": state.cost,
                 }
             )
+            if idle >= STALL_STEPS:
+                state.notes.append(f"{role}: stalled, {idle} answers in a row without a tool call")
+                break
+            if repeats + 1 >= REPEAT_STEPS:
+                state.notes.append(
+                    f"{role}: stalled, the same tool call(s) with the same result "
+                    f"{repeats + 1} times in a row"
+                )
+                break
         state.roles[-1]["submitted"] = tools.submitted is not None
         return tools.submitted
+
+
+def fit_context(messages: list[dict], budget: int) -> int:
+    """Shorten the oldest tool results until the conversation's text fits ``budget`` characters.
+
+    The policy: the system prompt, the requirements and the last :data:`KEEP_RECENT` messages
+    stay whole; older tool results (native ``tool`` messages and the user messages that carry
+    results of calls written as text) are replaced, oldest first, by a line saying how much was
+    dropped. Returns how many were shortened now (recorded in the trajectory).
+    """
+    size = sum(_size(m) for m in messages)
+    dropped = 0
+    for message in messages[2 : max(2, len(messages) - KEEP_RECENT)]:
+        if size <= budget:
+            break
+        content = message.get("content") or ""
+        if len(content) < 200 or not _is_result(message) or content.startswith(_DROPPED):
+            continue
+        note = f"{_DROPPED}: {len(content)} characters]"
+        message["content"] = note
+        size -= len(content) - len(note)
+        dropped += 1
+    return dropped
+
+
+_DROPPED = "[tool output dropped to fit the model's context"
+
+
+def _is_result(message: dict) -> bool:
+    content = message.get("content") or ""
+    return message.get("role") == "tool" or (
+        message.get("role") == "user" and content.startswith("[") and " result]" in content[:40]
+    )
+
+
+def _size(message: dict) -> int:
+    calls = message.get("tool_calls") or []
+    return len(message.get("content") or "") + sum(
+        len(c["function"]["arguments"] or "") for c in calls
+    )
 
 
 class _State:
@@ -148,6 +227,7 @@ class _State:
         self.co2: float | None = None
         self.first_test_step: int | None = None
         self.roles: list[dict] = []
+        self.notes: list[str] = []  # why roles ended early, and the step limit
         path.write_text("")
 
     def add(self, completion) -> None:
@@ -159,12 +239,13 @@ class _State:
         if completion.co2_g is not None:
             self.co2 = (self.co2 or 0.0) + completion.co2_g
 
-    def log(self, role: str, completion, observations: list[dict]) -> None:
+    def log(self, role: str, completion, observations: list[dict], dropped: int = 0) -> None:
         line = {
             "step": self.steps,
             "role": role,
             "completion": completion.to_dict(),
             "observations": observations,
+            "context_dropped": dropped,  # older tool outputs shortened before this call
         }
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")

@@ -17,14 +17,27 @@ import stat
 from pathlib import Path
 
 from ..intake import MAX_SOURCE_BYTES, read_bytes
-from ..llm.base import Completion
+from ..llm.base import Completion, ToolCall
 from ..sandbox import Sandbox
+from . import textcalls
 
 OUTPUT_LIMIT = 10_000  # characters of a command's output shown to the model
 VIEW_LINES = 200
 MAX_MATCHES = 100
 COMMAND_TIMEOUT = 300.0
-NUDGE = "Continue with the tools. Call submit when your part is done."
+# What the model reads after an answer in which no tool call was recognised (issue 19: a bare
+# "continue" made a small model repeat the same unrecognised answer eight times).
+NO_CALL = (
+    "No tool call was recognised in your answer, so nothing ran. Call one of the tools "
+    "({tools}) through function calling, or write exactly one JSON object "
+    '{{"name": "<tool>", "arguments": {{...}}}} in a ```json block. Call submit when your '
+    "part is done."
+)
+EMPTY = "Your answer was empty. " + NO_CALL
+CUT = (
+    "Your answer was cut off at the output token limit before a tool call was complete. "
+    "Take smaller steps (e.g. create a large file in parts). " + NO_CALL
+)
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache"}
 # The workspace is written by sandboxed commands: what the harness reads of it is bounded.
 MAX_READ_BYTES = MAX_SOURCE_BYTES
@@ -94,6 +107,44 @@ TOOL_SCHEMAS = [
     ),
 ]
 TOOL_NAMES = tuple(t["function"]["name"] for t in TOOL_SCHEMAS)
+_PARAMETERS = {t["function"]["name"]: t["function"]["parameters"] for t in TOOL_SCHEMAS}
+
+
+def signature(name: str) -> str:
+    """A tool's arguments as the model should write them, e.g. ``view(path: string, ...)``."""
+    schema = _PARAMETERS[name]
+    parts = [
+        f"{key}: {spec['type']}" + ("" if key in schema["required"] else ", optional")
+        for key, spec in schema["properties"].items()
+    ]
+    return f"{name}({'; '.join(parts)})"
+
+
+def _check_arguments(name: str, args: dict) -> dict:
+    """``args`` for tool ``name``, converted where the schema says integer; ToolError naming
+    the tool's signature when a key is unknown, missing or of the wrong type."""
+    schema = _PARAMETERS[name]
+    unknown = sorted(set(args) - set(schema["properties"]))
+    missing = [key for key in schema["required"] if key not in args]
+    problems = []
+    if unknown:
+        problems.append(f"unknown argument(s) {', '.join(map(repr, unknown))}")
+    if missing:
+        problems.append(f"missing {', '.join(map(repr, missing))}")
+    checked = {}
+    for key, value in args.items():
+        kind = schema["properties"].get(key, {}).get("type")
+        if kind == "integer" and not isinstance(value, bool):
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                problems.append(f"{key!r} must be an integer")
+        elif kind == "string" and not isinstance(value, str):
+            problems.append(f"{key!r} must be a string")
+        checked[key] = value
+    if problems:
+        raise ToolError(f"bad arguments for {name}: {'; '.join(problems)}. Use {signature(name)}")
+    return checked
 
 
 class Toolbox:
@@ -124,17 +175,19 @@ class Toolbox:
     def run(self, name: str, arguments: str) -> str:
         """Execute one tool call and return the observation (never raises)."""
         try:
-            args = json.loads(arguments or "{}")
-            if not isinstance(args, dict):
-                raise ToolError("arguments must be a JSON object")
             method = getattr(self, f"tool_{name}", None)
             if name not in TOOL_NAMES or method is None:
                 raise ToolError(f"unknown tool {name!r}; use one of {', '.join(TOOL_NAMES)}")
-            return method(**args)
-        except json.JSONDecodeError as exc:
-            return f"ERROR: the arguments are not valid JSON ({exc})"
-        except TypeError as exc:
-            return f"ERROR: bad arguments for {name}: {exc}"
+            try:
+                args = json.loads(arguments or "{}")
+            except json.JSONDecodeError as exc:
+                raise ToolError(
+                    f"the arguments of {name} are not valid JSON ({exc}); write a JSON object: "
+                    f"{signature(name)}"
+                ) from None
+            if not isinstance(args, dict):
+                raise ToolError(f"the arguments must be a JSON object: {signature(name)}")
+            return method(**_check_arguments(name, args))
         except (ToolError, OSError, UnicodeDecodeError, re.error) as exc:
             return f"ERROR: {exc}"
 
@@ -267,21 +320,44 @@ class Toolbox:
     def step(self, llm, messages: list[dict], scope: str) -> tuple[Completion, list[dict]]:
         """One agent step: ask the model, run the tools it called, extend ``messages``.
 
-        Returns the completion and the observations (id, name, arguments, output) of its tool
-        calls. An answer without tool calls is followed by a nudge to use the tools.
+        Returns the completion and the observations (id, name, arguments, output, and
+        ``"text": true`` for a call found in the message text) of its tool calls. Calls the
+        model wrote as text (:mod:`.textcalls`) run like native ones; their results come back
+        in one user message. An answer without a recognised call gets a message saying so.
         """
         completion = llm.complete(messages, tools=TOOL_SCHEMAS, scope=scope)
         messages.append(completion.message())
+        calls, textual = completion.tool_calls, False
+        if not calls:
+            found = textcalls.parse(completion.content, TOOL_NAMES)
+            calls = tuple(ToolCall(f"text-{i}", name, args) for i, (name, args) in enumerate(found))
+            textual = bool(calls)
         observations = []
-        for call in completion.tool_calls:
+        for call in calls:
             output = self.run(call.name, call.arguments)
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+            if not textual:
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
             observations.append(
                 {"id": call.id, "name": call.name, "arguments": call.arguments, "output": output}
+                | ({"text": True} if textual else {})
             )
-        if not completion.tool_calls:
-            messages.append({"role": "user", "content": NUDGE})
+        if textual:
+            results = "\n\n".join(f"[{o['name']} result]\n{o['output']}" for o in observations)
+            messages.append({"role": "user", "content": results})
+        elif not calls:
+            messages.append({"role": "user", "content": self.no_call(completion)})
         return completion, observations
+
+    @staticmethod
+    def no_call(completion: Completion) -> str:
+        """What the model reads after an answer without a recognised tool call."""
+        if completion.finish_reason == "length":
+            template = CUT
+        elif not (completion.content or "").strip():
+            template = EMPTY
+        else:
+            template = NO_CALL
+        return template.format(tools=", ".join(TOOL_NAMES))
 
     def tool_submit(self, summary: str = "") -> str:
         """End the current role."""

@@ -15,6 +15,15 @@ class LLMUnavailable(InfrastructureError):
         super().__init__("llm", message)
 
 
+class LLMRefused(LLMUnavailable):
+    """The endpoint refused a request (a 4xx other than 408/409/429), after which retrying the
+    same request cannot help. ``status`` is the HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 @dataclasses.dataclass(frozen=True)
 class ToolCall:
     """A function call the model asked for; ``arguments`` is the raw JSON text it wrote."""

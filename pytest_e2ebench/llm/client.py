@@ -8,7 +8,7 @@ Retries with exponential backoff on 408/409/429/5xx, timeouts and connection err
 from __future__ import annotations
 
 from .accounting import Pricing
-from .base import Completion, LLMUnavailable, ToolCall
+from .base import Completion, LLMRefused, LLMUnavailable, ToolCall
 
 DEFAULT_TEMPERATURE = 0.2  # E2EDevBench §4.1
 DEFAULT_RETRIES = 4
@@ -85,9 +85,10 @@ class OpenAIChat:
                 return LLMUnavailable(
                     f"{url} answered {exc.status_code} after retries: {exc.message}"
                 )
-            return LLMUnavailable(
+            return LLMRefused(
+                exc.status_code,
                 f"{url} refused the request ({exc.status_code}): {exc.message}; "
-                "check --e2e-model, the base URL and OPENAI_API_KEY"
+                "check --e2e-model, the base URL and OPENAI_API_KEY",
             )
         if isinstance(exc, err.APIConnectionError | err.APITimeoutError):
             return LLMUnavailable(f"{url} did not answer after retries: {exc}")
