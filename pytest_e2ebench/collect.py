@@ -69,6 +69,11 @@ class RequirementItem(pytest.Item):
         self.add_marker(pytest.mark.requirement(requirement.id))
         for tag in requirement.tags:
             self.add_marker(getattr(pytest.mark, tag))
+        if self.config.pluginmanager.hasplugin("timeout"):
+            # A run's agent, build and test stages have their own limits (e2ebench_agent_timeout,
+            # --e2e-timeout) and happen in the first item's setup: a per-test limit meant for
+            # quick tests (pytest-timeout's `timeout`) would cut a long agent run short.
+            self.add_marker(pytest.mark.timeout(0))
 
     def setup(self) -> None:
         """Evaluate the run (cached); a run that cannot be evaluated is an error, not a failure.

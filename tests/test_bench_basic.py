@@ -155,3 +155,13 @@ def test_infrastructure_failure_is_an_error_not_a_failure(pytester, tasks, resul
     assert run["metrics"] is None
     assert run["error"]["kind"] == "infrastructure"
     assert results()["summary"]["reference"]["errored_runs"] == 1
+
+
+def test_a_per_test_timeout_for_quick_tests_does_not_cut_a_run(pytester, tasks, results):
+    # pytest-timeout's `timeout` (the project's own ini has one) covers item setup, where a
+    # whole run happens; the run has its own limits, so the benchmark's items are exempt
+    tasks.make()
+    pytester.makeini("[pytest]\ntimeout = 1\n")
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=3)
+    assert results()["tasks"][0]["metrics"]["impl_rate"] == 1.0
