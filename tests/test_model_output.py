@@ -171,3 +171,37 @@ def test_fit_context_drops_oldest_tool_outputs_first():
     assert [m["content"] for m in messages[-6:] if m["role"] == "tool"] == [
         f"{i}" * 5000 for i in (7, 8, 9)
     ]
+
+
+def test_cached_prompt_tokens_are_priced_and_counted_apart(pytester, tasks, results, llm):
+    # llama.cpp's prompt cache served most of every later step (issue 19: ~8x the cost when
+    # counted as fresh)
+    tasks.make()
+    ini(pytester, e2ebench_prices="scripted-model 2.0 8.0 0.5")
+    files = list(calc_files(tasks, pytester).items())
+    llm.push(
+        *[
+            tool_call(
+                "create",
+                {"path": p, "content": t},
+                prompt_tokens=1000,
+                completion_tokens=100,
+                cached_tokens=800,
+            )
+            for p, t in files
+        ],
+        tool_call("submit", {"summary": "done"}, prompt_tokens=1000, completion_tokens=10),
+    )
+    run(pytester, llm).assert_outcomes(passed=3)
+    record = results()["tasks"][0]
+    m = record["metrics"]
+    n = len(files)
+    assert m["tokens_sent"] == 1000 * (n + 1)
+    assert record["agent_run"]["details"]["cached_prompt_tokens"] == 800 * n
+    fresh, cached = 200 * n + 1000, 800 * n
+    completion = 100 * n + 10
+    assert m["cost_usd"] == pytest.approx((fresh * 2 + cached * 0.5 + completion * 8) / 1e6)
+    # CO2 counts the forward passes only: fresh prompt and generated tokens
+    from pytest_e2ebench.llm.accounting import co2_grams
+
+    assert m["co2_g"] == pytest.approx(co2_grams(fresh + completion, 7e9))

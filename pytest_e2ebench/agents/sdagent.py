@@ -107,6 +107,8 @@ class SDAgent(Agent):
             details={
                 "roles": state.roles,
                 "first_test_step": state.first_test_step,
+                # of tokens_sent, those the server took from its prompt cache
+                "cached_prompt_tokens": state.cached_tokens,
                 "trajectory": str(state.path),
                 "replay_drift": getattr(llm, "drift", 0),
             },
@@ -222,6 +224,7 @@ class _State:
         self.max_steps = max_steps
         self.steps = 0
         self.prompt_tokens = 0
+        self.cached_tokens = 0
         self.completion_tokens = 0
         self.cost: float | None = None
         self.co2: float | None = None
@@ -233,6 +236,7 @@ class _State:
     def add(self, completion) -> None:
         self.steps += 1
         self.prompt_tokens += completion.prompt_tokens
+        self.cached_tokens += completion.cached_prompt_tokens
         self.completion_tokens += completion.completion_tokens
         if completion.cost_usd is not None:
             self.cost = (self.cost or 0.0) + completion.cost_usd

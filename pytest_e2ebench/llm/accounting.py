@@ -3,7 +3,9 @@
 **Cost** comes from a price table in US dollars per million tokens (prompt, completion). The
 built-in table is empty on purpose: prices change and differ by provider, so users state them
 in ini (``e2ebench_prices``), one line per model: ``MODEL PROMPT_USD_PER_MTOK
-COMPLETION_USD_PER_MTOK``. A model without a price has ``cost_usd = null``.
+COMPLETION_USD_PER_MTOK [CACHED_PROMPT_USD_PER_MTOK]``; prompt tokens the server reports as
+cached cost the third price (the prompt price when there is none). A model without a price has
+``cost_usd = null``. Cached prompt tokens need no forward pass and count nowhere in CO2.
 
 **CO2** follows the FLOP-based estimate E2EDev uses (§B.2): a forward pass costs about
 2 · active parameters FLOPs per token, the GPU delivers ``peak_flops · efficiency`` FLOP/s at
@@ -48,16 +50,21 @@ def co2_grams(
 class Pricing:
     """Prices and parameter counts per model, plus hardware assumptions for CO2."""
 
-    prices: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+    prices: dict[str, tuple[float, ...]] = dataclasses.field(default_factory=dict)
     params: dict[str, float] = dataclasses.field(default_factory=dict)
     hardware: dict[str, float] = dataclasses.field(default_factory=dict)
 
-    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-        """US dollars for one call, or None when the model has no price."""
+    def cost(
+        self, model: str, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
+    ) -> float | None:
+        """US dollars for one call, or None when the model has no price. ``cached_tokens`` of
+        the prompt tokens cost the cached price (the prompt price when none is stated)."""
         price = self.prices.get(model)
         if price is None:
             return None
-        return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
+        cached_price = price[2] if len(price) > 2 else price[0]
+        fresh = (prompt_tokens - cached_tokens) * price[0]
+        return (fresh + cached_tokens * cached_price + completion_tokens * price[1]) / 1e6
 
     def co2(self, model: str, tokens: int) -> float | None:
         """Grams of CO2 for one call, or None when the model's size is unknown."""
@@ -66,15 +73,15 @@ class Pricing:
     @classmethod
     def parse(cls, price_lines: list[str], param_lines: list[str], co2_lines: list[str]) -> Pricing:
         """Read the ini lines; ValueError names the bad line."""
-        prices: dict[str, tuple[float, float]] = {}
+        prices: dict[str, tuple[float, ...]] = {}
         for line in price_lines:
             parts = line.split()
-            if len(parts) != 3:
+            if len(parts) not in (3, 4):
                 raise ValueError(
                     f"e2ebench_prices: {line!r}: write MODEL PROMPT_USD_PER_MTOK "
-                    "COMPLETION_USD_PER_MTOK"
+                    "COMPLETION_USD_PER_MTOK [CACHED_PROMPT_USD_PER_MTOK]"
                 )
-            prices[parts[0]] = (float(parts[1]), float(parts[2]))
+            prices[parts[0]] = tuple(float(p) for p in parts[1:])
         params: dict[str, float] = {}
         for line in param_lines:
             parts = line.split()

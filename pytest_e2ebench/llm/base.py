@@ -53,6 +53,8 @@ class Completion:
     cost_usd: float | None = None
     co2_g: float | None = None
     cached: bool = False
+    # of ``prompt_tokens``, those the server took from its prompt cache (no forward pass)
+    cached_prompt_tokens: int = 0
 
     def message(self) -> dict:
         """The assistant message to append to the conversation."""

@@ -67,14 +67,19 @@ class OpenAIChat:
         usage = response.usage
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        # prompt tokens served from the server's prompt cache (OpenAI, vLLM and llama.cpp
+        # report them here): cheaper where priced so, and no forward pass for the CO2 estimate
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = min(prompt, int(getattr(details, "cached_tokens", 0) or 0))
         return Completion(
             content=choice.message.content,
             tool_calls=calls,
             finish_reason=choice.finish_reason,
             prompt_tokens=prompt,
             completion_tokens=completion,
-            cost_usd=self.pricing.cost(self.model, prompt, completion),
-            co2_g=self.pricing.co2(self.model, prompt + completion),
+            cost_usd=self.pricing.cost(self.model, prompt, completion, cached),
+            co2_g=self.pricing.co2(self.model, prompt - cached + completion),
+            cached_prompt_tokens=cached,
         )
 
     def _unavailable(self, exc: Exception) -> Exception:

@@ -70,6 +70,7 @@ class _Message:
     calls: tuple[tuple[str, str, str | None], ...] = ()  # (name, JSON arguments, explicit id)
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None  # reported as usage.prompt_tokens_details.cached_tokens
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,15 +105,17 @@ def reply(
     *,
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
+    cached_tokens: int | None = None,
 ) -> _Message:
     """An assistant message with text ``content``; ``finish_reason`` is ``"stop"``.
 
     Token counts left as ``None`` get the server's deterministic defaults (see
-    :class:`ScriptedLLM`).
+    :class:`ScriptedLLM`); ``cached_tokens`` (of the prompt tokens, served from the server's
+    prompt cache) is reported in ``usage.prompt_tokens_details`` when given.
     """
     if not isinstance(content, str):
         raise TypeError(f"reply content must be a str, not {type(content).__name__}")
-    return _Message(content, (), prompt_tokens, completion_tokens)
+    return _Message(content, (), prompt_tokens, completion_tokens, cached_tokens)
 
 
 def tool_call(
@@ -123,6 +126,7 @@ def tool_call(
     content: str | None = None,
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
+    cached_tokens: int | None = None,
 ) -> _Message:
     """An assistant message calling one function tool; ``finish_reason`` is ``"tool_calls"``.
 
@@ -135,6 +139,7 @@ def tool_call(
         content=content,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        cached_tokens=cached_tokens,
     )
 
 
@@ -146,6 +151,7 @@ def tool_calls(
     content: str | None = None,
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
+    cached_tokens: int | None = None,
 ) -> _Message:
     """An assistant message calling several function tools at once, in the given order.
 
@@ -167,7 +173,7 @@ def tool_calls(
         encoded.append((name, arguments, call_id))
     if not encoded:
         raise ValueError("tool_calls needs at least one call")
-    return _Message(content, tuple(encoded), prompt_tokens, completion_tokens)
+    return _Message(content, tuple(encoded), prompt_tokens, completion_tokens, cached_tokens)
 
 
 def error(
@@ -509,5 +515,10 @@ class ScriptedLLM:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+                **(
+                    {"prompt_tokens_details": {"cached_tokens": step.cached_tokens}}
+                    if step.cached_tokens is not None
+                    else {}
+                ),
             },
         }
