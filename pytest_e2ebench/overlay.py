@@ -10,9 +10,10 @@ of one tmpfs limited in bytes and inodes. Filling it fails with ``ENOSPC`` insid
 
 When the command has ended (and every process of it is gone), the overlays are unmounted and
 the harness applies the upper layers to the folders: new and changed files and links are
-copied, deletions (whiteouts) and replaced folders (opaque folders) are applied. This is done
-with descriptors, never following a link the command made, so a link it left cannot send the
-harness's writes elsewhere.
+copied, deletions (whiteouts) and replaced folders (opaque folders) are applied; names of one
+file (hard links) stay links to one copy, so what reaches the folder holds no more blocks than
+the tmpfs held. This is done with descriptors, never following a link the command made, so a
+link it left cannot send the harness's writes elsewhere.
 """
 
 from __future__ import annotations
@@ -88,13 +89,37 @@ def apply(upper: Path, lower: Path) -> None:
         os.close(upper_fd)
         return
     try:
-        _apply(upper_fd, lower_fd, 0)
+        _apply(upper_fd, lower_fd, 0, _Copies(lower_fd))
     finally:
         os.close(upper_fd)
         os.close(lower_fd)
 
 
-def _apply(upper_fd: int, lower_fd: int, depth: int) -> None:
+class _Copies:
+    """The files copied so far, by their inode in the upper layer: a second name of one is
+    made a hard link to its first copy (the folders on the way are the harness's own, made or
+    checked without following links)."""
+
+    def __init__(self, root_fd: int) -> None:
+        self.root_fd = root_fd
+        self.paths: dict[tuple[int, int], str] = {}
+
+    def link(self, st: os.stat_result, lower_fd: int, name: str, where: str) -> bool:
+        """Link ``name`` to an earlier copy of the same file; False when there is none."""
+        first = self.paths.get((st.st_dev, st.st_ino))
+        if first is None:
+            self.paths[(st.st_dev, st.st_ino)] = f"{where}/{name}".lstrip("/")
+            return False
+        try:
+            os.link(
+                first, name, src_dir_fd=self.root_fd, dst_dir_fd=lower_fd, follow_symlinks=False
+            )
+        except OSError:  # the first copy is gone again: nothing is copied twice
+            pass
+        return True
+
+
+def _apply(upper_fd: int, lower_fd: int, depth: int, copies: _Copies, where: str = "") -> None:
     for entry in os.scandir(upper_fd):
         name = entry.name
         st = entry.stat(follow_symlinks=False)
@@ -103,18 +128,27 @@ def _apply(upper_fd: int, lower_fd: int, depth: int) -> None:
             _remove(lower_fd, name)
         elif stat.S_ISDIR(mode):
             if depth < _MAX_DEPTH:
-                _apply_folder(upper_fd, lower_fd, name, st, depth)
+                _apply_folder(upper_fd, lower_fd, name, st, depth, copies, where)
         elif stat.S_ISLNK(mode):
             _remove(lower_fd, name)
             os.symlink(os.readlink(name, dir_fd=upper_fd), name, dir_fd=lower_fd)
             os.chown(name, st.st_uid, st.st_gid, dir_fd=lower_fd, follow_symlinks=False)
         elif stat.S_ISREG(mode):
             _remove(lower_fd, name)
-            _copy_file(upper_fd, lower_fd, name, st)
+            if st.st_nlink < 2 or not copies.link(st, lower_fd, name, where):
+                _copy_file(upper_fd, lower_fd, name, st)
         # FIFOs, sockets and devices are not taken
 
 
-def _apply_folder(upper_fd: int, lower_fd: int, name: str, st: os.stat_result, depth: int):
+def _apply_folder(
+    upper_fd: int,
+    lower_fd: int,
+    name: str,
+    st: os.stat_result,
+    depth: int,
+    copies: _Copies,
+    where: str,
+) -> None:
     child_upper = os.open(name, _DIR_FLAGS, dir_fd=upper_fd)
     try:
         # opaque: the folder was deleted and made again, nothing of the old one stays
@@ -133,7 +167,7 @@ def _apply_folder(upper_fd: int, lower_fd: int, name: str, st: os.stat_result, d
             os.mkdir(name, 0o700, dir_fd=lower_fd)
         child_lower = os.open(name, _DIR_FLAGS, dir_fd=lower_fd)
         try:
-            _apply(child_upper, child_lower, depth + 1)
+            _apply(child_upper, child_lower, depth + 1, copies, f"{where}/{name}")
             os.fchown(child_lower, st.st_uid, st.st_gid)
             os.fchmod(child_lower, stat.S_IMODE(st.st_mode))
         finally:

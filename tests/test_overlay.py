@@ -75,3 +75,17 @@ def test_writes_beyond_the_volume_fail_even_for_unlinked_files(tmp_path):
         finally:
             os.close(fd)
     assert list(folder.iterdir()) == []
+
+
+def test_hard_links_stay_one_file(tmp_path):
+    # links cost the tmpfs no blocks: copied one by one they would multiply on the host disk
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    with _overlay(folder, 16 << 20) as view:
+        (view / "sub").mkdir()
+        (view / "data").write_bytes(b"x" * (4 << 20))
+        for i in range(20):
+            os.link(view / "data", view / "sub" / f"link-{i}")
+    first = os.stat(folder / "data")
+    assert first.st_nlink == 21
+    assert all(os.stat(folder / "sub" / f"link-{i}").st_ino == first.st_ino for i in range(20))
