@@ -257,3 +257,49 @@ def test_malformed_cases_are_asked_again_once_then_an_infrastructure_error(
     result.stdout.fnmatch_lines(["*no valid test cases for greeter (twice)*"])
     assert len(llm.requests) == 2
     assert "Invalid answer" in llm.requests[1]["messages"][-1]["content"]
+
+
+SERVER = """import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+"""
+
+
+@browser
+@pytest.mark.slow
+def test_an_app_that_serves_itself_is_started_with_its_command_on_the_harness_port(
+    pytester, tasks, results, llm
+):
+    root = make_app_task(tasks, toml_extra='command = ["python3", "server.py", "{port}"]\n')
+    toml = (root / "task.toml").read_text().replace('launch = "static"', 'launch = "command"')
+    (root / "task.toml").write_text(toml)
+    tasks.write(root / "reference" / "server.py", SERVER)
+    scripted(llm)
+    run(pytester, llm, "--e2e-agent=reference").assert_outcomes(passed=3)
+    web = results()["tasks"][0]["web"]
+    assert web["executable"] and web["url"].startswith("http://127.0.0.1:")
+
+
+@browser
+@pytest.mark.slow
+def test_a_step_limit_and_a_stuck_agent_end_as_uncertain_never_hanging(
+    pytester, tasks, results, llm
+):
+    make_app_task(tasks)
+    plans = {
+        **PLANS,
+        # three clicks that change nothing after the first: stuck
+        "F1-1": {"steps": [("click", "Greet")] * 6, "expect": ["Hello, Ann!"]},
+        # more actions than --e2e-app-steps allows
+        "F2-1": {"steps": [("click", "Add one")] * 5, "expect": ["Count: 5"]},
+    }
+    scripted(llm, plans=plans)
+    result = run(pytester, llm, "--e2e-agent=reference", "--e2e-app-steps=4")
+    result.assert_outcomes(passed=1, failed=2)
+    record = results()["tasks"][0]
+    assert record["app"]["indeterminate"] == 2 and record["app"]["yes"] == 1
+    run_dir = pytester.path / ".e2ebench" / "reference" / "greeter" / "run-1" / "eval" / "cases"
+    stuck = json.loads((run_dir / "F1-1.json").read_text())["report"]
+    limited = json.loads((run_dir / "F2-1.json").read_text())["report"]
+    assert (stuck["ended"], stuck["result"], stuck["steps"]) == ("stuck", "Uncertain", 4)
+    assert (limited["ended"], limited["result"], limited["steps"]) == ("step_limit", "Uncertain", 4)

@@ -135,7 +135,7 @@ def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
             ),
         ]
         nudged = False
-        last: list[tuple[str, str]] = []
+        last_key, unchanged = "", 0  # the same action leaving the page as it was: stuck
         while True:
             completion = asker.ask(messages, tools=TOOLS, scope=f"{scope}/{case['id']}")
             messages.append(completion.message())
@@ -181,14 +181,15 @@ def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
                 notes.append(f"{call.name}: {answer[:300]}")
             before = obs.get("tree")
             obs = session.command("observe")
-            key = (
-                json.dumps(
-                    [t["action"] for t in trace[-1:]] + [trace[-1]["args"]] if trace else []
-                ),
-                str(obs.get("tree")),
-            )
-            last = [*last[-(STUCK_REPEATS - 1) :], key]
-            if len(last) == STUCK_REPEATS and len(set(last)) == 1 and before == obs.get("tree"):
+            key = json.dumps(trace[-1:], sort_keys=True)
+            if obs.get("tree") != before:
+                unchanged = 0
+            elif key == last_key:
+                unchanged += 1
+            else:
+                unchanged = 1
+            last_key = key
+            if unchanged >= STUCK_REPEATS:
                 return done(
                     "Uncertain",
                     f"the same action {STUCK_REPEATS} times changed nothing",
