@@ -131,7 +131,7 @@ class Evaluator:
             agent_data = stage.load()
             if agent_data is None:
                 workspace = stage.reset()
-                if task.materials_dir is not None:
+                if task.materials_dir is not None and agent.receives_materials:
                     # app tasks: supplementary materials are handed to the agent (issue #15)
                     shutil.copytree(task.materials_dir, workspace / MATERIALS_DIR)
                 start = time.monotonic()

@@ -64,18 +64,28 @@ document.getElementById('theme').addEventListener('change', (e) => {
 });
 """
 CASES = [
-    {"feature": "F1", "case": "Type Ann into Your name, click Greet", "expected": "Hello, Ann!"},
-    {"feature": "F2", "case": "Click Add one twice", "expected": "Count: 2"},
-    {"feature": "F3", "case": "Choose Dark in Theme", "expected": "Theme: dark"},
-]
-PLANS = {
-    "F1-1": {
+    {
+        "feature": "F1",
+        "case": "Type Ann into Your name, click Greet",
+        "expected": "Hello, Ann!",
         "steps": [("type", "Your name", "Ann"), ("click", "Greet")],
         "expect": ["Hello, Ann!"],
     },
-    "F2-1": {"steps": [("click", "Add one"), ("click", "Add one")], "expect": ["Count: 2"]},
-    "F3-1": {"steps": [("select", "Theme", "Dark")], "expect": ["Theme: dark"]},
-}
+    {
+        "feature": "F2",
+        "case": "Click Add one twice",
+        "expected": "Count: 2",
+        "steps": [("click", "Add one"), ("click", "Add one")],
+        "expect": ["Count: 2"],
+    },
+    {
+        "feature": "F3",
+        "case": "Choose Dark in Theme",
+        "expected": "Theme: dark",
+        "steps": [("select", "Theme", "Dark")],
+        "expect": ["Theme: dark"],
+    },
+]
 
 
 def make_app_task(tasks, task_id: str = "greeter", *, toml_extra: str = "", script: str = SCRIPT):
@@ -97,8 +107,8 @@ def llm():
         yield server
 
 
-def scripted(llm, cases=CASES, plans=PLANS, n=200):
-    llm.push(*[app_judge_script(cases, plans)] * n)
+def scripted(llm, cases=CASES, n=200):
+    llm.push(*[app_judge_script({"# Greeter": cases})] * n)
 
 
 def run(pytester, llm, *args):
@@ -286,14 +296,14 @@ def test_a_step_limit_and_a_stuck_agent_end_as_uncertain_never_hanging(
     pytester, tasks, results, llm
 ):
     make_app_task(tasks)
-    plans = {
-        **PLANS,
+    cases = [
         # three clicks that change nothing after the first: stuck
-        "F1-1": {"steps": [("click", "Greet")] * 6, "expect": ["Hello, Ann!"]},
+        {**CASES[0], "steps": [("click", "Greet")] * 6},
         # more actions than --e2e-app-steps allows
-        "F2-1": {"steps": [("click", "Add one")] * 5, "expect": ["Count: 5"]},
-    }
-    scripted(llm, plans=plans)
+        {**CASES[1], "steps": [("click", "Add one")] * 5, "expect": ["Count: 5"]},
+        CASES[2],
+    ]
+    scripted(llm, cases)
     result = run(pytester, llm, "--e2e-agent=reference", "--e2e-app-steps=4")
     result.assert_outcomes(passed=1, failed=2)
     record = results()["tasks"][0]

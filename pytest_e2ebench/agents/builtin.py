@@ -19,6 +19,7 @@ class ReferenceAgent(Agent):
     """The oracle: hands in the task's reference implementation (must score 100 %)."""
 
     spec = label = "reference"
+    receives_materials = False  # the evaluation adds them next to the app
 
     def cache_key(self, task: Task, run: int) -> str:
         return task.reference_hash
@@ -32,6 +33,7 @@ class NopAgent(Agent):
     """Hands in an empty repository (must score 0 %)."""
 
     spec = label = "nop"
+    receives_materials = False
 
     def cache_key(self, task: Task, run: int) -> str:
         return "empty"
@@ -49,6 +51,8 @@ class DirAgent(Agent):
 
     A task without a folder is graded as an empty repository, and the run's note says so.
     """
+
+    receives_materials = False  # the output was made elsewhere
 
     def __init__(self, spec: str, root: Path) -> None:
         self.spec = spec

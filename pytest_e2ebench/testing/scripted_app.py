@@ -48,19 +48,43 @@ def find_node(tree: str, name: str, role: str | None = None) -> int | None:
     return min(found)[1] if found else None
 
 
-def app_judge_script(cases: Sequence[dict], plans: dict[str, dict]) -> Callable[[dict], object]:
-    """The step function; ``plans`` maps a case id to ``{"steps": [...], "expect": [...]}``.
+PLAN_KEYS = ("steps", "expect", "absent", "order")
 
-    A step is ``(action, target, *value)``: ``click``/``read`` take a target name, ``type``
-    and ``select`` a target and a value, ``key`` a key, ``wait`` seconds, ``scroll`` a
-    direction.
+
+def _check(tree: str, case: dict) -> str | None:
+    """What the page lacks for ``case`` (None: it shows everything expected)."""
+    missing = [t for t in case.get("expect", []) if t not in tree]
+    if missing:
+        return f"the page lacks {missing}"
+    present = [t for t in case.get("absent", []) if t in tree]
+    if present:
+        return f"the page still shows {present}"
+    order = case.get("order", [])
+    places = [tree.find(t) for t in order]
+    if any(p < 0 for p in places) or places != sorted(places):
+        return f"the page does not show {order} in this order"
+    return None
+
+
+def app_judge_script(tasks: dict[str, Sequence[dict]]) -> Callable[[dict], object]:
+    """The step function for apps whose requirements contain a key of ``tasks``.
+
+    Each case is ``{"feature", "case", "expected"}`` (what the case writer answers) plus its
+    plan: ``steps`` (``(action, target, *value)``: ``click``/``read`` take a target name,
+    ``type`` and ``select`` a target and a value, ``key`` a key, ``wait`` seconds, ``scroll`` a
+    direction, ``navigate`` a path), and what the final page must show: ``expect`` (texts),
+    ``absent`` (texts it must not show), ``order`` (texts in this order).
     """
+    by_text = {c["case"]: c for cases in tasks.values() for c in cases}
 
     def step(body: dict):
         messages = body["messages"]
         system = messages[0]["content"]
         if "QA engineer" in system:
-            return reply(json.dumps({"cases": list(cases)}))
+            user = _text(messages[1])
+            cases = next(c for marker, c in tasks.items() if marker in user)
+            answer = [{k: v for k, v in c.items() if k not in PLAN_KEYS} for c in cases]
+            return reply(json.dumps({"cases": answer}))
         if "judge software test results" in system:
             user = _text(messages[1])
             verdict = (
@@ -71,22 +95,22 @@ def app_judge_script(cases: Sequence[dict], plans: dict[str, dict]) -> Callable[
                 else "Indeterminate"
             )
             return reply(json.dumps({"verdict": verdict, "reason": "from the report"}))
-        case_id = re.search(r"Test case (\S+) ", _text(messages[1]))[1]
-        plan = plans[case_id]
+        first = _text(messages[1])
+        plan = next(c for text, c in by_text.items() if f":\n{text}\nExpected:" in first)
         done = sum(1 for m in messages if m["role"] == "tool")
-        tree = _text(messages[-1])
+        # the page as last observed (after the "Page:" line: the note above it may quote the case)
+        tree = _text(messages[-1]).rpartition("\nPage: ")[2].partition("\n")[2]
         last_tool = [m for m in messages if m["role"] == "tool"][-1:]
         if last_tool and last_tool[0]["content"].startswith(("there is no node", "unknown")):
             return tool_call("report", {"result": "Fail", "evidence": last_tool[0]["content"]})
-        if done < len(plan["steps"]):
-            action, *rest = plan["steps"][done]
+        steps = plan.get("steps", [])
+        if done < len(steps):
+            action, *rest = steps[done]
             if action in ("click", "read", "type", "select"):
                 node = find_node(tree, rest[0])
                 if node is None:
-                    return tool_call(
-                        "report",
-                        {"result": "Fail", "evidence": f"no control named {rest[0]!r} on the page"},
-                    )
+                    evidence = f"no control named {rest[0]!r} on the page"
+                    return tool_call("report", {"result": "Fail", "evidence": evidence})
                 args = {"node": node}
                 if action == "type":
                     args["text"] = rest[1]
@@ -97,11 +121,11 @@ def app_judge_script(cases: Sequence[dict], plans: dict[str, dict]) -> Callable[
                 action
             ]
             return tool_call(action, {key: rest[0]})
-        missing = [t for t in plan["expect"] if t not in tree]
-        if missing:
-            return tool_call("report", {"result": "Fail", "evidence": f"the page lacks {missing}"})
+        problem = _check(tree, plan)
+        if problem:
+            return tool_call("report", {"result": "Fail", "evidence": problem})
         return tool_call(
-            "report", {"result": "Pass", "evidence": f"the page shows {plan['expect']}"}
+            "report", {"result": "Pass", "evidence": "the page shows what is expected"}
         )
 
     return step
