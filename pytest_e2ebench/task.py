@@ -60,7 +60,7 @@ class Task:
     tests: tuple[StaticTest, ...]
     tests_dir: Path  # a folder of tests, or a single test module
     test_timeout: float
-    reference_dir: Path
+    reference_dir: Path | None  # None: an app task without a reference app
     source_pin: str | None = None  # "name==version" for a PyPI-sourced reference
     test_requires: tuple[str, ...] = ()
     mutants: tuple[Mutant, ...] = ()
@@ -97,7 +97,7 @@ class Task:
     @functools.cached_property
     def reference_hash(self) -> str:
         """Content hash of the reference implementation (oracle output, migration key)."""
-        return tree_hash(self.reference_dir)
+        return tree_hash(self.reference_dir) if self.reference_dir is not None else ""
 
     def copy_tests(self, dest: Path) -> Path:
         """Copy the reference tests (a folder, or one module) into the new folder ``dest``."""
@@ -115,7 +115,11 @@ class Task:
         Code is counted as for generated projects (tests, conftest.py and setup.py excluded),
         so the figures of written and PyPI-sourced references compare.
         """
-        code = code_size(self.reference_dir, suffixes_for(self.kind))
+        code = (
+            code_size(self.reference_dir, suffixes_for(self.kind))
+            if self.reference_dir is not None
+            else {"code_files": 0, "code_lines": 0}
+        )
         return {
             "requirements": len(self.requirements),
             "tests": sum(t.cases for t in self.tests),
@@ -275,7 +279,12 @@ def load_task(root: Path) -> Task:
         problems.append(f"{req_where}: missing; write the requirements document the agent sees")
         requirements = []
     reference, pin = _reference(
-        root, raw_source if isinstance(raw_source, dict) else None, where, problems
+        root,
+        raw_source if isinstance(raw_source, dict) else None,
+        where,
+        problems,
+        # an imported app task (RealDevBench) has a feature list and no reference app
+        optional=kind == "app",
     )
     if pin and not source:
         source = f"PyPI {pin}"
@@ -390,12 +399,14 @@ def load_task(root: Path) -> Task:
 
 
 def _reference(
-    root: Path, source, where: str, problems: list[str]
+    root: Path, source, where: str, problems: list[str], *, optional: bool = False
 ) -> tuple[Path | None, str | None]:
     """The reference folder: ``reference/``, or the unpacked sdist of ``[source] pypi``."""
     name = root.name
     if source is None:
         if not (root / REFERENCE_DIR).is_dir():
+            if optional:
+                return None, None
             problems.append(
                 f"{name}/{REFERENCE_DIR}/: missing; add the reference implementation "
                 'or name a PyPI project with [source] pypi = "name==version"'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 
 import pytest
@@ -313,3 +314,36 @@ def test_a_step_limit_and_a_stuck_agent_end_as_uncertain_never_hanging(
     limited = json.loads((run_dir / "F2-1.json").read_text())["report"]
     assert (stuck["ended"], stuck["result"], stuck["steps"]) == ("stuck", "Uncertain", 4)
     assert (limited["ended"], limited["result"], limited["steps"]) == ("step_limit", "Uncertain", 4)
+
+
+@browser
+@pytest.mark.slow
+def test_the_llm_score_baseline_scores_each_feature_from_the_code(pytester, tasks, results, llm):
+    make_app_task(tasks)
+    score = json.dumps({"F1": {"score": 1}, "F2": {"score": 0.5}, "F3": 0})
+
+    def answer(body):
+        if "review the source code" in body["messages"][0]["content"]:
+            return reply(score)
+        return app_judge_script({"# Greeter": CASES})(body)
+
+    llm.push(*[answer] * 100)
+    run(pytester, llm, "--e2e-agent=reference", "--e2e-judge=llm").assert_outcomes(passed=3)
+    baseline = results()["tasks"][0]["app"]["llm_score"]
+    assert baseline == {
+        "features": {"F1": 1.0, "F2": 0.5, "F3": 0.0},
+        "completeness": 0.5,
+        "score": 0.5,
+    }
+    code = next(r for r in llm.requests if "review the source code" in r["messages"][0]["content"])[
+        "messages"
+    ][1]["content"]
+    assert "### app.js" in code and "### index.html" in code
+
+
+def test_an_app_task_without_a_reference_cannot_be_run_by_the_reference_agent(pytester, tasks, llm):
+    root = make_app_task(tasks)
+    shutil.rmtree(root / "reference")
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["*task greeter has no reference app*"])

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ..cache import tree_hash
+from ..errors import AgentError
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
@@ -25,6 +26,11 @@ class ReferenceAgent(Agent):
         return task.reference_hash
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        if task.reference_dir is None:
+            raise AgentError(
+                f"task {task.id} has no reference app (an imported feature-list task); "
+                "grade other agents' output with it"
+            )
         shutil.copytree(task.reference_dir, workspace, ignore=_IGNORE, dirs_exist_ok=True)
         return AgentOutcome()
 
