@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..app import SCENARIOS
 from ..intake import IntakeLimits, copy_tree, read_regular
+from . import add_arguments as shared_arguments
 
 DATA_DIR = Path("data") / "benchmark"
 TITLE_LIMIT = 80
@@ -165,18 +166,12 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[dict]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import realdevbench``."""
-    parser.add_argument(
-        "src",
-        type=Path,
-        help="a RealDevBench .jsonl file, or the dataset folder (its *.jsonl and "
-        "data/benchmark/<project>/)",
-    )
-    parser.add_argument("out", type=Path, help="where to write the task folders")
-    parser.add_argument(
-        "--created",
-        type=dt.date.fromisoformat,
-        default=dt.date.today(),
-        help="release date written into each task.toml (default: today)",
+    shared_arguments(
+        parser,
+        (
+            "a RealDevBench .jsonl file, or the dataset folder (its *.jsonl and "
+            "data/benchmark/<project>/)"
+        ),
     )
 
 
