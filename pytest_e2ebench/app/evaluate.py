@@ -117,6 +117,12 @@ def evaluate_app(
         "agent_llm": asker.totals(),
         "judge_llm": judge_asker.totals(),
         "case_seconds": [r["duration"] for r in records if "app" in r],
+        # per case: what validation compares with ground truth (app/validate.py)
+        "verdicts": [
+            {"id": c["id"], "feature": c["feature"], "verdict": r["app"]["verdict"]}
+            for c, r in zip(cases, records, strict=False)
+            if "app" in r
+        ],
     }
     if baseline:
         summary["llm_score"] = llm_score(
