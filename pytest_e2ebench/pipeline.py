@@ -274,6 +274,7 @@ class Evaluator:
             materials,
             task.app.to_dict(),
             settings.app_steps,
+            task.test_timeout,  # app tasks: the limit of one browser command
             settings.judge,
             settings.timeout,
             *key,

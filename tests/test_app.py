@@ -347,3 +347,24 @@ def test_an_app_task_without_a_reference_cannot_be_run_by_the_reference_agent(py
     result = run(pytester, llm, "--e2e-agent=reference")
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(["*task greeter has no reference app*"])
+
+
+@browser
+@pytest.mark.slow
+def test_a_page_stuck_in_an_endless_loop_ends_its_case_as_uncertain_and_the_next_runs(
+    pytester, tasks, results, llm
+):
+    spin = (
+        SCRIPT
+        + "document.getElementById('greet').addEventListener('click', () => { for (;;) {} });\n"
+    )
+    make_app_task(tasks, script=spin, toml_extra="\n[tests]\ntimeout = 3\n")
+    scripted(llm)
+    began = time.monotonic()
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(passed=2, failed=1)
+    assert time.monotonic() - began < 120
+    record = results()["tasks"][0]
+    assert record["app"]["sessions"] == 2  # a fresh browser after the stuck one
+    failing = next(r for r in record["requirements"] if r["id"] == "F1")["failing"][0]
+    assert "Indeterminate" in failing["message"] and "browser" in failing["message"]

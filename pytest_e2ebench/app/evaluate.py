@@ -20,7 +20,7 @@ from . import MATERIALS_DIR
 from .agent import run_case
 from .judge import judge_case, llm_score
 from .llmcall import Asker
-from .session import ANSWER_LIMIT, BrowserSession, save_screenshot
+from .session import BrowserSession, save_screenshot
 
 
 def app_copy(task, repo: Path, where: Path) -> Path:
@@ -67,6 +67,7 @@ def evaluate_app(
                 work=eval_dir / f"session-{sessions}",
                 sandbox=sandbox,
                 timeout=timeout,
+                command_limit=task.test_timeout,
             )
         )
         return session, session.start()
@@ -78,7 +79,7 @@ def evaluate_app(
         if web.get("executable"):
             cases = cases_of(llm)
         for case in cases:
-            if time.monotonic() - opened > timeout - 4 * ANSWER_LIMIT:
+            if time.monotonic() - opened > timeout - 4 * session.answer_limit:
                 stack.close()  # the sandbox run's time limit is near: a fresh one
                 session, _ = open_session(stack)
                 opened = time.monotonic()

@@ -3,8 +3,9 @@
 The driver, the app it launches and Chromium all run inside one sandbox run (no network but
 loopback, writing only to the run's app copy and work folder). The harness talks to the driver
 over a socket pair passed as a descriptor: JSON lines both ways, each answer bounded in size
-and time. Whatever the page does, a command returns within :data:`ANSWER_LIMIT` seconds or the
-session is declared broken; the sandbox run's own timeout ends everything left.
+and time. Whatever the page does, a command returns within the command limit (the task's
+``[tests] timeout``) plus :data:`GRACE` seconds or the session is declared broken; the driver
+ends itself after the limit, and the sandbox run's own timeout ends everything left.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from ..web import browser_binaries
 from . import AppSpec
 
 DRIVER = "e2ebench_app.py"
-ANSWER_LIMIT = 60.0  # seconds for one answer (the driver gives up on a command after 45)
-START_LIMIT = 120.0  # seconds for the app and the browser to start
+GRACE = 15.0  # seconds an answer may come after the driver's own limit for the command
+START_LIMIT = 120.0  # seconds for the app and the browser to start (the driver's: 90)
 LINE_LIMIT = 16 << 20  # bytes of one answer (a screenshot is ~50 kB)
 SHOT_LIMIT = 4 << 20  # bytes of one decoded screenshot
 
@@ -49,6 +50,7 @@ class BrowserSession:
         work: Path,
         sandbox: Sandbox,
         timeout: float,
+        command_limit: float,
     ) -> None:
         self.python = python
         self.app_dir = app_dir
@@ -56,6 +58,8 @@ class BrowserSession:
         self.work = work
         self.sandbox = sandbox
         self.timeout = timeout
+        self.command_limit = command_limit
+        self.answer_limit = command_limit + GRACE
         self._sock: socket.socket | None = None
         self._reader = None
         self._thread: threading.Thread | None = None
@@ -107,6 +111,7 @@ class BrowserSession:
                 "port": port,
                 "artifacts": str(artifacts),
                 "log": str(self.work / "app.log"),
+                "command_limit": self.command_limit,
             }
         )
         return self
@@ -130,8 +135,9 @@ class BrowserSession:
             return self._failure  # e.g. the sandbox could not start: infrastructure
         return SessionBroken(why)
 
-    def command(self, op: str, limit: float = ANSWER_LIMIT, **fields) -> dict:
+    def command(self, op: str, limit: float | None = None, **fields) -> dict:
         """Send one command and wait for its answer (at most ``limit`` seconds)."""
+        limit = limit or self.answer_limit
         self._send({"op": op, **fields})
         self._sock.settimeout(limit)
         try:

@@ -14,7 +14,8 @@ Chromium (:class:`e2ebench_web.Browser`), and then answers JSON-line commands on
 * ``quit``.
 
 The harness (the LLM agent and judge) never touches the browser: what crosses is JSON. A
-command that takes longer than :data:`COMMAND_LIMIT` seconds ends this process (the harness
+command that takes longer than the start message's ``command_limit`` seconds (the task's
+``[tests] timeout``; starting may take :data:`START_LIMIT`) ends this process (the harness
 sees the socket close and treats the case as Uncertain); so does the end of the socket.
 """
 
@@ -35,7 +36,8 @@ from pathlib import Path
 from e2ebench_web import AppServer, Browser, single_window
 
 ACTIONS = ("click", "type", "select", "scroll", "key", "navigate", "wait", "read")
-COMMAND_LIMIT = 45.0  # seconds one command may take before the driver gives up
+COMMAND_LIMIT = 30.0  # default seconds one command may take (the task's tests.timeout)
+START_LIMIT = 90.0  # seconds for the app and the browser to start
 READY_LIMIT = 30.0  # seconds a served app has to accept connections on its port
 TREE_LINES = 400  # lines of the accessibility tree shown
 TEXT_LIMIT = 160  # characters of one node's name or value
@@ -420,10 +422,13 @@ class Driver:
 
 
 def _watchdog(busy: list[float]) -> None:
-    """End the process when one command runs too long (a page stuck in a loop)."""
+    """End the process when one command runs too long (a page stuck in a loop).
+
+    ``busy`` is [start of the command running (0: none), its limit in seconds].
+    """
     while True:
-        time.sleep(1.0)
-        if busy[0] and time.monotonic() - busy[0] > COMMAND_LIMIT:
+        time.sleep(0.25)
+        if busy[0] and time.monotonic() - busy[0] > busy[1]:
             os._exit(3)
 
 
@@ -431,7 +436,8 @@ def main() -> int:
     sock = socket.socket(fileno=int(os.environ["E2EBENCH_APP_FD"]))
     reader = sock.makefile("rb")
     spec = json.loads(reader.readline())
-    busy = [0.0]
+    limit = float(spec.get("command_limit") or COMMAND_LIMIT)
+    busy = [0.0, START_LIMIT]
     threading.Thread(target=_watchdog, args=(busy,), daemon=True).start()
     driver = None
 
@@ -447,7 +453,7 @@ def main() -> int:
             op = command.get("op")
             if op == "quit":
                 break
-            busy[0] = time.monotonic()
+            busy[:] = [time.monotonic(), START_LIMIT if op == "start" else limit]
             try:
                 if op == "start":
                     answer = driver.start()
