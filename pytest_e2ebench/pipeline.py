@@ -281,10 +281,15 @@ class Evaluator:
         )
         if stage.load() is not None:
             return stage
-        try:
-            require_endpoint(settings, f"the app task {task.id} (judged by a browser agent)")
-        except pytest.UsageError as exc:
-            raise InfrastructureError("judge", str(exc)) from None
+
+        def llm_of():
+            # Only an executable app needs a model: the empty project is graded without one.
+            try:
+                require_endpoint(settings, f"the app task {task.id} (judged by a browser agent)")
+            except pytest.UsageError as exc:
+                raise InfrastructureError("judge", str(exc)) from None
+            return make_llm(self.config, settings)
+
         shared = settings.out / ".shared"
 
         def cases_of(llm) -> list[dict]:
@@ -307,7 +312,7 @@ class Evaluator:
                     repo,
                     python,
                     eval_dir,
-                    llm=make_llm(self.config, settings),
+                    llm_of=llm_of,
                     cases_of=cases_of,
                     sandbox=self.config.stash[SANDBOX],
                     timeout=settings.timeout,

@@ -213,12 +213,18 @@ def test_the_empty_project_scores_executability_0_and_sq_0_without_asking_the_mo
     pytester, tasks, results, llm
 ):
     make_app_task(tasks)
-    result = run(pytester, llm, "--e2e-agent=nop")
+    ini(pytester, e2ebench_app_cases="3-6")
+    # no endpoint at all: an app that does not start needs no model
+    result = pytester.runpytest_subprocess("--e2e-agent=nop", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=3)
     record = results()["tasks"][0]
     assert record["metrics"]["executability"] == 0.0
     assert record["metrics"]["sq"] == 0.0
     assert llm.requests == []  # an app that does not run is not tested
+    # the reference starts, so it needs the model: without one it is an infrastructure error
+    needs = pytester.runpytest_subprocess("--e2e-agent=reference", "-p", "no:cacheprovider")
+    needs.assert_outcomes(errors=3)
+    needs.stdout.fnmatch_lines(["*infrastructure error*--e2e-llm-base-url=URL*"])
     result.stdout.fnmatch_lines(["*cases/F1 — not tested: the app is not executable*"])
 
 

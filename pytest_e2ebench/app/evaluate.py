@@ -39,7 +39,7 @@ def evaluate_app(
     python: Path,
     eval_dir: Path,
     *,
-    llm,
+    llm_of,
     cases_of,
     sandbox,
     timeout: float,
@@ -47,12 +47,17 @@ def evaluate_app(
     baseline: bool,
     scope: str,
 ) -> dict:
-    """The ``extended`` suite of an app run; ``cases_of(llm)`` gives the (cached) test cases."""
+    """The ``extended`` suite of an app run.
+
+    ``llm_of()`` makes the LLM client, only once the app turned out executable (an app that
+    does not start needs no model); ``cases_of(llm)`` gives the (cached) test cases.
+    """
     began = time.monotonic()
     app_dir = app_copy(task, repo, eval_dir / "app")
     evidence = eval_dir / "cases"
     evidence.mkdir(parents=True, exist_ok=True)
-    asker, judge_asker = Asker(llm), Asker(llm)
+    llm = None
+    asker = judge_asker = Asker(None)  # replaced once a model is needed
     records: list[dict] = []
     sessions = 0
 
@@ -77,6 +82,8 @@ def evaluate_app(
         opened = time.monotonic()
         cases: list[dict] = []
         if web.get("executable"):
+            llm = llm_of()
+            asker, judge_asker = Asker(llm), Asker(llm)
             cases = cases_of(llm)
         for case in cases:
             if time.monotonic() - opened > timeout - 4 * session.answer_limit:
@@ -127,7 +134,7 @@ def evaluate_app(
     }
     if baseline:
         summary["llm_score"] = llm_score(
-            Asker(llm), task, app_dir, bool(web.get("executable")), f"{scope}/baseline"
+            Asker(llm or llm_of()), task, app_dir, bool(web.get("executable")), f"{scope}/baseline"
         )
     return {
         "status": "completed",
