@@ -124,7 +124,9 @@ def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
 
     obs: dict | None = None
     try:
-        session.command("reset")
+        opened = session.command("reset")
+        if "error" in opened:  # e.g. the first page did not load within the command limit
+            raise SessionBroken(f"the app's first page did not open: {opened['error']}")
         obs = session.command("observe")
         messages = [
             {"role": "system", "content": SYSTEM},

@@ -155,13 +155,27 @@ class BrowserSession:
         return answer
 
     def start(self) -> dict:
-        """Executability of the app (see :meth:`e2ebench_app.Driver.start`)."""
+        """Executability of the app (see :meth:`e2ebench_app.Driver.start`).
+
+        A browser that does not start is an infrastructure error; a first page that keeps the
+        driver busy past its start limit (a script that never ends) makes the app not
+        executable.
+        """
         try:
-            return self.command("start", START_LIMIT)
+            launched = self.command("launch", START_LIMIT)
         except SessionBroken as exc:
+            launched = {"error": str(exc)}
+        if "error" in launched:  # the driver catches the app's own failures: this one is ours
             raise InfrastructureError(
-                "browser", f"the app's browser did not start: {exc}"
-            ) from None
+                "browser", f"the app's browser did not start: {launched['error']}"
+            )
+        try:
+            answer = self.command("start", START_LIMIT)
+        except SessionBroken as exc:
+            answer = {"executable": False, "errors": [f"the first page did not load: {exc}"]}
+        if "error" in answer:
+            answer = {"executable": False, "errors": [answer["error"]]}
+        return {**answer, **launched}
 
 
 def save_screenshot(data: object, path: Path) -> str | None:

@@ -5,6 +5,7 @@ interpreter, ``PYTHONPATH`` set to this folder, and one end of a socket pair as 
 ``E2EBENCH_APP_FD``. It starts the generated app under its launch contract, one headless
 Chromium (:class:`e2ebench_web.Browser`), and then answers JSON-line commands on the socket:
 
+* ``launch`` -> the browser started (a failure is an infrastructure error);
 * ``start`` -> executability: did the app start and its first page load without an uncaught
   script error or a blank body;
 * ``reset`` -> a fresh page of the app with its origin's storage cleared;
@@ -168,6 +169,12 @@ class Driver:
     def driver(self):
         return self.browser.driver
 
+    def launch(self) -> dict:
+        """Start the browser (a failure here is the harness's, not the app's)."""
+        began = time.monotonic()
+        self.browser.start()
+        return {"browser_start_s": round(time.monotonic() - began, 3)}
+
     def start(self) -> dict:
         """Executability: the app starts, its page loads, no uncaught error, a non-blank body."""
         record: dict = {"url": self.app.url}
@@ -178,9 +185,6 @@ class Driver:
                 record["status"] = response.status
         except OSError as exc:
             record["status"] = getattr(exc, "code", None) or str(exc)[:200]
-        began = time.monotonic()
-        self.browser.start()
-        record["browser_start_s"] = round(time.monotonic() - began, 3)
         errors: list[str] = []
         if record["status"] != 200:
             errors.append(f"the first page answered {record['status']}")
@@ -453,9 +457,11 @@ def main() -> int:
             op = command.get("op")
             if op == "quit":
                 break
-            busy[:] = [time.monotonic(), START_LIMIT if op == "start" else limit]
+            busy[:] = [time.monotonic(), START_LIMIT if op in ("launch", "start") else limit]
             try:
-                if op == "start":
+                if op == "launch":
+                    answer = driver.launch()
+                elif op == "start":
                     answer = driver.start()
                 elif op == "reset":
                     answer = driver.reset()
