@@ -1,6 +1,7 @@
 """The ``e2ebench`` command: tools around the pytest plugin.
 
-``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders. The
+``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders,
+``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders. The
 benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
@@ -9,9 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import e2edev
+from .importers import e2edev, realdevbench
 
-IMPORTERS = {"e2edev": e2edev}
+IMPORTERS = {"e2edev": e2edev, "realdevbench": realdevbench}
 
 
 def main(argv: list[str] | None = None) -> int:

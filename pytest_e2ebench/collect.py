@@ -122,6 +122,8 @@ class RequirementItem(pytest.Item):
             properties = test.get("properties", {})
             if "screenshot" in properties:
                 lines.append(f"          screenshot: {properties['screenshot']}")
+            if "trace" in properties:  # an app task's case: what the browser agent did
+                lines.append(f"          trace: {properties['trace']}")
             if properties.get("console"):
                 console = properties["console"].splitlines()
                 lines.append(f"          browser console ({len(console)} lines, last first):")

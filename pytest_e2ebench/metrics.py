@@ -11,9 +11,12 @@ Definitions (rates are fractions in [0, 1]; a metric that does not apply is ``No
   a project calling ``pytest.skip()``) counts as failed (issue 11, class 9).
 * ``test_acc`` — passed / total (E2EDev Test.Acc: every test case counts).
 * ``balanced`` — 0.6 · req_acc + 0.4 · test_acc (E2EDev §B.2).
-* ``executability`` — web tasks: 1 when the app's page loads (HTTP 200) without an uncaught
+* ``executability`` — web and app tasks: 1 when the app's page loads (HTTP 200) without an uncaught
   script error, else 0; averaged over runs it is the share of executable apps (``None`` for
   other kinds).
+* ``sq`` — app tasks (RealDevWorld's Software Quality): the share of the LLM-written test
+  cases that JudgeLLM judged Yes (Indeterminate counts as not passed and is reported apart
+  under ``app``); 0 for an app that is not executable (``None`` for other kinds).
 * coverage of the generated code: ``line_coverage`` = covered lines / statements,
   ``branch_coverage`` = covered branches / branches, with the covered counts.
 * ``code_lines`` (non-blank) and ``code_files`` of the generated project's Python sources.
@@ -38,6 +41,7 @@ METRIC_KEYS = (
     "test_acc",
     "balanced",
     "executability",
+    "sq",
     "passed",
     "failed",
     "errors",
@@ -64,6 +68,7 @@ SUMMARY_KEYS = (
     "test_acc",
     "balanced",
     "executability",
+    "sq",
     "line_coverage",
     "branch_coverage",
     "code_lines",
@@ -125,6 +130,7 @@ def run_metrics(
     code: Mapping[str, int],
     agent: Mapping,
     web: Mapping | None = None,
+    app: Mapping | None = None,
 ) -> dict:
     """All metrics of one (task, agent, run) in the order of :data:`METRIC_KEYS`."""
     n = len(requirements)
@@ -144,6 +150,7 @@ def run_metrics(
         "test_acc": test_acc,
         "balanced": balanced,
         "executability": None if not web else float(bool(web.get("executable"))),
+        "sq": None if not app else app.get("sq"),
         **{k: suite[k] for k in ("passed", "failed", "errors", "skipped")},
         **{
             k: suite[k]

@@ -18,6 +18,8 @@ DEFAULT_OUT = ".e2ebench"
 DEFAULT_TIMEOUT = 900.0
 DEFAULT_MAX_STEPS = 200  # E2EDevBench §4.1
 DEFAULT_AGENT_TIMEOUT = 3600.0
+DEFAULT_APP_STEPS = 20  # actions per test case of the app judge's browser agent
+DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 LLM_CACHE_MODES = ("off", "record", "replay")
 
 
@@ -117,6 +119,20 @@ def addoption(parser: pytest.Parser) -> None:
             f"together (default {DEFAULT_MAX_STEPS}).",
             {"type": int, "metavar": "N"},
         ),
+        (
+            "app-cases",
+            DEFAULT_APP_CASES,
+            "app tasks: how many test cases the LLM writes from the feature list "
+            f"(default {DEFAULT_APP_CASES}).",
+            {"metavar": "MIN-MAX"},
+        ),
+        (
+            "app-steps",
+            str(DEFAULT_APP_STEPS),
+            "app tasks: browser actions the judging agent may take per test case; "
+            f"then the case is Uncertain (default {DEFAULT_APP_STEPS}).",
+            {"type": int, "metavar": "N"},
+        ),
     ):
         _twin(parser, group, name, ini_default, help, **kwargs)
     parser.addini("e2ebench_temperature", "sampling temperature of LLM agents", default="0.2")
@@ -180,6 +196,8 @@ class Settings:
     prices: tuple[str, ...] = ()
     model_params: tuple[str, ...] = ()
     co2: tuple[str, ...] = ()
+    app_cases: tuple[int, int] = (15, 20)
+    app_steps: int = DEFAULT_APP_STEPS
 
     @property
     def active(self) -> bool:
@@ -230,7 +248,12 @@ def resolve(config: pytest.Config) -> Settings:
     base_url = opt.e2e_llm_base_url or str(config.getini("e2ebench_llm_base_url"))
     migrate = opt.e2e_migrate or str(config.getini("e2ebench_migrate"))
     judge = opt.e2e_judge or str(config.getini("e2ebench_judge"))
+    app_steps = _number(config, opt.e2e_app_steps, "e2ebench_app_steps", "--e2e-app-steps", int)
+    if app_steps < 1:
+        raise pytest.UsageError(f"--e2e-app-steps={app_steps}: must be 1 or more")
     return Settings(
+        app_cases=_app_cases(opt.e2e_app_cases or str(config.getini("e2ebench_app_cases"))),
+        app_steps=app_steps,
         sandbox=opt.e2e_sandbox or str(config.getini("e2ebench_sandbox")),
         migrate=migrate,
         judge=judge,
@@ -253,3 +276,17 @@ def resolve(config: pytest.Config) -> Settings:
         model_params=tuple(config.getini("e2ebench_model_params")),
         co2=tuple(config.getini("e2ebench_co2")),
     )
+
+
+def _app_cases(raw: str) -> tuple[int, int]:
+    """``MIN-MAX`` (or one number) of --e2e-app-cases."""
+    low, _, high = raw.partition("-")
+    try:
+        bounds = (int(low), int(high or low))
+    except ValueError:
+        bounds = (0, 0)
+    if not 1 <= bounds[0] <= bounds[1]:
+        raise pytest.UsageError(
+            f"--e2e-app-cases={raw!r}: write MIN-MAX with 1 <= MIN <= MAX, e.g. 15-20"
+        )
+    return bounds

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import time
 import traceback
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 from . import progress, runner, venv
 from .agents import Agent, RunContext
+from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
 from .errors import InfrastructureError, RunFailed
 from .intake import SKIP_PATTERNS, IntakeLimits, IntakeReport, copy_tree
@@ -118,11 +120,20 @@ class Evaluator:
             remove(run_dir / ERROR_FILE)  # from an earlier session's failed attempt
             # 1. the agent writes the project
             stage = self._stage(
-                run_dir, "repo", agent.spec, agent.cache_key(task, run), task.requirements_text, run
+                run_dir,
+                "repo",
+                agent.spec,
+                agent.cache_key(task, run),
+                task.requirements_text,
+                run,
+                *((tree_hash(task.materials_dir),) if task.materials_dir is not None else ()),
             )
             agent_data = stage.load()
             if agent_data is None:
                 workspace = stage.reset()
+                if task.materials_dir is not None and agent.receives_materials:
+                    # app tasks: supplementary materials are handed to the agent (issue #15)
+                    shutil.copytree(task.materials_dir, workspace / MATERIALS_DIR)
                 start = time.monotonic()
                 ctx = RunContext(self.config, self.settings, run_dir, self.progress_for(run_dir))
                 try:
@@ -148,7 +159,7 @@ class Evaluator:
 
             # 2. a virtual environment with the project installed
             self._stage_now = "venv"
-            web = task.kind == "web"
+            web = task.kind in ("web", "app")
             if web:
                 stage, install = self._web_venv(task, repo)
             else:
@@ -160,61 +171,33 @@ class Evaluator:
 
             venv_key = stage.key
 
-            # 3. the reference tests migrated onto the project (which must stay untouched)
-            # Scenarios drive the app through the browser: there is nothing to migrate.
-            self._stage_now = "migrate"
-            mode = "none" if web else self.settings.migrate
-            stage = self._stage(
-                run_dir,
-                "migrated",
-                repo_hash,
-                task.tests_hash,
-                task.reference_hash if mode != "none" else "",
-                mode,
-                self.settings.model if mode == "llm" else "",
-            )
-            migration = stage.load()
-            if migration is None:
-                out = stage.reset(create=False)  # the migrator creates it
-                migration = stage.commit(run_migration(self.config, task, repo, out, mode))
-            migrated = stage.dir
-
-            # 4. the suites: migrated reference tests and the agent's own tests
-            self._stage_now = "tests"
-            stage = self._stage(
-                run_dir, "eval", venv_key, stage.key, task.test_timeout, self.settings.timeout
-            )
-            test_run = stage.load()
-            if test_run is None:
-                eval_dir = stage.reset()
-                test_run = stage.commit(
-                    runner.run_all(
-                        task,
-                        migrated,
-                        python,
-                        repo,
-                        eval_dir,
-                        self.settings.timeout,
-                        self.config.stash[SANDBOX],
-                    )
+            if task.kind == "app":
+                # 3-4. an app has no tests: LLM test cases, run by a browser agent (issue #15)
+                self._stage_now = "tests"
+                stage = self._app_eval(task, run_dir, repo_hash, repo, python, venv_key)
+                test_run, migration = stage.load(), {}
+            else:
+                stage, test_run, migration = self._tests(
+                    task, run_dir, repo_hash, repo, python, venv_key, web
                 )
 
             # 5. verdicts per requirement
             self._stage_now = "judge"
             tests = effective_tests(task, test_run["extended"], set(migration.get("weakened", [])))
+            # app tasks: the browser agent's cases decide; --e2e-judge=llm adds the LLM-score
+            # baseline to the run (evaluate_app), not votes on the features
+            mode = "tests" if task.kind == "app" else self.settings.judge
             stage = self._stage(
                 run_dir,
                 "judge",
                 stage.key,
-                self.settings.judge,
-                self.settings.model if self.settings.judge != "tests" else "",
+                mode,
+                self.settings.model if mode != "tests" else "",
             )
             judgement = stage.load()
             if judgement is None:
                 stage.reset()
-                judgement = stage.commit(
-                    judge(self.config, task, repo, tests, self.settings.judge, run_dir)
-                )
+                judgement = stage.commit(judge(self.config, task, repo, tests, mode, run_dir))
             code = code_size(repo, suffixes_for(task.kind))
         self._stage_now = "record"
         return build_record(
@@ -230,6 +213,118 @@ class Evaluator:
             tests,
             judgement,
         )
+
+    def _tests(self, task, run_dir, repo_hash, repo, python, venv_key, web):
+        """Stages 3 and 4 of a task with tests: migration, then the test runs."""
+        # 3. the reference tests migrated onto the project (which must stay untouched)
+        # Scenarios drive the app through the browser: there is nothing to migrate.
+        self._stage_now = "migrate"
+        mode = "none" if web else self.settings.migrate
+        stage = self._stage(
+            run_dir,
+            "migrated",
+            repo_hash,
+            task.tests_hash,
+            task.reference_hash if mode != "none" else "",
+            mode,
+            self.settings.model if mode == "llm" else "",
+        )
+        migration = stage.load()
+        if migration is None:
+            out = stage.reset(create=False)  # the migrator creates it
+            migration = stage.commit(run_migration(self.config, task, repo, out, mode))
+        migrated = stage.dir
+
+        # 4. the suites: migrated reference tests and the agent's own tests
+        self._stage_now = "tests"
+        stage = self._stage(
+            run_dir, "eval", venv_key, stage.key, task.test_timeout, self.settings.timeout
+        )
+        test_run = stage.load()
+        if test_run is None:
+            eval_dir = stage.reset()
+            test_run = stage.commit(
+                runner.run_all(
+                    task,
+                    migrated,
+                    python,
+                    repo,
+                    eval_dir,
+                    self.settings.timeout,
+                    self.config.stash[SANDBOX],
+                )
+            )
+
+        return stage, test_run, migration
+
+    def _app_eval(self, task, run_dir, repo_hash, repo, python, venv_key) -> Stage:
+        """Stage 3-4 of an app task: Executability, LLM test cases, the browser agent, judged."""
+        from .app.cases import generate_cases
+        from .app.evaluate import evaluate_app
+        from .llm.factory import make_llm, require_endpoint
+
+        settings = self.settings
+        materials = tree_hash(task.materials_dir) if task.materials_dir is not None else ""
+        key = (task.requirements_text, settings.model, settings.app_cases)
+        stage = self._stage(
+            run_dir,
+            "eval",
+            venv_key,
+            repo_hash,
+            materials,
+            task.app.to_dict(),
+            settings.app_steps,
+            task.test_timeout,  # app tasks: the limit of one browser command
+            settings.judge,
+            settings.timeout,
+            *key,
+        )
+        if stage.load() is not None:
+            return stage
+
+        def llm_of():
+            # Only an executable app needs a model: the empty project is graded without one.
+            try:
+                require_endpoint(settings, f"the app task {task.id} (judged by a browser agent)")
+            except pytest.UsageError as exc:
+                raise InfrastructureError("judge", str(exc)) from None
+            return make_llm(self.config, settings)
+
+        shared = settings.out / ".shared"
+
+        def cases_of(llm) -> list[dict]:
+            # One set of cases per task and model, shared by every agent and run (cached).
+            with locked(shared):
+                cases = self._stage(shared, f"app-cases-{task.id}", *key)
+                found = cases.load()
+                if found is None:
+                    cases.reset()
+                    found = cases.commit(
+                        generate_cases(llm, task, settings.app_cases, f"app/{task.id}")
+                    )
+            return found["cases"]
+
+        eval_dir = stage.reset()
+        stage.commit(
+            {
+                "extended": evaluate_app(
+                    task,
+                    repo,
+                    python,
+                    eval_dir,
+                    llm_of=llm_of,
+                    cases_of=cases_of,
+                    sandbox=self.config.stash[SANDBOX],
+                    timeout=settings.timeout,
+                    max_steps=settings.app_steps,
+                    baseline=settings.judge in ("llm", "both"),
+                    scope="/".join(run_dir.parts[-3:]) + "/app",
+                ),
+                "original": None,
+                "all_coverage": None,
+            }
+        )
+        return stage
 
     def _web_venv(self, task: Task, repo: Path) -> tuple[Stage, dict]:
         """The test environment of a web task's runs, shared by all with the same requirements.
@@ -381,7 +476,14 @@ def build_record(
         "run": run,
         "status": "ok",
         "requirements": requirements,
-        "metrics": run_metrics(requirements, extended, code, agent_data, extended_run.get("web")),
+        "metrics": run_metrics(
+            requirements,
+            extended,
+            code,
+            agent_data,
+            extended_run.get("web"),
+            extended_run.get("app"),
+        ),
         # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
         "suites": {"original": original, "extended": extended, "all": everything},
         "migration": {
@@ -397,6 +499,8 @@ def build_record(
         "intake": intake_summary(intake),
         # web tasks: did the app load without a breaking script error; browser start times
         **({"web": extended_run["web"]} if extended_run.get("web") else {}),
+        # app tasks: SQ, the case verdicts, the judge's LLM cost (and the LLM-score baseline)
+        **({"app": extended_run["app"]} if extended_run.get("app") else {}),
         "notes": notes,
         "task_meta": task_meta(task),
         "dir": str(run_dir),

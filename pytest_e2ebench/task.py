@@ -14,6 +14,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from .app import FEATURE_PREFIX, MATERIALS_DIR, AppSpec, parse_app
 from .cache import file_hash, tree_hash
 from .errors import TaskError
 from .mutants import Mutant, parse_mutants
@@ -22,15 +23,15 @@ from .testindex import StaticTest, apply_mapping, scan_tests
 from .web import ENTRY_PAGE, scan_features
 from .workspace import code_size, suffixes_for
 
-KINDS = ("library", "cli", "data", "web")
+KINDS = ("library", "cli", "data", "web", "app")
 TASK_FILE = "task.toml"
 REQUIREMENTS_FILE = "requirements.md"
 REFERENCE_DIR = "reference"
 DEFAULT_TEST_TIMEOUT = 30.0
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-_HEADING = re.compile(r"^###\s+(?P<id>R\d+)\s*:\s*(?P<title>\S.*?)\s*$")
-_LOOSE_HEADING = re.compile(r"^###\s+R\d+\b")
+_HEADING = r"^###\s+(?P<id>{p}\d+)\s*:\s*(?P<title>\S.*?)\s*$"
+_LOOSE_HEADING = r"^###\s+{p}\d+\b"
 _TAGS = re.compile(r"^tags\s*:\s*(?P<tags>.*)$", re.IGNORECASE)
 _TAG = re.compile(r"^[a-z_][a-z0-9_]*$")
 
@@ -59,11 +60,18 @@ class Task:
     tests: tuple[StaticTest, ...]
     tests_dir: Path  # a folder of tests, or a single test module
     test_timeout: float
-    reference_dir: Path
+    reference_dir: Path | None  # None: an app task without a reference app
     source_pin: str | None = None  # "name==version" for a PyPI-sourced reference
     test_requires: tuple[str, ...] = ()
     mutants: tuple[Mutant, ...] = ()
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
+    app: AppSpec | None = None  # app tasks: the launch contract (issue #15)
+
+    @property
+    def materials_dir(self) -> Path | None:
+        """App tasks: supplementary materials (images, CSV, PDF) handed to the agent."""
+        found = self.root / MATERIALS_DIR
+        return found if self.kind == "app" and found.is_dir() else None
 
     @property
     def requirements_file(self) -> Path:
@@ -82,12 +90,14 @@ class Task:
     @functools.cached_property
     def tests_hash(self) -> str:
         """Content hash of the reference tests (part of the test-run cache key)."""
-        return tree_hash(self.tests_dir) if self.tests_dir.is_dir() else file_hash(self.tests_dir)
+        if self.tests_dir.is_dir():
+            return tree_hash(self.tests_dir)
+        return file_hash(self.tests_dir) if self.tests_dir.exists() else ""
 
     @functools.cached_property
     def reference_hash(self) -> str:
         """Content hash of the reference implementation (oracle output, migration key)."""
-        return tree_hash(self.reference_dir)
+        return tree_hash(self.reference_dir) if self.reference_dir is not None else ""
 
     def copy_tests(self, dest: Path) -> Path:
         """Copy the reference tests (a folder, or one module) into the new folder ``dest``."""
@@ -105,7 +115,11 @@ class Task:
         Code is counted as for generated projects (tests, conftest.py and setup.py excluded),
         so the figures of written and PyPI-sourced references compare.
         """
-        code = code_size(self.reference_dir, suffixes_for(self.kind))
+        code = (
+            code_size(self.reference_dir, suffixes_for(self.kind))
+            if self.reference_dir is not None
+            else {"code_files": 0, "code_lines": 0}
+        )
         return {
             "requirements": len(self.requirements),
             "tests": sum(t.cases for t in self.tests),
@@ -114,17 +128,22 @@ class Task:
         }
 
 
-def parse_requirements(text: str, where: str, problems: list[str]) -> list[Requirement]:
-    """Requirement headings and their optional ``Tags:`` line."""
+def parse_requirements(
+    text: str, where: str, problems: list[str], prefix: str = "R"
+) -> list[Requirement]:
+    """Requirement headings (``### R1: ...``; app tasks' features ``### F1: ...``) and tags."""
     reqs: list[Requirement] = []
     lines = text.splitlines()
+    heading = re.compile(_HEADING.format(p=prefix))
+    loose = re.compile(_LOOSE_HEADING.format(p=prefix))
     for number, line in enumerate(lines, start=1):
-        match = _HEADING.match(line)
+        match = heading.match(line)
         if not match:
-            if _LOOSE_HEADING.match(line):
+            if loose.match(line):
                 problems.append(
-                    f"{where}:{number}: {line.strip()!r} is not a requirement heading; "
-                    "write '### R<n>: <title>'"
+                    f"{where}:{number}: {line.strip()!r} is not a "
+                    f"{'feature' if prefix != 'R' else 'requirement'} heading; "
+                    f"write '### {prefix}<n>: <title>'"
                 )
             continue
         tags: tuple[str, ...] = ()
@@ -150,8 +169,8 @@ def parse_requirements(text: str, where: str, problems: list[str]) -> list[Requi
         seen.add(req.id)
     if not reqs and not any(p.startswith(where) for p in problems):
         problems.append(
-            f"{where}: no requirements found; add sections headed '### R1: <title>', "
-            "'### R2: <title>', ..."
+            f"{where}: no {'requirements' if prefix == 'R' else 'features'} found; add sections "
+            f"headed '### {prefix}1: <title>', '### {prefix}2: <title>', ..."
         )
     return reqs
 
@@ -202,10 +221,13 @@ def load_task(root: Path) -> Task:
         problems.append(
             f"{where}: field 'kind' = {kind!r} is not a task kind; use one of {', '.join(KINDS)}"
         )
-    # A web app is HTML/CSS/JS; every other kind is a Python project.
-    expected_language = "javascript" if kind == "web" else "python"
+    # A web app is HTML/CSS/JS; an app may be anything its launch contract starts; every other
+    # kind is a Python project.
+    expected_language = "javascript" if kind in ("web", "app") else "python"
     language = meta.get("language", expected_language)
-    if language != expected_language:
+    if kind == "app" and not isinstance(language, str):
+        problems.append(f"{where}: field 'language' = {language!r} must be a string")
+    elif kind != "app" and language != expected_language:
         problems.append(
             f"{where}: field 'language' = {language!r}: a {kind or 'library'} task is written in "
             f'{expected_language}; write language = "{expected_language}"'
@@ -248,13 +270,21 @@ def load_task(root: Path) -> Task:
     req_where = f"{name}/{REQUIREMENTS_FILE}"
     try:
         requirements = parse_requirements(
-            (root / REQUIREMENTS_FILE).read_text(encoding="utf-8"), req_where, problems
+            (root / REQUIREMENTS_FILE).read_text(encoding="utf-8"),
+            req_where,
+            problems,
+            FEATURE_PREFIX if kind == "app" else "R",
         )
     except FileNotFoundError:
         problems.append(f"{req_where}: missing; write the requirements document the agent sees")
         requirements = []
     reference, pin = _reference(
-        root, raw_source if isinstance(raw_source, dict) else None, where, problems
+        root,
+        raw_source if isinstance(raw_source, dict) else None,
+        where,
+        problems,
+        # an imported app task (RealDevBench) has a feature list and no reference app
+        optional=kind == "app",
     )
     if pin and not source:
         source = f"PyPI {pin}"
@@ -276,8 +306,9 @@ def load_task(root: Path) -> Task:
     tests_base = reference if pin and reference is not None else root
     tests_dir = (tests_base / str(tests_path)).resolve() if tests_base is not None else None
     tests: list[StaticTest] = []
-    if tests_dir is None:
-        pass
+    app = parse_app(meta, where, problems) if kind == "app" else None
+    if tests_dir is None or app is not None:
+        pass  # an app task has no tests: an LLM writes test cases from its feature list
     elif not tests_dir.exists():
         problems.append(
             f"{where}: field 'tests.path' = {tests_path!r}: no such folder"
@@ -336,6 +367,13 @@ def load_task(root: Path) -> Task:
             f"{name}/{REFERENCE_DIR}/{ENTRY_PAGE}: missing; a web task's reference app "
             "starts at index.html"
         )
+    if app is not None and app.launch == "static" and reference is not None:
+        entry = app.entry or ENTRY_PAGE
+        if not (reference / entry).is_file():
+            problems.append(
+                f"{name}/{REFERENCE_DIR}/{entry}: missing; a static app's reference starts at "
+                "its entry page (app.entry, default index.html)"
+            )
     mutants = parse_mutants(root, reference, known, problems) if reference else []
     if problems:
         raise TaskError(str(root), problems)
@@ -356,16 +394,19 @@ def load_task(root: Path) -> Task:
         test_requires=tuple(requires),
         mutants=tuple(mutants),
         network=network,
+        app=app,
     )
 
 
 def _reference(
-    root: Path, source, where: str, problems: list[str]
+    root: Path, source, where: str, problems: list[str], *, optional: bool = False
 ) -> tuple[Path | None, str | None]:
     """The reference folder: ``reference/``, or the unpacked sdist of ``[source] pypi``."""
     name = root.name
     if source is None:
         if not (root / REFERENCE_DIR).is_dir():
+            if optional:
+                return None, None
             problems.append(
                 f"{name}/{REFERENCE_DIR}/: missing; add the reference implementation "
                 'or name a PyPI project with [source] pypi = "name==version"'

@@ -31,7 +31,9 @@ def _ignored_dir(name: str) -> bool:
 
 
 def suffixes_for(kind: str) -> tuple[str, ...]:
-    """File suffixes of a task kind's code: Python, or HTML/CSS/JS for ``web``."""
+    """File suffixes of a task kind's code: Python, HTML/CSS/JS for ``web``, both for ``app``."""
+    if kind == "app":
+        return (*WEB_SUFFIXES, *PYTHON_SUFFIXES)
     return WEB_SUFFIXES if kind == "web" else PYTHON_SUFFIXES
 
 

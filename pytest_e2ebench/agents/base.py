@@ -73,6 +73,9 @@ class Agent(abc.ABC):
 
     spec: str
     label: str
+    # App tasks' supplementary materials are put into the workspace (``materials/``) before
+    # generate(); agents that hand in output made elsewhere (dir:, reference, nop) opt out.
+    receives_materials: bool = True
 
     @abc.abstractmethod
     def cache_key(self, task: Task, run: int) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ..cache import tree_hash
+from ..errors import AgentError
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
@@ -19,11 +20,17 @@ class ReferenceAgent(Agent):
     """The oracle: hands in the task's reference implementation (must score 100 %)."""
 
     spec = label = "reference"
+    receives_materials = False  # the evaluation adds them next to the app
 
     def cache_key(self, task: Task, run: int) -> str:
         return task.reference_hash
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        if task.reference_dir is None:
+            raise AgentError(
+                f"task {task.id} has no reference app (an imported feature-list task); "
+                "grade other agents' output with it"
+            )
         shutil.copytree(task.reference_dir, workspace, ignore=_IGNORE, dirs_exist_ok=True)
         return AgentOutcome()
 
@@ -32,6 +39,7 @@ class NopAgent(Agent):
     """Hands in an empty repository (must score 0 %)."""
 
     spec = label = "nop"
+    receives_materials = False
 
     def cache_key(self, task: Task, run: int) -> str:
         return "empty"
@@ -49,6 +57,8 @@ class DirAgent(Agent):
 
     A task without a folder is graded as an empty repository, and the run's note says so.
     """
+
+    receives_materials = False  # the output was made elsewhere
 
     def __init__(self, spec: str, root: Path) -> None:
         self.spec = spec

@@ -37,6 +37,7 @@ import sys
 from pathlib import Path
 
 from ..probe.e2ebench_web import SCENARIO_LINE, parse_feature
+from . import add_arguments as shared_arguments
 
 TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
@@ -361,14 +362,7 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import e2edev``."""
-    parser.add_argument("src", type=Path, help="an E2EDev project folder, or a folder of them")
-    parser.add_argument("out", type=Path, help="where to write the task folders")
-    parser.add_argument(
-        "--created",
-        type=dt.date.fromisoformat,
-        default=dt.date.today(),
-        help="release date written into each task.toml (default: today)",
-    )
+    shared_arguments(parser, "an E2EDev project folder, or a folder of them")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..intake import read_text
 from ..verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED
-from ..workspace import code_files
+from ..workspace import PYTHON_SUFFIXES, code_files
 
 VOTES = 3
 RETRIES = 3
@@ -41,9 +41,10 @@ SYSTEM = (
 )
 
 
-def _code(repo: Path) -> str:
+def code_listing(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> str:
+    """The project's code files (``suffixes``), within :data:`CODE_BUDGET` characters."""
     parts, used = [], 0
-    for rel in code_files(repo):
+    for rel in code_files(repo, suffixes):
         # Read at most the budget (a larger file is not shown anyway), never through a link:
         # the judge must not see a file from outside the project.
         text = read_text(repo, rel, CODE_BUDGET)
@@ -57,7 +58,7 @@ def _code(repo: Path) -> str:
             continue
         parts.append(chunk)
         used += len(chunk)
-    return "".join(parts) or "(the repository has no Python code)"
+    return "".join(parts) or "(the repository has no code)"
 
 
 def _results(task, tests: list[dict]) -> str:
@@ -140,7 +141,7 @@ def llm_verdicts(config, task, repo: Path, tests: list[dict], run_dir: Path) -> 
     llm = make_llm(config, settings)
     ids = [r.id for r in task.requirements]
     user = (
-        f"# Requirements document\n\n{task.requirements_text}\n\n# Code\n\n{_code(repo)}\n\n"
+        f"# Requirements document\n\n{task.requirements_text}\n\n# Code\n\n{code_listing(repo)}\n\n"
         f"# Test results\n\n{_results(task, tests)}\n\nClassify every id: {', '.join(ids)}."
     )
     scope = "/".join(run_dir.parts[-3:])

@@ -348,7 +348,7 @@ class Browser:
 
     def reset(self, origin: str):
         """A clean browser for the next scenario (restarted if it stopped answering)."""
-        from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+        from selenium.common.exceptions import WebDriverException
 
         if self.driver is None or self.suspect:
             # after a timeout the page (and so every command) may still hang: start afresh
@@ -357,13 +357,7 @@ class Browser:
             return self.start()
         try:
             driver = self.driver
-            with contextlib.suppress(NoAlertPresentException):
-                driver.switch_to.alert.dismiss()
-            handles = driver.window_handles
-            for handle in handles[1:]:
-                driver.switch_to.window(handle)
-                driver.close()
-            driver.switch_to.window(handles[0])
+            single_window(driver)
             # Leave the app for an empty page on its own origin (its unload handlers run), then
             # clear the origin twice: over CDP (IndexedDB, caches, service workers, local
             # storage) and from that page, which also empties sessionStorage and checks.
@@ -407,6 +401,19 @@ class Browser:
         for profile in self.profiles:
             shutil.rmtree(profile, ignore_errors=True)
         self.profiles.clear()
+
+
+def single_window(driver) -> None:
+    """Dismiss an open dialog and close every window but the first, which gets the focus."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    with contextlib.suppress(NoAlertPresentException):
+        driver.switch_to.alert.dismiss()
+    handles = driver.window_handles
+    for handle in handles[1:]:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(handles[0])
 
 
 def _emit(record: dict) -> None:

@@ -30,6 +30,7 @@ _RUN_KEYS = (
     "containment",
     "intake",
     "web",
+    "app",
     "notes",
     "task_meta",
     "dir",

@@ -30,6 +30,8 @@ COLUMNS = (
 )
 # Shown only when a web task ran: share of runs whose app loads without a breaking error.
 EXEC_COLUMN = ("exec", "executability", "pct")
+# Shown only when an app task ran: RealDevWorld's SQ (mean case result, 0 if not executable).
+SQ_COLUMN = ("SQ", "sq", "pct")
 # Appended to the runs cell of a row whose means leave out runs that ended in an error.
 PARTIAL_MARK = "*"
 
@@ -101,7 +103,10 @@ class Reporter:
             (r.get("metrics") or {}).get("executability") is not None for r in self.records.values()
         ):
             at = [c[1] for c in COLUMNS].index("balanced") + 1
-            self.columns = (*COLUMNS[:at], EXEC_COLUMN, *COLUMNS[at:])
+            extra = (EXEC_COLUMN,)
+            if any((r.get("metrics") or {}).get("sq") is not None for r in self.records.values()):
+                extra = (EXEC_COLUMN, SQ_COLUMN)
+            self.columns = (*COLUMNS[:at], *extra, *COLUMNS[at:])
         headers = ["task", "agent", "runs", *(c[0] for c in self.columns)]
         _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
         self._judge_lines(tr)

@@ -1,0 +1,376 @@
+"""App tasks (issue #15): a browser agent judges feature-list apps, against a scripted endpoint."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import pytest
+from test_llm_agents import ini
+
+from pytest_e2ebench.app.cases import parse_cases
+from pytest_e2ebench.app.judge import parse_verdict
+from pytest_e2ebench.errors import TaskError
+from pytest_e2ebench.task import load_task
+from pytest_e2ebench.testing.scripted_app import app_judge_script, find_node
+from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, error, reply
+
+browser = pytest.mark.browser
+
+REQUIREMENTS = """\
+# Greeter
+
+A one-page greeter with a counter and a theme switch. Static HTML/CSS/JS; the page starts at
+`index.html`.
+
+## Features
+
+### F1: Greeting
+Tags: core
+
+A text field labelled "Your name" and a button "Greet"; greeting shows "Hello, NAME!".
+
+### F2: Counter
+
+A button "Add one" raises a counter shown as "Count: N" (starts at 0).
+
+### F3: Theme
+
+A drop-down labelled "Theme" (Light, Dark); choosing one shows "Theme: dark" or "Theme: light".
+"""
+APP = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Greeter</title></head>
+<body>
+  <label>Your name <input id="name"></label>
+  <button id="greet">Greet</button>
+  <p id="out"></p>
+  <button id="add">Add one</button>
+  <p id="count">Count: 0</p>
+  <label>Theme <select id="theme"><option>Light</option><option>Dark</option></select></label>
+  <p id="shown">Theme: light</p>
+  <script src="app.js"></script>
+</body></html>
+"""
+SCRIPT = """let n = 0;
+document.getElementById('greet').addEventListener('click', () => {
+  document.getElementById('out').textContent = `Hello, ${document.getElementById('name').value}!`;
+});
+document.getElementById('add').addEventListener('click', () => {
+  n += 1;
+  document.getElementById('count').textContent = `Count: ${n}`;
+});
+document.getElementById('theme').addEventListener('change', (e) => {
+  document.getElementById('shown').textContent = `Theme: ${e.target.value.toLowerCase()}`;
+});
+"""
+CASES = [
+    {
+        "feature": "F1",
+        "case": "Type Ann into Your name, click Greet",
+        "expected": "Hello, Ann!",
+        "steps": [("type", "Your name", "Ann"), ("click", "Greet")],
+        "expect": ["Hello, Ann!"],
+    },
+    {
+        "feature": "F2",
+        "case": "Click Add one twice",
+        "expected": "Count: 2",
+        "steps": [("click", "Add one"), ("click", "Add one")],
+        "expect": ["Count: 2"],
+    },
+    {
+        "feature": "F3",
+        "case": "Choose Dark in Theme",
+        "expected": "Theme: dark",
+        "steps": [("select", "Theme", "Dark")],
+        "expect": ["Theme: dark"],
+    },
+]
+
+
+def make_app_task(tasks, task_id: str = "greeter", *, toml_extra: str = "", script: str = SCRIPT):
+    root = tasks.tasks / task_id
+    tasks.write(
+        root / "task.toml",
+        f'id = "{task_id}"\ntitle = "Greeter"\nkind = "app"\ncreated = 2026-11-24\n'
+        f'source = "tests"\n\n[app]\nlaunch = "static"\nscenario = "display"\n{toml_extra}',
+    )
+    tasks.write(root / "requirements.md", REQUIREMENTS)
+    tasks.write(root / "reference" / "index.html", APP)
+    tasks.write(root / "reference" / "app.js", script)
+    return root
+
+
+@pytest.fixture
+def llm():
+    with ScriptedLLM() as server:
+        yield server
+
+
+def scripted(llm, cases=CASES, n=200):
+    llm.push(*[app_judge_script({"# Greeter": cases})] * n)
+
+
+def run(pytester, llm, *args):
+    ini(pytester, e2ebench_app_cases="3-6")
+    return pytester.runpytest_subprocess(
+        f"--e2e-llm-base-url={llm.base_url}", "-p", "no:cacheprovider", *args
+    )
+
+
+# --- unit: strict parsing ------------------------------------------------------------------
+
+
+def test_cases_are_parsed_strictly_and_numbered_per_feature():
+    text = json.dumps({"cases": [*CASES, {**CASES[1], "case": "Click Add one"}]})
+    cases = parse_cases(text, ["F1", "F2", "F3"], (3, 6))
+    assert [c["id"] for c in cases] == ["F1-1", "F2-1", "F2-2", "F3-1"]
+    assert "between 3 and 6" in parse_cases(json.dumps({"cases": CASES[:2]}), ["F1"], (3, 6))
+    assert "features without a case: F3" in parse_cases(
+        json.dumps({"cases": [CASES[0], CASES[1], CASES[1]]}), ["F1", "F2", "F3"], (3, 6)
+    )
+    assert "'F9' is not one of" in parse_cases(
+        json.dumps({"cases": [{**CASES[0], "feature": "F9"}, *CASES]}), ["F1", "F2", "F3"], (3, 6)
+    )
+    assert "not a JSON object" in parse_cases("sure!", ["F1"], (1, 2))
+    assert parse_verdict('{"verdict": "Yes", "reason": "ok"}')["verdict"] == "Yes"
+    assert "must be one of" in parse_verdict('{"verdict": "Pass"}')
+
+
+def test_find_node_reads_the_numbered_tree():
+    tree = '[1] heading "Greeter"\n  [2] textbox "Your name"\n  [3] button "Greet"'
+    assert find_node(tree, "greet", "button") == 3
+    assert find_node(tree, "Your name") == 2
+    assert find_node(tree, "Missing") is None
+
+
+# --- validation ----------------------------------------------------------------------------
+
+
+def test_an_app_task_is_validated_with_file_field_and_fix(tasks):
+    root = make_app_task(tasks, toml_extra='command = ["python3", "s.py"]\nwhat = 1\n')
+    (root / "requirements.md").write_text("# x\n\n### F1 Greeting\n")
+    with pytest.raises(TaskError) as info:
+        load_task(root)
+    text = str(info.value)
+    assert "greeter/requirements.md:3: '### F1 Greeting' is not a feature heading" in text
+    assert "field 'app.command' is set but app.launch is \"static\"" in text
+    assert "unknown field(s) app.what" in text
+
+
+def test_a_valid_app_task_has_features_as_requirements(tasks):
+    task = load_task(make_app_task(tasks))
+    assert [r.id for r in task.requirements] == ["F1", "F2", "F3"]
+    assert task.requirements[0].tags == ("core",)
+    assert task.app.launch == "static" and task.tests == ()
+
+
+def test_a_command_app_needs_its_command(tasks):
+    root = make_app_task(tasks)
+    text = (root / "task.toml").read_text().replace('launch = "static"', 'launch = "command"')
+    (root / "task.toml").write_text(text)
+    with pytest.raises(TaskError, match="field 'app.command' is missing"):
+        load_task(root)
+
+
+# --- end to end, in the browser ----------------------------------------------------------
+
+
+@browser
+@pytest.mark.slow
+def test_a_scripted_agent_clicking_through_the_reference_passes_every_feature(
+    pytester, tasks, results, llm
+):
+    make_app_task(tasks)
+    scripted(llm)
+    began = time.monotonic()
+    result = run(pytester, llm, "--e2e-agent=reference", "-v")
+    elapsed = time.monotonic() - began
+    result.assert_outcomes(passed=3)
+    record = results()["tasks"][0]
+    assert record["metrics"]["executability"] == 1.0
+    assert record["metrics"]["sq"] == 1.0
+    app = record["app"]
+    assert (app["cases"], app["yes"], app["no"], app["indeterminate"]) == (3, 3, 0, 0)
+    # the agent saw the accessibility tree and a screenshot, and acted on numbered nodes
+    agent_requests = [r for r in llm.requests if "meticulous" in r["messages"][0]["content"]]
+    first = agent_requests[0]["messages"][1]["content"]
+    assert 'button "Greet"' in first[0]["text"]
+    assert first[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+    assert {t["function"]["name"] for t in agent_requests[0]["tools"]} >= {"click", "report"}
+    # the evidence is kept: the trace and the final screenshot of every case
+    run_dir = pytester.path / ".e2ebench" / "reference" / "greeter" / "run-1"
+    kept = json.loads(next(run_dir.glob("eval/cases/F2-1.json")).read_text())
+    assert [t["action"] for t in kept["report"]["trace"]] == ["click", "click"]
+    assert "Count: 2" in kept["final_page"]
+    assert next(run_dir.glob("eval/cases/F2-1.jpg")).read_bytes()[:2] == b"\xff\xd8"
+    print(f"\nreference app: 3 cases in {elapsed:.1f} s (session), {app['case_seconds']}")
+
+
+@browser
+def test_the_empty_project_scores_executability_0_and_sq_0_without_asking_the_model(
+    pytester, tasks, results, llm
+):
+    make_app_task(tasks)
+    ini(pytester, e2ebench_app_cases="3-6")
+    # no endpoint at all: an app that does not start needs no model
+    result = pytester.runpytest_subprocess("--e2e-agent=nop", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=3)
+    record = results()["tasks"][0]
+    assert record["metrics"]["executability"] == 0.0
+    assert record["metrics"]["sq"] == 0.0
+    assert llm.requests == []  # an app that does not run is not tested
+    # the reference starts, so it needs the model: without one it is an infrastructure error
+    needs = pytester.runpytest_subprocess("--e2e-agent=reference", "-p", "no:cacheprovider")
+    needs.assert_outcomes(errors=3)
+    needs.stdout.fnmatch_lines(["*infrastructure error*--e2e-llm-base-url=URL*"])
+    result.stdout.fnmatch_lines(["*cases/F1 — not tested: the app is not executable*"])
+
+
+@browser
+@pytest.mark.slow
+def test_a_mutant_loses_exactly_the_feature_its_mutation_breaks(pytester, tasks, results, llm):
+    root = make_app_task(tasks, script=SCRIPT.replace("n += 1;", "n += 0;"))
+    scripted(llm)
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*F2 not implemented*", "*FAILED*cases/F2-1 — No: *Count: 2*"])
+    record = results()["tasks"][0]
+    assert record["metrics"]["sq"] == pytest.approx(2 / 3)
+    assert [r["id"] for r in record["requirements"] if r["verdict"] != "implemented"] == ["F2"]
+    assert root.exists()
+
+
+@browser
+def test_an_app_whose_script_breaks_on_load_is_not_executable(pytester, tasks, results, llm):
+    make_app_task(tasks, script="undefinedFunction();\n" + SCRIPT)
+    run(pytester, llm, "--e2e-agent=reference").assert_outcomes(failed=3)
+    web = results()["tasks"][0]["web"]
+    assert not web["executable"]
+    assert any("undefinedFunction" in e for e in web["errors"])
+
+
+@browser
+def test_an_endpoint_outage_is_an_infrastructure_error_not_a_failed_feature(
+    pytester, tasks, results, llm
+):
+    make_app_task(tasks)
+    llm.push(error(500, times=20))
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["*infrastructure error*"])
+    assert results()["tasks"][0]["status"] == "error"
+
+
+@browser
+def test_malformed_cases_are_asked_again_once_then_an_infrastructure_error(
+    pytester, tasks, results, llm
+):
+    make_app_task(tasks)
+    llm.push(reply("here are some tests"), reply('{"cases": []}'))
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["*no valid test cases for greeter (twice)*"])
+    assert len(llm.requests) == 2
+    assert "Invalid answer" in llm.requests[1]["messages"][-1]["content"]
+
+
+SERVER = """import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+"""
+
+
+@browser
+@pytest.mark.slow
+def test_an_app_that_serves_itself_is_started_with_its_command_on_the_harness_port(
+    pytester, tasks, results, llm
+):
+    root = make_app_task(tasks, toml_extra='command = ["python3", "server.py", "{port}"]\n')
+    toml = (root / "task.toml").read_text().replace('launch = "static"', 'launch = "command"')
+    (root / "task.toml").write_text(toml)
+    tasks.write(root / "reference" / "server.py", SERVER)
+    scripted(llm)
+    run(pytester, llm, "--e2e-agent=reference").assert_outcomes(passed=3)
+    web = results()["tasks"][0]["web"]
+    assert web["executable"] and web["url"].startswith("http://127.0.0.1:")
+
+
+@browser
+@pytest.mark.slow
+def test_a_step_limit_and_a_stuck_agent_end_as_uncertain_never_hanging(
+    pytester, tasks, results, llm
+):
+    make_app_task(tasks)
+    cases = [
+        # three clicks that change nothing after the first: stuck
+        {**CASES[0], "steps": [("click", "Greet")] * 6},
+        # more actions than --e2e-app-steps allows
+        {**CASES[1], "steps": [("click", "Add one")] * 5, "expect": ["Count: 5"]},
+        CASES[2],
+    ]
+    scripted(llm, cases)
+    result = run(pytester, llm, "--e2e-agent=reference", "--e2e-app-steps=4")
+    result.assert_outcomes(passed=1, failed=2)
+    record = results()["tasks"][0]
+    assert record["app"]["indeterminate"] == 2 and record["app"]["yes"] == 1
+    run_dir = pytester.path / ".e2ebench" / "reference" / "greeter" / "run-1" / "eval" / "cases"
+    stuck = json.loads((run_dir / "F1-1.json").read_text())["report"]
+    limited = json.loads((run_dir / "F2-1.json").read_text())["report"]
+    assert (stuck["ended"], stuck["result"], stuck["steps"]) == ("stuck", "Uncertain", 4)
+    assert (limited["ended"], limited["result"], limited["steps"]) == ("step_limit", "Uncertain", 4)
+
+
+@browser
+@pytest.mark.slow
+def test_the_llm_score_baseline_scores_each_feature_from_the_code(pytester, tasks, results, llm):
+    make_app_task(tasks)
+    score = json.dumps({"F1": {"score": 1}, "F2": {"score": 0.5}, "F3": 0})
+
+    def answer(body):
+        if "review the source code" in body["messages"][0]["content"]:
+            return reply(score)
+        return app_judge_script({"# Greeter": CASES})(body)
+
+    llm.push(*[answer] * 100)
+    run(pytester, llm, "--e2e-agent=reference", "--e2e-judge=llm").assert_outcomes(passed=3)
+    baseline = results()["tasks"][0]["app"]["llm_score"]
+    assert baseline == {
+        "features": {"F1": 1.0, "F2": 0.5, "F3": 0.0},
+        "completeness": 0.5,
+        "score": 0.5,
+    }
+    code = next(r for r in llm.requests if "review the source code" in r["messages"][0]["content"])[
+        "messages"
+    ][1]["content"]
+    assert "### app.js" in code and "### index.html" in code
+
+
+def test_an_app_task_without_a_reference_cannot_be_run_by_the_reference_agent(pytester, tasks, llm):
+    root = make_app_task(tasks)
+    shutil.rmtree(root / "reference")
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["*task greeter has no reference app*"])
+
+
+@browser
+@pytest.mark.slow
+def test_a_page_stuck_in_an_endless_loop_ends_its_case_as_uncertain_and_the_next_runs(
+    pytester, tasks, results, llm
+):
+    spin = (
+        SCRIPT
+        + "document.getElementById('greet').addEventListener('click', () => { for (;;) {} });\n"
+    )
+    make_app_task(tasks, script=spin, toml_extra="\n[tests]\ntimeout = 3\n")
+    scripted(llm)
+    began = time.monotonic()
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(passed=2, failed=1)
+    assert time.monotonic() - began < 120
+    record = results()["tasks"][0]
+    assert record["app"]["sessions"] == 2  # a fresh browser after the stuck one
+    failing = next(r for r in record["requirements"] if r["id"] == "F1")["failing"][0]
+    assert "Indeterminate" in failing["message"] and "browser" in failing["message"]
