@@ -215,6 +215,15 @@ def _fetch(
     raise InstallRefused(f"the project's {what} {failed} (logs/{what}.log):\n{done.tail(40)}")
 
 
+def install_requirements(what: str, requirements: list[str], python: Path, logs: Path) -> None:
+    """Install vetted index requirements into the environment of ``python`` (harness uv).
+
+    Wheels only; InstallRefused when they do not install, InfrastructureError when the index
+    does not answer the harness (see :func:`_fetch`).
+    """
+    _fetch(what, requirements, python, logs)
+
+
 def build(
     venv: Path,
     repo: Path,
