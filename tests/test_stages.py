@@ -290,3 +290,66 @@ def test_cmd_agent_gets_the_stage_and_the_reference_design(pytester, staged, res
     )
     result = pytester.runpytest(f"--e2e-agent={command}", "--e2e-stage=setup")
     result.assert_outcomes(passed=2)
+
+
+@pytest.mark.slow
+def test_e2e_mode_feeds_the_agents_own_design(pytester, staged, results):
+    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
+    command = (
+        "cmd:if [ {stage} = design ]; then mkdir design && "
+        "printf 'classDiagram\\n  class OwnDesign\\n' > design/class.mmd; "
+        "else grep -q OwnDesign {inputs}/design/class.mmd && echo six > requirements.txt; fi"
+    )
+    result = pytester.runpytest(
+        f"--e2e-agent={command}", "--e2e-stage=setup", "--e2e-stage-mode=e2e"
+    )
+    result.assert_outcomes(passed=2)  # setup's items only: design ran as its input
+    runs = results()["stages"]["runs"]
+    assert [(r["stage"], r["mode"]) for r in runs] == [("setup", "e2e")]
+    # modular: the reference design has no OwnDesign, so the command writes nothing
+    result = pytester.runpytest(f"--e2e-agent={command}", "--e2e-stage=setup")
+    result.assert_outcomes(failed=2)
+
+
+@pytest.mark.slow
+def test_vanilla_gets_the_stage_instruction_and_writes_the_design(pytester, staged, results):
+    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\ne2ebench_model = scripted\n")
+    files = {"design/class.mmd": CLASS, "design/sequence.mmd": SEQUENCE}
+    files["design/architecture.txt"] = ARCHITECTURE
+    answer = "".join(f"### FILE: {p}\n```\n{t.rstrip()}\n```\n\n" for p, t in files.items())
+    with ScriptedLLM([reply(answer)]) as llm:
+        result = pytester.runpytest(
+            "--e2e-agent=vanilla", "--e2e-stage=design", f"--e2e-llm-base-url={llm.base_url}"
+        )
+        system, user = (m["content"] for m in llm.requests[0]["messages"])
+    result.assert_outcomes(passed=3)
+    assert "one stage of a software project's lifecycle" in system
+    assert "This is the software-design stage" in user and "### R1: Addition" in user
+    runs = stage_runs(results(), "design")
+    assert runs["vanilla"]["agent_run"]["steps"] == 1
+
+
+@pytest.mark.slow
+def test_bundled_tasks_with_stage_references_are_self_checking(pytester, results):
+    """Every bundled task with design/ and setup/ scores 100 % with the oracle, 0 empty."""
+    import shutil
+    from pathlib import Path
+
+    bundled = Path(__file__).parent.parent / "benchmark_tasks"
+    staged_tasks = sorted(p.name for p in bundled.iterdir() if (p / "design").is_dir())
+    assert len(staged_tasks) >= 3
+    for name in staged_tasks:
+        shutil.copytree(bundled / name, pytester.path / "tasks" / name)
+    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
+    result = pytester.runpytest(
+        "--e2e-agent=reference,nop", "--e2e-stage=design,setup", "-p", "no:cacheprovider"
+    )
+    runs = results()["stages"]["runs"]
+    scores = {(r["task"], r["agent"], r["stage"]): r["metrics"] for r in runs}
+    for task in staged_tasks:
+        assert scores[(task, "reference", "design")]["design_score"] == 1.0
+        assert scores[(task, "reference", "setup")]["example_pass_rate"] == 1.0
+        assert scores[(task, "nop", "design")]["design_score"] == 0.0
+        assert scores[(task, "nop", "setup")]["example_pass_rate"] == 0.0
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] == outcomes["failed"]

@@ -59,7 +59,7 @@ def stage_section(stage_records: list[dict], records: list[dict]) -> dict:
     """``stages``: every stage record, and per stage and agent the mean (± std) of each metric.
 
     The implement stage's summary adds DevEval's implementation score: the mean pass rate of
-    the reference tests weighted by the reference's lines of code (DevBench §4.3).
+    the reference tests weighted by the reference's lines of code (as issue 16 states it).
     """
     ordered = sorted(stage_records, key=lambda r: (r["stage"], r["task"], r["agent"], r["run"]))
     summary: dict[str, dict[str, dict]] = {}

@@ -124,7 +124,7 @@ def item_names(stage: str, refs: StageReferences) -> tuple[str, ...]:
 
 
 def earlier(stage: str) -> tuple[str, ...]:
-    """The stages whose outputs ``stage`` is given (DevBench §3, the task inputs per stage)."""
+    """The stages whose outputs ``stage`` is given (DevBench Table 1: the inputs per task)."""
     inputs = {
         "design": (),
         "setup": ("design",),

@@ -1,6 +1,6 @@
 """The software-design stage: Mermaid class and sequence diagrams and an architecture file tree.
 
-Graded two ways (DevBench §3.1, issue 16):
+Graded two ways (DevBench, arXiv:2403.08604, Table 1; issue 16):
 
 * deterministically: each diagram must parse with Mermaid's own parser as the right diagram type
   (:mod:`.mermaid`), and the names it declares are compared with the reference design's —
@@ -194,7 +194,7 @@ def swap_outcome(first: int | None, second: int | None) -> str:
     """``win``, ``loss`` or ``tie`` of the answer from the judge's two preferences.
 
     ``first`` was asked with the answer as design 1, ``second`` with it as design 2: the answer
-    wins only if it is preferred in both orders (DevBench §3.1: inconsistent verdicts are ties).
+    wins only if it is preferred in both orders (issue 16: inconsistent verdicts are ties).
     """
     if first == 1 and second == 2:
         return "win"

@@ -1,8 +1,8 @@
 """The environment-setup stage: the agent's dependency file, installed, runs the examples.
 
-DevBench §3.2: the agent writes the dependency file from the requirements and the design; the
-harness installs it into a fresh environment and runs the task's example-usage scripts there;
-the metric is the share of scripts that run (exit status 0).
+DevBench (arXiv:2403.08604, Table 1): the agent writes the dependency file from the
+requirements and the design; the harness installs it into a fresh environment and runs the
+task's example-usage scripts there; the metric is the share of scripts that run (exit 0).
 
 The dependency file is ``requirements.txt`` (one requirement a line; comments and blank lines
 ignored) or else ``pyproject.toml``'s ``[project] dependencies``. Every requirement is vetted

@@ -1,11 +1,11 @@
 """The acceptance- and unit-test stages: the agent's tests run against the reference.
 
-DevBench §3.4-3.5: tests the agent writes from the requirements (and, for unit tests, the
-source) are graded by the *oracle test*: run against the reference implementation they must
-pass; and by the statement coverage of the reference they reach. Issue 16 adds the mutation
-score: the share of the task's mutants (degraded references, ``mutants.toml``) on which the
-tests fail, counted only for tests that pass on the reference (a suite failing everywhere
-catches nothing).
+DevBench (arXiv:2403.08604, Table 1): tests the agent writes from the requirements (and, for
+unit tests, the source) are graded by the *oracle test*: run against the reference
+implementation they must pass; and by the statement coverage of the reference they reach.
+Issue 16 adds the mutation score: the share of the task's mutants (degraded references,
+``mutants.toml``) on which the tests fail, counted only for tests that pass on the
+reference (a suite failing everywhere catches nothing).
 
 The tests run like every other suite (:func:`pytest_e2ebench.runner.run_suite`): copied into
 a harness folder, sandboxed, per-test results from the signed probe, coverage combined by the
