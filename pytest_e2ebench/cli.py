@@ -1,7 +1,8 @@
 """The ``e2ebench`` command: tools around the pytest plugin.
 
-``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders. The
-benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders and
+``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
+lifecycle stage. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import e2edev
+from .importers import deveval, e2edev
 
-IMPORTERS = {"e2edev": e2edev}
+IMPORTERS = {"e2edev": e2edev, "deveval": deveval}
 
 
 def main(argv: list[str] | None = None) -> int:

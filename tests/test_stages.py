@@ -353,3 +353,39 @@ def test_bundled_tasks_with_stage_references_are_self_checking(pytester, results
         assert scores[(task, "nop", "setup")]["example_pass_rate"] == 0.0
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] == outcomes["failed"]
+
+
+def test_markdown_wrapped_designs_and_trees_without_slashes():
+    from pytest_e2ebench.stages.design import fenced
+
+    doc = "# Architecture\nBelow is the tree.\n```bash\n├── examples\n│   └── demo.py\n└── x.py\n```\n"
+    assert tree_files(fenced(doc)) == {"examples/demo.py", "x.py"}
+    wrapped = "Some words\n```mermaid\nclassDiagram\n  class A\n```\ntrailing"
+    assert fenced(wrapped) == "classDiagram\n  class A\n"
+    assert fenced("classDiagram\n  class A\n") == "classDiagram\n  class A\n"
+
+
+@pytest.mark.slow
+def test_deveval_import_converts_and_every_stage_of_the_reference_scores_100(pytester, results):
+    from deveval_sample import write_sample
+
+    from pytest_e2ebench.cli import main
+
+    write_sample(pytester.path / "deveval")
+    assert main(["import", "deveval", str(pytester.path / "deveval"), "tasks"]) == 0
+    report = json.loads((pytester.path / "tasks" / "import-report.json").read_text())
+    assert {r["repo"]: r["error"] for r in report} == {
+        "nosequence": "missing UML_sequence.md",
+        "wordstat": None,
+    }
+    task = pytester.path / "tasks" / "deveval-wordstat"
+    assert (task / "design" / "class.mmd").read_text().startswith("classDiagram")
+    assert not (task / "reference" / "PRD.md").exists()
+    assert sorted(p.name for p in (task / "reference").iterdir()) == ["wordstat"]
+    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-stage=all")
+    result.assert_outcomes(passed=8)  # 3 design, 1 example, R1, R2, 2 oracles
+    document = results()
+    assert document["tasks"][0]["metrics"]["impl_rate"] == 1.0
+    unit = stage_runs(document, "unit-tests")["reference"]["metrics"]
+    assert unit["oracle_pass"] == 1.0 and unit["statement_coverage"] > 0.5

@@ -37,6 +37,8 @@ import sys
 from pathlib import Path
 
 from ..probe.e2ebench_web import SCENARIO_LINE, parse_feature
+from . import add_arguments as common_arguments
+from . import write_report
 
 TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
@@ -353,21 +355,17 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
     """Import every project under ``src`` into ``out``; the reports, also in import-report.json."""
     out.mkdir(parents=True, exist_ok=True)
     reports = [import_project(p, out, created) for p in find_projects(src)]
-    (out / "import-report.json").write_text(
-        json.dumps([dataclasses.asdict(r) for r in reports], indent=2) + "\n", encoding="utf-8"
-    )
+    write_report(out, reports)
     return reports
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import e2edev``."""
-    parser.add_argument("src", type=Path, help="an E2EDev project folder, or a folder of them")
-    parser.add_argument("out", type=Path, help="where to write the task folders")
-    parser.add_argument(
-        "--created",
-        type=dt.date.fromisoformat,
-        default=dt.date.today(),
-        help="release date written into each task.toml (default: today)",
+    common_arguments(
+        parser,
+        "an E2EDev project folder, or a folder of them",
+        dt.date.today(),
+        "release date written into each task.toml (default: today)",
     )
 
 

@@ -14,7 +14,8 @@ A task provides the references in its folder (see docs/stages.md):
 ``setup/requirements.txt`` and ``setup/examples/*.py``
     the dependency file and the example-usage scripts;
 ``tests/`` (the reference tests)
-    the reference answer of both test-writing stages.
+    the reference answer of both test-writing stages (``tests/acceptance/`` and
+    ``tests/unit/`` of each, when the task splits its tests so).
 
 ``implement`` is the pipeline of :mod:`pytest_e2ebench.pipeline` and needs none of these.
 """
@@ -149,4 +150,8 @@ def reference_artefacts(task, stage: str, workspace: Path) -> None:
             shutil.copy2(refs.dependency_file, workspace / DEPENDENCY_FILE)
     elif stage in ("acceptance-tests", "unit-tests"):
         folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
-        task.copy_tests(workspace / folder)
+        own = task.tests_dir / Path(folder).name  # tests/acceptance or tests/unit, if split
+        if own.is_dir():
+            shutil.copytree(own, workspace / folder, ignore=ignore)
+        else:
+            task.copy_tests(workspace / folder)

@@ -30,36 +30,52 @@ FILES = {"class": CLASS_DIAGRAM, "sequence": SEQUENCE_DIAGRAM, "architecture": A
 EXPECTED_TYPE = {"class": "classDiagram", "sequence": "sequence"}
 CRITERIA = ("general_principles", "faithfulness")
 _TREE_PREFIX = re.compile(r"^[\s│├└─|`+\-\\*]*")
+_MERMAID_FENCE = re.compile(r"^```+\s*mermaid[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"^```+[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def read_design(root: Path) -> dict[str, str | None]:
-    """The three design files of ``root`` (None when missing, a link or too large)."""
-    return {name: read_text(root, rel, MAX_DESIGN_BYTES) for name, rel in FILES.items()}
+    """The three design files of ``root`` (None when missing, a link or too large).
+
+    A file may be Markdown around the design (as DevEval's ``UML_class.md`` and
+    ``architecture_design.md`` are): then the first fenced block is the design.
+    """
+    found = {name: read_text(root, rel, MAX_DESIGN_BYTES) for name, rel in FILES.items()}
+    return {name: None if text is None else fenced(text) for name, text in found.items()}
+
+
+def fenced(text: str) -> str:
+    """The first fenced code block of ``text`` (a ```mermaid one first), or ``text`` itself."""
+    match = _MERMAID_FENCE.search(text) or _FENCE.search(text)
+    return match.group(1) if match else text
 
 
 def tree_files(text: str) -> set[str]:
     """File paths of an architecture file tree (``tree`` drawing, indented, or plain paths).
 
-    A line's depth is where its name starts; names ending in ``/`` are folders, the rest files;
-    ``# comments`` are dropped.
+    A line's depth is where its name starts; a name ending in ``/``, or followed by a deeper
+    line, is a folder, the rest are files; ``# comments`` are dropped.
     """
-    files: set[str] = set()
-    stack: list[tuple[int, str]] = []  # (indent, folder) of the open folders
+    entries: list[tuple[int, str]] = []
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].rstrip()
         if not line.strip() or line.strip().startswith("```"):
             continue
         indent = len(_TREE_PREFIX.match(line).group(0))
         name = line[indent:].strip()
-        if not name:
-            continue
+        if name:
+            entries.append((indent, name))
+    files: set[str] = set()
+    stack: list[tuple[int, str]] = []  # (indent, folder) of the open folders
+    for index, (indent, name) in enumerate(entries):
         while stack and stack[-1][0] >= indent:
             stack.pop()
+        deeper = index + 1 < len(entries) and entries[index + 1][0] > indent
         path = "/".join([*(folder for _, folder in stack), name.rstrip("/")])
-        if name.endswith("/"):
+        if name.endswith("/") or deeper:
             stack.append((indent, name.rstrip("/")))
         else:
-            files.add(path.lstrip("./"))
+            files.add(path.removeprefix("./"))
     return files
 
 
