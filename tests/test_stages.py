@@ -389,3 +389,15 @@ def test_deveval_import_converts_and_every_stage_of_the_reference_scores_100(pyt
     assert document["tasks"][0]["metrics"]["impl_rate"] == 1.0
     unit = stage_runs(document, "unit-tests")["reference"]["metrics"]
     assert unit["oracle_pass"] == 1.0 and unit["statement_coverage"] > 0.5
+
+
+@pytest.mark.slow
+def test_stage_records_cross_xdist_workers(pytester, staged, results):
+    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
+    args = ("--e2e-agent=reference,nop", "--e2e-stage=design,setup")
+    pytester.runpytest(*args).assert_outcomes(passed=5, failed=5)
+    serial = {(r["agent"], r["stage"]): r["metrics"] for r in results()["stages"]["runs"]}
+    result = pytester.runpytest_subprocess(*args, "-n", "2", "-p", "xdist", "--e2e-rerun")
+    result.assert_outcomes(passed=5, failed=5)
+    parallel = {(r["agent"], r["stage"]): r["metrics"] for r in results()["stages"]["runs"]}
+    assert parallel == serial and len(serial) == 4

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..agents import RunContext
 from ..cache import locked, tree_hash
-from ..intake import IntakeLimits, read_text
+from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
 from ..stash import SANDBOX
 from . import (
     ACCEPTANCE_DIR,
@@ -63,19 +63,13 @@ def stage_inputs(task, agent_run_dir: Path, stage: str, mode: str, dest: Path) -
     for before in earlier(stage):
         if before == "design":
             source = task.root if mode == "modular" else agent_run_dir / "stage-design" / "repo"
-            src = source / DESIGN_DIR
-            if src.is_dir() and not src.is_symlink():
-                baseline = shutil.ignore_patterns("baseline")
-                shutil.copytree(src, dest / DESIGN_DIR, ignore=baseline, symlinks=False)
-        elif before == IMPLEMENT:
+            src, into, skip = source / DESIGN_DIR, dest / DESIGN_DIR, ("baseline",)
+        else:
             src = task.reference_dir if mode == "modular" else agent_run_dir / "repo"
-            if src.is_dir():
-                shutil.copytree(
-                    src,
-                    dest / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "tests"),
-                    symlinks=False,
-                )
+            into, skip = dest / "src", ("tests", *SKIP_PATTERNS)
+        if src.is_dir() and not src.is_symlink():
+            # an agent's earlier output is project-zone data: copied without following links
+            copy_tree(src, into, IntakeLimits(), ignore=skip)
     return dest
 
 

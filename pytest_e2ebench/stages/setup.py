@@ -9,8 +9,8 @@ ignored) or else ``pyproject.toml``'s ``[project] dependencies``. Every requirem
 (:func:`~pytest_e2ebench.requirements.vet`: index requirements only, no URL, path or pip
 option) and installed by the harness's uv, wheels only — nothing the agent wrote is built or
 run on the host. The reference implementation is put on the path without its own packaging
-(so its declared dependencies do not stand in for the agent's), and each example runs in the
-sandbox, without network.
+(so its declared dependencies do not stand in for the agent's) in an environment that has
+nothing else (not even the test tools), and each example runs in the sandbox, without network.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def grade(answer_root: Path, reference: Path, examples, work: Path, sandbox: San
     )
     env = work / "venv"
     logs = work / "logs"
-    built = venvs.build(env, project, logs, (), sandbox)  # "path": no packaging to run
+    built = venvs.bare(env, project, logs)  # nothing else: the agent's file must say it all
     python = venvs.python_of(env)
     try:
         venvs.install_requirements("dependencies", declared, python, logs)
