@@ -401,3 +401,15 @@ def test_stage_records_cross_xdist_workers(pytester, staged, results):
     result.assert_outcomes(passed=5, failed=5)
     parallel = {(r["agent"], r["stage"]): r["metrics"] for r in results()["stages"]["runs"]}
     assert parallel == serial and len(serial) == 4
+
+
+def test_a_stage_the_harness_cannot_grade_is_an_error_not_a_failure(pytester, staged, results):
+    (staged / "design" / "sequence.mmd").write_text("sequenceDiagram\n    A ->> {{\n")
+    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-stage=design")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["*the task's reference design/sequence.mmd does not parse*"])
+    (run,) = results()["stages"]["runs"]
+    assert run["status"] == "error" and run["metrics"] is None
+    summary = results()["stages"]["summary"]["design"]["reference"]
+    assert summary["errored_runs"] == 1
