@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from ..agents import RunContext
-from ..cache import locked, tree_hash
+from ..cache import file_hash, locked, tree_hash
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
+from ..mutants import MUTANTS_FILE
 from ..stash import SANDBOX
 from . import (
     ACCEPTANCE_DIR,
@@ -102,7 +103,6 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
             else:
                 evaluator.evaluate(task, agent, run)
     stage_dir = agent_run_dir / f"stage-{stage}"
-    refs = StageReferences(task.root)
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
         shutil.rmtree(inputs, ignore_errors=True)
@@ -155,13 +155,15 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
             tree_hash(task.root / "design") if (task.root / "design").is_dir() else "",
             tree_hash(task.root / "setup") if (task.root / "setup").is_dir() else "",
             task.tests_hash,
+            file_hash(task.root / MUTANTS_FILE) if (task.root / MUTANTS_FILE).is_file() else "",
             settings.judge,
             settings.model if settings.judge != "tests" else "",
         )
         grade = graded.load()
         if grade is None:
             work = graded.reset()
-            grade = graded.commit(_grade(evaluator, task, repo, stage, refs, work, sandbox))
+            scope = f"{agent.label}/{task.id}/run-{run}/{stage}"  # in the LLM cache
+            grade = graded.commit(_grade(evaluator, task, repo, stage, scope, work, sandbox))
     notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
     return {
         "schema": STAGE_RECORD,
@@ -183,7 +185,7 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
     }
 
 
-def _grade(evaluator, task, repo: Path, stage: str, refs, work: Path, sandbox) -> dict:
+def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sandbox) -> dict:
     if stage == "design":
         result = design.grade(repo, task.root, work / "parse", sandbox)
         baseline_root = task.root / DESIGN_DIR / "baseline"
@@ -193,16 +195,18 @@ def _grade(evaluator, task, repo: Path, stage: str, refs, work: Path, sandbox) -
             task=task,
             answer=design.read_design(repo),
             baseline=baseline,
-            scope=f"{task.id}/{stage}",
+            scope=scope,
         )
         if judged is not None:
             result["judge"] = judged
             result["metrics"].update({k: judged.get(k) for k in ("win_rate", "win_rate_no_ties")})
         return result
     if stage == "setup":
-        return setup.grade(repo, task.reference_dir, refs.examples, work, sandbox)
+        examples = StageReferences(task.root).examples
+        return setup.grade(repo, task.reference_dir, examples, work, sandbox)
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
-    return testing.grade(repo / folder, task, work, sandbox, evaluator.settings.timeout)
+    shared = evaluator.settings.out / ".shared"
+    return testing.grade(repo / folder, task, work, shared, sandbox, evaluator.settings.timeout)
 
 
 def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) -> dict:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from .. import mutants as mutant_tools
 from .. import runner, venv
+from ..cache import key_of, locked, remove, tree_hash
+from ..errors import InfrastructureError
 from ..sandbox import Sandbox
 from ..testindex import is_test_module
 
@@ -32,23 +34,43 @@ def test_modules(folder: Path) -> list[Path]:
     )
 
 
-def _reference_env(reference: Path, work: Path, sandbox: Sandbox, name: str) -> tuple[Path, Path]:
-    """A copy of ``reference`` at ``work/name`` and an environment with it installed."""
-    project = work / name
-    shutil.copytree(reference, project, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    env = work / f"{name}-venv"
-    built = venv.build(env, project, work / "logs" / name, (), sandbox)
-    if not built.ok:
-        from ..errors import InfrastructureError
+def _reference_env(source: Path, shared: Path, sandbox: Sandbox) -> tuple[Path, Path]:
+    """A copy of ``source`` (the reference, or a mutant) and an environment with it installed.
 
-        raise InfrastructureError("tests", f"the reference {name} did not install: {built.reason}")
-    return project, venv.python_of(env)
+    Built once per content and kept under ``shared`` for every stage, agent and run: the test
+    runs only read both (they are not among a run's writable folders).
+    """
+    key = key_of("reference-env", tree_hash(source), venv.fingerprint())[:16]
+    where = shared / f"reference-env-{key}"
+    with locked(where):
+        if not (where / "complete").is_file():
+            for name in ("project", "venv", "logs"):
+                remove(where / name)
+            ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+            shutil.copytree(source, where / "project", ignore=ignore)
+            built = venv.build(where / "venv", where / "project", where / "logs", (), sandbox)
+            if not built.ok:
+                raise InfrastructureError(
+                    "tests", f"the reference did not install ({where / 'logs'}): {built.reason}"
+                )
+            (where / "complete").write_text(built.log + "\n")
+    return where / "project", venv.python_of(where / "venv")
 
 
 def grade(
-    tests: Path, task, work: Path, sandbox: Sandbox, timeout: float, *, with_mutants: bool = True
+    tests: Path,
+    task,
+    work: Path,
+    shared: Path,
+    sandbox: Sandbox,
+    timeout: float,
+    *,
+    with_mutants: bool = True,
 ) -> dict:
-    """Run the agent's tests in ``tests`` against the reference (and its mutants)."""
+    """Run the agent's tests in ``tests`` against the reference (and its mutants).
+
+    ``shared`` keeps the reference's (and mutants') environments for other stages and runs.
+    """
     modules = test_modules(tests)
     if not modules:
         message = f"no test modules (test_*.py) in {tests.name}/"
@@ -59,7 +81,7 @@ def grade(
             "metrics": _metrics(0.0, 0.0, 0.0 if task.mutants else None),
             "note": message,
         }
-    project, python = _reference_env(task.reference_dir, work, sandbox, "reference")
+    project, python = _reference_env(task.reference_dir, shared, sandbox)
     suite = runner.run_suite(
         "oracle",
         tests=tests,
@@ -87,7 +109,7 @@ def grade(
     score = None
     killed: list[str] = []
     if with_mutants and ok and task.mutants:
-        killed = _mutation(tests, task, work, sandbox, timeout)
+        killed = _mutation(tests, task, work, shared, sandbox, timeout)
         score = len(killed) / len(task.mutants)
     return {
         "items": {"oracle": {"passed": ok, "message": message}},
@@ -113,12 +135,14 @@ def _explain(suite: dict, results: list[dict], failing: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _mutation(tests: Path, task, work: Path, sandbox: Sandbox, timeout: float) -> list[str]:
+def _mutation(
+    tests: Path, task, work: Path, shared: Path, sandbox: Sandbox, timeout: float
+) -> list[str]:
     """Names of the task's mutants on which the tests do not all pass."""
     killed = []
     for index, mutant in enumerate(task.mutants):
         source = mutant_tools.apply(task.reference_dir, mutant, work / f"mutant-src-{index}")
-        project, python = _reference_env(source, work, sandbox, f"mutant-{index}")
+        project, python = _reference_env(source, shared, sandbox)
         suite = runner.run_suite(
             f"mutant-{index}",
             tests=tests,
