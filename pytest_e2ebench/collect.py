@@ -49,7 +49,8 @@ class TaskFile(pytest.File):
     def _stage_items(self, task: Task, refs: StageReferences, agent: Agent, run: int, stage: str):
         """The items of one stage: one per requirement (implement) or per graded artefact.
 
-        A task without the references a stage needs has no items of that stage.
+        A task without the references a stage needs has no items of that stage, nor has a web
+        task any but implement (its tests are scenarios, it has no Python dependencies).
         """
         if stage == IMPLEMENT:
             for req in task.requirements:
@@ -61,7 +62,7 @@ class TaskFile(pytest.File):
                     run=run,
                     requirement=req,
                 )
-        elif refs.has(stage):
+        elif task.kind != "web" and refs.has(stage):
             for artefact in item_names(stage, refs):
                 yield StageItem.from_parent(
                     self,

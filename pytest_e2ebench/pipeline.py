@@ -320,7 +320,8 @@ def intake_summary(intake: dict | None) -> dict | None:
     }
 
 
-def _intake_notes(intake: dict | None) -> list[str]:
+def intake_notes(intake: dict | None) -> list[str]:
+    """What intake stopped at or dropped, as notes for a record."""
     if not intake:
         return []
     notes = []
@@ -367,7 +368,7 @@ def build_record(
         everything = suite_metrics(tests + own, test_run.get("all_coverage"))
     notes = [n for n in (agent_data.get("note"),) if n]
     intake = agent_data.get("intake")
-    notes += _intake_notes(intake)
+    notes += intake_notes(intake)
     labels = set(containment(extended_run, tests))
     if intake and intake.get("exceeded") in QUOTA_LIMITS:
         labels.add("disk_quota")

@@ -91,7 +91,7 @@ def brief(stage: str, inputs: Path) -> str:
 
 def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
     """The stage record of (task, agent, run, stage); see docs/stages.md."""
-    from ..pipeline import take_in
+    from ..pipeline import intake_notes, take_in
 
     settings = evaluator.settings
     sandbox = evaluator.config.stash[SANDBOX]
@@ -165,6 +165,7 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
             scope = f"{agent.label}/{task.id}/run-{run}/{stage}"  # in the LLM cache
             grade = graded.commit(_grade(evaluator, task, repo, stage, scope, work, sandbox))
     notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
+    notes += intake_notes(agent_data.get("intake"))
     return {
         "schema": STAGE_RECORD,
         "task": task.id,
