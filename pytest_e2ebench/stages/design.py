@@ -29,6 +29,7 @@ PASS_F1 = 0.5  # an artefact item passes when it parses and its name F1 reaches 
 FILES = {"class": CLASS_DIAGRAM, "sequence": SEQUENCE_DIAGRAM, "architecture": ARCHITECTURE}
 EXPECTED_TYPE = {"class": "classDiagram", "sequence": "sequence"}
 CRITERIA = ("general_principles", "faithfulness")
+UNREADABLE = f"missing (or a link, or over {MAX_DESIGN_BYTES >> 10} KiB)"
 _TREE_PREFIX = re.compile(r"^[\s│├└─|`+\-\\*]*")
 _MERMAID_FENCE = re.compile(r"^```+\s*mermaid[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _FENCE = re.compile(r"^```+[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -110,7 +111,7 @@ def grade(answer_root: Path, reference_root: Path, work: Path, sandbox) -> dict:
             )
         got = parsed.get(f"answer-{name}")
         if got is None:
-            items[name] = _item(False, 0.0, f"{FILES[name]} is missing")
+            items[name] = _item(False, 0.0, f"{FILES[name]} is {UNREADABLE}")
             continue
         if not got.ok or got.type != expected_type:
             why = got.error or f"a {got.type} diagram, not a {expected_type} diagram"
@@ -129,7 +130,7 @@ def grade(answer_root: Path, reference_root: Path, work: Path, sandbox) -> dict:
             missing = sorted(set(ref.participants) - set(got.participants))
         items[name] = _item(True, score, _shortfall(name, score, missing), **scores)
     if answer["architecture"] is None:
-        items["architecture"] = _item(False, 0.0, f"{ARCHITECTURE} is missing")
+        items["architecture"] = _item(False, 0.0, f"{ARCHITECTURE} is {UNREADABLE}")
     else:
         got_files = tree_files(answer["architecture"])
         ref_files = tree_files(reference["architecture"] or "")
