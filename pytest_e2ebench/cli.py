@@ -1,8 +1,9 @@
 """The ``e2ebench`` command: tools around the pytest plugin.
 
 ``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders,
-``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders. The
-benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders and
+``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
+lifecycle stage. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import e2edev, realdevbench
+from .importers import deveval, e2edev, realdevbench
 
-IMPORTERS = {"e2edev": e2edev, "realdevbench": realdevbench}
+IMPORTERS = {"e2edev": e2edev, "realdevbench": realdevbench, "deveval": deveval}
 
 
 def main(argv: list[str] | None = None) -> int:

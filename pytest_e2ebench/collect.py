@@ -14,6 +14,8 @@ import pytest
 from .agents import Agent
 from .errors import InfrastructureError, RunFailed, TaskError
 from .pipeline import error_record
+from .stages import IMPLEMENT, StageReferences, item_names
+from .stages.run import error_stage_record
 from .stash import AGENTS, EVALUATOR, SETTINGS
 from .task import Requirement, Task, load_task
 from .verdicts import IMPLEMENTED
@@ -25,27 +27,52 @@ MAX_LISTED_FAILURES = 10
 class TaskFile(pytest.File):
     """A ``task.toml``: validates the task and yields its requirement items."""
 
-    def collect(self) -> Iterator[RequirementItem]:
+    def collect(self) -> Iterator[RequirementItem | StageItem]:
         task = load_task(self.path.parent)
         settings = self.config.stash[SETTINGS]
+        refs = StageReferences(task.root)
+        if any(s != IMPLEMENT for s in settings.stages) and refs.problems():
+            raise TaskError(str(task.root), refs.problems())
         for req in task.requirements:
             for tag in req.tags:
                 self.config.addinivalue_line("markers", f"{tag}: requirements tagged {tag!r}")
         for agent in self.config.stash[AGENTS]:
             for run in range(1, settings.runs + 1):
-                for req in task.requirements:
-                    item = RequirementItem.from_parent(
-                        self,
-                        name=f"{task.id}[{agent.label}-run-{run}-{req.id}]",
-                        task=task,
-                        agent=agent,
-                        run=run,
-                        requirement=req,
-                    )
-                    # pytest-xdist --dist loadgroup: a run's items share one worker (inert
-                    # without xdist; workers see dist "no", so mark unconditionally).
-                    item.add_marker(pytest.mark.xdist_group(f"{agent.label}/{task.id}/{run}"))
-                    yield item
+                for stage in settings.stages:
+                    for item in self._stage_items(task, refs, agent, run, stage):
+                        # pytest-xdist --dist loadgroup: a run's items share one worker (inert
+                        # without xdist; workers see dist "no", so mark unconditionally).
+                        item.add_marker(pytest.mark.xdist_group(f"{agent.label}/{task.id}/{run}"))
+                        item.extra_keyword_matches.add(stage)
+                        yield item
+
+    def _stage_items(self, task: Task, refs: StageReferences, agent: Agent, run: int, stage: str):
+        """The items of one stage: one per requirement (implement) or per graded artefact.
+
+        A task without the references a stage needs has no items of that stage, nor has a web
+        task any but implement (its tests are scenarios, it has no Python dependencies).
+        """
+        if stage == IMPLEMENT:
+            for req in task.requirements:
+                yield RequirementItem.from_parent(
+                    self,
+                    name=f"{task.id}[{agent.label}-run-{run}-{req.id}]",
+                    task=task,
+                    agent=agent,
+                    run=run,
+                    requirement=req,
+                )
+        elif task.kind != "web" and refs.has(stage):
+            for artefact in item_names(stage, refs):
+                yield StageItem.from_parent(
+                    self,
+                    name=f"{task.id}[{agent.label}-run-{run}-{stage}-{artefact}]",
+                    task=task,
+                    agent=agent,
+                    run=run,
+                    stage=stage,
+                    artefact=artefact,
+                )
 
     def repr_failure(self, excinfo, style=None):
         """A malformed task shows its problems, not a traceback."""
@@ -141,3 +168,49 @@ class RequirementItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"{self.name}: {self.requirement.title}"
+
+
+class StageItem(pytest.Item):
+    """One graded artefact of a lifecycle stage (docs/stages.md) of one (task, agent, run)."""
+
+    def __init__(
+        self, *, task: Task, agent: Agent, run: int, stage: str, artefact: str, **kwargs
+    ) -> None:
+        super().__init__(**kwargs)
+        self.task = task
+        self.agent = agent
+        self.run = run
+        self.stage = stage
+        self.artefact = artefact
+        self.record: dict | None = None
+
+    def setup(self) -> None:
+        """Evaluate the stage (cached); a stage that cannot be evaluated is an error."""
+        evaluator = self.config.stash[EVALUATOR]
+        args = (self.task, self.agent, self.run, self.stage)
+        try:
+            self.record = evaluator.evaluate(*args)
+        except (InfrastructureError, RunFailed) as exc:
+            if evaluator.first_delivery(*args):
+                where = evaluator.run_dir(self.task, self.agent, self.run) / f"stage-{self.stage}"
+                self.user_properties.append((PROPERTY, error_stage_record(*args, where, exc)))
+            pytest.fail(f"{self.stage}: could not be evaluated: {exc}", pytrace=False)
+        if evaluator.first_delivery(*args):
+            self.user_properties.append((PROPERTY, self.record))
+
+    def runtest(self) -> None:
+        """Pass iff the artefact's grade passes; otherwise say why."""
+        assert self.record is not None
+        graded = self.record["items"].get(self.artefact) or {"passed": False, "message": ""}
+        if graded["passed"]:
+            return
+        lines = [
+            f"{self.stage} {self.artefact} not passed ({self.agent.label}, run {self.run}): "
+            + (graded.get("message") or "no details")
+        ]
+        lines += [f"note: {n}" for n in self.record.get("notes", [])]
+        lines.append(f"details: {self.record['dir']}")
+        pytest.fail("\n".join(lines), pytrace=False)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.name}: {self.stage} {self.artefact}"

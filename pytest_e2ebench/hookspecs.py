@@ -78,3 +78,22 @@ def pytest_e2ebench_judge_requirements(
     :returns: ``{"verdicts": [{"id", "verdict", ...} per requirement], ...}``; other keys are
         copied into the run's results.json entry.
     """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_e2ebench_judge_design(
+    config: pytest.Config, task: Task, answer: dict, baseline: dict, scope: str
+) -> dict | None:
+    """Compare an agent's software design with a baseline design (DevEval's pairwise judge).
+
+    :param answer: the agent's design files by artefact (``class``, ``sequence``,
+        ``architecture``; the text, or None when missing).
+    :param baseline: the baseline design, same shape (the task's ``design/baseline/`` or its
+        reference design).
+    :param scope: names the conversations in the LLM cache.
+    :returns: None to leave it to the next implementation (the built-in runs only with
+        ``--e2e-judge=llm|both``), else a JSON-able dict with ``win_rate`` and
+        ``win_rate_no_ties`` (fractions, or None) and whatever else to keep in the stage's
+        record. Ask each comparison twice with the order swapped: a preference that does not
+        survive the swap is a tie.
+    """

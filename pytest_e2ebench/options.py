@@ -34,6 +34,7 @@ def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, 
 def addoption(parser: pytest.Parser) -> None:
     """Register the ``--e2e-*`` options and their ``e2ebench_*`` ini twins."""
     from .sandbox import MODES as SANDBOX_MODES
+    from .stages import MODES as STAGE_MODES
 
     group = parser.getgroup("e2ebench", "benchmark LLM agents on whole projects (pytest-e2ebench)")
     for name, ini_default, help, kwargs in (
@@ -111,6 +112,20 @@ def addoption(parser: pytest.Parser) -> None:
             "record LLM answers to DIR/llm-cache, replay them offline (a miss "
             "is an error), or off (default).",
             {"choices": LLM_CACHE_MODES},
+        ),
+        (
+            "stage",
+            "implement",
+            "DevEval lifecycle stage(s) to grade: design, setup, implement, acceptance-tests, "
+            "unit-tests (comma-separated) or all (default implement; see docs/stages.md).",
+            {"metavar": "STAGE[,STAGE...]|all"},
+        ),
+        (
+            "stage-mode",
+            "modular",
+            "what a stage is given of the earlier stages: modular (default: the task's "
+            "reference outputs, as DevEval) or e2e (the agent's own outputs in the same run).",
+            {"choices": STAGE_MODES},
         ),
         (
             "max-steps",
@@ -198,6 +213,8 @@ class Settings:
     co2: tuple[str, ...] = ()
     app_cases: tuple[int, int] = (15, 20)
     app_steps: int = DEFAULT_APP_STEPS
+    stages: tuple[str, ...] = ("implement",)
+    stage_mode: str = "modular"
 
     @property
     def active(self) -> bool:
@@ -245,6 +262,7 @@ def resolve(config: pytest.Config) -> Settings:
         raise pytest.UsageError(
             f"ini option e2ebench_llm_cache={llm_cache!r}: use one of {', '.join(LLM_CACHE_MODES)}"
         )
+    stages, stage_mode = _stages(config)
     base_url = opt.e2e_llm_base_url or str(config.getini("e2ebench_llm_base_url"))
     migrate = opt.e2e_migrate or str(config.getini("e2ebench_migrate"))
     judge = opt.e2e_judge or str(config.getini("e2ebench_judge"))
@@ -275,6 +293,8 @@ def resolve(config: pytest.Config) -> Settings:
         prices=tuple(config.getini("e2ebench_prices")),
         model_params=tuple(config.getini("e2ebench_model_params")),
         co2=tuple(config.getini("e2ebench_co2")),
+        stages=stages,
+        stage_mode=stage_mode,
     )
 
 
@@ -290,3 +310,24 @@ def _app_cases(raw: str) -> tuple[int, int]:
             f"--e2e-app-cases={raw!r}: write MIN-MAX with 1 <= MIN <= MAX, e.g. 15-20"
         )
     return bounds
+
+
+def _stages(config: pytest.Config) -> tuple[tuple[str, ...], str]:
+    from .stages import MODES, STAGES, parse_stages
+
+    opt = config.option
+    raw = opt.e2e_stage if opt.e2e_stage is not None else str(config.getini("e2ebench_stage"))
+    source = "--e2e-stage" if opt.e2e_stage is not None else "ini option e2ebench_stage"
+    try:
+        stages = parse_stages(raw)
+    except ValueError as exc:
+        raise pytest.UsageError(
+            f"{source}={raw!r}: unknown stage {exc}; use one or more of {', '.join(STAGES)} "
+            "(comma-separated), or all"
+        ) from None
+    mode = opt.e2e_stage_mode or str(config.getini("e2ebench_stage_mode"))
+    if mode not in MODES:
+        raise pytest.UsageError(
+            f"ini option e2ebench_stage_mode={mode!r}: use one of {', '.join(MODES)}"
+        )
+    return stages, mode

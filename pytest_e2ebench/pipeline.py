@@ -26,6 +26,8 @@ from .judge import judge
 from .metrics import run_metrics, suite_metrics
 from .migrate import run_migration
 from .options import Settings
+from .stages import IMPLEMENT
+from .stages import run as stage_run
 from .stash import SANDBOX
 from .task import Task
 from .verdicts import containment, effective_tests, sink_tampered, tampered_message
@@ -48,15 +50,15 @@ class Evaluator:
     config: pytest.Config
     settings: Settings
     started_at: float
-    _done: dict[tuple[str, str, int], dict | InfrastructureError | RunFailed] = dataclasses.field(
+    _done: dict[tuple, dict | InfrastructureError | RunFailed] = dataclasses.field(
         default_factory=dict
     )
-    _delivered: set[tuple[str, str, int]] = dataclasses.field(default_factory=set)
+    _delivered: set[tuple] = dataclasses.field(default_factory=set)
     _stage_now: str = "agent"  # the stage running, named in the record of a run that fails
 
-    def first_delivery(self, task: Task, agent: Agent, run: int) -> bool:
+    def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
-        key = (task.id, agent.label, run)
+        key = (task.id, agent.label, run, stage)
         if key in self._delivered:
             return False
         self._delivered.add(key)
@@ -70,18 +72,24 @@ class Evaluator:
         """Where the stages of (task, agent, run) live."""
         return self.settings.out / agent.label / task.id / f"run-{run}"
 
-    def evaluate(self, task: Task, agent: Agent, run: int) -> dict:
-        """The run record of (task, agent, run).
+    def evaluate(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> dict:
+        """The run record of (task, agent, run), or its stage record for another ``stage``.
 
         Raises InfrastructureError, or RunFailed for any other exception, when it cannot be
         had. Either way the run is tried once per session and process: every item of the run
         gets the same outcome, and the traceback is in ``<run>/error.txt``.
         """
-        key = (task.id, agent.label, run)
+        key = (task.id, agent.label, run, stage)
         if key not in self._done:
             run_dir = self.run_dir(task, agent, run)
+            if stage != IMPLEMENT:
+                run_dir = run_dir / f"stage-{stage}"
             try:
-                record = self._evaluate(task, agent, run)
+                if stage == IMPLEMENT:
+                    record = self._evaluate(task, agent, run)
+                else:
+                    self._stage_now = stage
+                    record = stage_run.evaluate(self, task, agent, run, stage)
             except (KeyboardInterrupt, pytest.exit.Exception):
                 raise
             except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
@@ -90,7 +98,8 @@ class Evaluator:
                 record = error_record(task, agent, run, run_dir, failure)
             else:
                 self._done[key] = record
-            self.config.hook.pytest_e2ebench_run_finished(config=self.config, record=record)
+            if stage == IMPLEMENT:
+                self.config.hook.pytest_e2ebench_run_finished(config=self.config, record=record)
         result = self._done[key]
         if isinstance(result, InfrastructureError | RunFailed):
             raise result
@@ -406,7 +415,8 @@ def intake_summary(intake: dict | None) -> dict | None:
     }
 
 
-def _intake_notes(intake: dict | None) -> list[str]:
+def intake_notes(intake: dict | None) -> list[str]:
+    """What intake stopped at or dropped, as notes for a record."""
     if not intake:
         return []
     notes = []
@@ -453,7 +463,7 @@ def build_record(
         everything = suite_metrics(tests + own, test_run.get("all_coverage"))
     notes = [n for n in (agent_data.get("note"),) if n]
     intake = agent_data.get("intake")
-    notes += _intake_notes(intake)
+    notes += intake_notes(intake)
     labels = set(containment(extended_run, tests))
     if intake and intake.get("exceeded") in QUOTA_LIMITS:
         labels.add("disk_quota")

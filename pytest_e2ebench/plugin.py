@@ -38,9 +38,11 @@ def pytest_configure(config: pytest.Config) -> None:
     from . import judge, migrate
     from .agents import builtin, llm_agents
     from .llm import factory
+    from .stages import design
 
     # Registered last is called first: the built-ins head the list of agent names.
     for module, name in (
+        (design, "e2ebench-design-judge"),
         (judge, "e2ebench-judges"),
         (migrate, "e2ebench-migrators"),
         (factory, "e2ebench-llm"),

@@ -296,6 +296,7 @@ def run_suite(
     web: dict[str, str] | None = None,
     network: bool = False,
     may_skip: frozenset[str] = frozenset(),
+    honeypots: bool = True,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -307,6 +308,8 @@ def run_suite(
     A harness-owned suite of Python tests gets honeypot tests (:mod:`.honeypot`; never copies
     of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
     contradicts them is in ``tamper_evidence``, the honeypots' records in ``honeypots``.
+    ``honeypots=False`` plants none: for tests an agent wrote (graded against the reference),
+    whose weak assertions a honeypot copy could not make fail.
     """
     _check_tools(venv_python, web=web is not None)
     suite = eval_dir / name
@@ -338,7 +341,7 @@ def run_suite(
     readable = [venv_python.parent.parent, repo, PROBE_DIR, config_dir]
     if tests is not None:
         shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
-        if web is None:
+        if web is None and honeypots:
             seed = secrets.randbits(64)
             planted = honeypot.plant(suite / "tests", random.Random(seed), exclude=may_skip)
         (config_dir / "pytest.ini").write_text(INI)

@@ -215,6 +215,28 @@ def _fetch(
     raise InstallRefused(f"the project's {what} {failed} (logs/{what}.log):\n{done.tail(40)}")
 
 
+def install_requirements(what: str, requirements: list[str], python: Path, logs: Path) -> None:
+    """Install vetted index requirements into the environment of ``python`` (harness uv).
+
+    Wheels only; InstallRefused when they do not install, InfrastructureError when the index
+    does not answer the harness (see :func:`_fetch`).
+    """
+    _fetch(what, requirements, python, logs)
+
+
+def bare(venv: Path, repo: Path, logs: Path) -> InstallResult:
+    """An environment with nothing installed but ``repo``'s top-level names (DevEval's base).
+
+    For the setup stage: the agent's dependencies are installed into it afterwards, so what
+    its examples import must come from them (not from the test tools of :func:`build`).
+    """
+    _create(venv, logs, [], stage="venv")
+    roots = finder.project_names(repo, integrity.snapshot(venv).names)
+    finder.install(integrity.site_packages(venv), roots)
+    found = ", ".join(sorted(roots)) or "nothing"
+    return InstallResult("path", True, f"no packaging: imports {found} from the repository")
+
+
 def build(
     venv: Path,
     repo: Path,

@@ -45,6 +45,12 @@ class RunContext:
     settings: Settings
     run_dir: Path
     progress: Callable[[dict], None] = lambda info: None
+    # DevEval's lifecycle stages (docs/stages.md): which one this run is for, the stage's
+    # instruction with the earlier stages' outputs as text (for LLM agents), and the folder
+    # holding those outputs (for command-line agents). Empty for the implement stage.
+    stage: str = "implement"
+    brief: str = ""
+    inputs: Path | None = None
 
     @property
     def artifacts(self) -> Path:

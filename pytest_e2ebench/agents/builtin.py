@@ -26,6 +26,11 @@ class ReferenceAgent(Agent):
         return task.reference_hash
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        if ctx.stage != "implement":
+            from ..stages import reference_artefacts
+
+            reference_artefacts(task, ctx.stage, workspace)
+            return AgentOutcome()
         if task.reference_dir is None:
             raise AgentError(
                 f"task {task.id} has no reference app (an imported feature-list task); "
@@ -51,7 +56,9 @@ class NopAgent(Agent):
 class DirAgent(Agent):
     """Grades repositories another tool generated.
 
-    The output for (task, run) is ``PATH/<task-id>/run-<n>/`` or else ``PATH/<task-id>/``.
+    The output for (task, run) is ``PATH/<task-id>/run-<n>/`` or else ``PATH/<task-id>/``;
+    the artefacts of the other lifecycle stages are read from the same folder, at the paths
+    docs/stages.md lists.
     Those folders must be real folders, not links; what is in them is taken in with
     :func:`~pytest_e2ebench.intake.copy_tree` (no link followed out of the tree, limits).
 

@@ -2,8 +2,10 @@
 
 ``{requirements}`` in COMMAND becomes the path of a copy of the requirements document (outside
 the workspace) and ``{workspace}`` the repository folder; the command runs with bash in the
-workspace. Its exit status and duration are recorded; a non-zero exit is the agent's result,
-not an infrastructure error.
+workspace. For a lifecycle stage other than implement (docs/stages.md), ``{stage}`` is its name
+(also in ``$E2EBENCH_STAGE``) and ``{inputs}`` a read-only folder with the earlier stages'
+outputs; the stage's instruction is in ``brief.md`` beside the requirements. Its exit status
+and duration are recorded; a non-zero exit is the agent's result, not an infrastructure error.
 """
 
 from __future__ import annotations
@@ -36,7 +38,14 @@ class CommandAgent(Agent):
         requirements.write_text(task.requirements_text, encoding="utf-8")
         command = self.command.replace("{requirements}", shlex.quote(str(requirements)))
         command = command.replace("{workspace}", shlex.quote(str(workspace)))
+        command = command.replace("{stage}", shlex.quote(ctx.stage))
+        readable = []
+        if ctx.inputs is not None:
+            (ctx.artifacts / "brief.md").write_text(ctx.brief, encoding="utf-8")
+            command = command.replace("{inputs}", shlex.quote(str(ctx.inputs)))
+            readable.append(ctx.inputs)
         env = dict(os.environ, E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run))
+        env["E2EBENCH_STAGE"] = ctx.stage
         done = ctx.config.stash[SANDBOX].run(
             ["bash", "-c", command],
             cwd=workspace,
@@ -44,6 +53,7 @@ class CommandAgent(Agent):
             timeout=self.timeout,
             log=ctx.artifacts / "cmd.log",
             writable=[workspace, ctx.artifacts],
+            readable=readable,
             network=True,  # a command-line agent calls its model over the network
         )
         note = None

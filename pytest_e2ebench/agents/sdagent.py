@@ -118,6 +118,8 @@ class SDAgent(Agent):
         design = " following DESIGN.md" if "designer" in self.roles else ""
         system = f"{BASE}\n\n{ROLES[role].format(design=design)}"
         user = f"# Requirements document\n\n{task.requirements_text}"
+        if ctx.stage != "implement":
+            user += f"\n\n{ctx.brief}"  # the stage's instruction and its inputs
         if summaries:
             user += "\n\n# Work so far\n\n" + "\n".join(summaries)
         messages: list[dict] = [

@@ -16,6 +16,12 @@ SYSTEM = (
     "each as a heading line `### FILE: <relative path>` followed by the file's content in one "
     "fenced code block. Write nothing else."
 )
+# For the lifecycle stages besides implement; the stage's own instruction is in the brief.
+STAGE_SYSTEM = (
+    "You write the files one stage of a software project's lifecycle asks for, in one answer. "
+    "Reply with each file as a heading line `### FILE: <relative path>` followed by the file's "
+    "content in one fenced code block. Write nothing else."
+)
 _FILE = re.compile(
     r"^###\s*FILE:\s*(?P<path>\S+)\s*\n```[^\n]*\n(?P<body>.*?)\n```\s*$", re.MULTILINE | re.DOTALL
 )
@@ -42,9 +48,11 @@ class VanillaAgent(Agent):
         from ..llm.factory import make_llm
 
         llm = make_llm(ctx.config, ctx.settings)
+        staged = ctx.stage != "implement"
+        user = task.requirements_text + (f"\n\n{ctx.brief}" if staged else "")
         messages = [
-            {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": task.requirements_text},
+            {"role": "system", "content": STAGE_SYSTEM if staged else SYSTEM},
+            {"role": "user", "content": user},
         ]
         completion = llm.complete(messages, scope=f"{ctx.scope}/vanilla")
         (ctx.artifacts / "trajectory.jsonl").write_text(

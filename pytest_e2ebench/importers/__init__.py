@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
+import json
 from pathlib import Path
 
+REPORT_FILE = "import-report.json"
 
-def add_arguments(parser: argparse.ArgumentParser, src_help: str) -> None:
-    """The command line every importer shares: SRC, OUT and --created."""
+
+def write_report(out: Path, reports: list) -> Path:
+    """Write the importer's reports (dataclasses) to ``out/import-report.json``."""
+    path = out / REPORT_FILE
+    path.write_text(
+        json.dumps([dataclasses.asdict(r) for r in reports], indent=2) + "\n", encoding="utf-8"
+    )
+    return path
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    src_help: str,
+    created: dt.date | None = None,
+    created_help: str = "release date written into each task.toml (default: today)",
+) -> None:
+    """The command line every importer shares: SRC, OUT and ``--created``."""
     parser.add_argument("src", type=Path, help=src_help)
     parser.add_argument("out", type=Path, help="where to write the task folders")
     parser.add_argument(
         "--created",
         type=dt.date.fromisoformat,
-        default=dt.date.today(),
-        help="release date written into each task.toml (default: today)",
+        default=created or dt.date.today(),
+        help=created_help,
     )

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ..probe.e2ebench_web import SCENARIO_LINE, parse_feature
 from . import add_arguments as shared_arguments
+from . import write_report
 
 TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
@@ -354,9 +355,7 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
     """Import every project under ``src`` into ``out``; the reports, also in import-report.json."""
     out.mkdir(parents=True, exist_ok=True)
     reports = [import_project(p, out, created) for p in find_projects(src)]
-    (out / "import-report.json").write_text(
-        json.dumps([dataclasses.asdict(r) for r in reports], indent=2) + "\n", encoding="utf-8"
-    )
+    write_report(out, reports)
     return reports
 
 

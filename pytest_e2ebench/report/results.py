@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..cache import write_json
-from ..metrics import summarize
+from ..metrics import mean_std, summarize
 
 SCHEMA = "e2ebench-results/1"
 _RUN_KEYS = (
@@ -37,16 +37,70 @@ _RUN_KEYS = (
 )
 
 
-def build(records: list[dict]) -> dict:
-    """The results document for the run records of one session, sorted for stable diffs."""
+def build(records: list[dict], stage_records: list[dict] = ()) -> dict:
+    """The results document for the run records of one session, sorted for stable diffs.
+
+    ``stage_records`` are the lifecycle stages' records (docs/stages.md): they make the
+    ``stages`` section, present only when a stage besides implement was graded.
+    """
     ordered = sorted(records, key=lambda r: (r["task"], r["agent"], r["run"]))
     tasks = [{k: rec[k] for k in _RUN_KEYS if k in rec} for rec in ordered]
-    return {
+    document = {
         "schema": SCHEMA,
         "generator": f"pytest-e2ebench {__version__}",
         "tasks": tasks,
         "summary": summarize(ordered),
     }
+    if stage_records:
+        document["stages"] = stage_section(stage_records, ordered)
+    return document
+
+
+def stage_section(stage_records: list[dict], records: list[dict]) -> dict:
+    """``stages``: every stage record, and per stage and agent the mean (± std) of each metric.
+
+    The implement stage's summary adds DevEval's implementation score: the mean pass rate of
+    the reference tests weighted by the reference's lines of code (as issue 16 states it).
+    """
+    ordered = sorted(stage_records, key=lambda r: (r["stage"], r["task"], r["agent"], r["run"]))
+    summary: dict[str, dict[str, dict]] = {}
+    for stage in dict.fromkeys(r["stage"] for r in ordered):
+        for agent in dict.fromkeys(r["agent"] for r in ordered if r["stage"] == stage):
+            mine = [r for r in ordered if r["stage"] == stage and r["agent"] == agent]
+            graded = [r["metrics"] for r in mine if r.get("metrics")]
+            keys = dict.fromkeys(k for m in graded for k in m)
+            stats = {k: mean_std(m.get(k) for m in graded) for k in keys}
+            if stage in ("acceptance-tests", "unit-tests"):
+                # DevBench reports coverage over all repositories and over the valid ones
+                # (whose tests pass on the reference).
+                valid = [m for m in graded if m.get("oracle_pass") == 1.0]
+                stats["statement_coverage_valid"] = mean_std(
+                    m.get("statement_coverage") for m in valid
+                )
+                stats["statement_coverage_all"] = mean_std(
+                    m.get("statement_coverage") or 0.0 for m in graded
+                )
+            summary.setdefault(stage, {})[agent] = {
+                "runs": len(mine),
+                "errored_runs": len(mine) - len(graded),
+                **stats,
+            }
+    for agent in dict.fromkeys(r["agent"] for r in records):
+        weighted = [
+            (r["metrics"]["pass_rate"], r["task_meta"].get("reference_lines") or 0)
+            for r in records
+            if r["agent"] == agent and (r.get("metrics") or {}).get("pass_rate") is not None
+        ]
+        total = sum(w for _, w in weighted)
+        summary.setdefault("implement", {})[agent] = {
+            "runs": len([r for r in records if r["agent"] == agent]),
+            "loc_weighted_pass_rate": {
+                "mean": sum(p * w for p, w in weighted) / total if total else None,
+                "std": None,
+            },
+        }
+    runs = [{k: v for k, v in r.items() if k != "schema"} for r in ordered]
+    return {"runs": runs, "summary": summary}
 
 
 def write(path: Path, document: dict) -> None:

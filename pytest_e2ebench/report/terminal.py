@@ -56,6 +56,7 @@ class Reporter:
         self.config = config
         self.out = out
         self.records: dict[tuple[str, str, int], dict] = {}
+        self.stage_records: dict[tuple[str, str, int, str], dict] = {}
         self.results_path: Path | None = None
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
@@ -80,21 +81,31 @@ class Reporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == PROPERTY and isinstance(value, dict):
-                self.records[(value["task"], value["agent"], value["run"])] = value
+                key = (value["task"], value["agent"], value["run"])
+                if "stage" in value:
+                    self.stage_records[(*key, value["stage"])] = value
+                else:
+                    self.records[key] = value
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.monitor is not None:
             self.monitor.stop()
-        if not self.records:
+        if not self.records and not self.stage_records:
             return
         self.results_path = self.out / RESULTS_FILE
-        self.document = results.build(list(self.records.values()))
+        self.document = results.build(
+            list(self.records.values()), list(self.stage_records.values())
+        )
         results.write(self.results_path, self.document)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.collected_tasks:
             self._catalog(terminalreporter)
+        if self.stage_records:
+            self._stage_table(terminalreporter)
         if not self.records:
+            if self.results_path is not None:
+                terminalreporter.write_line(f"results: {self.results_path}")
             return
         tr = terminalreporter
         tr.write_sep("=", "e2ebench summary")
@@ -128,6 +139,21 @@ class Reporter:
                     )
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
+
+    def _stage_table(self, tr) -> None:
+        """Per (stage, agent): results.json's stage summary, one metric column each."""
+        summary = self.document.get("stages", {}).get("summary", {})
+        rows = []
+        for stage, agents in summary.items():
+            for agent, stats in agents.items():
+                cells = [
+                    f"{key} {_fmt(value['mean'], 'pct')}"
+                    for key, value in stats.items()
+                    if isinstance(value, dict) and value.get("mean") is not None
+                ]
+                rows.append([stage, agent, str(stats["runs"]), "  ".join(cells) or "-"])
+        tr.write_sep("=", "e2ebench stages")
+        _write_table(tr, ["stage", "agent", "runs", "metrics (mean over runs)"], [rows], left=4)
 
     def _catalog(self, tr) -> None:
         from ..catalog import HEADERS, rows

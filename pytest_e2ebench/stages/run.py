@@ -1,0 +1,227 @@
+"""Evaluate one (task, agent, run, stage) for the stages besides ``implement``.
+
+The stage's folder is ``<out>/<agent>/<task>/run-<n>/stage-<stage>/``: ``inputs/`` (what the
+agent is given: the earlier stages' outputs), ``repo/`` (what it wrote, after intake) and
+``grade/``, each cached by the hash of its inputs like the implement pipeline's stages.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from ..agents import RunContext
+from ..cache import file_hash, locked, tree_hash
+from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
+from ..mutants import MUTANTS_FILE
+from ..stash import SANDBOX
+from . import (
+    ACCEPTANCE_DIR,
+    ARTEFACT_PATHS,
+    DESIGN_DIR,
+    IMPLEMENT,
+    UNIT_DIR,
+    StageReferences,
+    design,
+    earlier,
+    setup,
+    testing,
+)
+
+STAGE_RECORD = "e2ebench-stage/1"
+BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
+INSTRUCTIONS = {
+    "design": (
+        "This is the software-design stage: write no code. Write the design of the project "
+        f"the requirements describe as three files: {ARTEFACT_PATHS['design'][0]} (a Mermaid "
+        f"classDiagram of its classes with their methods), {ARTEFACT_PATHS['design'][1]} (a "
+        "Mermaid sequenceDiagram of its main flow) and "
+        f"{ARTEFACT_PATHS['design'][2]} (the file tree of the project, one path per line)."
+    ),
+    "setup": (
+        "This is the environment-setup stage: write no code. Write requirements.txt listing "
+        "the packages from the Python package index that the project needs at run time, one "
+        "requirement per line (no URLs, paths or pip options). The harness installs it."
+    ),
+    "acceptance-tests": (
+        "This is the acceptance-test stage: write pytest tests of the project's externally "
+        f"visible behaviour, as the requirements state it, under {ACCEPTANCE_DIR}/ "
+        "(test_*.py). They will be run against the real implementation; write no "
+        "implementation."
+    ),
+    "unit-tests": (
+        "This is the unit-test stage: write pytest unit tests of the given source's modules, "
+        f"functions and classes under {UNIT_DIR}/ (test_*.py). They will be run against that "
+        "source; write no implementation."
+    ),
+}
+
+
+def stage_inputs(task, agent_run_dir: Path, stage: str, mode: str, dest: Path) -> Path:
+    """Fill ``dest`` with what ``stage`` is given: the reference's (modular) or own (e2e)."""
+    dest.mkdir(parents=True)
+    for before in earlier(stage):
+        if before == "design":
+            source = task.root if mode == "modular" else agent_run_dir / "stage-design" / "repo"
+            src, into, skip = source / DESIGN_DIR, dest / DESIGN_DIR, ("baseline",)
+        else:
+            src = task.reference_dir if mode == "modular" else agent_run_dir / "repo"
+            into, skip = dest / "src", ("tests", *SKIP_PATTERNS)
+        if src.is_dir() and not src.is_symlink():
+            # an agent's earlier output is project-zone data: copied without following links
+            copy_tree(src, into, IntakeLimits(), ignore=skip)
+    return dest
+
+
+def brief(stage: str, inputs: Path) -> str:
+    """The stage instruction and the inputs' text, for an LLM agent's prompt."""
+    parts = [f"# Stage: {stage}\n\n{INSTRUCTIONS[stage]}"]
+    used = 0
+    for path in sorted(p for p in inputs.rglob("*") if p.is_file() and not p.is_symlink()):
+        rel = path.relative_to(inputs).as_posix()
+        text = read_text(inputs, rel, BRIEF_BUDGET)
+        if text is None or used + len(text) > BRIEF_BUDGET:
+            parts.append(f"## {rel}\n[not shown: over the budget of {BRIEF_BUDGET} characters]")
+            continue
+        used += len(text)
+        parts.append(f"## {rel}\n```\n{text}\n```")
+    return "\n\n".join(parts)
+
+
+def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
+    """The stage record of (task, agent, run, stage); see docs/stages.md."""
+    from ..pipeline import intake_notes, take_in
+
+    settings = evaluator.settings
+    sandbox = evaluator.config.stash[SANDBOX]
+    agent_run_dir = evaluator.run_dir(task, agent, run)
+    if settings.stage_mode == "e2e":
+        for before in earlier(stage):
+            if before != IMPLEMENT:
+                evaluator.evaluate(task, agent, run, before)  # its repo feeds this stage
+            else:
+                evaluator.evaluate(task, agent, run)
+    stage_dir = agent_run_dir / f"stage-{stage}"
+    with locked(stage_dir):
+        inputs = stage_dir / "inputs"
+        shutil.rmtree(inputs, ignore_errors=True)
+        stage_inputs(task, agent_run_dir, stage, settings.stage_mode, inputs)
+        text = brief(stage, inputs)
+        cached = evaluator._stage(
+            stage_dir,
+            "repo",
+            agent.spec,
+            agent.cache_key(task, run),
+            task.requirements_text,
+            stage,
+            tree_hash(inputs),
+            run,
+        )
+        agent_data = cached.load()
+        if agent_data is None:
+            workspace = cached.reset()
+            start = time.monotonic()
+            ctx = RunContext(
+                evaluator.config,
+                settings,
+                stage_dir,
+                evaluator.progress_for(stage_dir),
+                stage=stage,
+                brief=text,
+                inputs=inputs,
+            )
+            try:
+                outcome = agent.generate(task, run, workspace, ctx)
+            finally:
+                ctx.progress({"done": True})
+            data = outcome.to_dict()
+            earlier_intake = data["details"].pop("intake", None)
+            intake = take_in(workspace, IntakeLimits(), earlier_intake)
+            agent_data = cached.commit(
+                {
+                    **data,
+                    "duration_s": round(time.monotonic() - start, 3),
+                    "intake": intake.to_dict(),
+                    "repo_hash": tree_hash(workspace),
+                }
+            )
+        repo = cached.dir
+        graded = evaluator._stage(
+            stage_dir,
+            "grade",
+            agent_data["repo_hash"],
+            task.reference_hash,
+            tree_hash(task.root / "design") if (task.root / "design").is_dir() else "",
+            tree_hash(task.root / "setup") if (task.root / "setup").is_dir() else "",
+            task.tests_hash,
+            file_hash(task.root / MUTANTS_FILE) if (task.root / MUTANTS_FILE).is_file() else "",
+            settings.judge,
+            settings.model if settings.judge != "tests" else "",
+        )
+        grade = graded.load()
+        if grade is None:
+            work = graded.reset()
+            scope = f"{agent.label}/{task.id}/run-{run}/{stage}"  # in the LLM cache
+            grade = graded.commit(_grade(evaluator, task, repo, stage, scope, work, sandbox))
+    notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
+    notes += intake_notes(agent_data.get("intake"))
+    return {
+        "schema": STAGE_RECORD,
+        "task": task.id,
+        "agent": agent.label,
+        "run": run,
+        "stage": stage,
+        "mode": settings.stage_mode,
+        "status": "ok",
+        "items": grade["items"],
+        "metrics": grade["metrics"],
+        "details": {k: v for k, v in grade.items() if k not in ("items", "metrics", "note")},
+        "agent_run": {
+            k: agent_data.get(k)
+            for k in ("tokens_sent", "tokens_generated", "cost_usd", "steps", "duration_s")
+        },
+        "notes": notes,
+        "dir": str(stage_dir),
+    }
+
+
+def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sandbox) -> dict:
+    if stage == "design":
+        result = design.grade(repo, task.root, work / "parse", sandbox)
+        baseline_root = task.root / DESIGN_DIR / "baseline"
+        baseline = design.read_design(baseline_root if baseline_root.is_dir() else task.root)
+        judged = evaluator.config.hook.pytest_e2ebench_judge_design(
+            config=evaluator.config,
+            task=task,
+            answer=design.read_design(repo),
+            baseline=baseline,
+            scope=scope,
+        )
+        if judged is not None:
+            result["judge"] = judged
+            result["metrics"].update({k: judged.get(k) for k in ("win_rate", "win_rate_no_ties")})
+        return result
+    if stage == "setup":
+        examples = StageReferences(task.root).examples
+        return setup.grade(repo, task.reference_dir, examples, work, sandbox)
+    folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
+    shared = evaluator.settings.out / ".shared"
+    return testing.grade(repo / folder, task, work, shared, sandbox, evaluator.settings.timeout)
+
+
+def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) -> dict:
+    """The record of a stage the harness could not evaluate (metrics None)."""
+    return {
+        "schema": STAGE_RECORD,
+        "task": task.id,
+        "agent": agent.label,
+        "run": run,
+        "stage": stage,
+        "status": "error",
+        "error": {"type": type(exc).__name__, "message": str(exc)},
+        "items": {},
+        "metrics": None,
+        "notes": [],
+        "dir": str(stage_dir),
+    }

@@ -1,0 +1,173 @@
+"""The acceptance- and unit-test stages: the agent's tests run against the reference.
+
+DevBench (arXiv:2403.08604, Table 1): tests the agent writes from the requirements (and, for
+unit tests, the source) are graded by the *oracle test*: run against the reference
+implementation they must pass; and by the statement coverage of the reference they reach.
+Issue 16 adds the mutation score: the share of the task's mutants (degraded references,
+``mutants.toml``) on which the tests fail, counted only for tests that pass on the
+reference (a suite failing everywhere catches nothing).
+
+The tests run like every other suite (:func:`pytest_e2ebench.runner.run_suite`): copied into
+a harness folder, sandboxed, per-test results from the signed probe, coverage combined by the
+harness. They are the agent's own code, so no honeypot is planted into them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .. import mutants as mutant_tools
+from .. import runner, venv
+from ..cache import key_of, locked, remove, tree_hash
+from ..errors import InfrastructureError
+from ..sandbox import Sandbox
+from ..testindex import is_test_module
+
+
+def test_modules(folder: Path) -> list[Path]:
+    """The test modules under ``folder`` (regular files only)."""
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return sorted(
+        p for p in folder.rglob("*.py") if is_test_module(p) and p.is_file() and not p.is_symlink()
+    )
+
+
+def _reference_env(source: Path, shared: Path, sandbox: Sandbox) -> tuple[Path, Path]:
+    """A copy of ``source`` (the reference, or a mutant) and an environment with it installed.
+
+    Built once per content and kept under ``shared`` for every stage, agent and run: the test
+    runs only read both (they are not among a run's writable folders).
+    """
+    key = key_of("reference-env", tree_hash(source), venv.fingerprint())[:16]
+    where = shared / f"reference-env-{key}"
+    with locked(where):
+        if not (where / "complete").is_file():
+            for name in ("project", "venv", "logs"):
+                remove(where / name)
+            ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+            shutil.copytree(source, where / "project", ignore=ignore)
+            built = venv.build(where / "venv", where / "project", where / "logs", (), sandbox)
+            if not built.ok:
+                raise InfrastructureError(
+                    "tests", f"the reference did not install ({where / 'logs'}): {built.reason}"
+                )
+            (where / "complete").write_text(built.log + "\n")
+    return where / "project", venv.python_of(where / "venv")
+
+
+def grade(
+    tests: Path,
+    task,
+    work: Path,
+    shared: Path,
+    sandbox: Sandbox,
+    timeout: float,
+    *,
+    with_mutants: bool = True,
+) -> dict:
+    """Run the agent's tests in ``tests`` against the reference (and its mutants).
+
+    ``shared`` keeps the reference's (and mutants') environments for other stages and runs.
+    """
+    modules = test_modules(tests)
+    if not modules:
+        message = f"no test modules (test_*.py) in {tests.name}/"
+        # The agent was asked for tests and wrote none: every number is 0 (DevEval scores a
+        # missing answer as failed), not "does not apply".
+        return {
+            "items": {"oracle": {"passed": False, "message": message}},
+            "metrics": _metrics(0.0, 0.0, 0.0 if task.mutants else None),
+            "note": message,
+        }
+    project, python = _reference_env(task.reference_dir, shared, sandbox)
+    suite = runner.run_suite(
+        "oracle",
+        tests=tests,
+        venv_python=python,
+        repo=project,
+        eval_dir=work / "eval",
+        timeout=timeout,
+        test_timeout=task.test_timeout,
+        sandbox=sandbox,
+        honeypots=False,
+    )
+    results = suite["tests"] + [
+        {"nodeid": e["nodeid"], "outcome": "error", "message": e.get("message", "")}
+        for e in suite["collect_errors"]
+    ]
+    passed = [t for t in results if t["outcome"] == "passed"]
+    pass_rate = len(passed) / len(results) if results else 0.0
+    coverage = suite.get("coverage") or {}
+    statement = (
+        coverage["covered_lines"] / coverage["statements"] if coverage.get("statements") else None
+    )
+    ok = bool(results) and len(passed) == len(results) and suite["status"] == "completed"
+    failing = [t for t in results if t["outcome"] != "passed"]
+    message = "" if ok else _explain(suite, results, failing)
+    score = None
+    killed: list[str] = []
+    if with_mutants and ok and task.mutants:
+        killed = _mutation(tests, task, work, shared, sandbox, timeout)
+        score = len(killed) / len(task.mutants)
+    return {
+        "items": {"oracle": {"passed": ok, "message": message}},
+        "metrics": _metrics(pass_rate, statement, score),
+        "tests": len(results),
+        "passed": len(passed),
+        "status": suite["status"],
+        "killed_mutants": killed,
+        "tamper_evidence": suite.get("tamper_evidence") or [],
+    }
+
+
+def _explain(suite: dict, results: list[dict], failing: list[dict]) -> str:
+    if suite["status"] != "completed":
+        return f"the test run {suite['status']}"
+    if not results:
+        return "no test ran"
+    lines = [f"{len(failing)} of {len(results)} tests fail on the reference implementation:"]
+    for test in failing[:10]:
+        first = (test.get("message") or "").strip().splitlines()[:1]
+        shown = first[0][:160] if first else ""
+        lines.append(f"  {test['outcome'].upper():7} {test['nodeid']} {shown}")
+    return "\n".join(lines)
+
+
+def _mutation(
+    tests: Path, task, work: Path, shared: Path, sandbox: Sandbox, timeout: float
+) -> list[str]:
+    """Names of the task's mutants on which the tests do not all pass."""
+    killed = []
+    for index, mutant in enumerate(task.mutants):
+        source = mutant_tools.apply(task.reference_dir, mutant, work / f"mutant-src-{index}")
+        project, python = _reference_env(source, shared, sandbox)
+        suite = runner.run_suite(
+            f"mutant-{index}",
+            tests=tests,
+            venv_python=python,
+            repo=project,
+            eval_dir=work / "eval",
+            timeout=timeout,
+            test_timeout=task.test_timeout,
+            sandbox=sandbox,
+            honeypots=False,
+        )
+        outcomes = [t["outcome"] for t in suite["tests"]]
+        if (
+            suite["status"] != "completed"
+            or suite["collect_errors"]
+            or any(o != "passed" for o in outcomes)
+        ):
+            killed.append(mutant.name)
+    return killed
+
+
+def _metrics(pass_rate, statement, mutation) -> dict:
+    return {
+        "test_pass_rate": None if pass_rate is None else round(pass_rate, 4),
+        "oracle_pass": None if pass_rate is None else float(pass_rate == 1.0),
+        "statement_coverage": None if statement is None else round(statement, 4),
+        "mutation_score": None if mutation is None else round(mutation, 4),
+    }
