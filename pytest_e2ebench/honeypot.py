@@ -187,6 +187,35 @@ def _line_end(lines: list[int], number: int, source: bytes) -> int:
     return lines[number + 1] if number + 1 < len(lines) else len(source)
 
 
+def _name(original: str, taken: set[str], rng: random.Random) -> str:
+    """A new test name made of the words of the scope's own test names, as long as the copied
+    one's: nothing marks it as a copy of one test (a name that is a real test's plus one word
+    was found by a project that then failed only those, issue 11 red team). Where the scope's
+    words give no new name, one word is added to the copied test's name."""
+    words = sorted(
+        {w for n in taken if n.startswith("test_") for w in n.split("_")[1:] if w}
+        | set(original.split("_")[1:])
+    )
+    length = max(1, len(original.split("_")) - 1)
+    for _ in range(200):
+        k = min(len(words), rng.choice((length, length, length + 1, max(1, length - 1))))
+        name = "test_" + "_".join(rng.sample(words, k)) if words else ""
+        if name and name not in taken:
+            return name
+    parts = original.split("_")
+    options = [
+        "_".join([*parts[:i], word, *parts[i:]])
+        for word in _NAME_WORDS
+        for i in range(1 if parts[0] == "test" else 0, len(parts) + 1)
+    ]
+    rng.shuffle(options)
+    name = next((o for o in options if o not in taken), "")
+    number = 2
+    while not name or name in taken:  # every such name taken: a numbered one
+        name, number = f"{original}_{number}", number + 1
+    return name
+
+
 def _copy(source: bytes, cand: _Candidate, rng: random.Random, taken: set[str]):
     """(insertion offset, text, new name) of a honeypot copy of ``cand``."""
     lines = _offsets(source)
@@ -201,18 +230,7 @@ def _copy(source: bytes, cand: _Candidate, rng: random.Random, taken: set[str]):
     c_end = lines[const.end_lineno] + const.end_col_offset
     literal = _literal(changed_value(const.value, rng), source[c_start:c_end])
     text = source[start:c_start] + literal + source[c_end:end]
-    # one more word somewhere in the name: test_sub_negative -> test_sub_other_negative
-    parts = func.name.split("_")
-    options = [
-        "_".join([*parts[:i], word, *parts[i:]])
-        for word in _NAME_WORDS
-        for i in range(1 if parts[0] == "test" else 0, len(parts) + 1)
-    ]
-    rng.shuffle(options)
-    name = next((o for o in options if o not in taken), "")
-    number = 2
-    while not name or name in taken:  # every such name taken: a numbered one
-        name, number = f"{func.name}_{number}", number + 1
+    name = _name(func.name, taken, rng)
     taken.add(name)
     def_line = lines[func.lineno] - start
     text = text[:def_line] + re.sub(

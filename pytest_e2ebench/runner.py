@@ -213,10 +213,22 @@ def coverage_totals(where: Path, repo: Path, data: list[Path]) -> dict | None:
     where.mkdir(parents=True)
     inbox = where / "data"
     inbox.mkdir()
-    limits = IntakeLimits(max_files=10_000, max_bytes=512 << 20, max_file_bytes=256 << 20)
+    # coverage.py writes its data files flat into the folder: nothing deeper is taken (a tree
+    # of long names hundreds of levels deep would make paths the harness cannot open)
+    limits = IntakeLimits(
+        max_files=10_000, max_bytes=512 << 20, max_file_bytes=256 << 20, max_depth=2
+    )
     for index, source in enumerate(d for d in data if d.is_dir() and not d.is_symlink()):
         copy_tree(source, inbox / str(index), limits)
-    files = sorted(p for p in inbox.rglob("*") if p.is_file() and p.name.startswith("data"))
+    files = []
+    for folder in sorted(p for p in inbox.iterdir() if p.is_dir()):
+        with os.scandir(folder) as entries:
+            files += [
+                Path(e.path)
+                for e in entries
+                if e.name.startswith("data") and e.is_file(follow_symlinks=False)
+            ]
+    files.sort()
     if not files:
         return None
     rc = _coveragerc(where, repo, where / "combined")

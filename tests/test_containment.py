@@ -1570,7 +1570,7 @@ import atexit as _atexit, os as _os, sys as _sys
 _probe = _sys.modules.get("e2ebench_probe")
 _state = vars(_probe).get("_state", {}) if _probe is not None else {}
 _out = _state.get("out")
-_FD = _os.dup(_out.fileno()) if _out is not None else None
+_FD = _os.dup(_out) if _out is not None else None  # the probe's descriptor number
 
 
 def _e2e_resign():

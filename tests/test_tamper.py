@@ -66,7 +66,7 @@ def forge(nodeid):
                        "requirements": ["R1"], "seq": probe._state["seq"]}, sort_keys=True)
     mac = hmac.new(probe._KEY, body.encode(), hashlib.sha256).hexdigest()
     # through the probe's own descriptor (the harness's pipe), out of its sequence
-    os.write(probe._state["out"].fileno(), (json.dumps({"mac": mac, "body": body}) + "\\n").encode())
+    os.write(probe._state["out"], (json.dumps({"mac": mac, "body": body}) + "\\n").encode())
 for case in ("1-2-3", "0-0-0", "-1-1-0"):
     forge(f"tests/test_calc.py::test_add[{case}]")
 """

@@ -85,14 +85,20 @@ _MESSAGE_CHARS = 800
 _state: dict = {"tags": {}, "phases": {}, "out": None, "seq": 0, "reported": set()}
 
 
+# Records go out through a bare descriptor number and the os.write taken here: no file object
+# whose methods a project could shadow with instance attributes (the number itself is watched).
+_write = os.write
+
+
 def _emit(record: dict) -> None:
     if _state["out"] is None:
         return
     body = _dumps({**record, "seq": _state["seq"]})
     _state["seq"] += 1
     mac = _hmac_digest(_KEY, body.encode(), "sha256").hex()
-    _state["out"].write(_dumps({"mac": mac, "body": body}) + "\n")
-    _state["out"].flush()
+    data = (_dumps({"mac": mac, "body": body}) + "\n").encode()
+    while data:
+        data = data[_write(_state["out"], data) :]
 
 
 # The harness's pipe, taken before any project code runs and kept from the processes the tests
@@ -100,12 +106,13 @@ def _emit(record: dict) -> None:
 # from a killed session cannot write into the results of the next one.
 if _OUT_FD.isdigit():
     os.set_inheritable(int(_OUT_FD), False)
-    _state["out"] = os.fdopen(int(_OUT_FD), "w", encoding="utf-8")
+    _state["out"] = int(_OUT_FD)
     _emit({"kind": "start"})
 elif _OUT:
     # appending: lines anything else adds stay in the file, as evidence
-    _fd = os.open(_OUT, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644)
-    _state["out"] = os.fdopen(_fd, "w", encoding="utf-8")
+    _state["out"] = os.open(
+        _OUT, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644
+    )
     _emit({"kind": "start"})
 
 
@@ -254,7 +261,12 @@ class _Watch:
                 self._add(f"{dotted}.{name}", lambda s=space, n=name: _parts(s.get(n, _MISSING)))
         probe = vars(sys.modules[__name__])
         for name, value in list(probe.items()):
-            if type(value) is types.FunctionType or name in ("_hmac_digest", "_quote", "_state"):
+            if type(value) is types.FunctionType or name in (
+                "_hmac_digest",
+                "_quote",
+                "_state",
+                "_write",
+            ):
                 self._add(f"e2ebench_probe.{name}", lambda n=name: _parts(probe.get(n)))
         # The assertion-rewriting import hook, and any finder put before it (which could load
         # the test modules without their assertions).
@@ -450,7 +462,8 @@ def pytest_sessionfinish(session, exitstatus):
     _check("session end", session.config)
     _emit({"kind": "end", "exitstatus": int(exitstatus)})
     if _state["out"] is not None:
-        _state["out"].close()
+        os.close(_state["out"])
+        _state["out"] = None
 
 
 class _MissingMeta(type):
