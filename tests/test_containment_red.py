@@ -387,12 +387,14 @@ def test_probe_pipe_writer_replaced_with_a_re_signing_one(arena):
     arena.check()
 
 
-# No key: raw records written into the probe's descriptor (taken from the environment) in the
+# No key: raw records written into the probe's descriptor (its number read from the probe) in the
 # middle of the run, each a complete line claiming a pass, and a half line that glues itself to
 # the probe's next record.
 PIPE_RAW = r"""
-import json as _js, os as _os
-_fd = int(_os.environ.get("E2EBENCH_PROBE_OUT_FD", "-1") or -1)
+import json as _js, os as _os, sys as _sys
+_probe = _sys.modules.get("e2ebench_probe")
+_out = vars(_probe)["_state"]["out"] if _probe is not None else None
+_fd = _out.fileno() if _out is not None else -1  # the descriptor number, no key
 try:
     for _n, _id in enumerate(("tests/test_calc.py::test_add[1-2-3]",
                              "tests/test_calc.py::test_add[0-0-0]",
