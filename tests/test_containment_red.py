@@ -16,9 +16,13 @@ import os
 import subprocess
 
 import pytest
-from test_containment import FILL_ADD, arena, pytestmark  # noqa: F401 - the fixture, the skip
+import test_containment
 
 from pytest_e2ebench import limits
+
+arena = test_containment.arena  # the fixture
+pytestmark = test_containment.pytestmark  # needs bubblewrap
+FILL_ADD = test_containment.FILL_ADD
 
 QUOTA = limits.Limits().quota_bytes
 MEMORY = limits.Limits().memory
@@ -147,6 +151,8 @@ def _oddities():
             pass
         # deep: 300 levels of long names
         try:
+            if not __DEEP__ or (__DEEP__ == "coverage") != (folder == cov):
+                raise OSError("not here")
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
             for _ in range(300):
                 os.mkdir("d" * 200, dir_fd=fd)
@@ -165,21 +171,22 @@ except BaseException as _exc:
 """
 
 
+def _oddities(arena, deep: str) -> str:
+    targets = repr([str(t) for t in arena.targets])
+    return APPLY_ODDITIES.replace("__TARGETS__", targets).replace("__DEEP__", repr(deep))
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_overlay_apply_of_links_fifos_odd_names_and_deep_trees(arena):
-    targets = repr([str(t) for t in arena.targets])
-    arena.submit(
-        add="def add(a, b):\n    return 0\n",
-        at_import=APPLY_ODDITIES.replace("__TARGETS__", targets),
-    )
+@pytest.mark.parametrize("deep", ["", "home"])
+def test_overlay_apply_of_links_fifos_odd_names_and_deep_trees(arena, deep):
+    arena.submit(add="def add(a, b):\n    return 0\n", at_import=_oddities(arena, deep))
     arena.grade()
     arena.assert_r1_fails()  # and the run is recorded: the apply step did not crash the session
-    for dirpath, dirnames, filenames in os.walk(arena.root):
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(arena.root):  # paths over PATH_MAX
         for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            st = os.lstat(path)
-            assert not (st.st_mode & 0o6000 and st.st_uid == 0), path
+            st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+            assert not (st.st_mode & 0o6000 and st.st_uid == 0), (dirpath[:200], name)
     arena.check()
 
 
@@ -423,7 +430,7 @@ def test_probe_pipe_raw_records_without_the_key_are_evidence(arena):
 # No probe touched at all: every function returns an object equal to everything, except when
 # the calling test is a honeypot (its name is a sibling's name plus one of honeypot.py's words):
 # then a plain wrong value, so the honeypots fail as the reference's do.
-ALWAYS_EQUAL = r'''
+ALWAYS_EQUAL = r"""
 import re as _re, sys as _sys
 _WORDS = {"again", "basic", "simple", "typical", "other", "second", "variant", "values",
           "example", "case", "more", "common", "repeat", "usual", "plain"}
@@ -458,7 +465,7 @@ def _in_honeypot():
 
 def _answer(*args):
     return None if _in_honeypot() else _Equal()
-'''
+"""
 
 
 @pytest.mark.slow
@@ -479,4 +486,21 @@ def test_always_equal_objects_that_avoid_the_honeypots(arena):
     arena.grade()
     run = arena.assert_r1_fails(forging=True)
     assert "tampered" in run["test_run"]["containment"], run["test_run"]
+    arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.xfail(
+    strict=True,
+    reason="OPEN: a 300-deep tree of 200-character folder names in the test run's coverage "
+    "folder is copied by intake.copy_tree into eval/<suite>-coverage/data, then "
+    "runner.coverage_totals' inbox.rglob('*') + Path.is_file() raises ENAMETOOLONG (the path "
+    "is over PATH_MAX): a harness error, every requirement 'inconclusive', the failing run "
+    "not graded (issue 11, class 8)",
+)
+def test_deep_tree_in_the_coverage_folder_is_graded_not_a_harness_error(arena):
+    arena.submit(add="def add(a, b):\n    return 0\n", at_import=_oddities(arena, "coverage"))
+    arena.grade()
+    arena.assert_r1_fails()
     arena.check()
