@@ -56,12 +56,6 @@ except OSError as _exc:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN: overlay.apply copies every name of a hard-linked upper file as a separate "
-    "file; 49 links to one 48 MiB file hold 48 MiB of the quota's tmpfs and 2.3 GiB of the host "
-    "disk after the run (up to quota_files x file_size, ~25 TB, is reachable); no disk_quota",
-)
 def test_overlay_hard_links_are_not_multiplied_past_the_quota(arena):
     arena.submit(add=FILL_ADD, at_import=HARD_LINKS)
     arena.grade()
@@ -340,7 +334,8 @@ _probe = _sys.modules.get("e2ebench_probe")
 if _probe is not None and vars(_probe)["_state"]["out"] is not None:
     _key = vars(_probe)["_KEY"]
     _out = vars(_probe)["_state"]["out"]
-    _real_write = _out.write
+    # a file object: shadow its write method; a bare descriptor: replace the probe's writer
+    _real_write = _out.write if hasattr(_out, "write") else vars(_probe)["_write"]
     _honey = set()
 
     def _forge(line):
@@ -359,10 +354,18 @@ if _probe is not None and vars(_probe)["_state"]["out"] is not None:
         mac = _hm.new(_key, text.encode(), _hl.sha256).hexdigest()
         return _js.dumps({"mac": mac, "body": text}) + "\n"
 
-    def _write(text):
-        return _real_write("".join(_forge(l) for l in text.splitlines(True)))
+    if hasattr(_out, "write"):
+        def _write(text):
+            return _real_write("".join(_forge(l) for l in text.splitlines(True)))
 
-    _out.write = _write
+        _out.write = _write
+    else:
+        def _write(fd, data):
+            text = data.decode()
+            _real_write(fd, "".join(_forge(l) for l in text.splitlines(True)).encode())
+            return len(data)
+
+        _probe._write = _write
 """
 
 NOTHING = {
@@ -372,14 +375,6 @@ NOTHING = {
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN: the probe watches the identity of _state['out'] but not its instance "
-    "attributes; project code sets out.write to a function that re-signs each record (key from "
-    "vars(e2ebench_probe)['_KEY']) as passed, except the honeypots, recognised by name in the "
-    "'collected' record (another test's name plus one of honeypot._NAME_WORDS): a project that "
-    "implements nothing gets every requirement implemented, not tampered",
-)
 def test_probe_pipe_writer_replaced_with_a_re_signing_one(arena):
     arena.submit(
         add="def add(a, b):\n    return 0\n",
@@ -398,7 +393,7 @@ PIPE_RAW = r"""
 import json as _js, os as _os, sys as _sys
 _probe = _sys.modules.get("e2ebench_probe")
 _out = vars(_probe)["_state"]["out"] if _probe is not None else None
-_fd = _out.fileno() if _out is not None else -1  # the descriptor number, no key
+_fd = _out if isinstance(_out, int) else (_out.fileno() if _out is not None else -1)
 try:
     for _n, _id in enumerate(("tests/test_calc.py::test_add[1-2-3]",
                              "tests/test_calc.py::test_add[0-0-0]",
@@ -466,13 +461,6 @@ def _answer(*args):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN: honeypots can be told apart by name at run time (a sibling test's name plus "
-    "one word of honeypot._NAME_WORDS): functions that return an object equal to everything, "
-    "and a wrong value only when called from such a test, pass every reference test and fail "
-    "every honeypot; no pytest object or probe is touched, nothing is marked tampered",
-)
 def test_always_equal_objects_that_avoid_the_honeypots(arena):
     files = {"calc/_answer.py": ALWAYS_EQUAL}
     for name in ("add", "sub", "mul"):
@@ -488,14 +476,6 @@ def test_always_equal_objects_that_avoid_the_honeypots(arena):
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN: a 300-deep tree of 200-character folder names in the test run's coverage "
-    "folder is copied by intake.copy_tree into eval/<suite>-coverage/data, then "
-    "runner.coverage_totals' inbox.rglob('*') + Path.is_file() raises ENAMETOOLONG (the path "
-    "is over PATH_MAX): a harness error, every requirement 'inconclusive', the failing run "
-    "not graded (issue 11, class 8)",
-)
 def test_deep_tree_in_the_coverage_folder_is_graded_not_a_harness_error(arena):
     arena.submit(add="def add(a, b):\n    return 0\n", at_import=_oddities(arena, "coverage"))
     arena.grade()
