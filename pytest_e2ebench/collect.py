@@ -7,6 +7,7 @@ requirement is implemented and fails with the failing tests otherwise.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,19 @@ from .verdicts import IMPLEMENTED
 
 PROPERTY = "e2ebench"  # name of the user property that carries a run's record to the reporter
 MAX_LISTED_FAILURES = 10
+# An item's name is "<task>[<agent>-run-<n>-<requirement>]"; without the requirement, its run.
+_RUN_OF_ITEM = re.compile(r"^(.*::[a-z0-9][a-z0-9_-]*\[.+-run-\d+)-R\d+\]$")
+
+
+def item_name(task: Task, agent: Agent, run: int, req: Requirement) -> str:
+    """The name of the item of ``req`` in ``run`` of ``agent`` (the last part of its id)."""
+    return f"{task.id}[{agent.label}-run-{run}-{req.id}]"
+
+
+def run_scope(nodeid: str) -> str | None:
+    """The part of a requirement item's node id that names its run; None for other ids."""
+    match = _RUN_OF_ITEM.match(nodeid)
+    return match[1] if match else None
 
 
 class TaskFile(pytest.File):
@@ -34,18 +48,19 @@ class TaskFile(pytest.File):
         for agent in self.config.stash[AGENTS]:
             for run in range(1, settings.runs + 1):
                 for req in task.requirements:
-                    item = RequirementItem.from_parent(
+                    # Under -n a run's items share one worker: see dist.RunScheduling.
+                    name = item_name(task, agent, run, req)
+                    yield RequirementItem.from_parent(
                         self,
-                        name=f"{task.id}[{agent.label}-run-{run}-{req.id}]",
+                        name=name,
+                        # Given as text: pytest 9.2 parses "calc[…]" as name and parameters,
+                        # as it parses the ids --lf reads back (a derived id would not match).
+                        nodeid=f"{self.nodeid}::{name}",
                         task=task,
                         agent=agent,
                         run=run,
                         requirement=req,
                     )
-                    # pytest-xdist --dist loadgroup: a run's items share one worker (inert
-                    # without xdist; workers see dist "no", so mark unconditionally).
-                    item.add_marker(pytest.mark.xdist_group(f"{agent.label}/{task.id}/{run}"))
-                    yield item
 
     def repr_failure(self, excinfo, style=None):
         """A malformed task shows its problems, not a traceback."""

@@ -16,7 +16,6 @@ from .stash import AGENTS, EVALUATOR, SANDBOX, SETTINGS
 
 TASK_FILE = "task.toml"
 _STARTED = "e2ebench_started"
-_LOADGROUP = "e2ebench_loadgroup"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,8 +32,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requirement(*ids): the requirement(s) a benchmark item or reference test checks"
     )
-    # pytest-xdist registers it too; repeated here so --strict-markers holds with -p no:xdist.
-    config.addinivalue_line("markers", "xdist_group(name): run these items on one xdist worker")
     from . import judge, migrate
     from .agents import builtin, llm_agents
     from .llm import factory
@@ -70,14 +67,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
-    if getattr(config.option, "dist", "no") == "load":
-        # Keep a run's items on one worker. xdist's loadgroup renames node ids, which pytest
-        # 9.2 no longer allows; there, keep each task file on one worker instead.
-        loadgroup_works = pytest.version_tuple < (9, 2)
-        config.option.dist = "loadgroup" if loadgroup_works else "loadfile"
-    if workerinput and workerinput.get(_LOADGROUP):
-        # Workers re-parse the command line, which does not say loadgroup: tell xdist here.
-        config.option.loadgroup = True
+    if workerinput is not None:
+        # Node ids stay as collected (dist.RunScheduling keeps a run together): a worker of
+        # --dist loadgroup would append the group to each id.
+        config.option.loadgroup = False
     if workerinput is None:
         from .report.terminal import Reporter
 
@@ -132,7 +125,17 @@ def pytest_configure_node(node) -> None:
     evaluator = node.config.stash.get(EVALUATOR, None)
     if evaluator is not None:
         node.workerinput[_STARTED] = evaluator.started_at
-        node.workerinput[_LOADGROUP] = node.config.option.dist == "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With benchmark tasks, ``--dist load`` keeps each run's items together on one worker."""
+    settings = config.stash.get(SETTINGS, None)
+    if settings is None or not settings.active:
+        return None
+    from .dist import REPLACED, RunScheduling
+
+    return RunScheduling(config, log) if config.getvalue("dist") in REPLACED else None
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
