@@ -92,20 +92,24 @@ class RequirementItem(pytest.Item):
         run still delivers one record, with status "error".
         """
         evaluator = self.config.stash[EVALUATOR]
+        failure: InfrastructureError | RunFailed | None = None
         try:
             self.record = evaluator.evaluate(self.task, self.agent, self.run)
         except (InfrastructureError, RunFailed) as exc:
+            failure = exc
+        if failure is not None:
+            # Failed outside the except block: one line, without the exception's chain.
             run_dir = evaluator.run_dir(self.task, self.agent, self.run)
             if evaluator.first_delivery(self.task, self.agent, self.run):
                 self.user_properties.append(
-                    (PROPERTY, error_record(self.task, self.agent, self.run, run_dir, exc))
+                    (PROPERTY, error_record(self.task, self.agent, self.run, run_dir, failure))
                 )
             what = (
                 "harness error (a bug of the harness or a plugin; the run is not graded)"
-                if isinstance(exc, RunFailed)
+                if isinstance(failure, RunFailed)
                 else "infrastructure error (not the agent's fault)"
             )
-            pytest.fail(f"{what}: {exc}", pytrace=False)
+            pytest.fail(f"{what}: {failure}", pytrace=False)
         # The whole record travels once per run and process; the reporter merges by key.
         if evaluator.first_delivery(self.task, self.agent, self.run):
             self.user_properties.append((PROPERTY, self.record))

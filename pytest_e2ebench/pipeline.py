@@ -24,7 +24,7 @@ from .judge import judge
 from .metrics import run_metrics, suite_metrics
 from .migrate import run_migration
 from .options import Settings
-from .stash import SANDBOX
+from .stash import OUTAGE, SANDBOX
 from .task import Task
 from .verdicts import containment, effective_tests, sink_tampered, tampered_message
 from .web import web_requirements
@@ -107,6 +107,14 @@ class Evaluator:
             return exc
         return RunFailed(self._stage_now, exc, str(path))
 
+    def _no_outage_since(self, start: float) -> None:
+        """The harness, not the agent, decides an outage: a stage during which the endpoint
+        went away is an infrastructure error even if its code caught the exception (and what
+        it produced is not cached)."""
+        outage = self.config.stash.get(OUTAGE, None)
+        if outage is not None and outage.since(start):
+            outage.check()
+
     def _stage(self, run_dir: Path, name: str, *key_parts: object) -> Stage:
         not_before = self.started_at if self.settings.rerun else 0.0
         return Stage(run_dir, name, key_of(name, STAGE_FORMAT, *key_parts), not_before=not_before)
@@ -129,6 +137,7 @@ class Evaluator:
                     outcome = agent.generate(task, run, workspace, ctx)
                 finally:
                     ctx.progress({"done": True})
+                self._no_outage_since(start)
                 duration = round(time.monotonic() - start, 3)
                 self._stage_now = "intake"
                 outcome_data = outcome.to_dict()
@@ -176,7 +185,10 @@ class Evaluator:
             migration = stage.load()
             if migration is None:
                 out = stage.reset(create=False)  # the migrator creates it
-                migration = stage.commit(run_migration(self.config, task, repo, out, mode))
+                start = time.monotonic()
+                migrated_now = run_migration(self.config, task, repo, out, mode)
+                self._no_outage_since(start)
+                migration = stage.commit(migrated_now)
             migrated = stage.dir
 
             # 4. the suites: migrated reference tests and the agent's own tests
@@ -212,9 +224,10 @@ class Evaluator:
             judgement = stage.load()
             if judgement is None:
                 stage.reset()
-                judgement = stage.commit(
-                    judge(self.config, task, repo, tests, self.settings.judge, run_dir)
-                )
+                start = time.monotonic()
+                judged = judge(self.config, task, repo, tests, self.settings.judge, run_dir)
+                self._no_outage_since(start)
+                judgement = stage.commit(judged)
             code = code_size(repo, suffixes_for(task.kind))
         self._stage_now = "record"
         return build_record(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from . import options
-from .stash import AGENTS, EVALUATOR, SANDBOX, SETTINGS
+from .stash import AGENTS, EVALUATOR, OUTAGE, SANDBOX, SETTINGS
 
 TASK_FILE = "task.toml"
 _STARTED = "e2ebench_started"
@@ -65,6 +65,11 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
+    from .llm.outage import OUTAGE_FILE, Outage
+
+    config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
+    if workerinput is None and not config.option.collectonly:
+        _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
     if workerinput is not None:
@@ -104,6 +109,36 @@ def _check_llm_stages(settings) -> None:
         require_endpoint(settings, f"--e2e-judge={settings.judge}")
     if settings.migrate == "llm":
         require_endpoint(settings, "--e2e-migrate=llm")
+
+
+def _refuse_dead_endpoint(config: pytest.Config, settings, agents) -> None:
+    """Ask the endpoint once, before any run, when the session will call it (issue 12.2).
+
+    Only for the built-in client: a plugin's client (``pytest_e2ebench_make_llm``) may not
+    talk to ``--e2e-llm-base-url`` at all.
+    """
+    from .llm import factory
+
+    clients = config.hook.pytest_e2ebench_make_llm.get_hookimpls()
+    live = settings.base_url and settings.llm_cache != "replay"
+    live = live and all(impl.plugin is factory for impl in clients)
+    needed = (
+        any(agent.uses_llm for agent in agents)
+        or settings.judge != "tests"
+        or settings.migrate == "llm"
+    )
+    if not (live and needed):
+        return
+    import os
+
+    from .llm.outage import probe
+
+    reason = probe(settings.base_url, os.environ.get("OPENAI_API_KEY"))
+    if reason is not None:
+        raise pytest.UsageError(
+            f"the LLM endpoint cannot be used, nothing was run: {reason}; start it or point "
+            "--e2e-llm-base-url (or $OPENAI_BASE_URL) at one that answers"
+        )
 
 
 def _refuse_tasks_without_agent(config: pytest.Config, tasks: Path) -> None:

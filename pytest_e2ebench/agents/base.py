@@ -73,6 +73,9 @@ class Agent(abc.ABC):
 
     spec: str
     label: str
+    #: True for agents that call the LLM endpoint: a session with one asks the endpoint once
+    #: before the first run and stops at once when it does not answer.
+    uses_llm: bool = False
 
     @abc.abstractmethod
     def cache_key(self, task: Task, run: int) -> str:

@@ -9,9 +9,14 @@ from ..errors import InfrastructureError
 
 
 class LLMUnavailable(InfrastructureError):
-    """The endpoint could not answer (after retries): an infrastructure error, not the model's."""
+    """The endpoint could not answer (after retries): an infrastructure error, not the model's.
 
-    def __init__(self, message: str) -> None:
+    ``outage`` is False when the endpoint answered but refused one request (a 4xx): the
+    session goes on calling it for other runs.
+    """
+
+    def __init__(self, message: str, *, outage: bool = True) -> None:
+        self.outage = outage
         super().__init__("llm", message)
 
 

@@ -87,7 +87,8 @@ class OpenAIChat:
                 )
             return LLMUnavailable(
                 f"{url} refused the request ({exc.status_code}): {exc.message}; "
-                "check --e2e-model, the base URL and OPENAI_API_KEY"
+                "check --e2e-model, the base URL and OPENAI_API_KEY",
+                outage=False,
             )
         if isinstance(exc, err.APIConnectionError | err.APITimeoutError):
             return LLMUnavailable(f"{url} did not answer after retries: {exc}")

@@ -7,9 +7,11 @@ import os
 import pytest
 
 from ..options import Settings
+from ..stash import OUTAGE
 from .accounting import Pricing
 from .base import LLMUnavailable
 from .cache import CachedLLM
+from .outage import Guarded
 
 
 def require_endpoint(settings: Settings, what: str) -> None:
@@ -68,6 +70,10 @@ def make_llm(config: pytest.Config, settings: Settings):
     llm = config.hook.pytest_e2ebench_make_llm(config=config, settings=settings)
     if llm is None:
         raise pytest.UsageError("no plugin supplied an LLM client (pytest_e2ebench_make_llm)")
+    outage = config.stash.get(OUTAGE, None)
+    if settings.base_url and outage is not None:
+        # Inside the record/replay cache: only live calls can find the endpoint gone.
+        llm = Guarded(llm, outage)
     if settings.llm_cache != "off":
         llm = CachedLLM(llm, settings.out / "llm-cache", settings.llm_cache)
     return llm
