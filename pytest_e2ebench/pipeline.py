@@ -61,8 +61,10 @@ class Evaluator:
         return True
 
     def progress_for(self, run_dir: Path):
-        """The progress callback of the run in ``run_dir``."""
-        return progress.writer(progress.progress_file(self.settings.out, run_dir))
+        """The progress callback of the run in ``run_dir`` (it prints in a plain session)."""
+        reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
+        show = reporter.live_line if reporter is not None and not reporter.distributed else None
+        return progress.writer(progress.progress_file(self.settings.out, run_dir), show)
 
     def run_dir(self, task: Task, agent: Agent, run: int) -> Path:
         """Where the stages of (task, agent, run) live."""

@@ -6,6 +6,7 @@ properties, which pytest-xdist carries over), and writes through the terminal re
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -59,10 +60,28 @@ class Reporter:
         self.collected_tasks: dict = {}
         self.monitor = None
         self.columns = COLUMNS
+        # Under -n runs happen in workers, which cannot print: a thread shows their progress.
+        self.distributed = getattr(config.option, "dist", "no") != "no"
+
+    def live_line(self, line: str) -> None:
+        """Show a progress line now, from the main process of a plain session.
+
+        Written between an item's start and its outcome, past output capturing (as pytest's
+        live logging is), so ``pytest`` without ``-s`` shows it.
+        """
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is None or threading.current_thread() is not threading.main_thread():
+            return  # capturing is the main thread's to suspend
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        if capture is None:
+            tr.write_line(line)
+            return
+        with capture.global_and_fixture_disabled():
+            tr.write_line(line)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
-        if tr is not None and not self.config.option.collectonly:
+        if tr is not None and self.distributed and not self.config.option.collectonly:
             from ..progress import Monitor
 
             self.monitor = Monitor(self.out / "progress", tr.write_line)
