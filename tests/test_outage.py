@@ -63,7 +63,7 @@ def test_a_dead_endpoint_is_refused_once_before_any_run(pytester, tasks):
         f"ERROR: the LLM endpoint cannot be used, nothing was run: {url}/models did not answer"
     )
     assert [line for line in result.stderr.lines if line.strip()] == result.stderr.lines[:1]
-    assert elapsed < 10
+    assert elapsed < 20  # about 5 s on an idle machine; retrying the calls took minutes
     assert not (pytester.path / ".e2ebench").exists()
 
 
