@@ -7,6 +7,7 @@ requirement is implemented and fails with the failing tests otherwise.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -19,7 +20,9 @@ from .stash import AGENTS, EVALUATOR, SETTINGS
 from .task import Requirement, Task, load_task
 from .verdicts import IMPLEMENTED
 
-PROPERTY = "e2ebench"  # name of the user property that carries a run's record to the reporter
+# The user property that carries a run's record to the reporter, as JSON text (what
+# --junitxml writes into its <property value="…">, and what a script reading it can parse).
+PROPERTY = "e2ebench"
 MAX_LISTED_FAILURES = 10
 # An item's name is "<task>[<agent>-run-<n>-<requirement>]"; without the requirement, its run.
 _RUN_OF_ITEM = re.compile(r"^(.*::[a-z0-9][a-z0-9_-]*\[.+-run-\d+)-R\d+\]$")
@@ -101,9 +104,8 @@ class RequirementItem(pytest.Item):
             # Failed outside the except block: one line, without the exception's chain.
             run_dir = evaluator.run_dir(self.task, self.agent, self.run)
             if evaluator.first_delivery(self.task, self.agent, self.run):
-                self.user_properties.append(
-                    (PROPERTY, error_record(self.task, self.agent, self.run, run_dir, failure))
-                )
+                record = error_record(self.task, self.agent, self.run, run_dir, failure)
+                self.user_properties.append((PROPERTY, json.dumps(record)))
             what = (
                 "harness error (a bug of the harness or a plugin; the run is not graded)"
                 if isinstance(failure, RunFailed)
@@ -112,7 +114,7 @@ class RequirementItem(pytest.Item):
             pytest.fail(f"{what}: {failure}", pytrace=False)
         # The whole record travels once per run and process; the reporter merges by key.
         if evaluator.first_delivery(self.task, self.agent, self.run):
-            self.user_properties.append((PROPERTY, self.record))
+            self.user_properties.append((PROPERTY, json.dumps(self.record)))
 
     def runtest(self) -> None:
         """Pass iff the requirement is implemented; otherwise list its failing tests."""

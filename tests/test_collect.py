@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from xml.etree import ElementTree
+
 TASK_TESTS_THAT_WOULD_BREAK = "import calc_missing_package\n\ndef test_x():\n    pass\n"
 
 
@@ -91,6 +94,16 @@ def test_keyword_selection_and_junitxml(pytester, tasks):
     result.assert_outcomes(passed=1)
     xml = (pytester.path / "out.xml").read_text()
     assert 'name="calc[reference-run-1-R3]"' in xml
+    # the run's record is a JSON property a script can parse
+    root = ElementTree.parse(pytester.path / "out.xml").getroot()
+    (prop,) = root.iter("property")
+    assert prop.get("name") == "e2ebench"
+    record = json.loads(prop.get("value"))
+    assert (record["task"], record["agent"], record["metrics"]["impl_rate"]) == (
+        "calc",
+        "reference",
+        1.0,
+    )
 
 
 def test_last_failed_reruns_only_missing_requirements(pytester, tasks):

@@ -6,6 +6,7 @@ properties, which pytest-xdist carries over), and writes through the terminal re
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -96,8 +97,9 @@ class Reporter:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
-            if name == PROPERTY and isinstance(value, dict):
-                self.records[(value["task"], value["agent"], value["run"])] = value
+            if name == PROPERTY and isinstance(value, str):
+                record = json.loads(value)
+                self.records[(record["task"], record["agent"], record["run"])] = record
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.monitor is not None:
