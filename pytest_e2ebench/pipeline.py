@@ -379,7 +379,8 @@ def build_record(
         labels.add("disk_quota")
     if not install.get("ok", True):
         # The reason names the step and its log (logs/<step>.log) when there is one.
-        notes.append(f"the project failed to install: {install.get('reason') or 'see logs/'}")
+        reason = install.get("reason") or "see venv.json in the run folder"
+        notes.append(f"the project failed to install: {reason}")
     if extended_run.get("status") != "completed":
         notes.append(f"test run {extended_run.get('status')}")
     if evidence:

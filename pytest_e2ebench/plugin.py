@@ -61,15 +61,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
     config.stash[SANDBOX] = _sandbox(config, settings)
     config.stash[AGENTS] = make_agents(config, settings.agents)
-    _check_llm_stages(settings)
+    _check_llm_stages(config, settings)
     workerinput = getattr(config, "workerinput", None)
     started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
     from .llm.outage import OUTAGE_FILE, Outage
 
     config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
-    if workerinput is None and not config.option.collectonly:
-        _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
+    if workerinput is None:
+        _warn_stray_dirs(config, settings.tasks)
+        if not config.option.collectonly:
+            _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
     if workerinput is not None:
@@ -88,7 +90,7 @@ def _sandbox(config: pytest.Config, settings):
 
     if settings.sandbox not in MODES:
         raise pytest.UsageError(
-            f"e2ebench_sandbox={settings.sandbox}: use one of {', '.join(MODES)}"
+            f"{options.source(config, 'sandbox')}={settings.sandbox}: use one of {', '.join(MODES)}"
         )
     try:
         mode, warning = resolve_mode(settings.sandbox)
@@ -99,16 +101,33 @@ def _sandbox(config: pytest.Config, settings):
     return Sandbox(mode=mode)
 
 
-def _check_llm_stages(settings) -> None:
+def _check_llm_stages(config: pytest.Config, settings) -> None:
     from .judge import MODES as JUDGES
     from .llm.factory import require_endpoint
 
     if settings.judge not in JUDGES:
-        raise pytest.UsageError(f"--e2e-judge={settings.judge}: use one of {', '.join(JUDGES)}")
+        raise pytest.UsageError(
+            f"{options.source(config, 'judge')}={settings.judge}: use one of {', '.join(JUDGES)}"
+        )
     if settings.judge != "tests":
         require_endpoint(settings, f"--e2e-judge={settings.judge}")
     if settings.migrate == "llm":
         require_endpoint(settings, "--e2e-migrate=llm")
+
+
+def _warn_stray_dirs(config: pytest.Config, tasks: Path) -> None:
+    """A folder under --e2e-tasks without task.toml is said, not skipped silently."""
+    from .errors import E2EBenchWarning
+    from .task import stray_dirs
+
+    for path in stray_dirs(tasks):
+        config.issue_config_time_warning(
+            E2EBenchWarning(
+                f"{path}: no {TASK_FILE}, so it is not a benchmark task and is skipped; add "
+                f"{TASK_FILE} (see docs/writing-a-task.md) or move the folder out of --e2e-tasks"
+            ),
+            stacklevel=2,
+        )
 
 
 def _refuse_dead_endpoint(config: pytest.Config, settings, agents) -> None:

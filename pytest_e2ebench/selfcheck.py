@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .errors import TaskError
 from .mutants import materialize
 from .task import Task, find_task_dirs, load_task
 
@@ -129,8 +130,17 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     dirs: list[Path] = []
     for path in opts.paths:
-        dirs.extend([path] if (path / "task.toml").exists() else find_task_dirs(path))
-    tasks = [load_task(d) for d in dirs]
+        if not path.is_dir():
+            parser.error(f"{path}: no such folder; name a task folder or a folder of tasks")
+        found = [path] if (path / "task.toml").exists() else find_task_dirs(path)
+        if not found:
+            parser.error(f"{path}: no task.toml in it or below; name a task folder")
+        dirs.extend(found)
+    try:
+        tasks = [load_task(d) for d in dirs]
+    except TaskError as exc:  # its message lists every problem with the fix: no traceback
+        print(exc, file=sys.stderr)
+        return 2
     if opts.keep:
         opts.keep.mkdir(parents=True, exist_ok=True)
     work = (

@@ -111,3 +111,18 @@ def test_last_failed_reruns_only_missing_requirements(pytester, tasks):
     pytester.runpytest("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-p", "cacheprovider")
     result = pytester.runpytest("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--lf")
     result.assert_outcomes(failed=3)
+
+
+def test_a_folder_without_task_toml_is_reported_not_skipped_silently(pytester, tasks):
+    tasks.make()
+    tasks.write(pytester.path / "tasks" / "draft" / "requirements.md", "# draft\n")
+    (pytester.path / "tasks" / "__pycache__").mkdir()
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks", "--collect-only")
+    result.stdout.fnmatch_lines(
+        [
+            "*E2EBenchWarning: *tasks/draft: no task.toml, so it is not a benchmark task and is "
+            "skipped; add task.toml (see docs/writing-a-task.md) or move the folder out of "
+            "--e2e-tasks"
+        ]
+    )
+    result.stdout.no_fnmatch_line("*__pycache__*")

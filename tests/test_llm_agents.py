@@ -168,6 +168,21 @@ def test_cmd_agent_runs_a_command_in_the_workspace(pytester, tasks, results):
     result = pytester.runpytest("--e2e-agent=cmd:exit 3", "--e2e-rerun")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(["*note: the command exited with status 3*"])
+    # a script in the host's /tmp is not there: the note says why, not only "status 127"
+    script = Path("/tmp") / f"e2ebench-agent-{pytester.path.name}.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    try:
+        result = pytester.runpytest(f"--e2e-agent=cmd:{script}", "--e2e-rerun")
+    finally:
+        script.unlink()
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            f"*note: the command exited with status 127 (*{script}*No such file or directory); "
+            "it runs sandboxed: it sees its workspace, the requirements document, * a private, "
+            "empty /tmp; not the host's /tmp*"
+        ]
+    )
 
 
 def test_recorded_run_replays_offline_with_identical_metrics(pytester, tasks, results, llm):
