@@ -26,11 +26,12 @@ from .migrate import run_migration
 from .options import Settings
 from .stash import OUTAGE, SANDBOX
 from .task import Task
-from .verdicts import containment, effective_tests, sink_tampered, tampered_message
+from .verdicts import census, containment, effective_tests, sink_tampered, tampered_message
 from .web import web_requirements
 from .workspace import code_size, suffixes_for
 
 RECORD_SCHEMA = "e2ebench-run/1"
+REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each test has
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
 STAGE_FORMAT = 4
 MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
@@ -51,6 +52,10 @@ class Evaluator:
     )
     _delivered: set[tuple[str, str, int]] = dataclasses.field(default_factory=set)
     _stage_now: str = "agent"  # the stage running, named in the record of a run that fails
+    # task id -> the reference's test cases by base node id (the denominator of every agent)
+    _census: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
+    # -m: (task, agent, run) -> the requirement ids selected; None when all are
+    selected: dict[tuple[str, str, int], set[str]] | None = None
 
     def first_delivery(self, task: Task, agent: Agent, run: int) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -108,6 +113,22 @@ class Evaluator:
             exc.traceback_file = str(path)
             return exc
         return RunFailed(self._stage_now, exc, str(path))
+
+    def _reference_census(self, task: Task) -> dict[str, list[str]]:
+        """The test cases of the reference implementation's run 1 of ``task`` (evaluated, or
+        taken from the cache, once per process); empty when it cannot be had (then the static
+        count stands)."""
+        if task.id not in self._census:
+            from .agents.builtin import ReferenceAgent
+
+            stage_now = self._stage_now
+            try:
+                self._evaluate(task, ReferenceAgent(), 1)
+            except Exception:  # noqa: BLE001 - the reference's own session reports its errors
+                self._census[task.id] = {}
+            finally:
+                self._stage_now = stage_now
+        return self._census.get(task.id, {})
 
     def _no_outage_since(self, start: float) -> None:
         """The harness, not the agent, decides an outage: a stage during which the endpoint
@@ -213,15 +234,22 @@ class Evaluator:
                     )
                 )
 
-            # 5. verdicts per requirement
+            # 5. verdicts per requirement, over the tests the reference's run has (issue 12.7)
             self._stage_now = "judge"
-            tests = effective_tests(task, test_run["extended"], set(migration.get("weakened", [])))
+            if agent.spec == REFERENCE:
+                self._census[task.id] = census(test_run["extended"])
+            # Holding this run's lock while the reference's is taken cannot deadlock: the
+            # reference's run never waits for another run.
+            reference = self._reference_census(task) if agent.spec != REFERENCE else {}
+            weakened = set(migration.get("weakened", []))
+            tests = effective_tests(task, test_run["extended"], weakened, reference)
             stage = self._stage(
                 run_dir,
                 "judge",
                 stage.key,
                 self.settings.judge,
                 self.settings.model if self.settings.judge != "tests" else "",
+                reference,
             )
             judgement = stage.load()
             if judgement is None:
@@ -244,7 +272,15 @@ class Evaluator:
             migration,
             tests,
             judgement,
+            self.selected.get((task.id, agent.label, run)) if self.selected is not None else None,
         )
+
+    def select(self, items) -> None:
+        """``-m``: note the requirements each run has selected; metrics are over them."""
+        self.selected = {}
+        for item in items:
+            key = (item.task.id, item.agent.label, item.run)
+            self.selected.setdefault(key, set()).add(item.requirement.id)
 
     def _web_venv(self, task: Task, repo: Path) -> tuple[Stage, dict]:
         """The test environment of a web task's runs, shared by all with the same requirements.
@@ -354,12 +390,25 @@ def build_record(
     migration: dict,
     tests: list[dict],
     judgement: dict,
+    selected: set[str] | None = None,
 ) -> dict:
-    """The JSON-able record of one run: verdicts, metrics, suites and where things are."""
+    """The JSON-able record of one run: verdicts, metrics, suites and where things are.
+
+    With ``selected`` (``-m``), requirements, reference tests and metrics are those of the
+    selected requirements only (coverage and the agent's cost stay the whole run's).
+    """
     extended_run = test_run["extended"]
     # issue 11, class 7: results contradicted by independent evidence fail every requirement
     evidence = extended_run.get("tamper_evidence") or []
     requirements = sink_tampered(judgement["verdicts"], evidence)
+    selection = None
+    if selected is not None and len(selected) < len(requirements):
+        requirements = [r for r in requirements if r["id"] in selected]
+        tests = [t for t in tests if selected.intersection(t.get("requirements", ()))]
+        selection = {
+            "requirements": [r["id"] for r in requirements],
+            "of": len(task.requirements),
+        }
     extended = suite_metrics(tests, extended_run.get("coverage"))
     original_run = test_run.get("original")
     if original_run is None:
@@ -417,6 +466,8 @@ def build_record(
         "task_meta": task_meta(task),
         "dir": str(run_dir),
     }
+    if selection is not None:
+        record["selection"] = selection
     record.update({k: v for k, v in judgement.items() if k != "verdicts"})
     return record
 
