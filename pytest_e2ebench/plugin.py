@@ -192,6 +192,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     return RunScheduling(config, log) if config.getvalue("dist") in REPLACED else None
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``-m TAG``: the runs' metrics are over the requirements selected (issue 12.8)."""
+    evaluator = config.stash.get(EVALUATOR, None)
+    if evaluator is not None and config.option.markexpr:
+        from .collect import RequirementItem
+
+        evaluator.select(item for item in items if isinstance(item, RequirementItem))
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     settings = config.stash.get(SETTINGS, None)
     if settings is None:

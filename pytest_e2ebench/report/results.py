@@ -31,6 +31,7 @@ _RUN_KEYS = (
     "intake",
     "web",
     "notes",
+    "selection",
     "task_meta",
     "dir",
 )

@@ -125,6 +125,7 @@ class Reporter:
             self.columns = (*COLUMNS[:at], EXEC_COLUMN, *COLUMNS[at:])
         headers = ["task", "agent", "runs", *(c[0] for c in self.columns)]
         _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
+        self._selection_line(tr)
         self._judge_lines(tr)
         errored = [r for r in self.records.values() if r.get("metrics") is None]
         if errored:
@@ -150,6 +151,20 @@ class Reporter:
 
         tr.write_sep("=", "e2ebench tasks")
         _write_table(tr, list(HEADERS), [rows(self.collected_tasks.values())], left=4)
+
+    def _selection_line(self, tr) -> None:
+        """-m: say that the metrics are over the requirements it selected."""
+        chosen = [r["selection"] for r in self.records.values() if r.get("selection")]
+        if not chosen:
+            return
+        picked = sum(len(s["requirements"]) for s in chosen)
+        total = sum(s["of"] for s in chosen)
+        tr.write_line(
+            f"metrics are over the requirements selected by -m {self.config.option.markexpr!r}: "
+            f"{picked} of {total} in {len(chosen)} run(s) (coverage, cost and time are the whole "
+            "runs'; see selection in results.json)",
+            yellow=True,
+        )
 
     def _judge_lines(self, tr) -> None:
         """LLM judge: failure classes of not-implemented requirements, agreement with tests."""
