@@ -200,7 +200,10 @@ def test_recorded_run_replays_offline_with_identical_metrics(pytester, tasks, re
     ).assert_outcomes(passed=3)
     recorded = results()["tasks"][0]
     llm.stop()
-    replayed_run = pytester.runpytest(*args, "--e2e-llm-cache=replay", "--e2e-rerun")
+    # no endpoint and no --e2e-model: the recorded answers are all replay needs
+    replayed_run = pytester.runpytest(
+        *args, "--e2e-llm-cache=replay", "--e2e-rerun", "-o", "e2ebench_model="
+    )
     replayed_run.assert_outcomes(passed=3)
     replayed = results()["tasks"][0]
     strip = lambda m: {k: v for k, v in m.items() if k != "duration_s"}  # noqa: E731

@@ -17,7 +17,7 @@ from .outage import Guarded
 def require_endpoint(settings: Settings, what: str) -> None:
     """UsageError unless ``what`` (e.g. ``--e2e-agent=sdagent-dt``) has a model and endpoint."""
     missing = []
-    if not settings.model:
+    if not settings.model and settings.llm_cache != "replay":
         missing.append("a model: --e2e-model=NAME (or ini e2ebench_model)")
     if not settings.base_url and settings.llm_cache != "replay":
         missing.append(
