@@ -59,19 +59,20 @@ def pytest_configure(config: pytest.Config) -> None:
     from .agents import make_agents
     from .pipeline import Evaluator
 
-    config.stash[SANDBOX] = _sandbox(config, settings)
     config.stash[AGENTS] = make_agents(config, settings.agents)
     _check_llm_stages(config, settings)
     workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        _warn_stray_dirs(config, settings.tasks)
+        if not config.option.collectonly:
+            # first: a dead endpoint stops the session before anything slower is set up
+            _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
+    config.stash[SANDBOX] = _sandbox(config, settings)
     started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
     from .llm.outage import OUTAGE_FILE, Outage
 
     config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
-    if workerinput is None:
-        _warn_stray_dirs(config, settings.tasks)
-        if not config.option.collectonly:
-            _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
     if workerinput is not None:

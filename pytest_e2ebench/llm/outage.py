@@ -22,7 +22,7 @@ from .base import Completion, LLMUnavailable
 OUTAGE_FILE = ".llm-outage.json"  # under --e2e-out
 PROBE_TIMEOUT = 2.5  # seconds per attempt: a models list answers at once when the server is up
 PROBE_ATTEMPTS = 2
-PROBE_PAUSE = 1.0
+PROBE_PAUSE = 0.5
 
 
 def probe(base_url: str, api_key: str | None, attempts: int = PROBE_ATTEMPTS) -> str | None:
