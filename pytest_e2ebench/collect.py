@@ -7,6 +7,8 @@ requirement is implemented and fails with the failing tests otherwise.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -20,8 +22,24 @@ from .stash import AGENTS, EVALUATOR, SETTINGS
 from .task import Requirement, Task, load_task
 from .verdicts import IMPLEMENTED
 
-PROPERTY = "e2ebench"  # name of the user property that carries a run's record to the reporter
+# The user property that carries a run's record to the reporter, as JSON text (what
+# --junitxml writes into its <property value="…">, and what a script reading it can parse).
+PROPERTY = "e2ebench"
 MAX_LISTED_FAILURES = 10
+# An item's name is "<task>[<agent>-run-<n>-<requirement>]"; without the requirement, its run.
+# ``<task>[<agent>-run-<n>-<requirement, feature or stage artefact>]``
+_RUN_OF_ITEM = re.compile(r"^(.*::[a-z0-9][a-z0-9_-]*\[.+?-run-\d+)-[^\]]+\]$")
+
+
+def item_name(task: Task, agent: Agent, run: int, req: Requirement) -> str:
+    """The name of the item of ``req`` in ``run`` of ``agent`` (the last part of its id)."""
+    return f"{task.id}[{agent.label}-run-{run}-{req.id}]"
+
+
+def run_scope(nodeid: str) -> str | None:
+    """The part of a requirement item's node id that names its run; None for other ids."""
+    match = _RUN_OF_ITEM.match(nodeid)
+    return match[1] if match else None
 
 
 class TaskFile(pytest.File):
@@ -39,10 +57,9 @@ class TaskFile(pytest.File):
         for agent in self.config.stash[AGENTS]:
             for run in range(1, settings.runs + 1):
                 for stage in settings.stages:
+                    # Under -n a run's items (every stage's) share one worker: see
+                    # dist.RunScheduling.
                     for item in self._stage_items(task, refs, agent, run, stage):
-                        # pytest-xdist --dist loadgroup: a run's items share one worker (inert
-                        # without xdist; workers see dist "no", so mark unconditionally).
-                        item.add_marker(pytest.mark.xdist_group(f"{agent.label}/{task.id}/{run}"))
                         item.extra_keyword_matches.add(stage)
                         yield item
 
@@ -54,9 +71,13 @@ class TaskFile(pytest.File):
         """
         if stage == IMPLEMENT:
             for req in task.requirements:
+                name = item_name(task, agent, run, req)
                 yield RequirementItem.from_parent(
                     self,
-                    name=f"{task.id}[{agent.label}-run-{run}-{req.id}]",
+                    name=name,
+                    # Given as text: pytest 9.2 parses "calc[…]" as name and parameters, as
+                    # it parses the ids --lf reads back (a derived id would not match).
+                    nodeid=f"{self.nodeid}::{name}",
                     task=task,
                     agent=agent,
                     run=run,
@@ -64,9 +85,11 @@ class TaskFile(pytest.File):
                 )
         elif task.kind != "web" and refs.has(stage):
             for artefact in item_names(stage, refs):
+                name = f"{task.id}[{agent.label}-run-{run}-{stage}-{artefact}]"
                 yield StageItem.from_parent(
                     self,
-                    name=f"{task.id}[{agent.label}-run-{run}-{stage}-{artefact}]",
+                    name=name,
+                    nodeid=f"{self.nodeid}::{name}",
                     task=task,
                     agent=agent,
                     run=run,
@@ -109,23 +132,26 @@ class RequirementItem(pytest.Item):
         run still delivers one record, with status "error".
         """
         evaluator = self.config.stash[EVALUATOR]
+        failure: InfrastructureError | RunFailed | None = None
         try:
             self.record = evaluator.evaluate(self.task, self.agent, self.run)
         except (InfrastructureError, RunFailed) as exc:
+            failure = exc
+        if failure is not None:
+            # Failed outside the except block: one line, without the exception's chain.
             run_dir = evaluator.run_dir(self.task, self.agent, self.run)
             if evaluator.first_delivery(self.task, self.agent, self.run):
-                self.user_properties.append(
-                    (PROPERTY, error_record(self.task, self.agent, self.run, run_dir, exc))
-                )
+                record = error_record(self.task, self.agent, self.run, run_dir, failure)
+                self.user_properties.append((PROPERTY, json.dumps(record)))
             what = (
                 "harness error (a bug of the harness or a plugin; the run is not graded)"
-                if isinstance(exc, RunFailed)
+                if isinstance(failure, RunFailed)
                 else "infrastructure error (not the agent's fault)"
             )
-            pytest.fail(f"{what}: {exc}", pytrace=False)
+            pytest.fail(f"{what}: {failure}", pytrace=False)
         # The whole record travels once per run and process; the reporter merges by key.
         if evaluator.first_delivery(self.task, self.agent, self.run):
-            self.user_properties.append((PROPERTY, self.record))
+            self.user_properties.append((PROPERTY, json.dumps(self.record)))
 
     def runtest(self) -> None:
         """Pass iff the requirement is implemented; otherwise list its failing tests."""
@@ -193,10 +219,12 @@ class StageItem(pytest.Item):
         except (InfrastructureError, RunFailed) as exc:
             if evaluator.first_delivery(*args):
                 where = evaluator.run_dir(self.task, self.agent, self.run) / f"stage-{self.stage}"
-                self.user_properties.append((PROPERTY, error_stage_record(*args, where, exc)))
+                self.user_properties.append(
+                    (PROPERTY, json.dumps(error_stage_record(*args, where, exc)))
+                )
             pytest.fail(f"{self.stage}: could not be evaluated: {exc}", pytrace=False)
         if evaluator.first_delivery(*args):
-            self.user_properties.append((PROPERTY, self.record))
+            self.user_properties.append((PROPERTY, json.dumps(self.record)))
 
     def runtest(self) -> None:
         """Pass iff the artefact's grade passes; otherwise say why."""

@@ -229,13 +229,21 @@ def _path(config: pytest.Config, cli: str | None, ini_name: str) -> Path:
     return (base / str(config.getini(ini_name))).resolve()
 
 
+def source(config: pytest.Config, name: str) -> str:
+    """Where the value of option ``name`` came from, for messages: ``--e2e-runs`` when given on
+    the command line, else ``ini option e2ebench_runs``."""
+    key = name.replace("-", "_")
+    given = getattr(config.option, f"e2e_{key}", None) is not None
+    return f"--e2e-{name}" if given else f"ini option e2ebench_{key}"
+
+
 def _number(config: pytest.Config, cli, ini_name: str, option: str, kind):
     raw = cli if cli is not None else config.getini(ini_name)
     try:
         return kind(raw)
     except (TypeError, ValueError):
-        source = option if cli is not None else f"ini option {ini_name}"
-        raise pytest.UsageError(f"{source}={raw!r}: not a number") from None
+        where = option if cli is not None else f"ini option {ini_name}"
+        raise pytest.UsageError(f"{where}={raw!r}: not a number") from None
 
 
 def resolve(config: pytest.Config) -> Settings:
@@ -247,20 +255,22 @@ def resolve(config: pytest.Config) -> Settings:
         raise pytest.UsageError("--e2e-agent is empty; name an agent, e.g. --e2e-agent=reference")
     runs = _number(config, opt.e2e_runs, "e2ebench_runs", "--e2e-runs", int)
     if runs < 1:
-        raise pytest.UsageError(f"--e2e-runs={runs}: must be 1 or more")
+        raise pytest.UsageError(f"{source(config, 'runs')}={runs}: must be 1 or more")
     timeout = _number(config, opt.e2e_timeout, "e2ebench_timeout", "--e2e-timeout", float)
     if timeout <= 0:
-        raise pytest.UsageError(f"--e2e-timeout={timeout:g}: must be a positive number of seconds")
+        raise pytest.UsageError(
+            f"{source(config, 'timeout')}={timeout:g}: must be a positive number of seconds"
+        )
     rerun = (
         bool(opt.e2e_rerun) if opt.e2e_rerun is not None else bool(config.getini("e2ebench_rerun"))
     )
     max_steps = _number(config, opt.e2e_max_steps, "e2ebench_max_steps", "--e2e-max-steps", int)
     if max_steps < 1:
-        raise pytest.UsageError(f"--e2e-max-steps={max_steps}: must be 1 or more")
+        raise pytest.UsageError(f"{source(config, 'max-steps')}={max_steps}: must be 1 or more")
     llm_cache = opt.e2e_llm_cache or str(config.getini("e2ebench_llm_cache"))
     if llm_cache not in LLM_CACHE_MODES:
         raise pytest.UsageError(
-            f"ini option e2ebench_llm_cache={llm_cache!r}: use one of {', '.join(LLM_CACHE_MODES)}"
+            f"{source(config, 'llm-cache')}={llm_cache}: use one of {', '.join(LLM_CACHE_MODES)}"
         )
     stages, stage_mode = _stages(config)
     base_url = opt.e2e_llm_base_url or str(config.getini("e2ebench_llm_base_url"))

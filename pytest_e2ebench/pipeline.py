@@ -28,13 +28,14 @@ from .migrate import run_migration
 from .options import Settings
 from .stages import IMPLEMENT
 from .stages import run as stage_run
-from .stash import SANDBOX
+from .stash import OUTAGE, SANDBOX
 from .task import Task
-from .verdicts import containment, effective_tests, sink_tampered, tampered_message
+from .verdicts import census, containment, effective_tests, sink_tampered, tampered_message
 from .web import web_requirements
 from .workspace import code_size, suffixes_for
 
 RECORD_SCHEMA = "e2ebench-run/1"
+REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each test has
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
 STAGE_FORMAT = 4
 MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
@@ -55,6 +56,10 @@ class Evaluator:
     )
     _delivered: set[tuple] = dataclasses.field(default_factory=set)
     _stage_now: str = "agent"  # the stage running, named in the record of a run that fails
+    # task id -> the reference's test cases by base node id (the denominator of every agent)
+    _census: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
+    # -m: (task, agent, run) -> the requirement ids selected; None when all are
+    selected: dict[tuple[str, str, int], set[str]] | None = None
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -65,8 +70,10 @@ class Evaluator:
         return True
 
     def progress_for(self, run_dir: Path):
-        """The progress callback of the run in ``run_dir``."""
-        return progress.writer(progress.progress_file(self.settings.out, run_dir))
+        """The progress callback of the run in ``run_dir`` (it prints in a plain session)."""
+        reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
+        show = reporter.live_line if reporter is not None and not reporter.distributed else None
+        return progress.writer(progress.progress_file(self.settings.out, run_dir), show)
 
     def run_dir(self, task: Task, agent: Agent, run: int) -> Path:
         """Where the stages of (task, agent, run) live."""
@@ -118,6 +125,30 @@ class Evaluator:
             return exc
         return RunFailed(self._stage_now, exc, str(path))
 
+    def _reference_census(self, task: Task) -> dict[str, list[str]]:
+        """The test cases of the reference implementation's run 1 of ``task`` (evaluated, or
+        taken from the cache, once per process); empty when it cannot be had (then the static
+        count stands)."""
+        if task.id not in self._census:
+            from .agents.builtin import ReferenceAgent
+
+            stage_now = self._stage_now
+            try:
+                self._evaluate(task, ReferenceAgent(), 1)
+            except Exception:  # noqa: BLE001 - the reference's own session reports its errors
+                self._census[task.id] = {}
+            finally:
+                self._stage_now = stage_now
+        return self._census.get(task.id, {})
+
+    def _no_outage_since(self, start: float) -> None:
+        """The harness, not the agent, decides an outage: a stage during which the endpoint
+        went away is an infrastructure error even if its code caught the exception (and what
+        it produced is not cached)."""
+        outage = self.config.stash.get(OUTAGE, None)
+        if outage is not None and outage.since(start):
+            outage.check()
+
     def _stage(self, run_dir: Path, name: str, *key_parts: object) -> Stage:
         not_before = self.started_at if self.settings.rerun else 0.0
         return Stage(run_dir, name, key_of(name, STAGE_FORMAT, *key_parts), not_before=not_before)
@@ -149,6 +180,7 @@ class Evaluator:
                     outcome = agent.generate(task, run, workspace, ctx)
                 finally:
                     ctx.progress({"done": True})
+                self._no_outage_since(start)
                 duration = round(time.monotonic() - start, 3)
                 self._stage_now = "intake"
                 outcome_data = outcome.to_dict()
@@ -190,9 +222,15 @@ class Evaluator:
                     task, run_dir, repo_hash, repo, python, venv_key, web
                 )
 
-            # 5. verdicts per requirement
+            # 5. verdicts per requirement, over the tests the reference's run has (issue 12.7)
             self._stage_now = "judge"
-            tests = effective_tests(task, test_run["extended"], set(migration.get("weakened", [])))
+            if agent.spec == REFERENCE:
+                self._census[task.id] = census(test_run["extended"])
+            # Holding this run's lock while the reference's is taken cannot deadlock: the
+            # reference's run never waits for another run.
+            reference = self._reference_census(task) if agent.spec != REFERENCE else {}
+            weakened = set(migration.get("weakened", []))
+            tests = effective_tests(task, test_run["extended"], weakened, reference)
             # app tasks: the browser agent's cases decide; --e2e-judge=llm adds the LLM-score
             # baseline to the run (evaluate_app), not votes on the features
             mode = "tests" if task.kind == "app" else self.settings.judge
@@ -202,11 +240,15 @@ class Evaluator:
                 stage.key,
                 mode,
                 self.settings.model if mode != "tests" else "",
+                reference,
             )
             judgement = stage.load()
             if judgement is None:
                 stage.reset()
-                judgement = stage.commit(judge(self.config, task, repo, tests, mode, run_dir))
+                start = time.monotonic()
+                judged = judge(self.config, task, repo, tests, mode, run_dir)
+                self._no_outage_since(start)
+                judgement = stage.commit(judged)
             code = code_size(repo, suffixes_for(task.kind))
         self._stage_now = "record"
         return build_record(
@@ -221,6 +263,7 @@ class Evaluator:
             migration,
             tests,
             judgement,
+            self.selected.get((task.id, agent.label, run)) if self.selected is not None else None,
         )
 
     def _tests(self, task, run_dir, repo_hash, repo, python, venv_key, web):
@@ -241,7 +284,10 @@ class Evaluator:
         migration = stage.load()
         if migration is None:
             out = stage.reset(create=False)  # the migrator creates it
-            migration = stage.commit(run_migration(self.config, task, repo, out, mode))
+            start = time.monotonic()
+            migrated_now = run_migration(self.config, task, repo, out, mode)
+            self._no_outage_since(start)
+            migration = stage.commit(migrated_now)
         migrated = stage.dir
 
         # 4. the suites: migrated reference tests and the agent's own tests
@@ -334,6 +380,15 @@ class Evaluator:
             }
         )
         return stage
+
+    def select(self, items) -> None:
+        """``-m``: note the requirements each run has selected; metrics are over them."""
+        self.selected = {}
+        for item in items:
+            key = (item.task.id, item.agent.label, item.run)
+            requirement = getattr(item, "requirement", None)  # stage items have none
+            if requirement is not None:
+                self.selected.setdefault(key, set()).add(requirement.id)
 
     def _web_venv(self, task: Task, repo: Path) -> tuple[Stage, dict]:
         """The test environment of a web task's runs, shared by all with the same requirements.
@@ -444,12 +499,25 @@ def build_record(
     migration: dict,
     tests: list[dict],
     judgement: dict,
+    selected: set[str] | None = None,
 ) -> dict:
-    """The JSON-able record of one run: verdicts, metrics, suites and where things are."""
+    """The JSON-able record of one run: verdicts, metrics, suites and where things are.
+
+    With ``selected`` (``-m``), requirements, reference tests and metrics are those of the
+    selected requirements only (coverage and the agent's cost stay the whole run's).
+    """
     extended_run = test_run["extended"]
     # issue 11, class 7: results contradicted by independent evidence fail every requirement
     evidence = extended_run.get("tamper_evidence") or []
     requirements = sink_tampered(judgement["verdicts"], evidence)
+    selection = None
+    if selected is not None and len(selected) < len(requirements):
+        requirements = [r for r in requirements if r["id"] in selected]
+        tests = [t for t in tests if selected.intersection(t.get("requirements", ()))]
+        selection = {
+            "requirements": [r["id"] for r in requirements],
+            "of": len(task.requirements),
+        }
     extended = suite_metrics(tests, extended_run.get("coverage"))
     original_run = test_run.get("original")
     if original_run is None:
@@ -469,7 +537,8 @@ def build_record(
         labels.add("disk_quota")
     if not install.get("ok", True):
         # The reason names the step and its log (logs/<step>.log) when there is one.
-        notes.append(f"the project failed to install: {install.get('reason') or 'see logs/'}")
+        reason = install.get("reason") or "see venv.json in the run folder"
+        notes.append(f"the project failed to install: {reason}")
     if extended_run.get("status") != "completed":
         notes.append(f"test run {extended_run.get('status')}")
     if evidence:
@@ -515,6 +584,8 @@ def build_record(
         "task_meta": task_meta(task),
         "dir": str(run_dir),
     }
+    if selection is not None:
+        record["selection"] = selection
     record.update({k: v for k, v in judgement.items() if k != "verdicts"})
     return record
 

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 
 from . import options
-from .stash import AGENTS, EVALUATOR, SANDBOX, SETTINGS
+from .stash import AGENTS, EVALUATOR, OUTAGE, SANDBOX, SETTINGS
 
 TASK_FILE = "task.toml"
 _STARTED = "e2ebench_started"
-_LOADGROUP = "e2ebench_loadgroup"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,8 +32,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requirement(*ids): the requirement(s) a benchmark item or reference test checks"
     )
-    # pytest-xdist registers it too; repeated here so --strict-markers holds with -p no:xdist.
-    config.addinivalue_line("markers", "xdist_group(name): run these items on one xdist worker")
     from . import judge, migrate
     from .agents import builtin, llm_agents
     from .llm import factory
@@ -64,22 +61,26 @@ def pytest_configure(config: pytest.Config) -> None:
     from .agents import make_agents
     from .pipeline import Evaluator
 
-    config.stash[SANDBOX] = _sandbox(config, settings)
     config.stash[AGENTS] = make_agents(config, settings.agents)
-    _check_llm_stages(settings)
+    _check_llm_stages(config, settings)
     workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        _warn_stray_dirs(config, settings.tasks)
+        if not config.option.collectonly:
+            # first: a dead endpoint stops the session before anything slower is set up
+            _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
+    config.stash[SANDBOX] = _sandbox(config, settings)
     started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
+    from .llm.outage import OUTAGE_FILE, Outage
+
+    config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
-    if getattr(config.option, "dist", "no") == "load":
-        # Keep a run's items on one worker. xdist's loadgroup renames node ids, which pytest
-        # 9.2 no longer allows; there, keep each task file on one worker instead.
-        loadgroup_works = pytest.version_tuple < (9, 2)
-        config.option.dist = "loadgroup" if loadgroup_works else "loadfile"
-    if workerinput and workerinput.get(_LOADGROUP):
-        # Workers re-parse the command line, which does not say loadgroup: tell xdist here.
-        config.option.loadgroup = True
+    if workerinput is not None:
+        # Node ids stay as collected (dist.RunScheduling keeps a run together): a worker of
+        # --dist loadgroup would append the group to each id.
+        config.option.loadgroup = False
     if workerinput is None:
         from .report.terminal import Reporter
 
@@ -92,7 +93,7 @@ def _sandbox(config: pytest.Config, settings):
 
     if settings.sandbox not in MODES:
         raise pytest.UsageError(
-            f"e2ebench_sandbox={settings.sandbox}: use one of {', '.join(MODES)}"
+            f"{options.source(config, 'sandbox')}={settings.sandbox}: use one of {', '.join(MODES)}"
         )
     try:
         mode, warning = resolve_mode(settings.sandbox)
@@ -103,16 +104,63 @@ def _sandbox(config: pytest.Config, settings):
     return Sandbox(mode=mode)
 
 
-def _check_llm_stages(settings) -> None:
+def _check_llm_stages(config: pytest.Config, settings) -> None:
     from .judge import MODES as JUDGES
     from .llm.factory import require_endpoint
 
     if settings.judge not in JUDGES:
-        raise pytest.UsageError(f"--e2e-judge={settings.judge}: use one of {', '.join(JUDGES)}")
+        raise pytest.UsageError(
+            f"{options.source(config, 'judge')}={settings.judge}: use one of {', '.join(JUDGES)}"
+        )
     if settings.judge != "tests":
         require_endpoint(settings, f"--e2e-judge={settings.judge}")
     if settings.migrate == "llm":
         require_endpoint(settings, "--e2e-migrate=llm")
+
+
+def _warn_stray_dirs(config: pytest.Config, tasks: Path) -> None:
+    """A folder under --e2e-tasks without task.toml is said, not skipped silently."""
+    from .errors import E2EBenchWarning
+    from .task import stray_dirs
+
+    for path in stray_dirs(tasks):
+        config.issue_config_time_warning(
+            E2EBenchWarning(
+                f"{path}: no {TASK_FILE}, so it is not a benchmark task and is skipped; add "
+                f"{TASK_FILE} (see docs/writing-a-task.md) or move the folder out of --e2e-tasks"
+            ),
+            stacklevel=2,
+        )
+
+
+def _refuse_dead_endpoint(config: pytest.Config, settings, agents) -> None:
+    """Ask the endpoint once, before any run, when the session will call it (issue 12.2).
+
+    Only for the built-in client: a plugin's client (``pytest_e2ebench_make_llm``) may not
+    talk to ``--e2e-llm-base-url`` at all.
+    """
+    from .llm import factory
+
+    clients = config.hook.pytest_e2ebench_make_llm.get_hookimpls()
+    live = settings.base_url and settings.llm_cache != "replay"
+    live = live and all(impl.plugin is factory for impl in clients)
+    needed = (
+        any(agent.uses_llm for agent in agents)
+        or settings.judge != "tests"
+        or settings.migrate == "llm"
+    )
+    if not (live and needed):
+        return
+    import os
+
+    from .llm.outage import probe
+
+    reason = probe(settings.base_url, os.environ.get("OPENAI_API_KEY"))
+    if reason is not None:
+        raise pytest.UsageError(
+            f"the LLM endpoint cannot be used, nothing was run: {reason}; start it or point "
+            "--e2e-llm-base-url (or $OPENAI_BASE_URL) at one that answers"
+        )
 
 
 def _refuse_tasks_without_agent(config: pytest.Config, tasks: Path) -> None:
@@ -134,7 +182,27 @@ def pytest_configure_node(node) -> None:
     evaluator = node.config.stash.get(EVALUATOR, None)
     if evaluator is not None:
         node.workerinput[_STARTED] = evaluator.started_at
-        node.workerinput[_LOADGROUP] = node.config.option.dist == "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With benchmark tasks, ``--dist load`` keeps each run's items together on one worker."""
+    settings = config.stash.get(SETTINGS, None)
+    if settings is None or not settings.active:
+        return None
+    from .dist import REPLACED, RunScheduling
+
+    return RunScheduling(config, log) if config.getvalue("dist") in REPLACED else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``-m TAG``: the runs' metrics are over the requirements selected (issue 12.8)."""
+    evaluator = config.stash.get(EVALUATOR, None)
+    if evaluator is not None and config.option.markexpr:
+        from .collect import RequirementItem
+
+        evaluator.select(item for item in items if isinstance(item, RequirementItem))
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -1,9 +1,10 @@
-"""Live progress of agent runs: workers write small files, the controller prints them.
+"""Live progress of agent runs: one line per run, through the terminal reporter.
 
 A pytest-xdist worker cannot write to the terminal, so every run in progress keeps
 ``<out>/progress/<agent>--<task>--run-<n>.json`` up to date (at most once a second) and deletes
-it when done. On the controller a daemon thread looks at those files every few seconds and
-prints one line per run whose state changed, through the terminal reporter.
+it when done. Under ``-n`` a daemon thread of the controller looks at those files every few
+seconds and prints one line per run whose state changed. In a plain session the run itself
+prints its line (``show``), from the thread that runs it, with output capturing suspended.
 """
 
 from __future__ import annotations
@@ -27,15 +28,26 @@ def progress_file(out: Path, run_dir: Path) -> Path:
     return out / "progress" / f"{agent}--{task}--{run}.json"
 
 
-def writer(path: Path) -> Callable[[dict], None]:
-    """A callback an agent calls with its state (role, step, max_steps, tokens, cost_usd)."""
+def writer(
+    path: Path, show: Callable[[str], None] | None = None, every: float = SHOW_EVERY
+) -> Callable[[dict], None]:
+    """A callback an agent calls with its state (role, step, max_steps, tokens, cost_usd).
+
+    With ``show``, the run's line is also shown when it changed, at most every ``every`` s.
+    """
     last = [0.0]
+    shown = [-every, ""]
 
     def report(info: dict) -> None:
         if info.get("done"):
             remove(path)
             return
         now = time.monotonic()
+        if show is not None and now - shown[0] >= every:
+            line = describe({**info, "run": path.stem})
+            if line != shown[1]:
+                shown[:] = [now, line]
+                show(line)
         if now - last[0] < WRITE_EVERY:
             return
         last[0] = now

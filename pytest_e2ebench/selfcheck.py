@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .errors import TaskError
 from .mutants import materialize
 from .task import Task, find_task_dirs, load_task
 
@@ -28,8 +29,8 @@ def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
 
 
-def _results(out: Path) -> list[dict]:
-    return json.loads((out / "results.json").read_text())["tasks"]
+def _results(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["tasks"]
 
 
 def _failed(run: dict) -> list[str]:
@@ -58,24 +59,29 @@ def check(
     }
     if most:
         sessions["mutants"] = [f"--e2e-agent=dir:{mutants_dir}", f"--e2e-runs={most}"]
+    # One output folder: the nop and mutant sessions reuse the reference's runs, which fix
+    # every agent's test count (docs/metrics.md); each session's results.json is kept aside.
+    out = work / "out"
     for name, args in sessions.items():
-        done = _pytest([*base, *args, f"--e2e-out={work / name}"], work)
-        if not (work / name / "results.json").exists():
+        (out / "results.json").unlink(missing_ok=True)
+        done = _pytest([*base, *args, f"--e2e-out={out}"], work)
+        if not (out / "results.json").exists():
             return [
                 f"the {name} session did not finish:\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
             ]
-    for run in _results(work / "ref"):
+        (out / "results.json").rename(work / f"{name}.json")
+    for run in _results(work / "ref.json"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 1.0:
             why = _why(run, _failed(run))
             problems.append(
                 f"{run['task']}: reference run {run['run']} fails {_failed(run)} ({why})"
             )
-    for run in _results(work / "nop"):
+    for run in _results(work / "nop.json"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0:
             passing = [r["id"] for r in run["requirements"] if r["verdict"] == "implemented"]
             problems.append(f"{run['task']}: the empty repository passes {passing}")
     by_task = {t.id: t for t in tasks}
-    for run in _results(work / "mutants") if most else []:
+    for run in _results(work / "mutants.json") if most else []:
         task = by_task[run["task"]]
         if run["run"] > len(task.mutants):
             continue
@@ -129,8 +135,17 @@ def main(argv: list[str] | None = None) -> int:
     opts = parser.parse_args(argv)
     dirs: list[Path] = []
     for path in opts.paths:
-        dirs.extend([path] if (path / "task.toml").exists() else find_task_dirs(path))
-    tasks = [load_task(d) for d in dirs]
+        if not path.is_dir():
+            parser.error(f"{path}: no such folder; name a task folder or a folder of tasks")
+        found = [path] if (path / "task.toml").exists() else find_task_dirs(path)
+        if not found:
+            parser.error(f"{path}: no task.toml in it or below; name a task folder")
+        dirs.extend(found)
+    try:
+        tasks = [load_task(d) for d in dirs]
+    except TaskError as exc:  # its message lists every problem with the fix: no traceback
+        print(exc, file=sys.stderr)
+        return 2
     if opts.keep:
         opts.keep.mkdir(parents=True, exist_ok=True)
     work = (

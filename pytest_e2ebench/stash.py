@@ -9,3 +9,4 @@ SETTINGS = pytest.StashKey["Settings"]()
 AGENTS = pytest.StashKey["list[Agent]"]()
 EVALUATOR = pytest.StashKey["Evaluator"]()
 SANDBOX = pytest.StashKey["Sandbox"]()
+OUTAGE = pytest.StashKey["Outage"]()  # llm.outage.Outage: this session's LLM outage note

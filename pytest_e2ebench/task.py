@@ -449,6 +449,21 @@ def _span(requirements: list[Requirement]) -> str:
     return ", ".join(ids) if len(ids) <= 6 else f"{ids[0]} … {ids[-1]}"
 
 
+def stray_dirs(root: Path) -> list[Path]:
+    """Folders right under ``root`` with no task.toml in or below them (not tasks at all).
+
+    Hidden and private folders (``.git``, ``_drafts``, ``__pycache__``) are not reported.
+    """
+    return sorted(
+        p
+        for p in root.iterdir()
+        if p.is_dir()
+        and not p.is_symlink()
+        and not p.name.startswith((".", "_"))
+        and next(p.rglob(TASK_FILE), None) is None
+    )
+
+
 def find_task_dirs(root: Path) -> list[Path]:
     """Task folders (folders holding task.toml) under ``root``, sorted."""
     return sorted(p.parent for p in root.rglob(TASK_FILE) if "reference" not in p.parts)

@@ -28,12 +28,28 @@ def base_nodeid(nodeid: str) -> str:
     return _PARAMS.sub("", nodeid)
 
 
-def effective_tests(task: Task, run: dict, weakened: set[str] = frozenset()) -> list[dict]:
+def census(run: dict) -> dict[str, list[str]]:
+    """The node ids of each test's cases in a run (by base node id): the reference's run says
+    how many cases a test has when the static scan cannot (``range(len(X) - 1)``, doctests)."""
+    out: dict[str, list[str]] = {}
+    for rec in run.get("tests", []):
+        out.setdefault(base_nodeid(rec["nodeid"]), []).append(rec["nodeid"])
+    return out
+
+
+def effective_tests(
+    task: Task,
+    run: dict,
+    weakened: set[str] = frozenset(),
+    reference: dict[str, list[str]] | None = None,
+) -> list[dict]:
     """Every reference test with its outcome and requirements, missing ones as errors.
 
     Tests in ``weakened`` (base node ids the migration left with fewer assertions) count as
     failed whatever they did. A skip where the reference cannot skip is marked
     ``unexpected_skip`` (counted as not passed); in a tampered run every test failed.
+    ``reference`` is the :func:`census` of the reference implementation's run: a case it has
+    that this run lacks is an error too, so every agent is counted on the same tests.
     """
     skippable = may_skip(task)
     by_base: dict[str, list[dict]] = {}
@@ -70,8 +86,11 @@ def effective_tests(task: Task, run: dict, weakened: set[str] = frozenset()) -> 
                     + str(rec.get("message", "")),
                 }
             out.append({**rec, "requirements": list(test.requirements)})
-        if not ran:
-            out.extend(_missing(test, collect_errors, status))
+        seen = {rec["nodeid"] for rec in ran}
+        expected = (reference or {}).get(test.nodeid, [])
+        if not ran or any(case not in seen for case in expected):
+            lacking = [case for case in expected if case not in seen]
+            out.extend(_missing(test, collect_errors, status, lacking if ran else expected))
     # Tests generated at run time that the static scan could not see: keep their own tags.
     for recs in by_base.values():
         out.extend(recs)
@@ -100,8 +119,8 @@ def sink_tampered(verdicts: list[dict], evidence: list[str]) -> list[dict]:
     ]
 
 
-def _missing(test, collect_errors: dict[str, str], status: str) -> list[dict]:
-    """Error records for a test that has no result, saying why."""
+def _missing(test, collect_errors: dict[str, str], status: str, ids: list[str]) -> list[dict]:
+    """Error records for a test (or the cases ``ids`` of it) that has no result, saying why."""
     error = collect_errors.get(test.file) or next(iter(collect_errors.values()), None)
     if error is not None:
         message = f"test module could not be collected: {error}"
@@ -111,16 +130,21 @@ def _missing(test, collect_errors: dict[str, str], status: str) -> list[dict]:
         message = "not run: the test process ended before reaching this test"
     else:
         message = "not run: the test was not collected"
+    if not ids:
+        ids = [
+            test.nodeid + (f"[case {index + 1}]" if test.cases > 1 else "")
+            for index in range(test.cases)
+        ]
     return [
         {
-            "nodeid": test.nodeid + (f"[case {index + 1}]" if test.cases > 1 else ""),
+            "nodeid": nodeid,
             "outcome": "error",
             "when": "collect",
             "message": message[:800],
             "duration": 0.0,
             "requirements": list(test.requirements),
         }
-        for index in range(test.cases)
+        for nodeid in ids
     ]
 
 

@@ -1,12 +1,58 @@
-"""Fixtures for the plugin's own tests: throw-away benchmark tasks in a few lines."""
+"""Fixtures for the plugin's own tests: throw-away benchmark tasks in a few lines.
+
+The suite leaves little behind in pytest's basetemp: all tests share one uv cache (uv's own,
+outside basetemp; it is content-addressed and safe for concurrent use) instead of one per
+pytester home, and the folders of a test that passed are removed when it ends (those of a
+failed test are kept to look at, like ``tmp_path_retention_policy = "failed"``).
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from pytest_e2ebench.cache import remove
+from pytest_e2ebench.venv import uv_binary
+
+
+def _uv_cache() -> Path:
+    """uv's cache folder for the real user (asked at import: pytester later moves HOME)."""
+    out = subprocess.run([uv_binary(), "cache", "dir"], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
+UV_CACHE = Path(os.environ.setdefault("UV_CACHE_DIR", str(_uv_cache())))
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    report = yield
+    if report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+@pytest.fixture(autouse=True)
+def _tidy(request: pytest.FixtureRequest):
+    """Remove what a passing test made under basetemp (pytester's folders, its runs' venvs)."""
+    yield
+    if request.node.stash.get(_FAILED, False):
+        return
+    pytester = request.node.funcargs.get("pytester")
+    if pytester is not None:
+        for path in (pytester.path, getattr(pytester, "_test_tmproot", None)):
+            if path is not None:
+                try:
+                    remove(Path(path))
+                except OSError:
+                    pass  # best effort: a folder left behind is only disk space
+
 
 PYPROJECT = """\
 [build-system]

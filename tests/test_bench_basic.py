@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CALC_CODE
+from conftest import CALC_CODE, CALC_TESTS
 
 
 def test_reference_passes_every_requirement(pytester, tasks, results):
@@ -165,3 +165,38 @@ def test_a_per_test_timeout_for_quick_tests_does_not_cut_a_run(pytester, tasks, 
     result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
     result.assert_outcomes(passed=3)
     assert results()["tasks"][0]["metrics"]["impl_rate"] == 1.0
+
+
+DYNAMIC_TESTS = (
+    CALC_TESTS
+    + """
+
+CASES = [(1, 1), (2, 2), (3, 3), (4, 4)]
+
+
+@pytest.mark.requirement("R1")
+@pytest.mark.parametrize("index", range(len(CASES) - 1))
+def test_add_chain(index):
+    a, b = CASES[index]
+    assert add(a, b) == a + b
+"""
+)
+
+
+def suite_size(run: dict) -> int:
+    s = run["suites"]["extended"]
+    return s["passed"] + s["failed"] + s["errors"] + s["skipped"]
+
+
+def test_every_agent_is_counted_on_the_tests_of_the_reference_run(pytester, tasks, results):
+    """A parametrization the static scan cannot count (range(len(X) - 1)) still counts 3 cases
+    for an agent whose tests cannot even be collected (issue 12.7)."""
+    tasks.make(tests={"test_calc.py": DYNAMIC_TESTS})
+    pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks").assert_outcomes(failed=3)
+    assert suite_size(results()["tasks"][0]) == 10  # the reference's run was made for it
+    both = pytester.runpytest_subprocess(
+        "--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-n", "2"
+    )
+    both.assert_outcomes(passed=3, failed=3)
+    sizes = {r["agent"]: suite_size(r) for r in results()["tasks"]}
+    assert sizes == {"reference": 10, "nop": 10}  # 7 tests + 3 cases, not 7 + 1

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from xml.etree import ElementTree
+
+from conftest import CALC_CODE
+
+CALC_ADD, CALC_SUB = CALC_CODE["add"], CALC_CODE["sub"]
+
 TASK_TESTS_THAT_WOULD_BREAK = "import calc_missing_package\n\ndef test_x():\n    pass\n"
 
 
@@ -91,6 +98,16 @@ def test_keyword_selection_and_junitxml(pytester, tasks):
     result.assert_outcomes(passed=1)
     xml = (pytester.path / "out.xml").read_text()
     assert 'name="calc[reference-run-1-R3]"' in xml
+    # the run's record is a JSON property a script can parse
+    root = ElementTree.parse(pytester.path / "out.xml").getroot()
+    (prop,) = root.iter("property")
+    assert prop.get("name") == "e2ebench"
+    record = json.loads(prop.get("value"))
+    assert (record["task"], record["agent"], record["metrics"]["impl_rate"]) == (
+        "calc",
+        "reference",
+        1.0,
+    )
 
 
 def test_last_failed_reruns_only_missing_requirements(pytester, tasks):
@@ -98,3 +115,45 @@ def test_last_failed_reruns_only_missing_requirements(pytester, tasks):
     pytester.runpytest("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-p", "cacheprovider")
     result = pytester.runpytest("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--lf")
     result.assert_outcomes(failed=3)
+
+
+def test_a_folder_without_task_toml_is_reported_not_skipped_silently(pytester, tasks):
+    tasks.make()
+    tasks.write(pytester.path / "tasks" / "draft" / "requirements.md", "# draft\n")
+    (pytester.path / "tasks" / "__pycache__").mkdir()
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks", "--collect-only")
+    result.stdout.fnmatch_lines(
+        [
+            "*E2EBenchWarning: *tasks/draft: no task.toml, so it is not a benchmark task and is "
+            "skipped; add task.toml (see docs/writing-a-task.md) or move the folder out of "
+            "--e2e-tasks"
+        ]
+    )
+    result.stdout.no_fnmatch_line("*__pycache__*")
+
+
+def test_marker_selection_reports_metrics_over_the_selected_requirements(pytester, tasks, results):
+    # R3's code is broken: over all requirements 2 of 3 are implemented, over "core" (R1, R2) all
+    code = {"add": CALC_ADD, "sub": CALC_SUB, "mul": "def mul(a, b):\n    return 0\n"}
+    src = tasks.reference(pytester.path / "src", code)
+    (pytester.path / "out" / "calc").parent.mkdir()
+    src.rename(pytester.path / "out" / "calc")
+    tasks.make()
+    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks", "-m", "core")
+    result.assert_outcomes(passed=2, deselected=1)
+    result.stdout.fnmatch_lines(
+        [
+            "calc*dir-out*1*100.0%*100.0%*100.0%*",
+            "metrics are over the requirements selected by -m 'core': 2 of 3 in 1 run(s) *",
+        ]
+    )
+    run = results()["tasks"][0]
+    assert run["selection"] == {"requirements": ["R1", "R2"], "of": 3}
+    assert [r["id"] for r in run["requirements"]] == ["R1", "R2"]
+    assert run["metrics"]["impl_rate"] == 1.0
+    assert run["metrics"]["passed"] == 5  # test_add x3 and the two test_sub
+    everything = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
+    everything.assert_outcomes(passed=2, failed=1)
+    everything.stdout.no_fnmatch_line("*selected by -m*")
+    assert results()["tasks"][0]["metrics"]["impl_rate"] == 2 / 3
+    assert "selection" not in results()["tasks"][0]

@@ -39,7 +39,7 @@ from pathlib import Path
 import pytest
 
 import pytest_e2ebench
-from conftest import CALC_CODE, CALC_TESTS
+from conftest import CALC_CODE, CALC_TESTS, UV_CACHE
 from pytest_e2ebench import limits
 
 
@@ -61,20 +61,6 @@ REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # pytester points HOME at it
 SECRET_PREFIX = "sk-e2eredteam-"
 FAST = "[tests]\ntimeout = 5\n"
 TIMEOUT = ("--e2e-timeout=60",)
-
-
-def _uv_cache() -> Path:
-    try:
-        from pytest_e2ebench.venv import uv_binary
-
-        uv = uv_binary()
-    except Exception:  # noqa: BLE001
-        uv = shutil.which("uv") or "uv"
-    out = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=True)
-    return Path(out.stdout.strip())
-
-
-UV_CACHE = _uv_cache()  # at import: HOME is still the real one
 
 
 # --- the harm every payload does from wherever it runs ---------------------------------------

@@ -168,6 +168,21 @@ def test_cmd_agent_runs_a_command_in_the_workspace(pytester, tasks, results):
     result = pytester.runpytest("--e2e-agent=cmd:exit 3", "--e2e-rerun")
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(["*note: the command exited with status 3*"])
+    # a script in the host's /tmp is not there: the note says why, not only "status 127"
+    script = Path("/tmp") / f"e2ebench-agent-{pytester.path.name}.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    try:
+        result = pytester.runpytest(f"--e2e-agent=cmd:{script}", "--e2e-rerun")
+    finally:
+        script.unlink()
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            f"*note: the command exited with status 127 (*{script}*No such file or directory); "
+            "it runs sandboxed: it sees its workspace, the requirements document, * a private, "
+            "empty /tmp; not the host's /tmp*"
+        ]
+    )
 
 
 def test_recorded_run_replays_offline_with_identical_metrics(pytester, tasks, results, llm):
@@ -185,7 +200,10 @@ def test_recorded_run_replays_offline_with_identical_metrics(pytester, tasks, re
     ).assert_outcomes(passed=3)
     recorded = results()["tasks"][0]
     llm.stop()
-    replayed_run = pytester.runpytest(*args, "--e2e-llm-cache=replay", "--e2e-rerun")
+    # no endpoint and no --e2e-model: the recorded answers are all replay needs
+    replayed_run = pytester.runpytest(
+        *args, "--e2e-llm-cache=replay", "--e2e-rerun", "-o", "e2ebench_model="
+    )
     replayed_run.assert_outcomes(passed=3)
     replayed = results()["tasks"][0]
     strip = lambda m: {k: v for k, v in m.items() if k != "duration_s"}  # noqa: E731

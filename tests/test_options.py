@@ -49,6 +49,27 @@ def test_bad_runs_and_timeout(pytester, tasks):
     result.stderr.fnmatch_lines(["ERROR: --e2e-timeout=-1: must be a positive number of seconds"])
 
 
+def test_a_bad_ini_value_is_named_as_the_ini_option(pytester, tasks):
+    tasks.make()
+    pytester.makeini(
+        "[pytest]\ne2ebench_tasks = tasks\ne2ebench_runs = 0\ne2ebench_judge = vibes\n"
+    )
+    result = pytester.runpytest("--e2e-agent=nop")
+    result.stderr.fnmatch_lines(["ERROR: ini option e2ebench_runs=0: must be 1 or more"])
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-runs=1")
+    result.stderr.fnmatch_lines(["ERROR: ini option e2ebench_judge=vibes: use one of *"])
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-runs=1", "--e2e-judge=vibes")
+    result.stderr.fnmatch_lines(["ERROR: --e2e-judge=vibes: use one of *"])
+
+
+def test_an_agent_named_twice_is_refused_plainly(pytester, tasks):
+    tasks.make()
+    result = pytester.runpytest("--e2e-agent=reference,reference", "--e2e-tasks=tasks")
+    result.stderr.fnmatch_lines(
+        ["ERROR: --e2e-agent: 'reference' is named twice; name each agent once (--e2e-runs=N*"]
+    )
+
+
 def test_duplicate_agent_labels_are_refused(pytester, tasks):
     tasks.make()
     (pytester.path / "a" / "out").mkdir(parents=True)

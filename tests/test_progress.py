@@ -47,3 +47,31 @@ def test_monitor_thread_prints_and_stops(tmp_path):
     monitor.stop()
     monitor.stop()
     assert lines == ["[e2ebench] a t run-1: developer step 1"]
+
+
+def test_writer_shows_changed_lines_at_most_every_few_seconds(tmp_path):
+    shown: list[str] = []
+    report = writer(tmp_path / "a--t--run-1.json", shown.append, every=3600)
+    report({"role": "developer", "step": 1})
+    report({"role": "developer", "step": 2})  # within the interval: not shown
+    assert shown == ["[e2ebench] a t run-1: developer step 1"]
+
+
+def test_a_plain_session_shows_live_progress(pytester, tasks):
+    """Without -n or -s the run's line still reaches the terminal (past output capturing)."""
+    from test_llm_agents import ini
+
+    from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, tool_call
+
+    tasks.make()
+    ini(pytester)
+    with ScriptedLLM() as llm:
+        llm.push(tool_call("submit", {"summary": "nothing"}))
+        result = pytester.runpytest_subprocess(
+            "--e2e-agent=sdagent-single", f"--e2e-llm-base-url={llm.base_url}"
+        )
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        ["[[]e2ebench[]] sdagent-single calc run-1: engineer step 1/200 · * tokens · $*"]
+    )
+    assert "Captured stdout" not in result.stdout.str()

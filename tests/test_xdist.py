@@ -85,3 +85,31 @@ def test_parallel_equals_serial_and_builds_each_run_once(pytester, tasks, result
     # 2 tasks x 2 runs, once for the serial session and once for the parallel one.
     assert sorted(calls) == sorted([f"{t} {r}" for t in ("alpha", "beta") for r in (1, 2)] * 2)
     assert results("parallel")["tasks"][0]["metrics"]["steps"] == 3
+
+
+def item_ids(result) -> set[str]:
+    return set(re.findall(r"tasks/calc/task.toml::\S+\]", "\n".join(result.outlines)))
+
+
+def test_last_failed_is_the_same_with_and_without_xdist(pytester, tasks):
+    """Item ids do not depend on -n: --lf re-runs exactly the recorded failures, either way."""
+    tasks.make()
+    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-runs=2")
+    serial = pytester.runpytest_subprocess(*args, "-v")
+    serial.assert_outcomes(passed=6, failed=6)
+    again = pytester.runpytest_subprocess(*args, "--lf", "-n", "2", "-v")
+    again.assert_outcomes(failed=6)
+    again.stdout.fnmatch_lines(["2 workers [[]6 items[]]", "scheduling tests via RunScheduling"])
+    again.stdout.no_fnmatch_line("*reference-run*")
+
+    parallel = pytester.runpytest_subprocess(*args, "--cache-clear", "-n", "2", "-v")
+    parallel.assert_outcomes(passed=6, failed=6)
+    assert item_ids(parallel) == item_ids(serial)  # no "@group" suffix under -n
+    serial = pytester.runpytest_subprocess(*args, "--lf")
+    serial.assert_outcomes(failed=6)
+    serial.stdout.fnmatch_lines(["run-last-failure: rerun previous 6 failures*"])
+    # --sw under -n starts from the failure a serial --sw session stopped at
+    pytester.runpytest_subprocess(*args, "--sw").assert_outcomes(passed=6, failed=1)
+    stepwise = pytester.runpytest_subprocess(*args, "--sw", "-n", "2", "-v")
+    stepwise.stdout.fnmatch_lines(["2 workers [[]6 items[]]"])  # the 6 passed ones skipped
+    stepwise.stdout.no_fnmatch_line("*reference-run*")

@@ -73,6 +73,11 @@ def make_agents(config: pytest.Config, specs: tuple[str, ...]) -> list[Agent]:
     agents = [make_agent(spec, config) for spec in specs]
     seen: dict[str, str] = {}
     for agent in agents:
+        if agent.spec == seen.get(agent.label):
+            raise pytest.UsageError(
+                f"--e2e-agent: {agent.spec!r} is named twice; name each agent once "
+                "(--e2e-runs=N repeats its runs)"
+            )
         if agent.label in seen:
             raise pytest.UsageError(
                 f"--e2e-agent: {seen[agent.label]!r} and {agent.spec!r} both map to the label "

@@ -82,6 +82,9 @@ class Agent(abc.ABC):
     # App tasks' supplementary materials are put into the workspace (``materials/``) before
     # generate(); agents that hand in output made elsewhere (dir:, reference, nop) opt out.
     receives_materials: bool = True
+    #: True for agents that call the LLM endpoint: a session with one asks the endpoint once
+    #: before the first run and stops at once when it does not answer.
+    uses_llm: bool = False
 
     @abc.abstractmethod
     def cache_key(self, task: Task, run: int) -> str:

@@ -19,6 +19,14 @@ from ..stash import SANDBOX
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
+# What a command sees (docs/agents.md, docs/sandbox.md): said when it fails, e.g. a script
+# kept in the host's /tmp is not there (exit status 127).
+SEES = (
+    "it sees its workspace, the requirements document, /usr and a few /etc files read-only, "
+    "and a private, empty /tmp; not the host's /tmp, home or checkout, so keep the agent's "
+    "files under /usr/local or pass them in the command"
+)
+
 
 class CommandAgent(Agent):
     """Runs a shell command that writes the project into the workspace."""
@@ -60,7 +68,12 @@ class CommandAgent(Agent):
         if done.timed_out:
             note = f"the command was killed after {self.timeout:g} s"
         elif done.returncode != 0:
-            note = f"the command exited with status {done.returncode}"
+            last = done.tail(1)[:300]
+            note = (
+                f"the command exited with status {done.returncode}"
+                + (f" ({last})" if last else "")
+                + f"; it runs sandboxed: {SEES} (log: {ctx.artifacts / 'cmd.log'})"
+            )
         return AgentOutcome(
             note=note,
             details={

@@ -67,6 +67,8 @@ WORKFLOWS = {
 class SDAgent(Agent):
     """A tool-using agent running one of the SDAgent workflows."""
 
+    uses_llm = True
+
     def __init__(self, spec: str, settings) -> None:
         self.spec = self.label = spec
         self.roles = WORKFLOWS[spec]

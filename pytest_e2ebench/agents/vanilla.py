@@ -36,6 +36,7 @@ class VanillaAgent(Agent):
     """One LLM call, no tools: the model writes the whole project at once."""
 
     spec = label = "vanilla"
+    uses_llm = True
 
     def __init__(self, settings) -> None:
         self.settings = settings

@@ -366,6 +366,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Import, print what happened; exit status 1 when nothing could be imported."""
+    if not args.src.is_dir():
+        print(
+            f"e2ebench: {args.src}: no such folder; give the folder of an E2EDev checkout "
+            f"(its projects hold {TESTS_FILE})",
+            file=sys.stderr,
+        )
+        return 1
     projects = find_projects(args.src)
     if not projects:
         print(f"e2ebench: no E2EDev projects ({TESTS_FILE}) under {args.src}", file=sys.stderr)

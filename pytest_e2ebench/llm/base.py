@@ -9,9 +9,14 @@ from ..errors import InfrastructureError
 
 
 class LLMUnavailable(InfrastructureError):
-    """The endpoint could not answer (after retries): an infrastructure error, not the model's."""
+    """The endpoint could not answer (after retries): an infrastructure error, not the model's.
 
-    def __init__(self, message: str) -> None:
+    ``outage`` is False when the endpoint answered but refused one request (a 4xx): the
+    session goes on calling it for other runs.
+    """
+
+    def __init__(self, message: str, *, outage: bool = True) -> None:
+        self.outage = outage
         super().__init__("llm", message)
 
 
@@ -20,7 +25,7 @@ class LLMRefused(LLMUnavailable):
     same request cannot help. ``status`` is the HTTP status."""
 
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
+        super().__init__(message, outage=False)
         self.status = status
 
 

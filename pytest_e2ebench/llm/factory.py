@@ -7,15 +7,17 @@ import os
 import pytest
 
 from ..options import Settings
+from ..stash import OUTAGE
 from .accounting import Pricing
 from .base import LLMUnavailable
 from .cache import CachedLLM
+from .outage import Guarded
 
 
 def require_endpoint(settings: Settings, what: str) -> None:
     """UsageError unless ``what`` (e.g. ``--e2e-agent=sdagent-dt``) has a model and endpoint."""
     missing = []
-    if not settings.model:
+    if not settings.model and settings.llm_cache != "replay":
         missing.append("a model: --e2e-model=NAME (or ini e2ebench_model)")
     if not settings.base_url and settings.llm_cache != "replay":
         missing.append(
@@ -68,6 +70,10 @@ def make_llm(config: pytest.Config, settings: Settings):
     llm = config.hook.pytest_e2ebench_make_llm(config=config, settings=settings)
     if llm is None:
         raise pytest.UsageError("no plugin supplied an LLM client (pytest_e2ebench_make_llm)")
+    outage = config.stash.get(OUTAGE, None)
+    if settings.base_url and outage is not None:
+        # Inside the record/replay cache: only live calls can find the endpoint gone.
+        llm = Guarded(llm, outage)
     if settings.llm_cache != "off":
         llm = CachedLLM(llm, settings.out / "llm-cache", settings.llm_cache)
     return llm

@@ -32,6 +32,7 @@ _RUN_KEYS = (
     "web",
     "app",
     "notes",
+    "selection",
     "task_meta",
     "dir",
 )

@@ -6,6 +6,8 @@ properties, which pytest-xdist carries over), and writes through the terminal re
 
 from __future__ import annotations
 
+import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -62,10 +64,28 @@ class Reporter:
         self.collected_tasks: dict = {}
         self.monitor = None
         self.columns = COLUMNS
+        # Under -n runs happen in workers, which cannot print: a thread shows their progress.
+        self.distributed = getattr(config.option, "dist", "no") != "no"
+
+    def live_line(self, line: str) -> None:
+        """Show a progress line now, from the main process of a plain session.
+
+        Written between an item's start and its outcome, past output capturing (as pytest's
+        live logging is), so ``pytest`` without ``-s`` shows it.
+        """
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is None or threading.current_thread() is not threading.main_thread():
+            return  # capturing is the main thread's to suspend
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        if capture is None:
+            tr.write_line(line)
+            return
+        with capture.global_and_fixture_disabled():
+            tr.write_line(line)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
-        if tr is not None and not self.config.option.collectonly:
+        if tr is not None and self.distributed and not self.config.option.collectonly:
             from ..progress import Monitor
 
             self.monitor = Monitor(self.out / "progress", tr.write_line)
@@ -80,12 +100,14 @@ class Reporter:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
-            if name == PROPERTY and isinstance(value, dict):
-                key = (value["task"], value["agent"], value["run"])
-                if "stage" in value:
-                    self.stage_records[(*key, value["stage"])] = value
-                else:
-                    self.records[key] = value
+            if name != PROPERTY or not isinstance(value, str | dict):
+                continue
+            record = json.loads(value) if isinstance(value, str) else value
+            key = (record["task"], record["agent"], record["run"])
+            if "stage" in record:
+                self.stage_records[(*key, record["stage"])] = record
+            else:
+                self.records[key] = record
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.monitor is not None:
@@ -120,6 +142,7 @@ class Reporter:
             self.columns = (*COLUMNS[:at], *extra, *COLUMNS[at:])
         headers = ["task", "agent", "runs", *(c[0] for c in self.columns)]
         _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
+        self._selection_line(tr)
         self._judge_lines(tr)
         errored = [r for r in self.records.values() if r.get("metrics") is None]
         if errored:
@@ -160,6 +183,20 @@ class Reporter:
 
         tr.write_sep("=", "e2ebench tasks")
         _write_table(tr, list(HEADERS), [rows(self.collected_tasks.values())], left=4)
+
+    def _selection_line(self, tr) -> None:
+        """-m: say that the metrics are over the requirements it selected."""
+        chosen = [r["selection"] for r in self.records.values() if r.get("selection")]
+        if not chosen:
+            return
+        picked = sum(len(s["requirements"]) for s in chosen)
+        total = sum(s["of"] for s in chosen)
+        tr.write_line(
+            f"metrics are over the requirements selected by -m {self.config.option.markexpr!r}: "
+            f"{picked} of {total} in {len(chosen)} run(s) (coverage, cost and time are the whole "
+            "runs'; see selection in results.json)",
+            yellow=True,
+        )
 
     def _judge_lines(self, tr) -> None:
         """LLM judge: failure classes of not-implemented requirements, agreement with tests."""
