@@ -19,6 +19,7 @@ DEFAULT_TIMEOUT = 900.0
 DEFAULT_MAX_STEPS = 200  # E2EDevBench §4.1
 DEFAULT_AGENT_TIMEOUT = 3600.0
 LLM_CACHE_MODES = ("off", "record", "replay")
+COV_REPORTS = ("term", "xml", "html")
 
 
 def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, **kwargs) -> None:
@@ -117,6 +118,27 @@ def addoption(parser: pytest.Parser) -> None:
             f"together (default {DEFAULT_MAX_STEPS}).",
             {"type": int, "metavar": "N"},
         ),
+        (
+            "html",
+            "",
+            "also write one self-contained HTML report (plots, per-run details) to PATH.",
+            {"metavar": "PATH"},
+        ),
+        (
+            "cov-xml",
+            "",
+            "write the coverage of all runs' generated projects under the reference tests "
+            "as one Cobertura XML file to PATH (for CI).",
+            {"metavar": "PATH"},
+        ),
+        (
+            "cov-report",
+            "",
+            "session coverage reports, comma-separated: term (per-file lines per run), xml "
+            "(DIR/coverage.xml unless --e2e-cov-xml), html (DIR/htmlcov-<agent>-<task>-run-N/). "
+            "Every run folder has coverage.xml and htmlcov/ regardless.",
+            {"metavar": "term|xml|html"},
+        ),
     ):
         _twin(parser, group, name, ini_default, help, **kwargs)
     parser.addini("e2ebench_temperature", "sampling temperature of LLM agents", default="0.2")
@@ -173,6 +195,9 @@ class Settings:
     prices: tuple[str, ...] = ()
     model_params: tuple[str, ...] = ()
     co2: tuple[str, ...] = ()
+    html: Path | None = None
+    cov_xml: Path | None = None
+    cov_report: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -185,6 +210,28 @@ def _path(config: pytest.Config, cli: str | None, ini_name: str) -> Path:
         return (config.invocation_params.dir / cli).resolve()
     base = config.inipath.parent if config.inipath else config.rootpath
     return (base / str(config.getini(ini_name))).resolve()
+
+
+def _optional_path(config: pytest.Config, cli: str | None, ini_name: str) -> Path | None:
+    """A path option that is off when empty (CLI relative to the invocation folder)."""
+    if cli is None and not str(config.getini(ini_name)).strip():
+        return None
+    if cli is not None and not cli.strip():
+        return None
+    return _path(config, cli, ini_name)
+
+
+def _cov_report(config: pytest.Config, cli: str | None) -> tuple[str, ...]:
+    raw = cli if cli is not None else str(config.getini("e2ebench_cov_report"))
+    kinds = tuple(k.strip() for k in raw.split(",") if k.strip())
+    for kind in kinds:
+        if kind not in COV_REPORTS:
+            source = "--e2e-cov-report" if cli is not None else "ini option e2ebench_cov_report"
+            raise pytest.UsageError(
+                f"{source}={raw}: unknown report {kind!r}; use a comma-separated list of "
+                f"{', '.join(COV_REPORTS)}"
+            )
+    return kinds
 
 
 def _number(config: pytest.Config, cli, ini_name: str, option: str, kind):
@@ -244,4 +291,7 @@ def resolve(config: pytest.Config) -> Settings:
         prices=tuple(config.getini("e2ebench_prices")),
         model_params=tuple(config.getini("e2ebench_model_params")),
         co2=tuple(config.getini("e2ebench_co2")),
+        html=_optional_path(config, opt.e2e_html, "e2ebench_html"),
+        cov_xml=_optional_path(config, opt.e2e_cov_xml, "e2ebench_cov_xml"),
+        cov_report=_cov_report(config, opt.e2e_cov_report),
     )

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ..collect import PROPERTY
-from ..metrics import mean_std
+from ..stats import mean_std
 from . import results
 
 RESULTS_FILE = "results.json"
@@ -50,15 +50,18 @@ def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
 class Reporter:
     """Collects the e2ebench records of a session (controller side)."""
 
-    def __init__(self, config: pytest.Config, out: Path) -> None:
+    def __init__(self, config: pytest.Config, settings) -> None:
         self.config = config
-        self.out = out
+        self.settings = settings
+        self.out = settings.out
+        self.deselected = 0
+        self.problems: list[str] = []  # shown in the terminal summary
         self.records: dict[tuple[str, str, int], dict] = {}
         self.results_path: Path | None = None
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
-        self.columns = COLUMNS
+        self.html_path: Path | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -75,6 +78,19 @@ class Reporter:
                 if task is not None:
                     self.collected_tasks[task.id] = task
 
+    def pytest_deselected(self, items) -> None:
+        self.deselected += len(items)
+
+    def partial(self, session: pytest.Session) -> bool:
+        """True when this session evaluated only some runs (-k, -m, --lf, node ids, -x)."""
+        return bool(
+            self.deselected
+            or getattr(self.config.option, "lf", False)
+            or self.config.args_source == pytest.Config.ArgsSource.ARGS
+            or session.shouldstop
+            or session.shouldfail
+        )
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == PROPERTY and isinstance(value, dict):
@@ -86,8 +102,23 @@ class Reporter:
         if not self.records:
             return
         self.results_path = self.out / RESULTS_FILE
-        self.document = results.build(list(self.records.values()))
+        fresh = list(self.records.values())
+        records = fresh
+        if self.partial(session) and self.results_path.is_file():
+            # Runs this session did not select keep their last record (issue 14.6).
+            try:
+                previous = results.load(self.results_path)["tasks"]
+            except ValueError as exc:
+                self.problems.append(f"{exc}; replaced by this session's runs only")
+            else:
+                records = results.merge(previous, fresh)
+        self.document = results.build(records, [results.run_key(r) for r in fresh])
         results.write(self.results_path, self.document)
+        if self.settings.html is not None:
+            from .html import write_html
+
+            self.html_path = self.settings.html
+            write_html(self.html_path, self.document)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.collected_tasks:
@@ -95,32 +126,12 @@ class Reporter:
         if not self.records:
             return
         tr = terminalreporter
-        tr.write_sep("=", "e2ebench summary")
-        self.columns = COLUMNS
-        if any(
-            (r.get("metrics") or {}).get("executability") is not None for r in self.records.values()
-        ):
-            at = [c[1] for c in COLUMNS].index("balanced") + 1
-            self.columns = (*COLUMNS[:at], EXEC_COLUMN, *COLUMNS[at:])
-        headers = ["task", "agent", "runs", *(c[0] for c in self.columns)]
-        _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
+        write_summary(tr, self.document)
         self._judge_lines(tr)
-        errored = [r for r in self.records.values() if r.get("metrics") is None]
-        if errored:
-            kinds = sorted({(r.get("error") or {}).get("kind", "unknown") for r in errored})
-            tr.write_line(
-                f"{len(errored)} run(s) ended in an error ({', '.join(kinds)}; see error in "
-                f"results.json); rows marked {PARTIAL_MARK} average over fewer runs:",
-                yellow=True,
-            )
-            for agent, stats in self.document["summary"].items():
-                if stats.get("errored_runs"):
-                    total = stats["evaluated_runs"] + stats["errored_runs"]
-                    tr.write_line(
-                        f"  {agent}: means over {stats['evaluated_runs']} of {total} task runs "
-                        f"({stats['errored_runs']} errored)",
-                        yellow=True,
-                    )
+        for problem in self.problems:
+            tr.write_line(problem, yellow=True)
+        if self.html_path is not None:
+            tr.write_line(f"html report: {self.html_path}")
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
 
@@ -152,35 +163,94 @@ class Reporter:
                     line += f"; {key} with tests {stats['mean']:.2f}"
             tr.write_line(line)
 
-    def _task_rows(self) -> list[list[str]]:
-        """Per (task, agent): the mean over runs of each column."""
-        by_task: dict[tuple[str, str], list[dict]] = {}
-        for (task, agent, _run), rec in sorted(self.records.items()):
-            by_task.setdefault((task, agent), []).append(rec)
-        rows = []
-        for (task, agent), recs in by_task.items():
-            metrics = [r["metrics"] for r in recs if r.get("metrics")]
-            runs = str(len(recs))
-            if len(metrics) < len(recs):
-                runs = f"{len(metrics)}/{len(recs)}{PARTIAL_MARK}"
-            cells = [task, agent, runs]
-            for _, key, kind in self.columns:
-                stats = mean_std(m[key] for m in metrics)
-                cells.append(_fmt(stats["mean"], kind) if metrics else "error")
-            rows.append(cells)
-        return rows
 
-    def _overall_rows(self) -> list[list[str]]:
-        """Per agent: results.json's summary (mean, and ± std over several runs)."""
-        rows = []
-        for agent, stats in self.document["summary"].items():
-            mark = PARTIAL_MARK if stats.get("errored_runs") else ""
-            cells = ["overall", agent, f"{stats['runs']}{mark}"]
-            for _, key, kind in self.columns:
-                s = stats.get(key, {"mean": None, "std": None})
-                cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
-            rows.append(cells)
-        return rows
+def columns_for(records: list[dict]) -> tuple:
+    """The table's columns: ``exec`` only when a web task ran."""
+    if any((r.get("metrics") or {}).get("executability") is not None for r in records):
+        at = [c[1] for c in COLUMNS].index("balanced") + 1
+        return (*COLUMNS[:at], EXEC_COLUMN, *COLUMNS[at:])
+    return COLUMNS
+
+
+def write_summary(tr, document: dict) -> None:
+    """The summary table of a results document, its error lines and the leakage lines.
+
+    ``tr`` is pytest's terminal reporter or anything with ``write_sep`` and ``write_line``.
+    """
+    records = document["tasks"]
+    summary = document["summary"]
+    tr.write_sep("=", "e2ebench summary")
+    columns = columns_for(records)
+    headers = ["task", "agent", "runs", *(c[0] for c in columns)]
+    _write_table(tr, headers, [task_rows(records, columns), overall_rows(summary, columns)], 2)
+    errored = [r for r in records if r.get("metrics") is None]
+    if errored:
+        kinds = sorted({(r.get("error") or {}).get("kind", "unknown") for r in errored})
+        tr.write_line(
+            f"{len(errored)} run(s) ended in an error ({', '.join(kinds)}; see error in "
+            f"results.json); rows marked {PARTIAL_MARK} average over fewer runs:",
+            yellow=True,
+        )
+        for agent, stats in summary.items():
+            if stats.get("errored_runs"):
+                total = stats["evaluated_runs"] + stats["errored_runs"]
+                tr.write_line(
+                    f"  {agent}: means over {stats['evaluated_runs']} of {total} task runs "
+                    f"({stats['errored_runs']} errored)",
+                    yellow=True,
+                )
+    for agent, stats in summary.items():
+        if len(stats.get("pass_at_k") or {}) > 1:
+            ks = ", ".join(f"pass@{k} {100 * v:.1f}%" for k, v in stats["pass_at_k"].items())
+            best = stats["best_of_n"]
+            tr.write_line(
+                f"{agent}: {ks}; best of {best['runs']} {100 * best['impl_rate']:.1f}% (impl)"
+            )
+        quarters = stats.get("by_quarter") or {}
+        if len(quarters) > 1:
+            parts = [
+                f"{q} {_fmt(v['impl_rate']['mean'], 'pct')} ({v['tasks']} tasks)"
+                for q, v in quarters.items()
+            ]
+            tr.write_line(f"{agent}: impl by task quarter: {', '.join(parts)}")
+    refreshed = document.get("refreshed")
+    if refreshed is not None and len(refreshed) < len(records):
+        tr.write_line(
+            f"partial session: {len(refreshed)} of {len(records)} runs refreshed, the others "
+            f"keep their last record (see refreshed in results.json)"
+        )
+
+
+def task_rows(records: list[dict], columns: tuple) -> list[list[str]]:
+    """Per (task, agent): the mean over runs of each column."""
+    by_task: dict[tuple[str, str], list[dict]] = {}
+    for rec in sorted(records, key=lambda r: (r["task"], r["agent"], r["run"])):
+        by_task.setdefault((rec["task"], rec["agent"]), []).append(rec)
+    rows = []
+    for (task, agent), recs in by_task.items():
+        metrics = [r["metrics"] for r in recs if r.get("metrics")]
+        runs = str(len(recs))
+        if len(metrics) < len(recs):
+            runs = f"{len(metrics)}/{len(recs)}{PARTIAL_MARK}"
+        cells = [task, agent, runs]
+        for _, key, kind in columns:
+            stats = mean_std(m[key] for m in metrics)
+            cells.append(_fmt(stats["mean"], kind) if metrics else "error")
+        rows.append(cells)
+    return rows
+
+
+def overall_rows(summary: dict, columns: tuple) -> list[list[str]]:
+    """Per agent: results.json's summary (mean, and ± std over several runs)."""
+    rows = []
+    for agent, stats in summary.items():
+        mark = PARTIAL_MARK if stats.get("errored_runs") else ""
+        cells = ["overall", agent, f"{stats['runs']}{mark}"]
+        for _, key, kind in columns:
+            s = stats.get(key, {"mean": None, "std": None})
+            cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
+        rows.append(cells)
+    return rows
 
 
 def _write_table(tr, headers: list[str], sections: list[list[list[str]]], left: int) -> None:
