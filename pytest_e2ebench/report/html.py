@@ -246,7 +246,8 @@ def render(document: dict) -> str:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("pytest_e2ebench", "report/templates"),
         autoescape=True,
-        undefined=jinja2.StrictUndefined,
+        # records of older files may lack keys: a missing one renders empty
+        undefined=jinja2.ChainableUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..cache import write_json
+from ..errors import E2EBenchError
 from ..metrics import summarize
 from ..stats import METHOD
 
@@ -65,24 +66,28 @@ def build(records: list[dict], refreshed: list[str] | None = None) -> dict:
     }
 
 
+class ResultsError(E2EBenchError, ValueError):
+    """A results file that cannot be used; the message names the file and the fix."""
+
+
 def load(path: Path) -> dict:
-    """A results document, checked; ValueError names the file and what is wrong."""
+    """A results document, checked; :class:`ResultsError` names the file and what is wrong."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror})") from None
+        raise ResultsError(f"{path}: cannot read ({exc.strerror})") from None
     except ValueError as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from None
+        raise ResultsError(f"{path}: not JSON ({exc})") from None
     if not isinstance(document, dict) or document.get("schema") != SCHEMA:
         found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise ValueError(
+        raise ResultsError(
             f"{path}: schema is {found!r}, not {SCHEMA!r}; pass a results.json written by "
             f"pytest-e2ebench"
         )
     if not isinstance(document.get("tasks"), list) or not all(
         isinstance(r, dict) and {"task", "agent", "run"} <= r.keys() for r in document["tasks"]
     ):
-        raise ValueError(f"{path}: field tasks must be a list of run records (task, agent, run)")
+        raise ResultsError(f"{path}: field tasks must be a list of run records (task, agent, run)")
     return document
 
 

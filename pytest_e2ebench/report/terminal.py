@@ -108,7 +108,7 @@ class Reporter:
             # Runs this session did not select keep their last record (issue 14.6).
             try:
                 previous = results.load(self.results_path)["tasks"]
-            except ValueError as exc:
+            except results.ResultsError as exc:
                 self.problems.append(f"{exc}; replaced by this session's runs only")
             else:
                 records = results.merge(previous, fresh)
