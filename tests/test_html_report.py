@@ -10,6 +10,7 @@ import time
 import pytest
 
 from conftest import CALC_CODE
+from pytest_e2ebench.probe.e2ebench_web import CHROMIUM_FLAGS, OFFLINE_FLAG
 
 MUTANT = {**CALC_CODE, "sub": "def sub(a, b):\n    return a + b\n"}  # R2 broken
 
@@ -60,17 +61,8 @@ def test_html_report_renders_in_chromium_with_results_numbers(pytester, tasks, r
     doc = results()
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={pytester.path / 'chromium-profile'}",
-        "--window-size=1300,2000",
-    ):
+    # the web tasks' switches, offline included: the page must need no network at view time
+    for flag in (*CHROMIUM_FLAGS, OFFLINE_FLAG, f"--user-data-dir={pytester.path / 'profile'}"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
