@@ -116,6 +116,8 @@ def suite_metrics(tests: list[Mapping], coverage: Mapping | None) -> dict:
         "branch_coverage": ratio(cov.get("covered_branches", 0), cov.get("branches", 0)),
         "covered_lines": cov.get("covered_lines") if coverage else None,
         "covered_branches": cov.get("covered_branches") if coverage else None,
+        # coverage.py's XML and HTML reports of this suite, where the harness wrote them
+        "coverage_reports": cov.get("reports") or None,
     }
 
 

@@ -134,9 +134,9 @@ def addoption(parser: pytest.Parser) -> None:
         (
             "cov-report",
             "",
-            "session coverage reports, comma-separated: term (per-file lines per run), xml "
-            "(DIR/coverage.xml unless --e2e-cov-xml), html (DIR/htmlcov-<agent>-<task>-run-N/). "
-            "Every run folder has coverage.xml and htmlcov/ regardless.",
+            "session coverage reports, comma-separated: term (coverage.py's per-file table of "
+            "each run), xml (all runs in DIR/coverage.xml unless --e2e-cov-xml), html (all runs "
+            "in DIR/htmlcov/). Every run's eval folder has coverage.xml and htmlcov/ regardless.",
             {"metavar": "term|xml|html"},
         ),
     ):

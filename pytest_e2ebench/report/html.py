@@ -235,7 +235,8 @@ def run_view(record: dict) -> dict:
 
 def coverage_links(record: dict) -> dict:
     """The run's coverage reports (written next to its test runs), when they exist."""
-    coverage = (((record.get("suites") or {}).get("extended") or {}).get("reports")) or {}
+    extended = (record.get("suites") or {}).get("extended") or {}
+    coverage = extended.get("coverage_reports") or {}
     return {k: v for k, v in coverage.items() if isinstance(v, str)}
 
 

@@ -56,6 +56,7 @@ class Reporter:
         self.out = settings.out
         self.deselected = 0
         self.problems: list[str] = []  # shown in the terminal summary
+        self.coverage_lines: list[str] = []
         self.records: dict[tuple[str, str, int], dict] = {}
         self.results_path: Path | None = None
         self.document: dict = {}  # results.json as written, once the session has finished
@@ -119,6 +120,18 @@ class Reporter:
 
             self.html_path = self.settings.html
             write_html(self.html_path, self.document)
+        self._coverage_files()
+
+    def _coverage_files(self) -> None:
+        """--e2e-cov-xml and --e2e-cov-report=xml,html: all runs' coverage in one file."""
+        kinds = self.settings.cov_report
+        xml = self.settings.cov_xml or (self.out / "coverage.xml" if "xml" in kinds else None)
+        html = self.out / "htmlcov" if "html" in kinds else None
+        if xml is None and html is None:
+            return
+        from .coverage import combined
+
+        self.coverage_lines = combined(self.document["tasks"], self.out, xml, html)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.collected_tasks:
@@ -130,6 +143,14 @@ class Reporter:
         self._judge_lines(tr)
         for problem in self.problems:
             tr.write_line(problem, yellow=True)
+        if "term" in self.settings.cov_report:
+            from .coverage import term_lines
+
+            tr.write_sep("-", "e2ebench coverage (reference tests)")
+            for line in term_lines(self.document["tasks"]):
+                tr.write_line(line)
+        for line in self.coverage_lines:
+            tr.write_line(line)
         if self.html_path is not None:
             tr.write_line(f"html report: {self.html_path}")
         if self.results_path is not None:
