@@ -28,6 +28,12 @@ def test_partial_session_keeps_the_other_runs(pytester, tasks, results):
     summary = doc["summary"]["reference"]
     assert summary["runs"] == 2 and summary["refreshed_runs"] == 1
     assert summary["impl_rate"]["n"] == 2  # the mean is over both runs
+    # under -n the controller sees no deselection: -k itself marks the session partial
+    result = pytester.runpytest_subprocess(*args, "-n", "2", "-k", "run-1")
+    result.assert_outcomes(passed=3)
+    doc = results()
+    assert doc["refreshed"] == ["reference/calc/run-1"]
+    assert len(doc["tasks"]) == 2
 
 
 def test_full_session_replaces_the_file(pytester, tasks, results):

@@ -41,11 +41,16 @@ class Lines:
         self.stream.write(line + "\n")
 
 
-def _load_all(paths: list[Path]) -> list[dict]:
+def _load_all(paths: list[Path]) -> tuple[list[dict], list[str]]:
+    """The merged run records of the files, and the runs their last sessions refreshed."""
     records: list[dict] = []
+    refreshed: set[str] = set()
     for path in paths:
-        records = results.merge(records, results.load(path)["tasks"])
-    return records
+        document = results.load(path)
+        records = results.merge(records, document["tasks"])
+        refreshed.update(k for k in document.get("refreshed") or () if isinstance(k, str))
+    keys = {results.run_key(r) for r in records}
+    return records, sorted(refreshed & keys)
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,13 +65,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 def report(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print the summary of the results files; write the merged JSON and HTML when asked."""
     out = out or sys.stdout
-    records = _load_all(args.results)
+    records, refreshed = _load_all(args.results)
     if not records:
         out.write("no run records in " + ", ".join(map(str, args.results)) + "\n")
         return 1
-    # The files' runs are what the report shows; none of them was refreshed here.
-    document = results.build(records, [])
-    del document["refreshed"]
+    # Nothing is rerun: "refreshed" keeps what the files' own sessions refreshed.
+    document = results.build(records, refreshed)
     write_summary(Lines(out), document)
     if args.json is not None:
         results.write(args.json, document)
@@ -153,8 +157,8 @@ def paired(a: list[dict], b: list[dict], metric: str) -> dict:
 def compare(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print the paired comparison of agent B against agent A."""
     out = out or sys.stdout
-    name_a, recs_a = _pick(_load_all([args.a]), args.agent_a, args.a, "--agent-a")
-    name_b, recs_b = _pick(_load_all([args.b]), args.agent_b, args.b, "--agent-b")
+    name_a, recs_a = _pick(_load_all([args.a])[0], args.agent_a, args.a, "--agent-a")
+    name_b, recs_b = _pick(_load_all([args.b])[0], args.agent_b, args.b, "--agent-b")
     result = paired(recs_a, recs_b, args.metric)
     if not result["tasks"]:
         out.write(f"{name_a} ({args.a}) and {name_b} ({args.b}) share no evaluated task\n")

@@ -84,9 +84,12 @@ class Reporter:
 
     def partial(self, session: pytest.Session) -> bool:
         """True when this session evaluated only some runs (-k, -m, --lf, node ids, -x)."""
+        option = self.config.option
         return bool(
-            self.deselected
-            or getattr(self.config.option, "lf", False)
+            self.deselected  # not seen by the xdist controller: -k and -m are checked too
+            or getattr(option, "keyword", "")
+            or getattr(option, "markexpr", "")
+            or getattr(option, "lf", False)
             or self.config.args_source == pytest.Config.ArgsSource.ARGS
             or session.shouldstop
             or session.shouldfail
