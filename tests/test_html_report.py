@@ -158,3 +158,11 @@ def test_html_report_escapes_and_embeds_only_the_runs_own_screenshots(tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert html.count("data:image/png;base64,") == 1  # ok.png only: no fake, link or outside
     assert "screenshot: tests/t.feature::test_ok" in html
+
+
+def test_ini_twins_write_the_report_and_the_coverage_xml(pytester, tasks):
+    tasks.make()
+    pytester.makeini("[pytest]\ne2ebench_html = out/report.html\ne2ebench_cov_xml = out/cov.xml\n")
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.stdout.fnmatch_lines(["coverage xml of 1 runs: *out/cov.xml", "html report: *"])
+    assert 'data-agent="reference"' in (pytester.path / "out" / "report.html").read_text()
