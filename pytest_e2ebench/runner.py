@@ -58,18 +58,18 @@ INI = textwrap.dedent(
 )
 
 
+def _run_section(root: Path, data: Path) -> str:
+    """``[run]`` measuring branches of the code files under ``root``, data in ``data``."""
+    omit = "\n".join(f"    {p}" for p in coverage_omit(root))
+    return f"[run]\nbranch = True\nsource =\n    {root}\nomit =\n{omit}\ndata_file = {data}\n"
+
+
 def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
     rc = where / "coveragerc"
-    omit = "\n".join(f"    {p}" for p in coverage_omit(repo))
     rc.write_text(
-        "[run]\n"
-        "branch = True\n"
-        f"source =\n    {repo}\n"
-        f"omit =\n{omit}\n"
-        "parallel = True\n"
+        _run_section(repo, data) + "parallel = True\n"
         # Tests of command-line tools start subprocesses: measure those too (coverage >= 7.10).
         "patch = subprocess\n"
-        f"data_file = {data}\n"
     )
     return rc
 
@@ -173,14 +173,8 @@ def _report_rc(where: Path, repo: Path, source: Path) -> Path:
     names a file outside the project (it is the project zone's output) reports nothing.
     """
     rc = where / "coveragerc"
-    omit = "\n".join(f"    {p}" for p in coverage_omit(source))
     rc.write_text(
-        "[run]\n"
-        "branch = True\n"
-        f"source =\n    {source}\n"
-        f"data_file = {where / 'combined'}\n"
-        f"omit =\n{omit}\n"
-        "[paths]\n"
+        _run_section(source, where / "combined") + "[paths]\n"
         f"project =\n    {source}\n    {repo}\n"
         "[report]\n"
         f"include =\n    {source}/*\n"
