@@ -74,10 +74,12 @@ def overview(summary: dict) -> list[dict]:
 
 
 def heatmaps(records: list[dict], agents: list[str]) -> list[dict]:
-    """Per task: the share of evaluated runs implementing each requirement, per agent."""
+    """Per task: the share of evaluated runs implementing each requirement, per agent that
+    ran it (grey where all its runs of the task ended in an error)."""
     tasks: dict[str, dict] = {}
     for rec in records:
-        task = tasks.setdefault(rec["task"], {"ids": [], "hits": {}})
+        task = tasks.setdefault(rec["task"], {"ids": [], "hits": {}, "agents": set()})
+        task["agents"].add(rec["agent"])
         for req in rec.get("requirements") or ():
             if req["id"] not in task["ids"]:
                 task["ids"].append(req["id"])
@@ -89,10 +91,11 @@ def heatmaps(records: list[dict], agents: list[str]) -> list[dict]:
     out = []
     for name, task in sorted(tasks.items()):
         cells = {key: done / total for key, (done, total) in task["hits"].items()}
+        ran = [a for a in agents if a in task["agents"]]  # only the agents that ran the task
         out.append(
             {
                 "task": name,
-                "svg": svg.heatmap(task["ids"], agents, cells, f"{name}: requirement × agent"),
+                "svg": svg.heatmap(task["ids"], ran, cells, f"{name}: requirement × agent"),
             }
         )
     return out
