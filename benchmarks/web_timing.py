@@ -69,7 +69,7 @@ def plain(tasks) -> float:
 def scenario_stats(out: Path) -> dict:
     """Browser starts and scenario durations from the cold session's probe files."""
     starts, durations = [], []
-    for probe in out.glob("reference/*/run-*/eval/extended/work/probe.jsonl"):
+    for probe in out.glob("reference/*/run-*/eval/extended/probe.jsonl"):
         for line in probe.read_text().splitlines():
             body = json.loads(json.loads(line)["body"])
             if body.get("kind") == "web" and "browser_start_s" in body:

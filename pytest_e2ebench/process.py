@@ -81,8 +81,8 @@ def open_log(log: Path) -> int:
     return os.open(log, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
 
 
-def _drain(stream, fd: int, limit: int, counts: list[int]) -> None:
-    """Copy ``stream`` to the log ``fd`` up to ``limit`` bytes; count and drop the rest."""
+def drain(stream, fd: int, limit: int, counts: list[int]) -> None:
+    """Copy ``stream`` to the file ``fd`` up to ``limit`` bytes; count and drop the rest."""
     written = 0
     for chunk in iter(lambda: stream.read(1 << 16), b""):
         counts[0] += len(chunk)
@@ -128,7 +128,7 @@ def run(
             preexec_fn=_die_with_parent(preexec),  # and the sandbox's resource limits
             pass_fds=pass_fds,
         )
-        reader = threading.Thread(target=_drain, args=(proc.stdout, fd, limit, counts), daemon=True)
+        reader = threading.Thread(target=drain, args=(proc.stdout, fd, limit, counts), daemon=True)
         reader.start()
         deadline = start + timeout
         try:

@@ -26,6 +26,7 @@ import secrets
 import shutil
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 from . import honeypot, process, skips, tamper
@@ -74,8 +75,8 @@ def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
     return rc
 
 
-def _env(venv_python: Path, home: Path, probe_out: Path | None = None) -> dict[str, str]:
-    """The environment of a test run (with the probe's output file) or of coverage."""
+def _env(venv_python: Path, home: Path) -> dict[str, str]:
+    """The environment of a test run."""
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env["PATH"] = f"{venv_python.parent}{os.pathsep}{env.get('PATH', os.defpath)}"
     env.update(
@@ -91,13 +92,22 @@ def _env(venv_python: Path, home: Path, probe_out: Path | None = None) -> dict[s
         TZ="UTC",
         VIRTUAL_ENV=str(venv_python.parent.parent),
     )
-    if probe_out is not None:
-        env.update(E2EBENCH_PROBE_OUT=str(probe_out))
     env.setdefault("LANG", "C.UTF-8")
     return env
 
 
 def read_probe(path: Path, key: str) -> dict:
+    """:func:`parse_probe` of a results file the probe wrote (run by hand, into a file)."""
+    # project-zone data: a regular file, not followed through a link, bounded
+    try:
+        return parse_probe(read_regular(path, PROBE_LIMIT), key)
+    except FileNotFoundError:
+        return parse_probe(b"", key)
+    except (OSError, ValueError):  # something else in its place, or far too long
+        return parse_probe(b"", key, odd=True)
+
+
+def parse_probe(data: bytes, key: str, *, odd: bool = False) -> dict:
     """Parse the probe's signed JSON lines into tests, collection errors and the exit status.
 
     Lines whose signature does not verify (written by anything but the probe) are counted in
@@ -105,7 +115,9 @@ def read_probe(path: Path, key: str) -> dict:
     numbers its records from its ``start``: ``sequence_broken`` says that the verified records
     are not exactly that sequence (one was added with a stolen key, repeated or removed).
     ``collected`` is the node ids pytest collected (None without that record), ``tamper`` what
-    the probe saw change in pytest's machinery.
+    the probe saw change in pytest's machinery, ``after_end`` how many records came after
+    pytest's session ended (the probe writes none). ``odd``: the data was cut at the size limit
+    or was not the probe's (counted as a forged line).
     """
     tests: list[dict] = []
     collect_errors: list[dict] = []
@@ -115,13 +127,7 @@ def read_probe(path: Path, key: str) -> dict:
     kinds: list[str] = []
     seqs: list[object] = []
     web: dict = {}
-    # project-zone data: a regular file, not followed through a link, bounded
-    try:
-        data, odd = read_regular(path, PROBE_LIMIT), False
-    except FileNotFoundError:
-        data, odd = b"", False
-    except (OSError, ValueError):  # something else in its place, or far too long
-        data, odd = b"", True
+    after_end = 0
     *lines, cut = data.split(b"\n")  # ``cut``: after the last newline, "" unless killed
     forged = int(odd)
     mac_key = key.encode()
@@ -138,6 +144,7 @@ def read_probe(path: Path, key: str) -> dict:
         except (ValueError, KeyError, TypeError, AttributeError):
             forged += 1 if raw.strip() else 0
             continue
+        after_end += "end" in kinds
         kinds.append(kind)
         seqs.append(rec.pop("seq", None))
         if kind == "test":
@@ -159,11 +166,42 @@ def read_probe(path: Path, key: str) -> dict:
         "forged_lines": forged,
         "collected": collected,
         "tamper": changes,
+        "after_end": after_end,
         "sequence_broken": bool(kinds) and (kinds[0] != "start" or seqs != list(range(len(seqs)))),
     }
     if web:
         found["web"] = web
     return found
+
+
+class _ProbePipe:
+    """A pipe the probe writes its records to, drained as the run goes into ``path`` (at most
+    :data:`PROBE_LIMIT` bytes kept). On exit: ``data`` what arrived, ``odd`` when more than the
+    limit arrived or a process outside the run still held the pipe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = b""
+        self.odd = False
+
+    def __enter__(self) -> _ProbePipe:
+        read_fd, self.write_fd = os.pipe()
+        self._file = process.open_log(self.path)
+        self._counts = [0]
+        stream = os.fdopen(read_fd, "rb", buffering=0)
+        self._reader = threading.Thread(
+            target=process.drain, args=(stream, self._file, PROBE_LIMIT, self._counts), daemon=True
+        )
+        self._reader.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.write_fd)  # the run is over: the reader sees the end once its copies go
+        self._reader.join(timeout=10)
+        self.odd = self._reader.is_alive() or self._counts[0] > PROBE_LIMIT
+        self.data = os.pread(self._file, PROBE_LIMIT, 0)
+        if not self._reader.is_alive():  # else the reader still writes to it: left open
+            os.close(self._file)
 
 
 def _report_rc(where: Path, repo: Path, source: Path) -> Path:
@@ -326,7 +364,6 @@ def run_suite(
     (work / "home").mkdir(parents=True)
     config_dir = suite / "config"
     config_dir.mkdir()
-    probe_out = work / "probe.jsonl"
     plugins = ["-p", WEB_PLUGIN, "-p", "pytest_bdd.plugin"] if web is not None else []
     common = [
         *plugins,
@@ -363,7 +400,7 @@ def run_suite(
         args = ["--rootdir", str(repo), *common, str(repo)]
         trusted = repo
     key = secrets.token_hex(32)
-    env = _env(venv_python, work / "home", probe_out)
+    env = _env(venv_python, work / "home")
     # where the probe accepts hook implementations from besides the test tools: conftest.py
     # files of the harness's tests, or of the agent's own tests in its own suite
     env["E2EBENCH_PROBE_TRUSTED"] = str(trusted)
@@ -391,22 +428,26 @@ def run_suite(
     os.write(write_fd, key.encode())
     os.close(write_fd)
     env["E2EBENCH_PROBE_KEY_FD"] = str(key_fd)
-    try:
-        # Generated code runs here: sandboxed, writing only to ``writable``, no network.
-        done = sandbox.run(
-            [*command, *args],
-            cwd=cwd,
-            env=env,
-            timeout=timeout,
-            log=suite / "pytest.log",
-            writable=writable,
-            readable=readable,
-            network=network,
-            pass_fds=(key_fd,),
-        )
-    finally:
-        os.close(key_fd)
-    probe = read_probe(probe_out, key)
+    # The records come back live through a pipe into a file of the harness's (outside what the
+    # run can write): lines already read cannot be rewritten from inside the run at its end.
+    with _ProbePipe(suite / "probe.jsonl") as results:
+        env["E2EBENCH_PROBE_OUT_FD"] = str(results.write_fd)
+        try:
+            # Generated code runs here: sandboxed, writing only to ``writable``, no network.
+            done = sandbox.run(
+                [*command, *args],
+                cwd=cwd,
+                env=env,
+                timeout=timeout,
+                log=suite / "pytest.log",
+                writable=writable,
+                readable=readable,
+                network=network,
+                pass_fds=(key_fd, results.write_fd),
+            )
+        finally:
+            os.close(key_fd)
+    probe = parse_probe(results.data, key, odd=results.odd)
     if done.timed_out:
         status = "timeout"
     elif done.stopped:

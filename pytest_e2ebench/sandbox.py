@@ -19,9 +19,10 @@ built with libseccomp, or bubblewrap's ``--disable-userns``), so the code cannot
 capabilities that would let it unmount or remount what hides the host.
 
 Every run also gets resource limits (CPU time, address space, file size, open files,
-processes, a pids cgroup where one is writable), a quota on its writable folders (bytes and
-files, enforced by a watchdog that stops the run: ``disk_quota``), and the caller's wall-clock
-timeout, after which its whole process group is killed.
+processes; where a cgroup hierarchy is writable, a cgroup bounding the processes and the
+memory of the whole run, whose out-of-memory kills are recorded as ``memory``), a quota on its
+writable folders (bytes and files, enforced by a watchdog that stops the run: ``disk_quota``),
+and the caller's wall-clock timeout, after which its whole process group is killed.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from pathlib import Path
 
 from . import process
 from .errors import InfrastructureError
-from .limits import Limits, Quota, is_full, pids_cgroup, sized_tmpfs
+from .limits import Limits, Quota, RunCgroup, is_full, run_cgroup, sized_tmpfs
 
 MODES = ("auto", "bwrap", "unshare", "none")
 UNPRIVILEGED_UID = 65534  # nobody
@@ -422,7 +423,7 @@ class Sandbox:
             parents(str(cwd) + "/x")
         return layout
 
-    def preexec(self, cgroup: Path | None = None) -> Callable[[], None]:
+    def preexec(self, cgroup: RunCgroup | None = None) -> Callable[[], None]:
         """What the child runs before exec: join ``cgroup``, rlimits, the namespace filter."""
         limits = self.limits
         program = _seccomp_program() if _needs_filter(self.mode) else None
@@ -431,14 +432,15 @@ class Sandbox:
             fprog = _SockFprog(len(program) // 8, ctypes.addressof(program))
 
         if cgroup is not None:
-            # The pids cgroup bounds this run alone. RLIMIT_NPROC counts every process of the
+            # The run's cgroup bounds this run alone. RLIMIT_NPROC counts every process of the
             # sandbox user on the machine, so one run's fork bomb would stop the others from
             # starting: with a cgroup it is only a backstop.
             limits = dataclasses.replace(limits, nproc=limits.nproc * 16)
+        joins = [path / "cgroup.procs" for path in cgroup.paths] if cgroup is not None else []
 
         def setup() -> None:
-            if cgroup is not None:
-                (cgroup / "cgroup.procs").write_text(str(os.getpid()))
+            for procs in joins:
+                procs.write_text(str(os.getpid()))
             limits.apply()
             if fprog is not None:
                 _load_filter(program, fprog)
@@ -479,6 +481,7 @@ class Sandbox:
                 tmp_filled = tmp_filled or (tmp is not None and is_full(tmp))
                 return quota.check() if writable else None
 
+            cgroup = stack.enter_context(run_cgroup(self.limits))
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
             try:
@@ -497,7 +500,7 @@ class Sandbox:
                     timeout=timeout,
                     log=log,
                     limit=limit,
-                    preexec=self.preexec(stack.enter_context(pids_cgroup(self.limits.nproc))),
+                    preexec=self.preexec(cgroup),
                     pass_fds=(*pass_fds, started_w),
                     watch=watch,
                 )
@@ -511,13 +514,16 @@ class Sandbox:
                 or (tmp is not None and is_full(tmp))
                 or bool(writable and quota.check())
             )
+            # the kernel killed a process at the run's memory limit (read before the cgroup goes)
+            memory = cgroup is not None and cgroup.oom_kills() > 0
         if not started and not done.timed_out:
             raise InfrastructureError(
                 "sandbox",
                 f"the {self.mode} sandbox could not start the command "
                 f"(exit status {done.returncode}):\n{done.tail(5)}",
             )
-        return dataclasses.replace(done, contained=("disk_quota",) if full else ())
+        contained = (("disk_quota",) if full else ()) + (("memory",) if memory else ())
+        return dataclasses.replace(done, contained=contained)
 
 
 def _chown_tree(root: Path, uid: int) -> None:

@@ -46,6 +46,8 @@ def evidence(
         )
     if probe.get("forged_lines"):
         found.append(f"{probe['forged_lines']} line(s) of the results file not signed by the probe")
+    if probe.get("after_end"):
+        found.append(f"{probe['after_end']} record(s) sent after pytest's session ended")
     if probe.get("sequence_broken"):
         found.append("the results file's records are out of sequence (added, removed or repeated)")
     tests = probe.get("tests", [])

@@ -132,10 +132,15 @@ STEAL_KEY = (
     "keys += [os.environ.get('E2EBENCH_PROBE_KEY', '').encode()]\n"
     "body = json.dumps({'kind': 'test', 'nodeid': 'tests/test_calc.py::test_add[1-2-3]',\n"
     "                   'outcome': 'passed', 'requirements': ['R1']}, sort_keys=True)\n"
-    "with open(os.environ['E2EBENCH_PROBE_OUT'], 'a') as fh:\n"
-    "    for key in keys:\n"
-    "        mac = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()\n"
-    "        fh.write(json.dumps({'mac': mac, 'body': body}) + '\\n')\n"
+    "for key in keys:\n"
+    "    mac = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()\n"
+    "    line = (json.dumps({'mac': mac, 'body': body}) + '\\n').encode()\n"
+    "    for fd in os.listdir('/proc/self/fd'):  # any pipe: the probe's is one of them\n"
+    "        try:\n"
+    "            if os.readlink('/proc/self/fd/' + fd).startswith('pipe:'):\n"
+    "                os.write(int(fd), line)\n"
+    "        except OSError:\n"
+    "            pass\n"
 )
 FORGERS = {
     "stolen_key": {"calc/forge.py": STEAL_KEY},
@@ -148,11 +153,14 @@ FORGERS = {
     "forged_results_file": {
         "calc/forge.py": (
             "import os\n"
-            "path = os.environ.get('E2EBENCH_PROBE_OUT')\n"
-            "if path:\n"
-            "    with open(path, 'a') as fh:\n"
-            '        fh.write(\'{"kind": "test", "nodeid": "tests/test_calc.py::test_add[1-2-3]",\'\n'
-            '                 \' "outcome": "passed", "requirements": ["R1"]}\\n\')\n'
+            'line = (\'{"kind": "test", "nodeid": "tests/test_calc.py::test_add[1-2-3]",\'\n'
+            '        \' "outcome": "passed", "requirements": ["R1"]}\\n\').encode()\n'
+            "for fd in os.listdir('/proc/self/fd'):  # any pipe: the probe's is one of them\n"
+            "    try:\n"
+            "        if os.readlink('/proc/self/fd/' + fd).startswith('pipe:'):\n"
+            "            os.write(int(fd), line)\n"
+            "    except OSError:\n"
+            "        pass\n"
         )
     },
 }

@@ -40,6 +40,7 @@ import pytest
 
 import pytest_e2ebench
 from conftest import CALC_CODE, CALC_TESTS
+from pytest_e2ebench import limits
 
 
 def _bwrap() -> bool:
@@ -1327,15 +1328,14 @@ except OSError as _exc:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN (issue 11): memory is limited per process (RLIMIT_AS), not per run; needs a memory cgroup per run",
-)
 def test_class6_memory_is_bounded_per_run_not_only_per_process(arena):
-    # RLIMIT_AS bounds one process; 2048 of them could take the host's memory
+    # RLIMIT_AS bounds one process; 2048 of them could take the host's memory: the run's memory
+    # cgroup bounds them together, and the kernel's kills are recorded
     arena.submit(add=FILL_ADD, at_import=MEMORY_HOG)
     arena.grade()
-    arena.assert_r1_fails()
+    run = arena.assert_r1_fails()
+    if limits.cgroup_roots().get("memory"):
+        assert "memory" in run["test_run"]["containment"], run["test_run"]
     arena.check()
 
 
@@ -1563,54 +1563,39 @@ def test_class7_forging_exactly_the_public_tests(arena, when):
     arena.check()
 
 
-# At exit, after the probe's last line: find the key in the process's memory (any 64-byte
-# string that verifies the first line), flip the public R1 tests to passed, sign them again
-# with their own sequence numbers, and write the file back. No pytest object is touched.
+# At exit, after the probe's last line: take the key from the probe's module, and send the
+# public R1 tests again as passed, signed, numbered on from the probe's own sequence, then an
+# ``end``, through a copy of the probe's descriptor taken at import. No pytest object is
+# touched. The records the harness already read stay what they were.
 RESIGN = """\
-import atexit as _atexit
+import atexit as _atexit, os as _os, sys as _sys
+
+_probe = _sys.modules.get("e2ebench_probe")
+_state = vars(_probe).get("_state", {}) if _probe is not None else {}
+_out = _state.get("out")
+_FD = _os.dup(_out.fileno()) if _out is not None else None
 
 
 def _e2e_resign():
-    import gc, hashlib, hmac, json, os, sys
-    path = os.environ.get("E2EBENCH_PROBE_OUT", "")
-    try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-        first = json.loads(lines[0])
-    except (OSError, ValueError, IndexError):
+    import hashlib, hmac, json
+    key = vars(_probe).get("_KEY") if _probe is not None else None
+    if _FD is None or not key:
         return
-    candidates = [vars(m).get("_KEY") for m in list(sys.modules.values()) if m is not None]
-    for obj in gc.get_objects():
-        try:
-            candidates += [r for r in gc.get_referents(obj) if type(r) in (bytes, str)
-                           and 16 <= len(r) <= 128]
-        except Exception:
-            pass
-    key = None
-    for cand in candidates:
-        if isinstance(cand, str):
-            cand = cand.encode()
-        if isinstance(cand, bytes) and hmac.new(
-                cand, first["body"].encode(), hashlib.sha256).hexdigest() == first["mac"]:
-            key = cand
-            break
-    if key is None:
-        return
-    public = {"tests/test_calc.py::test_add[1-2-3]", "tests/test_calc.py::test_add[0-0-0]",
-              "tests/test_calc.py::test_add[-1-1-0]"}
+    seq = _state.get("seq", 0)
+    lines = []
+    for nodeid in ("tests/test_calc.py::test_add[1-2-3]", "tests/test_calc.py::test_add[0-0-0]",
+                   "tests/test_calc.py::test_add[-1-1-0]"):
+        body = {"kind": "test", "nodeid": nodeid, "outcome": "passed", "message": "",
+                "requirements": ["R1"], "seq": seq}
+        lines.append(body)
+        seq += 1
+    lines.append({"kind": "end", "exitstatus": 0, "seq": seq})
     out = []
-    for line in lines:
-        signed = json.loads(line)
-        body = json.loads(signed["body"])
-        if body.get("kind") == "test" and body.get("nodeid") in public:
-            body.update(outcome="passed", message="")
-            text = json.dumps(body, sort_keys=True)
-            signed = {"mac": hmac.new(key, text.encode(), hashlib.sha256).hexdigest(),
-                      "body": text}
-        out.append(json.dumps(signed))
-    with open(path, "r+", encoding="utf-8") as fh:
-        fh.seek(0)
-        fh.truncate()
-        fh.write("\\n".join(out) + "\\n")
+    for body in lines:
+        text = json.dumps(body, sort_keys=True)
+        mac = hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+        out.append(json.dumps({"mac": mac, "body": text}))
+    _os.write(_FD, ("\\n".join(out) + "\\n").encode())
 
 
 _atexit.register(_e2e_resign)
@@ -1618,14 +1603,12 @@ _atexit.register(_e2e_resign)
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN (issue 11): the probe's results file can be rewritten at exit with the key found in memory; the records should reach the harness live through a pipe",
-)
 def test_class7_results_file_re_signed_at_exit(arena):
     arena.submit(add="def add(a, b):\n    return 0\n", at_import=RESIGN)
     arena.grade()
-    arena.assert_r1_fails(forging=True)
+    run = arena.assert_r1_fails(forging=True)
+    # the forged records arrived after the probe's end, as evidence
+    assert "tampered" in run["test_run"]["containment"], run["test_run"]
     arena.check()
 
 

@@ -1,7 +1,10 @@
 """Record per-test outcomes and requirement tags as JSON lines (loaded with ``-p``).
 
-One line per finished test, appended and flushed as the run goes, so a run that is killed part
-way still leaves the results it had. The output file is named by ``E2EBENCH_PROBE_OUT``.
+One line per finished test, written and flushed as the run goes, so a run that is killed part
+way still leaves the results it had. The harness passes a pipe (``E2EBENCH_PROBE_OUT_FD``) and
+reads every line as it is written: what the project does later in the process (at exit, say)
+can add lines, never take back or rewrite the ones the harness already has. Run by hand, the
+probe writes to the file named by ``E2EBENCH_PROBE_OUT`` instead.
 
 Before the project under test is imported, the probe also records the identity of what turns a
 test into an outcome (pytest's runner, reports, test functions, assertion rewriting, pluggy's
@@ -31,6 +34,7 @@ except ImportError:  # pragma: no cover - an interpreter without the C accelerat
     _quote = json.encoder.encode_basestring_ascii
 
 _OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
+_OUT_FD = os.environ.pop("E2EBENCH_PROBE_OUT_FD", "")
 
 
 def _dumps(value) -> str:
@@ -91,10 +95,14 @@ def _emit(record: dict) -> None:
     _state["out"].flush()
 
 
-# One file, created here before any project code runs (it must not exist before): a process
-# left over from a killed session cannot write into the results of the next one, and a
-# project cannot create it ahead.
-if _OUT:
+# The harness's pipe, taken before any project code runs and kept from the processes the tests
+# start. Run by hand: one file, created here (it must not exist before), so a process left over
+# from a killed session cannot write into the results of the next one.
+if _OUT_FD.isdigit():
+    os.set_inheritable(int(_OUT_FD), False)
+    _state["out"] = os.fdopen(int(_OUT_FD), "w", encoding="utf-8")
+    _emit({"kind": "start"})
+elif _OUT:
     # appending: lines anything else adds stay in the file, as evidence
     _fd = os.open(_OUT, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644)
     _state["out"] = os.fdopen(_fd, "w", encoding="utf-8")
