@@ -177,7 +177,7 @@ def summarize(records: list[Mapping]) -> dict:
         evaluated = [r for r in recs if r.get("metrics") is not None]
         summary[agent] = {
             **_over_runs(evaluated, SUMMARY_KEYS),
-            "runs": len({r["run"] for r in recs}),
+            "runs": len({r["run"] for r in evaluated}),  # runs the means are over
             "tasks": len({r["task"] for r in recs}),
             "evaluated_runs": len(evaluated),
             "errored_runs": len(recs) - len(evaluated),
