@@ -3,7 +3,9 @@
 ``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders,
 ``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders and
 ``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
-lifecycle stage. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+lifecycle stage; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
+results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks. The
+benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
 from __future__ import annotations
@@ -28,8 +30,23 @@ def main(argv: list[str] | None = None) -> int:
         sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
+    from .report import commands as reports
+
+    reporting = commands.add_parser(
+        "report", help="print the summary of results.json files; --html writes the HTML report"
+    )
+    reports.add_report_arguments(reporting)
+    reporting.set_defaults(run=reports.report)
+    comparing = commands.add_parser(
+        "compare", help="paired comparison of two agents on the same tasks"
+    )
+    reports.add_compare_arguments(comparing)
+    comparing.set_defaults(run=reports.compare)
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except reports.ResultsError as exc:
+        parser.exit(2, f"e2ebench {args.command}: error: {exc}\n")
 
 
 if __name__ == "__main__":

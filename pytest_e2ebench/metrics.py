@@ -26,10 +26,10 @@ Definitions (rates are fractions in [0, 1]; a metric that does not apply is ``No
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Iterable, Mapping
 
+from .stats import describe, mean_std, pass_at_k
 from .verdicts import IMPLEMENTED, PASSING, SKIPPED
 
 REQ_WEIGHT, TEST_WEIGHT = 0.6, 0.4  # E2EDev §B.2 "Balanced Score"
@@ -121,6 +121,8 @@ def suite_metrics(tests: list[Mapping], coverage: Mapping | None) -> dict:
         "branch_coverage": ratio(cov.get("covered_branches", 0), cov.get("branches", 0)),
         "covered_lines": cov.get("covered_lines") if coverage else None,
         "covered_branches": cov.get("covered_branches") if coverage else None,
+        # coverage.py's XML and HTML reports of this suite, where the harness wrote them
+        "coverage_reports": cov.get("reports") or None,
     }
 
 
@@ -163,51 +165,96 @@ def run_metrics(
     return {k: values[k] for k in METRIC_KEYS}
 
 
-def mean_std(values: Iterable[float | None]) -> dict:
-    """Mean and sample standard deviation (n − 1) of the non-null values.
-
-    ``std`` is None with fewer than two values; both are None with none.
-    """
-    xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
-    return {
-        "mean": statistics.fmean(xs) if xs else None,
-        "std": statistics.stdev(xs) if len(xs) > 1 else None,
-        "n": len(xs),
-    }
-
-
 def summarize(records: list[Mapping]) -> dict:
-    """Per agent: each metric's mean ± std over runs of the macro-average across tasks.
+    """Per agent: each metric's mean ± std and 95 % CI over runs of the macro-average across tasks.
 
     E2EDev reports mean ± std over three runs; a run's score is the mean over its tasks.
     Records without metrics (a run that ended in an error) are left out of the means, never
     silently: ``evaluated_runs`` says how many (task, run) records the means are over,
     ``errored_runs`` how many were left out, and ``partial`` is true when any was (issue 11,
-    class 8). Each metric's ``n`` is the number of runs its mean is over.
+    class 8). Each metric's ``n`` is the number of runs its mean is over. ``pass_at_k`` and
+    ``best_of_n`` pool the runs per requirement; ``by_quarter`` groups the tasks by the quarter
+    of their ``created`` date (E2EDevBench §5, leakage).
     """
-    by_agent: dict[str, dict[int, list[Mapping]]] = {}
-    tasks: dict[str, set[str]] = {}
-    errored: dict[str, int] = {}
-    evaluated: dict[str, int] = {}
-    for rec in records:
-        agent = rec["agent"]
-        by_agent.setdefault(agent, {})
-        tasks.setdefault(agent, set()).add(rec["task"])
-        if rec.get("metrics") is None:
-            errored[agent] = errored.get(agent, 0) + 1
-            continue
-        evaluated[agent] = evaluated.get(agent, 0) + 1
-        by_agent[agent].setdefault(rec["run"], []).append(rec["metrics"])
     summary: dict[str, dict] = {}
-    for agent, runs in sorted(by_agent.items()):
-        per_run = {
-            key: [mean_std(m[key] for m in metrics)["mean"] for metrics in runs.values()]
-            for key in SUMMARY_KEYS
+    by_agent: dict[str, list[Mapping]] = {}
+    for rec in records:
+        by_agent.setdefault(rec["agent"], []).append(rec)
+    for agent, recs in sorted(by_agent.items()):
+        evaluated = [r for r in recs if r.get("metrics") is not None]
+        summary[agent] = {
+            **_over_runs(evaluated, SUMMARY_KEYS),
+            "runs": len({r["run"] for r in evaluated}),  # runs the means are over
+            "tasks": len({r["task"] for r in recs}),
+            "evaluated_runs": len(evaluated),
+            "errored_runs": len(recs) - len(evaluated),
+            "partial": len(recs) > len(evaluated),
+            **pooled_requirements(evaluated),
+            "by_quarter": by_quarter(evaluated),
         }
-        summary[agent] = {key: mean_std(vals) for key, vals in per_run.items()}
-        summary[agent]["runs"] = len(runs)
-        summary[agent]["tasks"] = len(tasks[agent])
-        summary[agent]["evaluated_runs"] = evaluated.get(agent, 0)
-        summary[agent]["errored_runs"] = errored.get(agent, 0)
-        summary[agent]["partial"] = errored.get(agent, 0) > 0
     return summary
+
+
+def _over_runs(records: list[Mapping], keys: Iterable[str]) -> dict:
+    """Each key's mean, std and CI over runs of the per-run mean across the records' tasks."""
+    runs: dict[int, list[Mapping]] = {}
+    for rec in records:
+        runs.setdefault(rec["run"], []).append(rec["metrics"])
+    return {
+        key: describe(mean_std(m[key] for m in metrics)["mean"] for metrics in runs.values())
+        for key in keys
+    }
+
+
+def pooled_requirements(records: list[Mapping]) -> dict:
+    """pass@k and best-of-N over the evaluated runs of each requirement, macro over tasks.
+
+    ``pass_at_k[str(k)]`` averages the unbiased estimator over a task's requirements, then over
+    tasks, for k up to the fewest runs any task has (so pass@1 equals the mean Impl-Rate when
+    no run errored). ``best_of_n`` is the share of a task's requirements that some run
+    implements, averaged over tasks, with ``runs`` the most runs pooled.
+    """
+    tasks: dict[str, dict[str, list[bool]]] = {}
+    for rec in records:
+        reqs = tasks.setdefault(rec["task"], {})
+        for req in rec.get("requirements") or ():
+            reqs.setdefault(req["id"], []).append(req["verdict"] == IMPLEMENTED)
+    tasks = {t: reqs for t, reqs in tasks.items() if reqs}
+    if not tasks:
+        return {"pass_at_k": {}, "best_of_n": {"impl_rate": None, "runs": 0}}
+    fewest = min(len(v) for reqs in tasks.values() for v in reqs.values())
+    pass_k = {
+        str(k): statistics.fmean(
+            statistics.fmean(pass_at_k(len(v), sum(v), k) for v in reqs.values())
+            for reqs in tasks.values()
+        )
+        for k in range(1, fewest + 1)
+    }
+    best = statistics.fmean(
+        statistics.fmean(any(v) for v in reqs.values()) for reqs in tasks.values()
+    )
+    most = max(len(v) for reqs in tasks.values() for v in reqs.values())
+    return {"pass_at_k": pass_k, "best_of_n": {"impl_rate": best, "runs": most}}
+
+
+QUARTER_KEYS = ("impl_rate", "req_acc", "pass_rate", "balanced")
+
+
+def quarter(created: str | None) -> str:
+    """``2026-11-22`` → ``2026Q4`` (``unknown`` without a date)."""
+    if not created:
+        return "unknown"
+    year, month = created[:4], int(created[5:7])
+    return f"{year}Q{(month - 1) // 3 + 1}"
+
+
+def by_quarter(records: list[Mapping]) -> dict:
+    """The main rates over runs per quarter of the tasks' ``created`` date, oldest first."""
+    groups: dict[str, list[Mapping]] = {}
+    for rec in records:
+        created = (rec.get("task_meta") or {}).get("created")
+        groups.setdefault(quarter(created), []).append(rec)
+    return {
+        q: {"tasks": len({r["task"] for r in recs}), **_over_runs(recs, QUARTER_KEYS)}
+        for q, recs in sorted(groups.items())
+    }

@@ -21,6 +21,7 @@ DEFAULT_AGENT_TIMEOUT = 3600.0
 DEFAULT_APP_STEPS = 20  # actions per test case of the app judge's browser agent
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 LLM_CACHE_MODES = ("off", "record", "replay")
+COV_REPORTS = ("term", "xml", "html")
 
 
 def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, **kwargs) -> None:
@@ -148,6 +149,27 @@ def addoption(parser: pytest.Parser) -> None:
             f"then the case is Uncertain (default {DEFAULT_APP_STEPS}).",
             {"type": int, "metavar": "N"},
         ),
+        (
+            "html",
+            "",
+            "also write one self-contained HTML report (plots, per-run details) to PATH.",
+            {"metavar": "PATH"},
+        ),
+        (
+            "cov-xml",
+            "",
+            "write the coverage of all runs' generated projects under the reference tests "
+            "as one Cobertura XML file to PATH (for CI).",
+            {"metavar": "PATH"},
+        ),
+        (
+            "cov-report",
+            "",
+            "session coverage reports, comma-separated: term (coverage.py's per-file table of "
+            "each run), xml (all runs in DIR/coverage.xml unless --e2e-cov-xml), html (all runs "
+            "in DIR/htmlcov/). Every run's eval folder has coverage.xml and htmlcov/ regardless.",
+            {"metavar": "term|xml|html"},
+        ),
     ):
         _twin(parser, group, name, ini_default, help, **kwargs)
     parser.addini("e2ebench_temperature", "sampling temperature of LLM agents", default="0.2")
@@ -215,6 +237,9 @@ class Settings:
     app_steps: int = DEFAULT_APP_STEPS
     stages: tuple[str, ...] = ("implement",)
     stage_mode: str = "modular"
+    html: Path | None = None
+    cov_xml: Path | None = None
+    cov_report: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -235,6 +260,28 @@ def source(config: pytest.Config, name: str) -> str:
     key = name.replace("-", "_")
     given = getattr(config.option, f"e2e_{key}", None) is not None
     return f"--e2e-{name}" if given else f"ini option e2ebench_{key}"
+
+
+def _optional_path(config: pytest.Config, cli: str | None, ini_name: str) -> Path | None:
+    """A path option that is off when empty (CLI relative to the invocation folder)."""
+    if cli is None and not str(config.getini(ini_name)).strip():
+        return None
+    if cli is not None and not cli.strip():
+        return None
+    return _path(config, cli, ini_name)
+
+
+def _cov_report(config: pytest.Config, cli: str | None) -> tuple[str, ...]:
+    raw = cli if cli is not None else str(config.getini("e2ebench_cov_report"))
+    kinds = tuple(k.strip() for k in raw.split(",") if k.strip())
+    for kind in kinds:
+        if kind not in COV_REPORTS:
+            source = "--e2e-cov-report" if cli is not None else "ini option e2ebench_cov_report"
+            raise pytest.UsageError(
+                f"{source}={raw}: unknown report {kind!r}; use a comma-separated list of "
+                f"{', '.join(COV_REPORTS)}"
+            )
+    return kinds
 
 
 def _number(config: pytest.Config, cli, ini_name: str, option: str, kind):
@@ -305,6 +352,9 @@ def resolve(config: pytest.Config) -> Settings:
         co2=tuple(config.getini("e2ebench_co2")),
         stages=stages,
         stage_mode=stage_mode,
+        html=_optional_path(config, opt.e2e_html, "e2ebench_html"),
+        cov_xml=_optional_path(config, opt.e2e_cov_xml, "e2ebench_cov_xml"),
+        cov_report=_cov_report(config, opt.e2e_cov_report),
     )
 
 

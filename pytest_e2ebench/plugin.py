@@ -84,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if workerinput is None:
         from .report.terminal import Reporter
 
-        config.pluginmanager.register(Reporter(config, settings.out), "e2ebench-reporter")
+        config.pluginmanager.register(Reporter(config, settings), "e2ebench-reporter")
 
 
 def _sandbox(config: pytest.Config, settings):

@@ -38,6 +38,11 @@ from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
 
 COVERAGE_TIMEOUT = 300.0
+# per-run coverage reports, next to the coverage data in the run's eval folder
+COVERAGE_XML = "coverage.xml"
+COVERAGE_HTML = "htmlcov"
+COVERAGE_SOURCE = "source"  # the intake copy of the project the reports read
+SOURCE_LIMITS = IntakeLimits(max_files=20_000, max_bytes=256 << 20, max_file_bytes=16 << 20)
 PROBE_LIMIT = 64 << 20  # bytes of the probe's results file read (a big suite writes ~1 MB)
 # What a test run imports from its environment (the probe comes from the harness's folder).
 _TOOLS = ("pytest", "_pytest", "pluggy", "pytest_timeout.py")
@@ -54,18 +59,18 @@ INI = textwrap.dedent(
 )
 
 
+def _run_section(root: Path, data: Path) -> str:
+    """``[run]`` measuring branches of the code files under ``root``, data in ``data``."""
+    omit = "\n".join(f"    {p}" for p in coverage_omit(root))
+    return f"[run]\nbranch = True\nsource =\n    {root}\nomit =\n{omit}\ndata_file = {data}\n"
+
+
 def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
     rc = where / "coveragerc"
-    omit = "\n".join(f"    {p}" for p in coverage_omit(repo))
     rc.write_text(
-        "[run]\n"
-        "branch = True\n"
-        f"source =\n    {repo}\n"
-        f"omit =\n{omit}\n"
-        "parallel = True\n"
+        _run_section(repo, data) + "parallel = True\n"
         # Tests of command-line tools start subprocesses: measure those too (coverage >= 7.10).
         "patch = subprocess\n"
-        f"data_file = {data}\n"
     )
     return rc
 
@@ -199,16 +204,58 @@ class _ProbePipe:
             os.close(self._file)
 
 
-def coverage_totals(where: Path, repo: Path, data: list[Path]) -> dict | None:
+def _report_rc(where: Path, repo: Path, source: Path) -> Path:
+    """The rc file of the harness's coverage steps: data remapped from ``repo`` to ``source``.
+
+    Reports read only the intake copy ``source`` (``[report] include``), so a data file that
+    names a file outside the project (it is the project zone's output) reports nothing.
+    """
+    rc = where / "coveragerc"
+    rc.write_text(
+        _run_section(source, where / "combined") + "[paths]\n"
+        f"project =\n    {source}\n    {repo}\n"
+        "[report]\n"
+        f"include =\n    {source}/*\n"
+        "[html]\n"
+        f"directory = {where / COVERAGE_HTML}\n"
+        "[xml]\n"
+        f"output = {where / COVERAGE_XML}\n"
+    )
+    return rc
+
+
+def coverage_step(
+    where: Path, name: str, args: list[str], cwd: Path | None = None
+) -> process.Completed:
+    """``coverage ARGS`` by the harness's interpreter in isolated mode (log in ``where``).
+
+    Only for data and sources the harness copied into its own folders (never the run's
+    environment's interpreter, which the project could have changed), under rlimits.
+    """
+    return process.run(
+        [sys.executable, "-I", "-m", "coverage", *args],
+        cwd=cwd or where,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        timeout=COVERAGE_TIMEOUT,
+        log=where / f"coverage-{name}.log",
+        preexec=Limits().apply,  # rlimits only: this is the harness's own code, on data
+    )
+
+
+def coverage_totals(
+    where: Path, repo: Path, data: list[Path], reports: bool = False
+) -> dict | None:
     """Combine coverage data files written by sandboxed runs into totals (None: no data).
 
     The data files are the project zone's output, so they are handled as data only: copied,
     without following links and within size limits, into ``where`` (a fresh folder no sandbox
-    could write), and combined and reported there by the *harness's* interpreter in isolated
-    mode (``-I``: no environment variables, no user site, no current folder on ``sys.path``),
-    under resource limits — never by the run's environment, which the project could have
-    changed. A report that fails (e.g. on a source file too big to parse) leaves coverage
-    unknown for this suite and says so; it never changes a verdict.
+    could write) together with the project's sources, and combined and reported there by the
+    *harness's* interpreter in isolated mode (``-I``: no environment variables, no user site,
+    no current folder on ``sys.path``), under resource limits — never by the run's environment,
+    which the project could have changed. A report that fails (e.g. on a source file too big to
+    parse) leaves coverage unknown for this suite and says so; it never changes a verdict.
+    With ``reports``, coverage.py's Cobertura XML (``coverage.xml``) and HTML (``htmlcov/``)
+    reports are written into ``where`` too, and ``reports`` in the result names them.
     """
     where.mkdir(parents=True)
     inbox = where / "data"
@@ -231,35 +278,35 @@ def coverage_totals(where: Path, repo: Path, data: list[Path]) -> dict | None:
     files.sort()
     if not files:
         return None
-    rc = _coveragerc(where, repo, where / "combined")
-    base = [sys.executable, "-I", "-m", "coverage"]
-    env = {"PATH": os.defpath, "LANG": "C.UTF-8"}
-    limited = Limits().apply  # rlimits only: this is the harness's own code, on data
-
-    def step(name: str, args: list[str]) -> process.Completed:
-        return process.run(
-            [*base, *args],
-            cwd=where,
-            env=env,
-            timeout=COVERAGE_TIMEOUT,
-            log=where / f"coverage-{name}.log",
-            preexec=limited,
-        )
-
-    combine = step("combine", ["combine", "--keep", f"--rcfile={rc}", *map(str, files)])
+    source = where / COVERAGE_SOURCE
+    copy_tree(repo, source, SOURCE_LIMITS, ignore=("__pycache__", ".git"))
+    rc = _report_rc(where, repo, source)
+    combine = coverage_step(
+        where, "combine", ["combine", "--keep", f"--rcfile={rc}", *map(str, files)]
+    )
     out = where / "coverage.json"
-    report = step("json", ["json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"])
+    report = coverage_step(
+        where, "json", ["json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"]
+    )
     if combine.returncode not in (0, 1) or report.returncode != 0 or not out.is_file():
         if "No data" in report.output or "No data" in combine.output:
             return None  # nothing of the project was imported: not an error
         return {"error": f"coverage report failed:\n{report.tail(5) or combine.tail(5)}"}
     totals = json.loads(out.read_text())["totals"]
-    return {
+    found = {
         "statements": totals.get("num_statements", 0),
         "covered_lines": totals.get("covered_lines", 0),
         "branches": totals.get("num_branches", 0),
         "covered_branches": totals.get("covered_branches", 0),
     }
+    if reports:
+        written = {}
+        for kind, target in (("xml", COVERAGE_XML), ("html", f"{COVERAGE_HTML}/index.html")):
+            done = coverage_step(where, kind, [kind, f"--rcfile={rc}", "--ignore-errors"])
+            if done.returncode == 0 and (where / target).is_file():
+                written[kind] = str(where / target)
+        found["reports"] = written
+    return found
 
 
 def _check_tools(venv_python: Path, *, web: bool) -> None:
@@ -446,7 +493,9 @@ def run_suite(
         "contained": list(done.contained),
         "coverage": None
         if web is not None
-        else coverage_totals(eval_dir / f"{name}-coverage", repo, [suite / "coverage"]),
+        else coverage_totals(
+            eval_dir / f"{name}-coverage", repo, [suite / "coverage"], reports=name == "extended"
+        ),
         **probe,
     }
 

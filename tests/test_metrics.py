@@ -126,4 +126,4 @@ def test_summary_is_mean_std_over_runs_of_the_task_average():
     assert summary["runs"] == 3
     assert summary["tasks"] == 3
     assert summary["errored_runs"] == 1
-    assert summary["cost_usd"] == {"mean": None, "std": None, "n": 0}
+    assert summary["cost_usd"] == {"mean": None, "std": None, "n": 0, "ci95": None}

@@ -29,7 +29,12 @@ def test_results_json_has_the_contract_keys(pytester, tasks, results):
     for key, value in run["metrics"].items():
         if key.endswith(("_rate", "_acc", "balanced", "_coverage")) and value is not None:
             assert 0.0 <= value <= 1.0, key
-    assert doc["summary"]["reference"]["impl_rate"] == {"mean": 1.0, "std": None, "n": 1}
+    assert doc["summary"]["reference"]["impl_rate"] == {
+        "mean": 1.0,
+        "std": None,
+        "n": 1,
+        "ci95": None,
+    }
 
 
 def test_table_shows_mean_and_std_over_runs(pytester, tasks):

@@ -5,11 +5,14 @@ Scripts read these keys; see the "results.json" section of docs/metrics.md.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .. import __version__
 from ..cache import write_json
+from ..errors import E2EBenchError
 from ..metrics import mean_std, summarize
+from ..stats import METHOD
 
 SCHEMA = "e2ebench-results/1"
 _RUN_KEYS = (
@@ -38,19 +41,34 @@ _RUN_KEYS = (
 )
 
 
-def build(records: list[dict], stage_records: list[dict] = ()) -> dict:
-    """The results document for the run records of one session, sorted for stable diffs.
+def run_key(record: dict) -> str:
+    """``agent/task/run-N``: how results.json names one run."""
+    return f"{record['agent']}/{record['task']}/run-{record['run']}"
 
-    ``stage_records`` are the lifecycle stages' records (docs/stages.md): they make the
-    ``stages`` section, present only when a stage besides implement was graded.
+
+def build(
+    records: list[dict], refreshed: list[str] | None = None, stage_records: list[dict] = ()
+) -> dict:
+    """The results document for run records, sorted for stable diffs.
+
+    ``refreshed`` names the runs this session evaluated (all of them when None); the summary
+    counts per agent how many of its runs were. ``stage_records`` are the lifecycle stages'
+    records (docs/stages.md): they make the ``stages`` section, present only when a stage
+    besides implement was graded.
     """
     ordered = sorted(records, key=lambda r: (r["task"], r["agent"], r["run"]))
     tasks = [{k: rec[k] for k in _RUN_KEYS if k in rec} for rec in ordered]
+    fresh = sorted(run_key(r) for r in ordered) if refreshed is None else sorted(refreshed)
+    summary = summarize(ordered)
+    for agent, stats in summary.items():
+        stats["refreshed_runs"] = sum(1 for key in fresh if key.split("/", 1)[0] == agent)
     document = {
         "schema": SCHEMA,
         "generator": f"pytest-e2ebench {__version__}",
+        "statistics": METHOD,
+        "refreshed": fresh,
         "tasks": tasks,
-        "summary": summarize(ordered),
+        "summary": summary,
     }
     if stage_records:
         document["stages"] = stage_section(stage_records, ordered)
@@ -102,6 +120,38 @@ def stage_section(stage_records: list[dict], records: list[dict]) -> dict:
         }
     runs = [{k: v for k, v in r.items() if k != "schema"} for r in ordered]
     return {"runs": runs, "summary": summary}
+
+
+class ResultsError(E2EBenchError, ValueError):
+    """A results file that cannot be used; the message names the file and the fix."""
+
+
+def load(path: Path) -> dict:
+    """A results document, checked; :class:`ResultsError` names the file and what is wrong."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ResultsError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise ResultsError(
+            f"{path}: schema is {found!r}, not {SCHEMA!r}; pass a results.json written by "
+            f"pytest-e2ebench"
+        )
+    if not isinstance(document.get("tasks"), list) or not all(
+        isinstance(r, dict) and {"task", "agent", "run"} <= r.keys() for r in document["tasks"]
+    ):
+        raise ResultsError(f"{path}: field tasks must be a list of run records (task, agent, run)")
+    return document
+
+
+def merge(previous: list[dict], fresh: list[dict]) -> list[dict]:
+    """The previous records, each replaced by this session's record of the same run."""
+    merged = {run_key(r): r for r in previous}
+    merged.update({run_key(r): r for r in fresh})
+    return list(merged.values())
 
 
 def write(path: Path, document: dict) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..collect import PROPERTY
-from ..metrics import mean_std
+from ..stats import mean_std
 from . import results
 
 RESULTS_FILE = "results.json"
@@ -54,16 +54,19 @@ def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
 class Reporter:
     """Collects the e2ebench records of a session (controller side)."""
 
-    def __init__(self, config: pytest.Config, out: Path) -> None:
+    def __init__(self, config: pytest.Config, settings) -> None:
         self.config = config
-        self.out = out
+        self.settings = settings
+        self.out = settings.out
+        self.deselected = 0
+        self.problems: list[str] = []  # shown in the terminal summary
+        self.coverage_lines: list[str] = []
         self.records: dict[tuple[str, str, int], dict] = {}
         self.stage_records: dict[tuple[str, str, int, str], dict] = {}
         self.results_path: Path | None = None
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
-        self.columns = COLUMNS
         # Under -n runs happen in workers, which cannot print: a thread shows their progress.
         self.distributed = getattr(config.option, "dist", "no") != "no"
 
@@ -82,6 +85,7 @@ class Reporter:
             return
         with capture.global_and_fixture_disabled():
             tr.write_line(line)
+        self.html_path: Path | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -97,6 +101,22 @@ class Reporter:
                 task = getattr(item, "task", None)
                 if task is not None:
                     self.collected_tasks[task.id] = task
+
+    def pytest_deselected(self, items) -> None:
+        self.deselected += len(items)
+
+    def partial(self, session: pytest.Session) -> bool:
+        """True when this session evaluated only some runs (-k, -m, --lf, node ids, -x)."""
+        option = self.config.option
+        return bool(
+            self.deselected  # not seen by the xdist controller: -k and -m are checked too
+            or getattr(option, "keyword", "")
+            or getattr(option, "markexpr", "")
+            or getattr(option, "lf", False)
+            or self.config.args_source == pytest.Config.ArgsSource.ARGS
+            or session.shouldstop
+            or session.shouldfail
+        )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -115,10 +135,39 @@ class Reporter:
         if not self.records and not self.stage_records:
             return
         self.results_path = self.out / RESULTS_FILE
+        fresh = list(self.records.values())
+        records = fresh
+        if self.partial(session) and self.results_path.is_file():
+            # Runs this session did not select keep their last record (issue 14.6).
+            try:
+                previous = results.load(self.results_path)["tasks"]
+            except results.ResultsError as exc:
+                self.problems.append(f"{exc}; replaced by this session's runs only")
+            else:
+                records = results.merge(previous, fresh)
         self.document = results.build(
-            list(self.records.values()), list(self.stage_records.values())
+            records,
+            [results.run_key(r) for r in fresh],
+            list(self.stage_records.values()),
         )
         results.write(self.results_path, self.document)
+        if self.settings.html is not None:
+            from .html import write_html
+
+            self.html_path = self.settings.html
+            write_html(self.html_path, self.document)
+        self._coverage_files()
+
+    def _coverage_files(self) -> None:
+        """--e2e-cov-xml and --e2e-cov-report=xml,html: all runs' coverage in one file."""
+        kinds = self.settings.cov_report
+        xml = self.settings.cov_xml or (self.out / "coverage.xml" if "xml" in kinds else None)
+        html = self.out / "htmlcov" if "html" in kinds else None
+        if xml is None and html is None:
+            return
+        from .coverage import combined
+
+        self.coverage_lines = combined(self.document["tasks"], self.out, xml, html)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.collected_tasks:
@@ -130,36 +179,21 @@ class Reporter:
                 terminalreporter.write_line(f"results: {self.results_path}")
             return
         tr = terminalreporter
-        tr.write_sep("=", "e2ebench summary")
-        self.columns = COLUMNS
-        if any(
-            (r.get("metrics") or {}).get("executability") is not None for r in self.records.values()
-        ):
-            at = [c[1] for c in COLUMNS].index("balanced") + 1
-            extra = (EXEC_COLUMN,)
-            if any((r.get("metrics") or {}).get("sq") is not None for r in self.records.values()):
-                extra = (EXEC_COLUMN, SQ_COLUMN)
-            self.columns = (*COLUMNS[:at], *extra, *COLUMNS[at:])
-        headers = ["task", "agent", "runs", *(c[0] for c in self.columns)]
-        _write_table(tr, headers, [self._task_rows(), self._overall_rows()], left=2)
+        write_summary(tr, self.document)
         self._selection_line(tr)
         self._judge_lines(tr)
-        errored = [r for r in self.records.values() if r.get("metrics") is None]
-        if errored:
-            kinds = sorted({(r.get("error") or {}).get("kind", "unknown") for r in errored})
-            tr.write_line(
-                f"{len(errored)} run(s) ended in an error ({', '.join(kinds)}; see error in "
-                f"results.json); rows marked {PARTIAL_MARK} average over fewer runs:",
-                yellow=True,
-            )
-            for agent, stats in self.document["summary"].items():
-                if stats.get("errored_runs"):
-                    total = stats["evaluated_runs"] + stats["errored_runs"]
-                    tr.write_line(
-                        f"  {agent}: means over {stats['evaluated_runs']} of {total} task runs "
-                        f"({stats['errored_runs']} errored)",
-                        yellow=True,
-                    )
+        for problem in self.problems:
+            tr.write_line(problem, yellow=True)
+        if "term" in self.settings.cov_report:
+            from .coverage import term_lines
+
+            tr.write_sep("-", "e2ebench coverage (reference tests)")
+            for line in term_lines(self.document["tasks"]):
+                tr.write_line(line)
+        for line in self.coverage_lines:
+            tr.write_line(line)
+        if self.html_path is not None:
+            tr.write_line(f"html report: {self.html_path}")
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
 
@@ -220,35 +254,97 @@ class Reporter:
                     line += f"; {key} with tests {stats['mean']:.2f}"
             tr.write_line(line)
 
-    def _task_rows(self) -> list[list[str]]:
-        """Per (task, agent): the mean over runs of each column."""
-        by_task: dict[tuple[str, str], list[dict]] = {}
-        for (task, agent, _run), rec in sorted(self.records.items()):
-            by_task.setdefault((task, agent), []).append(rec)
-        rows = []
-        for (task, agent), recs in by_task.items():
-            metrics = [r["metrics"] for r in recs if r.get("metrics")]
-            runs = str(len(recs))
-            if len(metrics) < len(recs):
-                runs = f"{len(metrics)}/{len(recs)}{PARTIAL_MARK}"
-            cells = [task, agent, runs]
-            for _, key, kind in self.columns:
-                stats = mean_std(m[key] for m in metrics)
-                cells.append(_fmt(stats["mean"], kind) if metrics else "error")
-            rows.append(cells)
-        return rows
 
-    def _overall_rows(self) -> list[list[str]]:
-        """Per agent: results.json's summary (mean, and ± std over several runs)."""
-        rows = []
-        for agent, stats in self.document["summary"].items():
-            mark = PARTIAL_MARK if stats.get("errored_runs") else ""
-            cells = ["overall", agent, f"{stats['runs']}{mark}"]
-            for _, key, kind in self.columns:
-                s = stats.get(key, {"mean": None, "std": None})
-                cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
-            rows.append(cells)
-        return rows
+def columns_for(records: list[dict]) -> tuple:
+    """The table's columns: ``exec`` only when a web or app task ran, ``SQ`` when an app did."""
+    if any((r.get("metrics") or {}).get("executability") is not None for r in records):
+        at = [c[1] for c in COLUMNS].index("balanced") + 1
+        extra = (EXEC_COLUMN,)
+        if any((r.get("metrics") or {}).get("sq") is not None for r in records):
+            extra = (EXEC_COLUMN, SQ_COLUMN)
+        return (*COLUMNS[:at], *extra, *COLUMNS[at:])
+    return COLUMNS
+
+
+def write_summary(tr, document: dict) -> None:
+    """The summary table of a results document, its error lines and the leakage lines.
+
+    ``tr`` is pytest's terminal reporter or anything with ``write_sep`` and ``write_line``.
+    """
+    records = document["tasks"]
+    summary = document["summary"]
+    tr.write_sep("=", "e2ebench summary")
+    columns = columns_for(records)
+    headers = ["task", "agent", "runs", *(c[0] for c in columns)]
+    _write_table(tr, headers, [task_rows(records, columns), overall_rows(summary, columns)], 2)
+    errored = [r for r in records if r.get("metrics") is None]
+    if errored:
+        kinds = sorted({(r.get("error") or {}).get("kind", "unknown") for r in errored})
+        tr.write_line(
+            f"{len(errored)} run(s) ended in an error ({', '.join(kinds)}; see error in "
+            f"results.json); rows marked {PARTIAL_MARK} average over fewer runs:",
+            yellow=True,
+        )
+        for agent, stats in summary.items():
+            if stats.get("errored_runs"):
+                total = stats["evaluated_runs"] + stats["errored_runs"]
+                tr.write_line(
+                    f"  {agent}: means over {stats['evaluated_runs']} of {total} task runs "
+                    f"({stats['errored_runs']} errored)",
+                    yellow=True,
+                )
+    for agent, stats in summary.items():
+        if len(stats.get("pass_at_k") or {}) > 1:
+            ks = ", ".join(f"pass@{k} {100 * v:.1f}%" for k, v in stats["pass_at_k"].items())
+            best = stats["best_of_n"]
+            tr.write_line(
+                f"{agent}: {ks}; best of {best['runs']} {100 * best['impl_rate']:.1f}% (impl)"
+            )
+        quarters = stats.get("by_quarter") or {}
+        if len(quarters) > 1:
+            parts = [
+                f"{q} {_fmt(v['impl_rate']['mean'], 'pct')} ({v['tasks']} tasks)"
+                for q, v in quarters.items()
+            ]
+            tr.write_line(f"{agent}: impl by task quarter: {', '.join(parts)}")
+    refreshed = document.get("refreshed")
+    if refreshed is not None and len(refreshed) < len(records):
+        tr.write_line(
+            f"partial session: {len(refreshed)} of {len(records)} runs refreshed, the others "
+            f"keep their last record (see refreshed in results.json)"
+        )
+
+
+def task_rows(records: list[dict], columns: tuple) -> list[list[str]]:
+    """Per (task, agent): the mean over runs of each column."""
+    by_task: dict[tuple[str, str], list[dict]] = {}
+    for rec in sorted(records, key=lambda r: (r["task"], r["agent"], r["run"])):
+        by_task.setdefault((rec["task"], rec["agent"]), []).append(rec)
+    rows = []
+    for (task, agent), recs in by_task.items():
+        metrics = [r["metrics"] for r in recs if r.get("metrics")]
+        runs = str(len(recs))
+        if len(metrics) < len(recs):
+            runs = f"{len(metrics)}/{len(recs)}{PARTIAL_MARK}"
+        cells = [task, agent, runs]
+        for _, key, kind in columns:
+            stats = mean_std(m[key] for m in metrics)
+            cells.append(_fmt(stats["mean"], kind) if metrics else "error")
+        rows.append(cells)
+    return rows
+
+
+def overall_rows(summary: dict, columns: tuple) -> list[list[str]]:
+    """Per agent: results.json's summary (mean, and ± std over several runs)."""
+    rows = []
+    for agent, stats in summary.items():
+        mark = PARTIAL_MARK if stats.get("errored_runs") else ""
+        cells = ["overall", agent, f"{stats['runs']}{mark}"]
+        for _, key, kind in columns:
+            s = stats.get(key, {"mean": None, "std": None})
+            cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
+        rows.append(cells)
+    return rows
 
 
 def _write_table(tr, headers: list[str], sections: list[list[list[str]]], left: int) -> None:

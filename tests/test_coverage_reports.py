@@ -1,0 +1,109 @@
+"""Coverage files for CI: per-run Cobertura XML and HTML, read by the harness from copies."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import coverage
+import pytest
+
+from pytest_e2ebench.runner import coverage_totals
+
+
+def _project(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "calc").mkdir(parents=True)
+    (repo / "calc" / "__init__.py").write_text("def add(a, b):\n    return a + b\n\n\nX = 1\n")
+    return repo
+
+
+def _data(folder, measured: dict[str, list[int]]):
+    folder.mkdir()
+    data = coverage.CoverageData(basename=str(folder / "data.run1"))
+    data.add_lines(measured)
+    data.write()
+
+
+def test_run_reports_are_cobertura_xml_and_html(tmp_path):
+    repo = _project(tmp_path)
+    _data(tmp_path / "cov", {str(repo / "calc" / "__init__.py"): [1, 5]})
+    found = coverage_totals(tmp_path / "out", repo, [tmp_path / "cov"], reports=True)
+    assert found["statements"] == 3 and found["covered_lines"] == 2
+    xml_path, html_path = found["reports"]["xml"], found["reports"]["html"]
+    root = ET.parse(xml_path).getroot()
+    # Cobertura's shape (coverage-04.dtd): coverage > sources, packages > package > classes
+    assert root.tag == "coverage"
+    assert {"line-rate", "branch-rate", "lines-valid", "lines-covered", "version"} <= set(
+        root.attrib
+    )
+    assert float(root.attrib["line-rate"]) == round(2 / 3, 4)
+    (cls,) = root.iter("class")
+    assert cls.attrib["filename"] == "calc/__init__.py"
+    lines = {int(line.attrib["number"]): int(line.attrib["hits"]) for line in cls.iter("line")}
+    assert lines == {1: 1, 2: 0, 5: 1}
+    (page,) = Path(html_path).parent.glob("*__init___py.html")
+    assert '<span class="nam">add</span>' in page.read_text()  # the source, highlighted
+
+
+def test_reports_read_only_the_copied_project(tmp_path):
+    """A data file naming a host file, or a link in the project, puts no host byte in a report."""
+    secret = tmp_path / "secret.py"
+    secret.write_text("TOKEN = 'do-not-leak'\n")
+    repo = _project(tmp_path)
+    (repo / "calc" / "leak.py").symlink_to(secret)
+    _data(
+        tmp_path / "cov",
+        {
+            str(repo / "calc" / "__init__.py"): [1],
+            str(secret): [1],  # forged by the sandboxed run
+            str(repo / "calc" / "leak.py"): [1],
+        },
+    )
+    found = coverage_totals(tmp_path / "out", repo, [tmp_path / "cov"], reports=True)
+    assert found["statements"] == 3
+    written = b"".join(p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert b"do-not-leak" not in written
+    root = ET.parse(found["reports"]["xml"]).getroot()
+    assert [c.attrib["filename"] for c in root.iter("class")] == ["calc/__init__.py"]
+
+
+def test_session_coverage_files_for_ci(pytester, tasks, results):
+    tasks.make()
+    result = pytester.runpytest(
+        "--e2e-agent=reference",
+        "--e2e-tasks=tasks",
+        "--e2e-cov-report=term,html",
+        "--e2e-cov-xml=ci/coverage.xml",
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*e2ebench coverage (reference tests)*",
+            "coverage of reference calc run-1:",
+            "Name*Stmts*Miss*Branch*BrPart*Cover",
+            "source/calc/*",
+            "TOTAL *",
+            "coverage xml of 1 runs: *ci/coverage.xml",
+            "coverage html of 1 runs: *htmlcov",
+        ]
+    )
+    (run,) = results()["tasks"]
+    per_run = run["suites"]["extended"]["coverage_reports"]
+    assert Path(per_run["xml"]).is_relative_to(run["dir"])
+    assert Path(per_run["html"]).is_file()
+    root = ET.parse(pytester.path / "ci" / "coverage.xml").getroot()
+    names = [c.attrib["filename"] for c in root.iter("class")]
+    assert names and all(n.startswith("reference/calc/run-1/") for n in names)
+    rate = int(root.attrib["lines-covered"]) / int(root.attrib["lines-valid"])
+    assert rate == pytest.approx(run["metrics"]["line_coverage"])
+    assert (pytester.path / ".e2ebench" / "htmlcov" / "index.html").is_file()
+
+
+def test_unknown_coverage_report_is_a_usage_error(pytester, tasks):
+    tasks.make()
+    result = pytester.runpytest(
+        "--e2e-agent=reference", "--e2e-tasks=tasks", "--e2e-cov-report=pdf"
+    )
+    result.stderr.fnmatch_lines(
+        ["*--e2e-cov-report=pdf: unknown report 'pdf'; use *term, xml, html*"]
+    )
