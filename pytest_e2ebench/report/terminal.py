@@ -69,6 +69,7 @@ class Reporter:
         self.monitor = None
         # Under -n runs happen in workers, which cannot print: a thread shows their progress.
         self.distributed = getattr(config.option, "dist", "no") != "no"
+        self.html_path: Path | None = None
 
     def live_line(self, line: str) -> None:
         """Show a progress line now, from the main process of a plain session.
@@ -85,7 +86,6 @@ class Reporter:
             return
         with capture.global_and_fixture_disabled():
             tr.write_line(line)
-        self.html_path: Path | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
