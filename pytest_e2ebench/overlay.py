@@ -169,7 +169,7 @@ def _apply_folder(
         try:
             _apply(child_upper, child_lower, depth + 1, copies, f"{where}/{name}")
             os.fchown(child_lower, st.st_uid, st.st_gid)
-            os.fchmod(child_lower, stat.S_IMODE(st.st_mode))
+            os.fchmod(child_lower, _mode(st))
         finally:
             os.close(child_lower)
     finally:
@@ -184,12 +184,17 @@ def _copy_file(upper_fd: int, lower_fd: int, name: str, st: os.stat_result) -> N
         try:
             _copy_data(source, target, st.st_size)
             os.fchown(target, st.st_uid, st.st_gid)
-            os.fchmod(target, stat.S_IMODE(st.st_mode))
+            os.fchmod(target, _mode(st))
             os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
         finally:
             os.close(target)
     finally:
         os.close(source)
+
+
+def _mode(st: os.stat_result) -> int:
+    """The permission bits to give a copy, without set-user-ID and set-group-ID."""
+    return stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
 
 
 def _copy_data(source: int, target: int, size: int) -> None:

@@ -57,6 +57,7 @@ def test_applied_after_unmounting(tmp_path):
     assert (folder / "escape").is_dir() and not (folder / "escape").is_symlink()
     assert (folder / "escape" / "planted.txt").read_text() == "planted"
     assert list(outside.iterdir()) == []  # never written through the old link
+    assert oct(os.stat(folder / "setuid").st_mode & 0o7777) == "0o755"  # no set-ID bits
     sparse = os.stat(folder / "sparse.bin")
     assert sparse.st_size == 1 << 30 and sparse.st_blocks * 512 < 1 << 20
 
