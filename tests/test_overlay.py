@@ -49,6 +49,8 @@ def test_applied_after_unmounting(tmp_path):
         (view / "escape" / "planted.txt").write_text("planted")
         with open(view / "sparse.bin", "wb") as fh:
             fh.truncate(1 << 30)  # 1 GiB apparent, no blocks
+        (view / "setuid").write_text("#!/bin/sh\n")
+        os.chmod(view / "setuid", 0o6755)
     assert (folder / "new.txt").read_text() == "new"
     assert (folder / "changed.txt").read_text() == "changed"
     assert not (folder / "gone.txt").exists()
