@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import sys
 
 import pytest
 
@@ -76,7 +78,10 @@ def test_errors_become_observations(box):
 
 def test_bash_output_exit_code_truncation_and_timeout(box):
     assert call(box, "bash", command="echo hi; exit 3") == "hi\n\n[exit code 3]"
-    long = call(box, "bash", command=f"python -c 'print(\"x\" * {OUTPUT_LIMIT * 2})'")
+    # the harness's interpreter by its path: "python" on PATH may be a shim (pyenv) or another
+    # venv's that the sandboxed shell cannot reach
+    python = shlex.quote(sys.executable)
+    long = call(box, "bash", command=f"{python} -c 'print(\"x\" * {OUTPUT_LIMIT * 2})'")
     assert f"[output truncated: {OUTPUT_LIMIT + 1} more characters]" in long
     assert call(box, "bash", command="sleep 30").endswith("[command killed after 5 s]")
 
