@@ -72,30 +72,24 @@ class TaskFile(pytest.File):
         if stage == IMPLEMENT:
             for req in task.requirements:
                 name = item_name(task, agent, run, req)
-                yield RequirementItem.from_parent(
-                    self,
-                    name=name,
-                    # Given as text: pytest 9.2 parses "calc[…]" as name and parameters, as
-                    # it parses the ids --lf reads back (a derived id would not match).
-                    nodeid=f"{self.nodeid}::{name}",
-                    task=task,
-                    agent=agent,
-                    run=run,
-                    requirement=req,
-                )
+                yield self._item(RequirementItem, name, task, agent, run, requirement=req)
         elif task.kind != "web" and refs.has(stage):
             for artefact in item_names(stage, refs):
                 name = f"{task.id}[{agent.label}-run-{run}-{stage}-{artefact}]"
-                yield StageItem.from_parent(
-                    self,
-                    name=name,
-                    nodeid=f"{self.nodeid}::{name}",
-                    task=task,
-                    agent=agent,
-                    run=run,
-                    stage=stage,
-                    artefact=artefact,
-                )
+                yield self._item(StageItem, name, task, agent, run, stage=stage, artefact=artefact)
+
+    def _item(self, cls, name: str, task: Task, agent: Agent, run: int, **kwargs):
+        # The id is given as text: pytest 9.2 parses "calc[…]" as name and parameters, as it
+        # parses the ids --lf reads back (a derived id would not match).
+        return cls.from_parent(
+            self,
+            name=name,
+            nodeid=f"{self.nodeid}::{name}",
+            task=task,
+            agent=agent,
+            run=run,
+            **kwargs,
+        )
 
     def repr_failure(self, excinfo, style=None):
         """A malformed task shows its problems, not a traceback."""

@@ -26,12 +26,16 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from .intake import IntakeLimits
+
 # Overlay features off: a change of metadata only must copy the whole file up (metacopy), and
 # a renamed folder must be copied, not redirected (redirect_dir), so the upper layer alone says
 # what changed.
 _OPTIONS = "metacopy=off,redirect_dir=off,index=off"
 _OPAQUE = "trusted.overlay.opaque"
-_MAX_DEPTH = 256  # folders deeper than this in an upper layer are not applied
+# Folders deeper than intake takes (the run's project is taken in with the same bound) are not
+# applied: each level holds three descriptors open while it is walked.
+_MAX_DEPTH = IntakeLimits.max_depth
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 

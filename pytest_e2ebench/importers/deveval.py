@@ -32,7 +32,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import add_arguments as common_arguments
+from . import add_arguments as shared_arguments
 from . import write_report
 
 CONFIG = "repo_config.json"
@@ -184,7 +184,7 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[RepoReport]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import deveval``."""
-    common_arguments(
+    shared_arguments(
         parser,
         "DevEval's benchmark_data/python folder, or one repository in it",
         dt.date(2024, 3, 13),  # DevBench's first public release
