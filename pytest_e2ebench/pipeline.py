@@ -57,7 +57,7 @@ class Evaluator:
     _delivered: set[tuple] = dataclasses.field(default_factory=set)
     _stage_now: str = "agent"  # the stage running, named in the record of a run that fails
     # task id -> the reference's test cases by base node id (the denominator of every agent)
-    _census: dict[str, dict[str, list[str]]] = dataclasses.field(default_factory=dict)
+    _census: dict[str, dict[str, dict]] = dataclasses.field(default_factory=dict)
     # -m: (task, agent, run) -> the requirement ids selected; None when all are
     selected: dict[tuple[str, str, int], set[str]] | None = None
 
@@ -125,7 +125,7 @@ class Evaluator:
             return exc
         return RunFailed(self._stage_now, exc, str(path))
 
-    def _reference_census(self, task: Task) -> dict[str, list[str]]:
+    def _reference_census(self, task: Task) -> dict[str, dict]:
         """The test cases of the reference implementation's run 1 of ``task`` (evaluated, or
         taken from the cache, once per process); empty when it cannot be had (then the static
         count stands)."""
@@ -547,6 +547,12 @@ def build_record(
         notes.append(f"missing after migration: {', '.join(migration['missing'][:8])}")
     if migration.get("weakened"):
         notes.append(f"{len(migration['weakened'])} test(s) weakened by migration count as failed")
+    if migration.get("changed"):
+        changed = sorted(migration["changed"])
+        notes.append(
+            f"migration changed {len(changed)} test module(s): {', '.join(changed[:5])}"
+            + (" …" if len(changed) > 5 else "")
+        )
     record = {
         "schema": RECORD_SCHEMA,
         "task": task.id,
@@ -566,7 +572,8 @@ def build_record(
         # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
         "suites": {"original": original, "extended": extended, "all": everything},
         "migration": {
-            k: migration.get(k) for k in ("migrator", "packages", "mapped", "missing", "weakened")
+            k: migration.get(k)
+            for k in ("migrator", "packages", "mapped", "missing", "weakened", "changed")
         },
         "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
         "install": {"method": install.get("method"), "ok": install.get("ok")},

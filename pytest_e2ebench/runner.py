@@ -327,8 +327,12 @@ def _check_tools(venv_python: Path, *, web: bool) -> None:
 
 
 def own_tests(repo: Path) -> list[Path]:
-    """The agent's own test modules in its repository."""
-    from .testindex import is_test_module
+    """The agent's own test modules in its repository.
+
+    A module of a package whose name only looks like a test (``pkg/test_utils.py`` with no
+    test in it) is code, not a test.
+    """
+    from .testindex import defines_tests, is_test_module
 
     found = []
     for dirpath, dirnames, filenames in os.walk(repo):
@@ -339,7 +343,7 @@ def own_tests(repo: Path) -> list[Path]:
             and d not in ("__pycache__", "venv", ".venv", "build", "dist", "node_modules")
         )
         found += [Path(dirpath, f) for f in sorted(filenames) if is_test_module(Path(f))]
-    return found
+    return [path for path in found if defines_tests(repo, path.relative_to(repo))]
 
 
 def run_suite(

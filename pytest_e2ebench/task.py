@@ -66,6 +66,8 @@ class Task:
     mutants: tuple[Mutant, ...] = ()
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
     app: AppSpec | None = None  # app tasks: the launch contract (issue #15)
+    # [tests.requirements]: requirement id -> node-id globs (for tests only a run reveals)
+    requirement_map: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def materials_dir(self) -> Path | None:
@@ -395,6 +397,7 @@ def load_task(root: Path) -> Task:
         mutants=tuple(mutants),
         network=network,
         app=app,
+        requirement_map=tuple((rid, tuple(globs)) for rid, globs in mapping.items()),
     )
 
 

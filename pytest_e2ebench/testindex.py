@@ -31,6 +31,19 @@ class StaticTest:
     requirements: tuple[str, ...]
     cases: int
     line: int
+    # (case glob, requirement id): requirements a mapping gives only to some parametrized
+    # cases of the test, e.g. ``tests/test_x.py::test_f[utf8-*]`` (issue 20.2)
+    case_requirements: tuple[tuple[str, str], ...] = ()
+
+    def requirements_of(self, nodeid: str) -> list[str]:
+        """The requirements of the case ``nodeid`` of this test."""
+        params = nodeid[len(self.nodeid) :]
+        return [
+            rid
+            for rid in self.requirements
+            if not any(r == rid for _, r in self.case_requirements)
+            or any(r == rid and _case_match(params, g) for g, r in self.case_requirements)
+        ]
 
     @property
     def file(self) -> str:
@@ -137,28 +150,158 @@ def _pytestmark(body: list[ast.stmt], path: str, problems: _Problems) -> list[st
     return ids
 
 
-def _scan_body(body, prefix, inherited, path, problems, out, constants) -> None:
-    own = inherited + _pytestmark(body, path, problems)
+def _is_fixture(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``@pytest.fixture`` / ``@fixture(...)``: a fixture named ``test_*`` is not a test."""
+    for dec in node.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if _dotted(target).rpartition(".")[2] in ("fixture", "yield_fixture"):
+            return True
+    return False
+
+
+def _not_a_test(body: list[ast.stmt]) -> bool:
+    """``__test__ = False`` in a module or class body."""
     for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith(
-            "test"
+        if (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__test__" for t in stmt.targets)
+            and isinstance(stmt.value, ast.Constant)
+            and not stmt.value.value
         ):
-            ids = list(own)
-            for dec in stmt.decorator_list:
-                ids.extend(_requirement_ids(dec, path, problems))
-            out.append(
-                StaticTest(
-                    nodeid=f"{prefix}::{stmt.name}",
-                    requirements=tuple(dict.fromkeys(ids)),
-                    cases=_cases(stmt.decorator_list, constants),
-                    line=stmt.lineno,
+            return True
+    return False
+
+
+class _Module:
+    """What one test module defines, for the scan: its classes by name."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
+
+    def bases(self, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> list[ast.ClassDef]:
+        """``cls``'s base classes defined in this module, nearest first (the MRO, roughly)."""
+        out: list[ast.ClassDef] = []
+        for base in cls.bases:
+            name = _dotted(base)
+            local = self.classes.get(name)
+            if local is not None and name not in seen and local is not cls:
+                out.append(local)
+                out.extend(self.bases(local, seen | {name}))
+        return out
+
+    def is_unittest(self, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:
+        """A ``unittest.TestCase`` subclass (directly, or through a class of this module):
+        pytest collects it whatever its name."""
+        for base in cls.bases:
+            name = _dotted(base)
+            if name.rpartition(".")[2].endswith("TestCase"):
+                return True
+            local = self.classes.get(name)
+            if local is not None and name not in seen and self.is_unittest(local, seen | {name}):
+                return True
+        return False
+
+
+def _class_ids(cls: ast.ClassDef, path: str, problems: _Problems) -> list[str]:
+    ids = _pytestmark(cls.body, path, problems)
+    for dec in cls.decorator_list:
+        ids.extend(_requirement_ids(dec, path, problems))
+    return ids
+
+
+def _scan_class(cls, module, prefix, inherited, path, problems, out, constants) -> None:
+    """The tests of a collected class: its own ``test*`` methods and those it inherits from
+    classes of the same module (pytest collects inherited test methods under the subclass)."""
+    unittest = module.is_unittest(cls)
+    chain = [cls, *module.bases(cls)]
+    ids = inherited + [rid for c in chain for rid in _class_ids(c, path, problems)]
+    seen: set[str] = set()
+    for owner in chain:
+        for stmt in owner.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if stmt.name in seen:
+                    continue  # overridden in a subclass
+                seen.add(stmt.name)
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                if stmt.name.startswith("test") and not _is_fixture(stmt):
+                    _add_test(
+                        stmt,
+                        f"{prefix}::{stmt.name}",
+                        ids,
+                        path,
+                        problems,
+                        out,
+                        constants,
+                        parametrized=not unittest,
+                    )
+            elif isinstance(stmt, ast.ClassDef) and not unittest:
+                _scan_nested(stmt, module, prefix, ids, path, problems, out, constants)
+
+
+def _scan_nested(cls, module, prefix, inherited, path, problems, out, constants) -> None:
+    if cls.name.startswith("Test") and not _not_a_test(cls.body) and not _has_init(cls):
+        _scan_class(cls, module, f"{prefix}::{cls.name}", inherited, path, problems, out, constants)
+
+
+def _has_init(cls: ast.ClassDef) -> bool:
+    """pytest does not collect a ``Test*`` class with its own ``__init__`` (it warns)."""
+    return any(
+        isinstance(s, ast.FunctionDef) and s.name in ("__init__", "__new__") for s in cls.body
+    )
+
+
+def _add_test(stmt, nodeid, inherited, path, problems, out, constants, parametrized=True):
+    ids = list(inherited)
+    for dec in stmt.decorator_list:
+        ids.extend(_requirement_ids(dec, path, problems))
+    out.append(
+        StaticTest(
+            nodeid=nodeid,
+            requirements=tuple(dict.fromkeys(ids)),
+            cases=_cases(stmt.decorator_list, constants) if parametrized else 1,
+            line=stmt.lineno,
+        )
+    )
+
+
+def _scan_module(tree: ast.Module, path: str, problems: _Problems, out: list) -> None:
+    """The tests pytest collects from one module, by its default naming rules: functions named
+    ``test*`` (not fixtures), classes named ``Test*`` without ``__init__``, and every
+    ``unittest.TestCase`` subclass whatever its name; ``__test__ = False`` opts out."""
+    if _not_a_test(tree.body):
+        return
+    constants = _literal_lengths(tree)
+    module = _Module(tree)
+    own = _pytestmark(tree.body, path, problems)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if stmt.name.startswith("test") and not _is_fixture(stmt):
+                _add_test(stmt, f"{path}::{stmt.name}", own, path, problems, out, constants)
+        elif isinstance(stmt, ast.ClassDef) and not _not_a_test(stmt.body):
+            if module.is_unittest(stmt):
+                _scan_class(
+                    stmt, module, f"{path}::{stmt.name}", own, path, problems, out, constants
                 )
-            )
-        elif isinstance(stmt, ast.ClassDef) and stmt.name.startswith("Test"):
-            ids = list(own)
-            for dec in stmt.decorator_list:
-                ids.extend(_requirement_ids(dec, path, problems))
-            _scan_body(stmt.body, f"{prefix}::{stmt.name}", ids, path, problems, out, constants)
+            elif stmt.name.startswith("Test") and not _has_init(stmt):
+                _scan_class(
+                    stmt, module, f"{path}::{stmt.name}", own, path, problems, out, constants
+                )
+
+
+def module_tests(tree: ast.Module, path: str) -> list[StaticTest]:
+    """The tests of one parsed module (node ids start with ``path``), tags unchecked."""
+    found: list[StaticTest] = []
+    _scan_module(tree, path, _Problems(), found)
+    return found
+
+
+def defines_tests(root: Path, rel: Path) -> bool:
+    """True when the module ``root/rel`` defines a test pytest would collect (read bounded,
+    without following links; an unparseable module counts as a test module)."""
+    from .intake import parse_python
+
+    tree = parse_python(root, rel)
+    return tree is None or bool(module_tests(tree, rel.as_posix()))
 
 
 def is_test_module(path: Path) -> bool:
@@ -193,24 +336,53 @@ def scan_tests(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], 
         except PARSE_ERRORS as exc:
             problems.append(f"{rel}: cannot be parsed ({type(exc).__name__}); simplify it")
             continue
-        _scan_body(tree.body, rel, [], rel, problems, found, _literal_lengths(tree))
+        _scan_module(tree, rel, problems, found)
     return found, list(problems)
 
 
+def _split_case(pattern: str) -> tuple[str, str]:
+    """``tests/t.py::test_f[a-*]`` -> (``tests/t.py::test_f``, ``[a-*]``); no case part: ''."""
+    head, sep, last = pattern.rpartition("::")
+    bracket = last.find("[")
+    if not sep or bracket <= 0 or not last.endswith("]"):
+        return pattern, ""
+    return f"{head}::{last[:bracket]}", last[bracket:]
+
+
+def _case_match(params: str, glob: str) -> bool:
+    """Case ids hold brackets of their own: only ``*`` and ``?`` are wildcards here."""
+    escaped = "".join("[[]" if c == "[" else "[]]" if c == "]" else c for c in glob)
+    return fnmatch.fnmatchcase(params, escaped)
+
+
 def apply_mapping(tests: list[StaticTest], mapping: dict[str, list[str]]) -> list[StaticTest]:
-    """Add requirement ids to tests whose node id matches a glob of ``[tests.requirements]``."""
+    """Add requirement ids to tests whose node id matches a glob of ``[tests.requirements]``.
+
+    A glob that names parametrized cases (``...::test_f[utf8-*]``) gives the requirement to
+    those cases only.
+    """
     out = []
     for test in tests:
-        extra = [
-            rid
-            for rid, globs in mapping.items()
-            for pattern in globs
-            if fnmatch.fnmatchcase(test.nodeid, pattern)
-            or fnmatch.fnmatchcase(test.nodeid, pattern + "::*")
-        ]
+        extra: list[str] = []
+        cases: list[tuple[str, str]] = []
+        for rid, globs in mapping.items():
+            for pattern in globs:
+                base, params = _split_case(pattern)
+                if not fnmatch.fnmatchcase(test.nodeid, base):
+                    if params or not fnmatch.fnmatchcase(test.nodeid, pattern + "::*"):
+                        continue
+                if params:
+                    cases.append((params, rid))
+                extra.append(rid)
+        whole = set(test.requirements) | {
+            rid for rid in extra if not any(r == rid for _, r in cases)
+        }
+        cases = [(g, rid) for g, rid in cases if rid not in whole]
         if extra:
             test = dataclasses.replace(
-                test, requirements=tuple(dict.fromkeys(test.requirements + tuple(extra)))
+                test,
+                requirements=tuple(dict.fromkeys(test.requirements + tuple(extra))),
+                case_requirements=tuple(dict.fromkeys(cases)),
             )
         out.append(test)
     return out

@@ -13,6 +13,7 @@ import re
 
 from .skips import may_skip
 from .task import Task
+from .testindex import StaticTest, apply_mapping
 
 IMPLEMENTED = "implemented"
 NOT_IMPLEMENTED = "not_implemented"
@@ -28,12 +29,17 @@ def base_nodeid(nodeid: str) -> str:
     return _PARAMS.sub("", nodeid)
 
 
-def census(run: dict) -> dict[str, list[str]]:
-    """The node ids of each test's cases in a run (by base node id): the reference's run says
-    how many cases a test has when the static scan cannot (``range(len(X) - 1)``, doctests)."""
-    out: dict[str, list[str]] = {}
+def census(run: dict) -> dict[str, dict]:
+    """Each test of a run (by base node id): the node ids of its cases and its requirement
+    tags. The reference's run says which tests and cases there are when the static scan cannot
+    (``range(len(X) - 1)``, tests inherited from another module, doctests)."""
+    out: dict[str, dict] = {}
     for rec in run.get("tests", []):
-        out.setdefault(base_nodeid(rec["nodeid"]), []).append(rec["nodeid"])
+        entry = out.setdefault(base_nodeid(rec["nodeid"]), {"cases": [], "requirements": []})
+        entry["cases"].append(rec["nodeid"])
+        for rid in rec.get("requirements") or ():
+            if rid not in entry["requirements"]:
+                entry["requirements"].append(rid)
     return out
 
 
@@ -48,8 +54,12 @@ def effective_tests(
     Tests in ``weakened`` (base node ids the migration left with fewer assertions) count as
     failed whatever they did. A skip where the reference cannot skip is marked
     ``unexpected_skip`` (counted as not passed); in a tampered run every test failed.
-    ``reference`` is the :func:`census` of the reference implementation's run: a case it has
-    that this run lacks is an error too, so every agent is counted on the same tests.
+    ``reference`` is the :func:`census` of the reference implementation's run: every agent is
+    counted on the same tests, the static ones and those only the reference's run showed. A
+    case the reference has that this run lacks is an error; a case the reference does not have
+    (a parametrization the project lengthened) does not count, so a project cannot dilute its
+    failures with extra passing cases. Tags of tests the static scan did not see come from the
+    reference's run, never from the project's.
     """
     skippable = may_skip(task)
     by_base: dict[str, list[dict]] = {}
@@ -58,8 +68,21 @@ def effective_tests(
     collect_errors = {e["nodeid"]: e["message"] for e in run.get("collect_errors", [])}
     status = run.get("status", "completed")
     out: list[dict] = []
-    for test in task.tests:
+    reference = reference or {}
+    static = {test.nodeid for test in task.tests}
+    expected_tests = list(task.tests) + apply_mapping(
+        [
+            StaticTest(base, tuple(entry["requirements"]), len(entry["cases"]), 0)
+            for base, entry in reference.items()
+            if base not in static
+        ],
+        {rid: list(globs) for rid, globs in task.requirement_map},
+    )
+    for test in expected_tests:
         ran = by_base.pop(test.nodeid, [])
+        cases = reference.get(test.nodeid, {}).get("cases", [])
+        if cases:
+            ran = [rec for rec in ran if rec["nodeid"] in cases]
         if test.nodeid in weakened:
             ran = [
                 {
@@ -85,15 +108,17 @@ def effective_tests(
                     "message": "skipped, but this test does not skip on the reference: "
                     + str(rec.get("message", "")),
                 }
-            out.append({**rec, "requirements": list(test.requirements)})
+            # the task's tags, never the run's
+            out.append({**rec, "requirements": test.requirements_of(rec["nodeid"])})
         seen = {rec["nodeid"] for rec in ran}
-        expected = (reference or {}).get(test.nodeid, [])
-        if not ran or any(case not in seen for case in expected):
-            lacking = [case for case in expected if case not in seen]
-            out.extend(_missing(test, collect_errors, status, lacking if ran else expected))
-    # Tests generated at run time that the static scan could not see: keep their own tags.
-    for recs in by_base.values():
-        out.extend(recs)
+        if not ran or any(case not in seen for case in cases):
+            lacking = [case for case in cases if case not in seen]
+            out.extend(_missing(test, collect_errors, status, lacking if ran else cases))
+    if not reference:
+        # Tests generated at run time that the static scan could not see: keep their own tags
+        # (the reference's own run, or no census to hold them against).
+        for recs in by_base.values():
+            out.extend(recs)
     evidence = run.get("tamper_evidence")
     if evidence:
         out = [
@@ -142,7 +167,7 @@ def _missing(test, collect_errors: dict[str, str], status: str, ids: list[str]) 
             "when": "collect",
             "message": message[:800],
             "duration": 0.0,
-            "requirements": list(test.requirements),
+            "requirements": test.requirements_of(nodeid),
         }
         for nodeid in ids
     ]

@@ -15,7 +15,7 @@ from .intake import MAX_SOURCE_BYTES, read_text
 IGNORED_DIRS = frozenset(
     {"__pycache__", "build", "dist", "node_modules", "venv", ".venv", "env", ".tox", ".eggs"}
 )
-NON_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py", "setup.py")
+NON_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py", "setup.py")  # test names first
 TEST_DIRS = frozenset({"tests", "test"})
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 PYTHON_SUFFIXES = (".py",)
@@ -37,16 +37,28 @@ def suffixes_for(kind: str) -> tuple[str, ...]:
     return WEB_SUFFIXES if kind == "web" else PYTHON_SUFFIXES
 
 
-def is_code_file(rel: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> bool:
-    """True for a source file of the project proper (not a test, not packaging)."""
-    if rel.suffix not in suffixes:
-        return False
-    if any(part in TEST_DIRS for part in rel.parts[:-1]):
-        return False
-    return not any(fnmatch.fnmatch(rel.name, pat) for pat in NON_CODE_FILES)
+def is_test_dir_path(rel: Path) -> bool:
+    """True for a file inside a ``tests``/``test`` folder."""
+    return any(part in TEST_DIRS for part in rel.parts[:-1])
 
 
-def code_files(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> list[Path]:
+def is_code_file(
+    rel: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES, *, include_test_names: bool = False
+) -> bool:
+    """True for a source file of the project proper (not a test, not packaging).
+
+    ``include_test_names`` keeps files named like tests (``test_*.py``) outside test folders:
+    inside a package such a file may be a module (``pkg/test_utils.py``).
+    """
+    if rel.suffix not in suffixes or is_test_dir_path(rel):
+        return False
+    patterns = NON_CODE_FILES[2:] if include_test_names else NON_CODE_FILES
+    return not any(fnmatch.fnmatch(rel.name, pat) for pat in patterns)
+
+
+def code_files(
+    repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES, *, include_test_names: bool = False
+) -> list[Path]:
     """The project's source files, relative to ``repo``, sorted (at most MAX_CODE_FILES).
 
     Links to folders are not entered (``os.walk`` default); a link to a file is listed, and
@@ -57,7 +69,7 @@ def code_files(repo: Path, suffixes: tuple[str, ...] = PYTHON_SUFFIXES) -> list[
         dirnames[:] = sorted(d for d in dirnames if not _ignored_dir(d))
         for name in filenames:
             rel = Path(dirpath, name).relative_to(repo)
-            if is_code_file(rel, suffixes):
+            if is_code_file(rel, suffixes, include_test_names=include_test_names):
                 found.append(rel)
                 if len(found) >= MAX_CODE_FILES:
                     return sorted(found)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,53 @@ def test_every_agent_is_counted_on_the_tests_of_the_reference_run(pytester, task
     both.assert_outcomes(passed=3, failed=3)
     sizes = {r["agent"]: suite_size(r) for r in results()["tasks"]}
     assert sizes == {"reference": 10, "nop": 10}  # 7 tests + 3 cases, not 7 + 1
+
+
+RUNTIME_ONLY_TESTS = (
+    CALC_TESTS
+    + """
+
+import calc
+from base_checks import SharedChecks
+
+
+@pytest.mark.requirement("R3")
+class TestInherited(SharedChecks):  # its test comes from another module: only a run sees it
+    pass
+
+
+@pytest.mark.requirement("R2")
+@pytest.mark.parametrize("op", calc.OPS)  # as many cases as the project says
+def test_ops(op):
+    assert callable(getattr(calc, op))
+"""
+)
+SHARED_CHECKS = """\
+class SharedChecks:
+    def test_shared(self):
+        from calc import mul
+
+        assert mul(2, 3) == 6
+"""
+
+
+def test_the_denominator_is_the_reference_runs_for_every_agent(pytester, tasks, results):
+    """Tests only a run reveals count for every agent, with the reference's tags; cases an
+    agent's project adds to a parametrization do not count (issue 20.2)."""
+    root = tasks.make(tests={"test_calc.py": RUNTIME_ONLY_TESTS, "base_checks.py": SHARED_CHECKS})
+    init = root / "reference" / "calc" / "__init__.py"
+    init.write_text(init.read_text() + 'OPS = ["add", "sub"]\n')
+    agent = pytester.path / "out" / "calc"
+    shutil.copytree(root / "reference", agent)
+    init = agent / "calc" / "__init__.py"
+    init.write_text(init.read_text().replace('OPS = ["add", "sub"]', 'OPS = ["add", "sub", "mul"]'))
+    pytester.runpytest_subprocess(
+        "--e2e-agent=reference,nop,dir:out", "--e2e-tasks=tasks", "-n", "2"
+    )
+    runs = {r["agent"]: r for r in results()["tasks"]}
+    sizes = {agent: suite_size(run) for agent, run in runs.items()}
+    # 7 static cases + test_shared + test_ops[add], test_ops[sub]
+    assert sizes == {"reference": 10, "nop": 10, "dir-out": 10}
+    assert runs["dir-out"]["suites"]["extended"]["passed"] == 10
+    r3 = next(r for r in runs["nop"]["requirements"] if r["id"] == "R3")
+    assert r3["verdict"] == "not_implemented"

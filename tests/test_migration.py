@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from conftest import CALC_CODE
+from conftest import CALC_CODE, CALC_TESTS
 from pytest_e2ebench.migrate.static import similarity
 
 RENAMED = {  # same behaviour, package renamed and two functions renamed
@@ -202,3 +202,118 @@ def test_similarity(a, b, at_least):
     assert similarity(a, b) >= at_least
     assert similarity("add", "mul") < 0.6
     assert json.dumps(similarity(a, a)) == "1.0"
+
+
+DYNAMIC_INIT = """\
+from typing import TYPE_CHECKING
+
+try:
+    from ._speedups import add  # an optional accelerator that is absent
+except ImportError:
+    from .add import add
+
+if TYPE_CHECKING:
+    from ._sub import sub
+else:
+
+    def __getattr__(name):  # a lazily exported name: no static index sees it
+        if name == "sub":
+            from ._sub import sub
+
+            return sub
+        raise AttributeError(name)
+
+globals()["mul"] = __import__("calc.mul", fromlist=["mul"]).mul
+"""
+DYNAMIC_TESTS = """\
+import pytest
+import calc
+from calc import add, sub, mul
+from calc.test_utils import close
+
+TIMES = calc.mul  # used at module level: a placeholder here would fail the whole module
+
+
+@pytest.mark.requirement("R1")
+def test_add():
+    assert close(add(1, 2), 3)
+
+
+@pytest.mark.requirement("R2")
+def test_sub():
+    assert sub(3, 1) == 2 and calc.sub(5, 5) == 0
+
+
+@pytest.mark.requirement("R3")
+def test_mul():
+    assert mul(2, 3) == TIMES(3, 2) == 6
+"""
+
+
+@pytest.mark.parametrize("migrate", ["static", "none"])
+def test_reference_with_dynamic_exports_scores_as_unmigrated(pytester, tasks, results, migrate):
+    """Names bound under if/try, by ``__getattr__`` or ``globals()``, and a package module
+    named like a test (``calc/test_utils.py``) keep the reference whole (issue 20.1)."""
+    code = {"add": CALC_CODE["add"], "_sub": CALC_CODE["sub"], "mul": CALC_CODE["mul"]}
+    root = tasks.make(tests={"test_calc.py": DYNAMIC_TESTS}, code=code)
+    tasks.write(root / "reference" / "calc" / "__init__.py", DYNAMIC_INIT)
+    tasks.write(
+        root / "reference" / "calc" / "test_utils.py",
+        "def close(a, b):\n    return abs(a - b) < 1e-9\n",
+    )
+    result = pytester.runpytest(
+        "--e2e-agent=reference", "--e2e-tasks=tasks", f"--e2e-migrate={migrate}"
+    )
+    result.assert_outcomes(passed=3)
+    run = results()["tasks"][0]
+    assert run["metrics"]["passed"] == 3 and run["metrics"]["failed"] == 0
+    if migrate == "static":
+        assert run["migration"]["changed"] == {}  # the reference's tests ran as written
+        assert run["migration"]["missing"] == []
+        assert not any("migration" in note for note in run["notes"])
+
+
+def test_index_sees_conditional_and_star_exports(tmp_path):
+    from pytest_e2ebench.migrate.index import index_project
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "try:\n    import fast as _f\nexcept ImportError:\n    _f = None\n"
+        "if _f:\n    from ._a import thing\nelse:\n    class thing: ...\n"
+        "from ._b import *\nfrom . import sub\nx, (y, *z) = 1, (2, 3)\n"
+    )
+    (pkg / "_a.py").write_text("def thing(a): ...\n")
+    (pkg / "_b.py").write_text("def helper(a, b): ...\ndef _private(): ...\n")
+    (pkg / "sub.py").write_text("VALUE = 1\n")
+    (pkg / "test_utils.py").write_text("def close(a, b): ...\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_pkg.py").write_text("def test_x(): ...\n")
+    (tmp_path / "test_root.py").write_text("def test_y(): ...\n")
+    index = index_project(tmp_path)
+    assert index.packages == ["pkg"]  # root-level and tests/ test modules are not modules
+    assert index.lookup("pkg", "thing").module == "pkg._a"
+    assert index.lookup("pkg", "helper").kind == "function"
+    assert index.lookup("pkg", "_private") is None  # import * skips private names
+    assert index.lookup("pkg", "sub").kind == "module"
+    assert {n for n in ("x", "y", "z") if index.lookup("pkg", n)} == {"x", "y", "z"}
+    assert index.lookup("pkg.test_utils", "close").kind == "function"
+
+
+def test_a_changed_test_module_is_reported_and_untouched_ones_stay_byte_identical(
+    pytester, tasks, results
+):
+    tests = {
+        "test_calc.py": CALC_TESTS,
+        "test_other.py": "# keep me\nimport pytest\n\n\n@pytest.mark.requirement('R1')\n"
+        "def test_nothing_imported():\n    assert True  # a comment\n",
+    }
+    tasks.make(tests=tests)
+    renamed_project(tasks, pytester.path / "out" / "calc")
+    pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
+    run = results()["tasks"][0]
+    changed = run["migration"]["changed"]
+    assert set(changed) == {"test_calc.py"}
+    assert "calc.add" in changed["test_calc.py"]
+    migrated = pytester.path / ".e2ebench/dir-out/calc/run-1/migrated"
+    assert (migrated / "test_other.py").read_text() == tests["test_other.py"]

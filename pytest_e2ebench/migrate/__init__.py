@@ -21,7 +21,7 @@ import pytest
 
 from ..errors import InfrastructureError
 from ..intake import IntakeLimits, parse_python, read_bytes, walk
-from ..testindex import is_test_module
+from ..testindex import is_test_module, module_tests
 
 HASHED_BYTES = IntakeLimits.max_file_bytes
 
@@ -108,6 +108,7 @@ def count_assertions(node: ast.AST) -> int:
 
 
 def _assertions_by_test(tests: Path) -> dict[str, int]:
+    """Assertions of every test pytest collects under ``tests`` (by the test index's rules)."""
     counts: dict[str, int] = {}
     if tests.is_file():
         files = [tests]
@@ -117,19 +118,16 @@ def _assertions_by_test(tests: Path) -> dict[str, int]:
         rel = file.name if tests.is_file() else file.relative_to(tests).as_posix()
         # A migrated module may come from an LLM: bounded, and unparseable ones count nothing.
         tree = parse_python(file.parent, file.name)
-        if tree is not None:
-            _count_in(tree.body, rel, counts)
+        if tree is None:
+            continue
+        functions = {
+            node.lineno: node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
+        for test in module_tests(tree, rel):
+            counts[test.nodeid] = count_assertions(functions[test.line])
     return counts
-
-
-def _count_in(body: list[ast.stmt], prefix: str, counts: dict[str, int]) -> None:
-    for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith(
-            "test"
-        ):
-            counts[f"{prefix}::{stmt.name}"] = count_assertions(stmt)
-        elif isinstance(stmt, ast.ClassDef) and stmt.name.startswith("Test"):
-            _count_in(stmt.body, f"{prefix}::{stmt.name}", counts)
 
 
 def weakened(task, migrated: Path) -> list[str]:

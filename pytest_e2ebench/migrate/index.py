@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..intake import parse_python
+from ..testindex import is_test_module
 from ..workspace import code_files
 
 
@@ -20,7 +24,7 @@ class Symbol:
 
     module: str
     name: str
-    kind: str  # "class" | "function" | "value"
+    kind: str  # "class" | "function" | "value" | "module" | "import" (a re-export)
     required: int | None = None  # required positional parameters (functions; __init__ of classes)
     methods: tuple[str, ...] = ()
 
@@ -30,6 +34,8 @@ class ProjectIndex:
     """Modules by dotted name, and what each one defines or imports."""
 
     modules: dict[str, dict[str, Symbol]] = dataclasses.field(default_factory=dict)
+    # ``from x import *`` in a module: the modules whose public names it re-exports
+    star_imports: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
     @property
     def packages(self) -> list[str]:
@@ -37,14 +43,28 @@ class ProjectIndex:
         return sorted({m.split(".")[0] for m in self.modules})
 
     def lookup(self, module: str, name: str) -> Symbol | None:
-        """The symbol ``name`` of ``module``, following re-exports."""
-        seen = set()
+        """The symbol ``name`` of ``module``, following re-exports (also ``import *``)."""
+        return self._lookup(module, name, set())
+
+    def _lookup(self, module: str, name: str, seen: set) -> Symbol | None:
         while (module, name) not in seen:
             seen.add((module, name))
             symbol = self.modules.get(module, {}).get(name)
-            if symbol is None or symbol.kind != "import":
-                return symbol
-            module, name = symbol.module, symbol.name  # a re-export: follow it
+            if symbol is None:
+                if name.startswith("_"):
+                    return None  # ``import *`` does not re-export private names
+                for source in self.star_imports.get(module, ()):
+                    found = self._lookup(source, name, seen)
+                    if found is not None:
+                        return found
+                return None
+            if symbol.kind == "import":
+                if f"{symbol.module}.{symbol.name}" in self.modules:
+                    # ``from . import sub``: the name is a submodule
+                    return Symbol(f"{symbol.module}.{symbol.name}", "", "module")
+                module, name = symbol.module, symbol.name  # a re-export: follow it
+                continue
+            return symbol
         return None
 
     def definitions(self, package: str) -> list[Symbol]:
@@ -83,10 +103,64 @@ def _resolve_relative(module: str, is_package: bool, level: int, target: str | N
     return ".".join([*base, *([target] if target else [])])
 
 
+def _scope_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements that bind module-level names: ``body`` and, recursively, the branches of
+    ``if`` (``TYPE_CHECKING``, version checks), ``try`` (optional imports), ``with`` and loops.
+
+    Every branch counts: which one runs is decided when the module is imported, and a name
+    bound in any of them may exist then.
+    """
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
+            yield from _scope_statements([*stmt.body, *stmt.orelse])
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            blocks = [*stmt.body, *stmt.orelse, *stmt.finalbody]
+            for handler in stmt.handlers:
+                blocks.extend(handler.body)
+            yield from _scope_statements(blocks)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            yield from _scope_statements(stmt.body)
+
+
+def _targets(node: ast.expr) -> Iterator[str]:
+    """Names bound by an assignment target (``a``, ``a, b = ...``, ``[a, *b] = ...``)."""
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.Tuple | ast.List):
+        for elt in node.elts:
+            yield from _targets(elt)
+    elif isinstance(node, ast.Starred):
+        yield from _targets(node.value)
+
+
+def _in_package(root: Path, rel: Path) -> bool:
+    """True when ``rel`` sits in a folder with an ``__init__.py`` (a regular package)."""
+    if len(rel.parts) < 2:
+        return False
+    try:  # lstat: the project is untrusted, a link is not followed
+        return stat.S_ISREG(os.lstat(root / rel.parent / "__init__.py").st_mode)
+    except OSError:
+        return False
+
+
+def index_files(root: Path) -> list[Path]:
+    """The modules to index: the project's code, plus modules of its packages whose names
+    only look like tests (``pkg/test_utils.py`` is a module of ``pkg``, not a test file).
+
+    Bounded and without entering links (:func:`pytest_e2ebench.workspace.code_files`).
+    """
+    return [
+        rel
+        for rel in code_files(root, include_test_names=True)
+        if not is_test_module(rel) or _in_package(root, rel)
+    ]
+
+
 def index_project(root: Path) -> ProjectIndex:
-    """Parse every code file under ``root`` (tests excluded) into a :class:`ProjectIndex`."""
+    """Parse every module under ``root`` (tests excluded) into a :class:`ProjectIndex`."""
     index = ProjectIndex()
-    for rel in code_files(root):
+    for rel in index_files(root):
         module = _module_name(rel)
         if not module:
             continue
@@ -97,10 +171,10 @@ def index_project(root: Path) -> ProjectIndex:
             continue
         names: dict[str, Symbol] = {}
         is_package = rel.name == "__init__.py"
-        for stmt in tree.body:
+        for stmt in _scope_statements(tree.body):
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                names[stmt.name] = Symbol(
-                    module, stmt.name, "function", _required(stmt.args, False)
+                names.setdefault(
+                    stmt.name, Symbol(module, stmt.name, "function", _required(stmt.args, False))
                 )
             elif isinstance(stmt, ast.ClassDef):
                 methods = tuple(
@@ -116,19 +190,28 @@ def index_project(root: Path) -> ProjectIndex:
                     ),
                     None,
                 )
-                names[stmt.name] = Symbol(
-                    module,
+                names.setdefault(
                     stmt.name,
-                    "class",
-                    _required(init.args, True) if init else None,
-                    methods,
+                    Symbol(
+                        module,
+                        stmt.name,
+                        "class",
+                        _required(init.args, True) if init else None,
+                        methods,
+                    ),
                 )
             elif isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
-                    if isinstance(target, ast.Name):
-                        names[target.id] = Symbol(module, target.id, "value")
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                names[stmt.target.id] = Symbol(module, stmt.target.id, "value")
+                    for name in _targets(target):
+                        names.setdefault(name, Symbol(module, name, "value"))
+            elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and isinstance(
+                stmt.target, ast.Name
+            ):
+                names.setdefault(stmt.target.id, Symbol(module, stmt.target.id, "value"))
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:  # ``import x.y as z`` binds z to the module x.y
+                        names.setdefault(alias.asname, Symbol(alias.name, "", "module"))
             elif isinstance(stmt, ast.ImportFrom) and stmt.module != "__future__":
                 source = (
                     _resolve_relative(module, is_package, stmt.level, stmt.module)
@@ -136,7 +219,11 @@ def index_project(root: Path) -> ProjectIndex:
                     else stmt.module or ""
                 )
                 for alias in stmt.names:
-                    if alias.name != "*":
-                        names[alias.asname or alias.name] = Symbol(source, alias.name, "import")
+                    if alias.name == "*":
+                        index.star_imports.setdefault(module, []).append(source)
+                    else:
+                        names.setdefault(
+                            alias.asname or alias.name, Symbol(source, alias.name, "import")
+                        )
         index.modules[module] = names
     return index

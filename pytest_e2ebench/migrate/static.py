@@ -16,6 +16,13 @@ A name with no match is bound to a placeholder that fails the tests using it wit
 ``missing: <name>``, so one missing feature does not error a whole test module. Test bodies
 are not changed (only imports and attribute names on reference modules), so a migrated test
 has exactly its original assertions.
+
+A static index cannot see every name a module has at run time (``__getattr__``,
+``globals()`` updates, extension modules). So a mapped name never replaces the project's own:
+where the mapping differs from the test's import, the migrated module first tries the import
+as written (package renamed) and takes the mapping only if that raises ``ImportError``; an
+attribute read likewise falls back only on ``AttributeError``. A project that already has the
+expected API therefore runs its tests exactly as unmigrated.
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ from .index import ProjectIndex, Symbol, index_project
 
 THRESHOLD = 0.6
 MISSING = "_e2ebench_missing"
+ATTR = "_e2ebench_attr"
 _HELPER = f"from e2ebench_probe import missing as {MISSING}"
+_ATTR_HELPER = f"from e2ebench_probe import attr_or as {ATTR}"
 
 
 def _tokens(name: str) -> set[str]:
@@ -151,6 +160,12 @@ class Mapper:
         }
 
 
+def _try_first(first: ast.stmt | list[ast.stmt], fallback: list[ast.stmt]) -> ast.Try:
+    """``try: first`` / ``except ImportError: fallback``."""
+    handler = ast.ExceptHandler(ast.Name("ImportError", ast.Load()), None, fallback)
+    return ast.Try(first if isinstance(first, list) else [first], [handler], [], [])
+
+
 class _Rewriter(ast.NodeTransformer):
     """Rewrites imports of the reference package and attribute names on its modules."""
 
@@ -158,42 +173,62 @@ class _Rewriter(ast.NodeTransformer):
         self.mapper = mapper
         self.module_names: dict[str, str] = {}  # local name -> reference module it stands for
         self.used_missing = False
+        self.used_attr = False
         self.needed_imports: set[str] = set()  # generated modules attribute rewrites point into
+        self.changes: list[str] = []  # what the migration changed, for the report
 
     def _missing(self, qualified: str) -> ast.expr:
         self.used_missing = True
         return ast.Call(ast.Name(MISSING, ast.Load()), [ast.Constant(qualified)], [])
 
+    def _as_written(self, ref_module: str) -> str:
+        """The module the test names, in the generated project (its package renamed)."""
+        top, _, rest = ref_module.partition(".")
+        package = self.mapper.packages.get(top) or top
+        return f"{package}.{rest}" if rest else package
+
     def visit_ImportFrom(self, node: ast.ImportFrom):
         if node.level or not node.module or not self.mapper.is_reference(node.module):
             return node
         out: list[ast.stmt] = []
+        written = self._as_written(node.module)
+        if written != node.module:
+            self.changes.append(f"{node.module} -> {written}")
         for alias in node.names:
             local = alias.asname or alias.name
             if alias.name == "*":
                 target = self.mapper.module(node.module)
                 out.append(ast.ImportFrom(target, [alias], 0) if target else ast.Pass())
                 continue
+            as_written = ast.ImportFrom(written, [ast.alias(alias.name, local)], 0)
             submodule = f"{node.module}.{alias.name}"
             bound = self.mapper.ref.lookup(node.module, alias.name)  # a name shadows a submodule
-            if submodule in self.mapper.ref.modules and bound is None:
+            if submodule in self.mapper.ref.modules and (bound is None or bound.kind == "module"):
                 target = self.mapper.module(submodule)
                 self.module_names[local] = submodule
-                out.append(
+                if target == f"{written}.{alias.name}":
+                    out.append(as_written)
+                    continue
+                fallback: ast.stmt = (
                     ast.Import([ast.alias(target, local)])
                     if target
                     else ast.Assign([ast.Name(local, ast.Store())], self._missing(submodule))
                 )
-                continue
-            found = self.mapper.resolve(node.module, alias.name)
-            if found is None:
-                out.append(
-                    ast.Assign(
-                        [ast.Name(local, ast.Store())], self._missing(f"{node.module}.{alias.name}")
+            else:
+                found = self.mapper.resolve(node.module, alias.name)
+                if found == (written, alias.name):
+                    out.append(as_written)
+                    continue
+                fallback = (
+                    ast.ImportFrom(found[0], [ast.alias(found[1], local)], 0)
+                    if found
+                    else ast.Assign(
+                        [ast.Name(local, ast.Store())],
+                        self._missing(f"{node.module}.{alias.name}"),
                     )
                 )
-            else:
-                out.append(ast.ImportFrom(found[0], [ast.alias(found[1], local)], 0))
+            self.changes.append(f"{node.module}.{alias.name}")
+            out.append(_try_first(as_written, [fallback]))
         return out
 
     def visit_Import(self, node: ast.Import):
@@ -206,15 +241,33 @@ class _Rewriter(ast.NodeTransformer):
             local = alias.asname or alias.name.split(".")[0]
             ref_module = alias.name if alias.asname else alias.name.split(".")[0]
             self.module_names[local] = ref_module
-            if target is None:
-                out.append(ast.Assign([ast.Name(local, ast.Store())], self._missing(alias.name)))
-            elif alias.asname:
-                out.append(ast.Import([ast.alias(target, local)]))
+            written = self._as_written(alias.name)
+            if written != alias.name:
+                self.changes.append(f"{alias.name} -> {written}")
+            if target is None or target != written:
+                # the module as written (if the project has it after all), else the mapping
+                self.changes.append(alias.name)
+                first = self._plain_import(written, local, alias.asname)
+                fallback: list[ast.stmt]
+                if target is None:
+                    fallback = [
+                        ast.Assign([ast.Name(local, ast.Store())], self._missing(alias.name))
+                    ]
+                else:
+                    fallback = self._plain_import(target, local, alias.asname)
+                out.append(_try_first(first, fallback))
             else:
-                top = target.split(".")[0]
-                out.append(ast.Import([ast.alias(target, None)]))
-                if top != local:
-                    out.append(ast.Import([ast.alias(top, local)]))
+                out.extend(self._plain_import(target, local, alias.asname))
+        return out
+
+    @staticmethod
+    def _plain_import(target: str, local: str, asname: str | None) -> list[ast.stmt]:
+        if asname:
+            return [ast.Import([ast.alias(target, local)])]
+        top = target.split(".")[0]
+        out: list[ast.stmt] = [ast.Import([ast.alias(target, None)])]
+        if top != local:
+            out.append(ast.Import([ast.alias(top, local)]))
         return out
 
     def visit_Attribute(self, node: ast.Attribute):
@@ -237,14 +290,26 @@ class _Rewriter(ast.NodeTransformer):
         if not chain or not isinstance(node.ctx, ast.Load):
             return node
         found = self.mapper.resolve(module, chain[0])
+        module_part = _module_expr_of(node, len(chain))
+        if found == (self.mapper.module(module), chain[0]):
+            return node  # the same name, reachable as written
         if found is None:
             replacement: ast.expr = self._missing(f"{module}.{chain[0]}")
         elif found[0] == self.mapper.module(module):
             # Reachable through the name the test already uses: at most rename the attribute.
-            replacement = ast.Attribute(_module_expr_of(node, len(chain)), found[1], ast.Load())
+            replacement = ast.Attribute(module_part, found[1], ast.Load())
         else:
             replacement = ast.Attribute(_module_expr(found[0]), found[1], ast.Load())
             self.needed_imports.add(found[0])
+        # The attribute as written wins when the project has it at run time.
+        self.used_attr = True
+        self.changes.append(f"{module}.{chain[0]}")
+        fallback = ast.Lambda(ast.arguments([], [], None, [], [], None, []), replacement)
+        replacement = ast.Call(
+            ast.Name(ATTR, ast.Load()),
+            [module_part, ast.Constant(chain[0]), fallback],
+            [],
+        )
         for attr in chain[1:]:
             replacement = ast.Attribute(replacement, attr, ast.Load())
         return ast.copy_location(replacement, node)
@@ -269,21 +334,33 @@ def _module_expr(dotted: str) -> ast.expr:
 
 def rewrite_module(source: str, mapper: Mapper) -> str:
     """The test module ``source`` with its reference imports mapped onto the generated project."""
-    tree = ast.parse(source)
+    return rewrite(source, mapper)[0]
+
+
+def rewrite(source: str, mapper: Mapper) -> tuple[str, list[str]]:
+    """``source`` migrated, and the reference names whose import or use it changed.
+
+    A module the migration does not change is returned as written, byte for byte (its
+    comments, line numbers and source stay what the reference's tests see).
+    """
     rewriter = _Rewriter(mapper)
-    tree = rewriter.visit(tree)
+    tree = rewriter.visit(ast.parse(source))
+    if not rewriter.changes:
+        return source, []
     header: list[ast.stmt] = []
     for top in sorted(rewriter.needed_imports):
         header.append(ast.Import([ast.alias(top, None)]))
     if rewriter.used_missing:
         header.append(ast.parse(_HELPER).body[0])
+    if rewriter.used_attr:
+        header.append(ast.parse(_ATTR_HELPER).body[0])
     body = tree.body
     insert_at = 0
     while insert_at < len(body) and _is_preamble(body[insert_at]):
         insert_at += 1
     tree.body = body[:insert_at] + header + body[insert_at:]
     ast.fix_missing_locations(tree)
-    return ast.unparse(tree) + "\n"
+    return ast.unparse(tree) + "\n", sorted(set(rewriter.changes))
 
 
 def _is_preamble(stmt: ast.stmt) -> bool:
@@ -297,11 +374,16 @@ def migrate(task, repo: Path, out: Path) -> dict:
     mapper = Mapper(index_project(task.reference_dir), index_project(repo))
     task.copy_tests(out)
     failed: dict[str, str] = {}
+    changed: dict[str, list[str]] = {}
     for path in sorted(out.rglob("*.py")):
+        rel = path.relative_to(out).as_posix()
         try:
-            path.write_text(
-                rewrite_module(path.read_text(encoding="utf-8"), mapper), encoding="utf-8"
-            )
-        except SyntaxError as exc:
-            failed[path.relative_to(out).as_posix()] = f"syntax error: {exc.msg}"
-    return {"migrator": "static", **mapper.report(), "unparsable": failed}
+            source = path.read_text(encoding="utf-8")
+            migrated, changes = rewrite(source, mapper)
+        except (SyntaxError, UnicodeDecodeError) as exc:
+            failed[rel] = f"cannot be parsed: {getattr(exc, 'msg', None) or exc}"
+            continue
+        if changes:
+            path.write_text(migrated, encoding="utf-8")
+            changed[rel] = changes
+    return {"migrator": "static", **mapper.report(), "unparsable": failed, "changed": changed}

@@ -478,6 +478,15 @@ class _MissingMeta(type):
         pytest.fail(f"missing: {cls.qualified}", pytrace=False)
 
 
+def attr_or(obj, name, fallback):
+    """``obj.name`` when the project has it, else ``fallback()`` (bound by test migration: a
+    name the static index did not see may still exist at run time, and then it wins)."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        return fallback()
+
+
 def missing(qualified):
     """A stand-in for a name the generated project lacks (bound by test migration).
 
