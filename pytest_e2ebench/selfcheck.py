@@ -3,8 +3,9 @@
     python -m pytest_e2ebench.selfcheck [--runs 3] [-n 2] [--no-mutants] TASK_DIR_OR_TASKS_FOLDER...
 
 For every task: the reference scores 100 % in each of ``--runs`` independent runs (no flaky
-test), the empty repository scores 0 %, and every mutant fails exactly the requirements it
-declares. Exit status 0 when all hold. The project's own tests use the same functions.
+test) with its tests unchanged by migration, the empty repository scores 0 %, and every
+mutant fails exactly the requirements it declares. Exit status 0 when all hold. The
+project's own tests use the same functions.
 """
 
 from __future__ import annotations
@@ -75,6 +76,13 @@ def check(
             why = _why(run, _failed(run))
             problems.append(
                 f"{run['task']}: reference run {run['run']} fails {_failed(run)} ({why})"
+            )
+        changed = (run.get("migration") or {}).get("changed")
+        if changed:
+            # the reference has the expected API: migrating its tests onto it is the identity
+            problems.append(
+                f"{run['task']}: the migration changed the reference's own tests: "
+                + "; ".join(f"{m}: {', '.join(names[:4])}" for m, names in sorted(changed.items()))
             )
     for run in _results(work / "nop.json"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0:
