@@ -282,7 +282,10 @@ def test_index_sees_conditional_and_star_exports(tmp_path):
         "try:\n    import fast as _f\nexcept ImportError:\n    _f = None\n"
         "if _f:\n    from ._a import thing\nelse:\n    class thing: ...\n"
         "from ._b import *\nfrom . import sub\nx, (y, *z) = 1, (2, 3)\n"
+        "if x:\n    from os.path import join as pjoin\n"
     )
+    (pkg / "lazy.py").write_text("def __getattr__(name):\n    return name\n")
+    (pkg / "reexport.py").write_text("from collections import *\n")
     (pkg / "_a.py").write_text("def thing(a): ...\n")
     (pkg / "_b.py").write_text("def helper(a, b): ...\ndef _private(): ...\n")
     (pkg / "sub.py").write_text("VALUE = 1\n")
@@ -298,6 +301,9 @@ def test_index_sees_conditional_and_star_exports(tmp_path):
     assert index.lookup("pkg", "sub").kind == "module"
     assert {n for n in ("x", "y", "z") if index.lookup("pkg", n)} == {"x", "y", "z"}
     assert index.lookup("pkg.test_utils", "close").kind == "function"
+    assert index.lookup("pkg", "pjoin").module == "os.path"  # a third-party name exists
+    assert index.is_dynamic("pkg.lazy") and index.is_dynamic("pkg.reexport")
+    assert not index.is_dynamic("pkg")
 
 
 def test_a_changed_test_module_is_reported_and_untouched_ones_stay_byte_identical(

@@ -36,6 +36,17 @@ class ProjectIndex:
     modules: dict[str, dict[str, Symbol]] = dataclasses.field(default_factory=dict)
     # ``from x import *`` in a module: the modules whose public names it re-exports
     star_imports: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    # modules that define a module-level ``__getattr__``: their names are made at run time
+    dynamic: set[str] = dataclasses.field(default_factory=set)
+
+    def is_dynamic(self, module: str) -> bool:
+        """True when ``module`` may have names no index sees: a module ``__getattr__``, or
+        ``import *`` from a third-party module."""
+        return module in self.dynamic or any(
+            source.split(".")[0] not in self.packages or self.is_dynamic(source)
+            for source in self.star_imports.get(module, ())
+            if source != module
+        )
 
     @property
     def packages(self) -> list[str]:
@@ -62,6 +73,8 @@ class ProjectIndex:
                 if f"{symbol.module}.{symbol.name}" in self.modules:
                     # ``from . import sub``: the name is a submodule
                     return Symbol(f"{symbol.module}.{symbol.name}", "", "module")
+                if symbol.module.split(".")[0] not in self.packages:
+                    return symbol  # imported from a third-party module: it exists
                 module, name = symbol.module, symbol.name  # a re-export: follow it
                 continue
             return symbol
@@ -173,6 +186,8 @@ def index_project(root: Path) -> ProjectIndex:
         is_package = rel.name == "__init__.py"
         for stmt in _scope_statements(tree.body):
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                if stmt.name == "__getattr__":
+                    index.dynamic.add(module)
                 names.setdefault(
                     stmt.name, Symbol(module, stmt.name, "function", _required(stmt.args, False))
                 )

@@ -35,6 +35,7 @@ from pathlib import Path
 from .index import ProjectIndex, Symbol, index_project
 
 THRESHOLD = 0.6
+RUN_TIME = "as written (the module makes names at run time)"
 MISSING = "_e2ebench_missing"
 ATTR = "_e2ebench_attr"
 _HELPER = f"from e2ebench_probe import missing as {MISSING}"
@@ -119,6 +120,8 @@ class Mapper:
         same = f"{top}.{ref_module.partition('.')[2]}".rstrip(".")
         if same in self.gen.modules and self.gen.lookup(same, name):
             return same, name, "same" if same == ref_module else "package renamed"
+        if same in self.gen.modules and self.gen.is_dynamic(same):
+            return same, name, RUN_TIME
         if same + "." + name in self.gen.modules:
             return same, name, "module"
         if self.gen.lookup(top, name):
@@ -150,6 +153,11 @@ class Mapper:
             if score >= THRESHOLD:
                 scored.append((score, cand.module, cand.name, cand))
         return max(scored)[3] if scored else None
+
+    def at_run_time(self, ref_module: str, name: str) -> bool:
+        """True when ``ref_module.name`` was kept as written because only the import can tell
+        whether the generated module has it."""
+        return self.mapped.get(f"{ref_module}.{name}", {}).get("how") == RUN_TIME
 
     def report(self) -> dict:
         """What was mapped to what, and what is missing."""
@@ -216,8 +224,16 @@ class _Rewriter(ast.NodeTransformer):
                 )
             else:
                 found = self.mapper.resolve(node.module, alias.name)
-                if found == (written, alias.name):
+                if found == (written, alias.name) and not self.mapper.at_run_time(
+                    node.module, alias.name
+                ):
                     out.append(as_written)
+                    continue
+                if found == (written, alias.name):
+                    # only the import can tell: as written, a placeholder if it is not there
+                    placeholder = self._missing(f"{node.module}.{alias.name}")
+                    fallback = ast.Assign([ast.Name(local, ast.Store())], placeholder)
+                    out.append(_try_first(as_written, [fallback]))
                     continue
                 fallback = (
                     ast.ImportFrom(found[0], [ast.alias(found[1], local)], 0)
