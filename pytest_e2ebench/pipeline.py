@@ -225,10 +225,15 @@ class Evaluator:
             # 5. verdicts per requirement, over the tests the reference's run has (issue 12.7)
             self._stage_now = "judge"
             if agent.spec == REFERENCE:
-                self._census[task.id] = census(test_run["extended"])
-            # Holding this run's lock while the reference's is taken cannot deadlock: the
-            # reference's run never waits for another run.
-            reference = self._reference_census(task) if agent.spec != REFERENCE else {}
+                # the reference's run is held to its own census (its tests, its skips); run 1's
+                # is every other agent's
+                reference = census(test_run["extended"])
+                if run == 1:
+                    self._census[task.id] = reference
+            else:
+                # Holding this run's lock while the reference's is taken cannot deadlock: the
+                # reference's run never waits for another run.
+                reference = self._reference_census(task)
             weakened = set(migration.get("weakened", []))
             tests = effective_tests(task, test_run["extended"], weakened, reference)
             # app tasks: the browser agent's cases decide; --e2e-judge=llm adds the LLM-score

@@ -35,8 +35,12 @@ def census(run: dict) -> dict[str, dict]:
     (``range(len(X) - 1)``, tests inherited from another module, doctests)."""
     out: dict[str, dict] = {}
     for rec in run.get("tests", []):
-        entry = out.setdefault(base_nodeid(rec["nodeid"]), {"cases": [], "requirements": []})
+        entry = out.setdefault(
+            base_nodeid(rec["nodeid"]), {"cases": [], "requirements": [], "skipped": []}
+        )
         entry["cases"].append(rec["nodeid"])
+        if rec.get("outcome") in SKIPPED:
+            entry["skipped"].append(rec["nodeid"])
         for rid in rec.get("requirements") or ():
             if rid not in entry["requirements"]:
                 entry["requirements"].append(rid)
@@ -83,6 +87,7 @@ def effective_tests(
         cases = reference.get(test.nodeid, {}).get("cases", [])
         if cases:
             ran = [rec for rec in ran if rec["nodeid"] in cases]
+        reference_skips = set(reference.get(test.nodeid, {}).get("skipped", ()))
         if test.nodeid in weakened:
             ran = [
                 {
@@ -101,7 +106,10 @@ def effective_tests(
                 }
             ]
         for rec in ran:
-            if rec["outcome"] in SKIPPED and test.nodeid not in skippable:
+            if rec["outcome"] in SKIPPED and rec["nodeid"] in reference_skips:
+                # the reference's own run skips it here (its environment): it tests nothing
+                rec = {**rec, "reference_skipped": True}
+            elif rec["outcome"] in SKIPPED and test.nodeid not in skippable:
                 rec = {
                     **rec,
                     "unexpected_skip": True,
@@ -221,10 +229,18 @@ def judge_by_tests(task: Task, tests: list[dict]) -> list[dict]:
     """A requirement is implemented iff it has at least one test and all of them pass.
 
     Skipped tests count as not passing: a requirement must be shown to work (E2EDev Req.Acc).
+    A case that skipped on the reference's own run too (``reference_skipped``: an optional
+    dependency, a platform) tests nothing here and is left out; a requirement left with no
+    other test is not implemented.
     """
     verdicts = []
     for req in task.requirements:
-        mine = [t for t in tests if req.id in t.get("requirements", [])]
+        mine = [
+            t
+            for t in tests
+            if req.id in t.get("requirements", [])
+            and not (t.get("reference_skipped") and t["outcome"] in SKIPPED)
+        ]
         failing = [t for t in mine if t["outcome"] not in PASSING]
         verdict = IMPLEMENTED if mine and not failing else NOT_IMPLEMENTED
         verdicts.append(

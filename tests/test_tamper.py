@@ -527,3 +527,40 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task, tmp_path,
     assert (
         tamper.evidence(probe, returncode=done.returncode, timed_out=False, honeypots=planted) == []
     )
+
+
+def test_a_case_the_reference_run_skips_tests_nothing_for_any_agent(pytester, tasks):
+    """A skip only a run shows (a missing optional dependency, inside the project's own code)
+    is expected where the reference's run skips that case too, and leaves the verdicts."""
+    from pytest_e2ebench.verdicts import census, judge_by_tests
+
+    task = load_task(tasks.make())
+    ids = [t.nodeid for t in task.tests]
+    add_cases = [f"{ids[0]}[{c}]" for c in ("1-2-3", "0-0-0", "-1-1-0")]
+    others = ids[1:]
+    reference_run = {
+        "status": "completed",
+        "tests": [
+            {"nodeid": add_cases[0], "outcome": "skipped", "message": "Skipped: no pandas"},
+            *({"nodeid": n, "outcome": "passed"} for n in [*add_cases[1:], *others]),
+        ],
+    }
+    ref = census(reference_run)
+    verdicts = judge_by_tests(task, effective_tests(task, reference_run, reference=ref))
+    assert {v["id"]: v["verdict"] for v in verdicts} == dict.fromkeys(
+        ("R1", "R2", "R3"), "implemented"
+    )
+    # an agent skipping a case the reference runs: not passed, whatever the message says
+    agent_run = {
+        "status": "completed",
+        "tests": [
+            {"nodeid": add_cases[0], "outcome": "skipped"},
+            {"nodeid": add_cases[1], "outcome": "skipped", "message": "Skipped: no pandas"},
+            *({"nodeid": n, "outcome": "passed"} for n in [add_cases[2], *others]),
+        ],
+    }
+    tests = effective_tests(task, agent_run, reference=ref)
+    flags = {t["nodeid"]: (t.get("reference_skipped"), t.get("unexpected_skip")) for t in tests}
+    assert flags[add_cases[0]] == (True, None)
+    assert flags[add_cases[1]] == (None, True)
+    assert {v["id"]: v["verdict"] for v in judge_by_tests(task, tests)}["R1"] == "not_implemented"
