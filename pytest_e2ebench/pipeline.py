@@ -231,6 +231,9 @@ class Evaluator:
             reference = self._reference_census(task) if agent.spec != REFERENCE else {}
             weakened = set(migration.get("weakened", []))
             tests = effective_tests(task, test_run["extended"], weakened, reference)
+            # the task's own checks count toward their requirements like reference tests
+            checks_key, checks = self._checks(task, run_dir, repo, python, venv_key, repo_hash)
+            tests += checks
             # app tasks: the browser agent's cases decide; --e2e-judge=llm adds the LLM-score
             # baseline to the run (evaluate_app), not votes on the features
             mode = "tests" if task.kind == "app" else self.settings.judge
@@ -241,6 +244,7 @@ class Evaluator:
                 mode,
                 self.settings.model if mode != "tests" else "",
                 reference,
+                *((checks_key,) if checks_key else ()),
             )
             judgement = stage.load()
             if judgement is None:
@@ -311,6 +315,35 @@ class Evaluator:
             )
 
         return stage, test_run, migration
+
+    def _checks(self, task, run_dir, repo, python, venv_key, repo_hash) -> tuple[str, list]:
+        """The task's own checks (``checks/``) on the project: their stage key and records."""
+        if not task.checks:
+            return "", []
+        from .checks import CHECKS_DIR, run_checks
+
+        self._stage_now = "checks"
+        stage = self._stage(
+            run_dir,
+            "checks",
+            venv_key,
+            repo_hash,
+            tree_hash(task.root / CHECKS_DIR),
+            self.settings.timeout,
+        )
+        result = stage.load()
+        if result is None:
+            result = stage.commit(
+                run_checks(
+                    task,
+                    repo,
+                    python,
+                    stage.reset(),
+                    sandbox=self.config.stash[SANDBOX].mode,
+                    timeout=self.settings.timeout,
+                )
+            )
+        return stage.key, result["tests"]
 
     def _app_eval(self, task, run_dir, repo_hash, repo, python, venv_key) -> Stage:
         """Stage 3-4 of an app task: Executability, LLM test cases, the browser agent, judged."""
