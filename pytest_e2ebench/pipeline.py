@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from . import progress, runner, venv
-from .agents import Agent, RunContext
+from .agents import Agent, AgentOutcome, RunContext
 from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
+from .contracts import RunRecord
 from .errors import InfrastructureError, RunFailed
 from .intake import SKIP_PATTERNS, IntakeLimits, IntakeReport, copy_tree
 from .judge import judge
@@ -106,7 +107,9 @@ class Evaluator:
             else:
                 self._done[key] = record
             if stage == IMPLEMENT:
-                self.config.hook.pytest_e2ebench_run_finished(config=self.config, record=record)
+                self.config.hook.pytest_e2ebench_run_finished(
+                    config=self.config, record=record, run_record=RunRecord.from_dict(record)
+                )
         result = self._done[key]
         if isinstance(result, InfrastructureError | RunFailed):
             raise result
@@ -183,6 +186,8 @@ class Evaluator:
                 self._no_outage_since(start)
                 duration = round(time.monotonic() - start, 3)
                 self._stage_now = "intake"
+                if isinstance(outcome, dict):  # the form of earlier versions
+                    outcome = AgentOutcome.from_dict(outcome)
                 outcome_data = outcome.to_dict()
                 earlier = outcome_data["details"].pop("intake", None)  # the dir: agent's copy
                 intake = take_in(workspace, IntakeLimits(), earlier)
