@@ -140,7 +140,8 @@ def pytest_e2ebench_judge_design(
     :param scope: names the conversations in the LLM cache.
     :returns: None to leave it to the next implementation (the built-in runs only with
         ``--e2e-judge=llm|both``), else a JSON-able dict with ``win_rate`` and
-        ``win_rate_no_ties`` (fractions, or None) and whatever else to keep in the stage's
-        record. Ask each comparison twice with the order swapped: a preference that does not
+        ``win_rate_no_ties`` (fractions, or None; they join the stage's ``metrics``) and
+        whatever else to keep: the whole dict is the stage record's ``details.judge`` in
+        results.json. Ask each comparison twice with the order swapped: a preference that does not
         survive the swap is a tie.
     """

@@ -624,7 +624,10 @@ def build_record(
     }
     if selection is not None:
         record["selection"] = selection
-    record.update({k: v for k, v in judgement.items() if k != "verdicts"})
+    extra = {k: v for k, v in judgement.items() if k != "verdicts"}
+    record.update(extra)
+    # the keys a judge added: results.json keeps them (report.results.build)
+    record["judge_extra"] = sorted(extra)
     return record
 
 

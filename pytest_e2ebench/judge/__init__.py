@@ -21,7 +21,8 @@ MODES = ("tests", "llm", "both")
 # Keys of a run record a judge's extra keys may not replace (pipeline.build_record).
 RESERVED = frozenset(
     "schema task agent agent_spec run status error requirements metrics suites migration "
-    "agent_run install test_run containment intake web app notes task_meta dir selection".split()
+    "agent_run install test_run containment intake web app notes task_meta dir selection "
+    "judge_extra".split()
 )
 FACTS = ("title", "tags", "tests", "passed", "failing")  # filled in from the test run
 
@@ -69,9 +70,7 @@ def completed(task, tests: list[dict], judgement: Judgement, mode: str) -> dict:
             f"{where}: returned {', '.join(clash)}, which the run record reserves; "
             "put your findings under a key of your own"
         )
-    verdicts = [
-        {**{k: facts[rid][k] for k in FACTS}, **given[rid]} for rid in facts
-    ]
+    verdicts = [{**{k: facts[rid][k] for k in FACTS}, **given[rid]} for rid in facts]
     return {**judgement.extra, "verdicts": verdicts}
 
 
