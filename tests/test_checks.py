@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 CHECKS = """
 import pytest
 
@@ -92,3 +94,31 @@ def test_an_untagged_check_is_a_task_error(pytester, tasks):
         ["*calc/checks/test_x.py::test_x (line 1): no requirement tag; add*"]
     )
     assert result.ret != 0
+
+
+APP_CHECK = """
+import pytest
+
+
+@pytest.mark.requirement("R1")
+def test_the_page_shows_its_greet_button(e2e_app):
+    assert e2e_app.executable, e2e_app.start
+    page = e2e_app.observe()
+    assert "Greet" in page["tree"], page["tree"]
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_check_drives_the_served_app_in_a_browser(pytester, tasks, results):
+    from test_web import make_web_task
+
+    root = make_web_task(tasks)
+    tasks.write(root / "checks" / "test_page.py", APP_CHECK)
+    result = pytester.runpytest_subprocess("--e2e-agent=reference,nop", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=2, failed=2)
+    runs = {run["agent"]: run for run in results()["tasks"]}
+    assert [r["verdict"] for r in runs["reference"]["requirements"]] == ["implemented"] * 2
+    failing = runs["nop"]["requirements"][0]["failing"]
+    check = next(f for f in failing if f["nodeid"].startswith("checks/"))
+    assert "first page" in check["message"] or "executable" in check["message"], check
