@@ -112,7 +112,8 @@ class VenvRunner:
             timeout=min(timeout, self._limit),
             log=where / "output.log",
             writable=[cwd, home],
-            readable=[self.python.parent.parent],
+            # as in the test stage: the environment, and the project an editable install uses
+            readable=[self.python.parent.parent, self._repo],
         )
         return CommandResult(done.returncode, done.output, done.duration_s, done.timed_out)
 
