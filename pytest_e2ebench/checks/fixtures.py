@@ -17,6 +17,7 @@ import dataclasses
 import itertools
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,6 @@ class RepoView:
 
     def files(self) -> list[str]:
         """Relative paths of the project's regular files, sorted (walked without links)."""
-        import stat
-
         return sorted(
             rel
             for rel, _fd, st in walk(self._root, skip=("__pycache__",))
