@@ -157,10 +157,13 @@ class RequirementItem(pytest.Item):
 
     def _explain(self, verdict: dict) -> str:
         req = self.requirement
-        lines = [
-            f"{req.id} not implemented ({self.agent.label}, run {self.run}): {req.title}",
-            f"{verdict['tests'] - verdict['passed']} of {verdict['tests']} tests did not pass:",
-        ]
+        lines = [f"{req.id} not implemented ({self.agent.label}, run {self.run}): {req.title}"]
+        if verdict["failing"] or not verdict["tests"]:
+            lines.append(
+                f"{verdict['tests'] - verdict['passed']} of {verdict['tests']} tests did not pass:"
+            )
+        else:  # a judge other than the tests decided (--e2e-judge)
+            lines.append(f"the judge decided so; all {verdict['tests']} tests passed")
         for test in verdict["failing"][:MAX_LISTED_FAILURES]:
             message = test["message"].strip().splitlines()
             first = f" — {message[0][:200]}" if message else ""

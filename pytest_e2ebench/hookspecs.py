@@ -1,7 +1,9 @@
-"""Hooks of pytest-e2ebench, added with ``pytest_addhooks``.
+"""Hooks of pytest-e2ebench, added with ``pytest_addhooks`` (guide: docs/plugins.md).
 
-Implement them in a ``conftest.py`` or a plugin. Factory hooks are ``firstresult``: the first
-implementation returning something other than None wins, and the built-ins run last.
+Implement them in a ``conftest.py`` or a plugin (a ``pytest11`` entry point). Factory hooks are
+``firstresult``: the first implementation returning something other than None wins, and the
+built-ins run last. What hooks return is typed (:mod:`pytest_e2ebench.contracts`); the plain
+dicts of earlier versions are still accepted.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .agents import Agent
+    from .contracts import Judgement, MigrationResult, RequirementVerdict, RunRecord
     from .llm import LLM
     from .options import Settings
     from .task import Task
@@ -30,14 +33,42 @@ def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None
     """
 
 
+@pytest.hookspec
 def pytest_e2ebench_agent_names(config: pytest.Config) -> list[str]:
-    """Return the agent names your plugin offers, for ``--help`` and error messages."""
+    """Return the agent names your plugin offers, for ``--help`` and error messages.
+
+    Every implementation is called; the lists are joined.
+    """
 
 
-def pytest_e2ebench_run_finished(config: pytest.Config, record: dict) -> None:
-    """Called on the worker that evaluated a (task, agent, run), with its JSON-able record.
+@pytest.hookspec
+def pytest_e2ebench_run_finished(
+    config: pytest.Config, record: dict, run_record: RunRecord
+) -> None:
+    """Called on the worker that evaluated a (task, agent, run), once, when its record is done.
 
-    The record is the entry that ``results.json`` will hold under ``tasks``; do not mutate it.
+    :param record: the JSON-able entry ``results.json`` will hold under ``tasks`` (also for a
+        run that ended in an error: ``status`` is ``"error"``, ``metrics`` None).
+    :param run_record: the same, typed (:class:`~pytest_e2ebench.contracts.RunRecord`).
+
+    Do not mutate either; the return value is ignored.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_judge_modes(config: pytest.Config) -> list[str]:
+    """Return the ``--e2e-judge`` modes your ``pytest_e2ebench_judge_requirements`` handles.
+
+    Every implementation is called; a mode none of them names is refused at start with the list
+    of known ones.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_migrate_modes(config: pytest.Config) -> list[str]:
+    """Return the ``--e2e-migrate`` modes your ``pytest_e2ebench_migrate_tests`` handles.
+
+    Every implementation is called; a mode none of them names is refused at start.
     """
 
 
@@ -54,11 +85,17 @@ def pytest_e2ebench_make_llm(config: pytest.Config, settings: Settings) -> LLM |
 @pytest.hookspec(firstresult=True)
 def pytest_e2ebench_migrate_tests(
     config: pytest.Config, task: Task, repo: Path, out: Path, mode: str
-) -> dict | None:
+) -> MigrationResult | None:
     """Write the task's reference tests, adapted to the project in ``repo``, into ``out``.
 
-    :param mode: the ``--e2e-migrate`` value; return None for modes that are not yours.
-    :returns: a JSON-able report (``migrator``, and optionally ``mapped`` and ``missing``).
+    :param task: the task; its tests are in ``task.tests_dir`` (copy them with
+        ``task.copy_tests(out)``).
+    :param out: a folder that does not exist yet: create it and write the tests there.
+    :param mode: the ``--e2e-migrate`` value; return None for modes that are not yours
+        (announce yours with ``pytest_e2ebench_migrate_modes``).
+    :returns: a :class:`~pytest_e2ebench.contracts.MigrationResult` (``migrator`` names you;
+        ``mapped``, ``missing``, ``packages`` and ``extra`` are optional). A dict of the same
+        keys is accepted too.
 
     ``repo`` is read-only while this runs and is hashed before and after: a migration that
     changes it is rejected. Keep each test's name and requirement markers; a test with fewer
@@ -69,14 +106,24 @@ def pytest_e2ebench_migrate_tests(
 @pytest.hookspec(firstresult=True)
 def pytest_e2ebench_judge_requirements(
     config: pytest.Config, task: Task, repo: Path, tests: list[dict], mode: str, run_dir: Path
-) -> dict | None:
+) -> Judgement | list[RequirementVerdict] | None:
     """Decide every requirement of ``task`` for the project in ``repo``.
 
-    :param tests: the reference tests' results (``nodeid``, ``outcome``, ``message``,
-        ``requirements``).
-    :param mode: the ``--e2e-judge`` value; return None for modes that are not yours.
-    :returns: ``{"verdicts": [{"id", "verdict", ...} per requirement], ...}``; other keys are
-        copied into the run's results.json entry.
+    :param repo: the generated project (read it with :mod:`pytest_e2ebench.intake`'s bounded
+        readers; never import or run it here).
+    :param tests: the results of the reference tests and the task's checks, one dict per case
+        (``nodeid``, ``outcome``, ``message``, ``requirements``).
+    :param mode: the ``--e2e-judge`` value; return None for modes that are not yours
+        (announce yours with ``pytest_e2ebench_judge_modes``).
+    :param run_dir: the run's folder, for files of your own.
+    :returns: a :class:`~pytest_e2ebench.contracts.Judgement` (or just its list of
+        :class:`~pytest_e2ebench.contracts.RequirementVerdict`): one verdict per requirement,
+        ``id`` and ``verdict`` (``implemented``, ``not_implemented`` or ``inconclusive``) and
+        whatever else in ``extra``, which the requirement's entry in results.json keeps. The
+        harness fills in ``title``, ``tags``, ``tests``, ``passed`` and ``failing`` from the test
+        run when you leave them out. ``Judgement.extra`` keys go into the run's entry of
+        results.json. The dict of earlier versions (``{"verdicts": [{"id", "verdict", ...}],
+        ...}``) is accepted too.
     """
 
 
@@ -93,7 +140,8 @@ def pytest_e2ebench_judge_design(
     :param scope: names the conversations in the LLM cache.
     :returns: None to leave it to the next implementation (the built-in runs only with
         ``--e2e-judge=llm|both``), else a JSON-able dict with ``win_rate`` and
-        ``win_rate_no_ties`` (fractions, or None) and whatever else to keep in the stage's
-        record. Ask each comparison twice with the order swapped: a preference that does not
+        ``win_rate_no_ties`` (fractions, or None; they join the stage's ``metrics``) and
+        whatever else to keep: the whole dict is the stage record's ``details.judge`` in
+        results.json. Ask each comparison twice with the order swapped: a preference that does not
         survive the swap is a tie.
     """

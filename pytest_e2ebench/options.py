@@ -82,14 +82,15 @@ def addoption(parser: pytest.Parser) -> None:
             "static",
             "how the reference tests are adapted to the agent's code: static "
             "(default: map imported names onto the generated project), llm (a migration agent), "
-            "none.",
+            "none, or a mode a plugin adds.",
             {"metavar": "static|llm|none"},
         ),
         (
             "judge",
             "tests",
             "who decides each requirement: tests (default: all its tests pass), "
-            "llm (three LLM votes must agree), both (both recorded, items follow tests).",
+            "llm (three LLM votes must agree), both (both recorded, items follow tests), or a "
+            "mode a plugin adds.",
             {"metavar": "tests|llm|both"},
         ),
         (

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from . import progress, runner, venv
-from .agents import Agent, RunContext
+from .agents import Agent, AgentOutcome, RunContext
 from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
+from .contracts import RunRecord
 from .errors import InfrastructureError, RunFailed
 from .intake import SKIP_PATTERNS, IntakeLimits, IntakeReport, copy_tree
 from .judge import judge
@@ -106,7 +107,9 @@ class Evaluator:
             else:
                 self._done[key] = record
             if stage == IMPLEMENT:
-                self.config.hook.pytest_e2ebench_run_finished(config=self.config, record=record)
+                self.config.hook.pytest_e2ebench_run_finished(
+                    config=self.config, record=record, run_record=RunRecord.from_dict(record)
+                )
         result = self._done[key]
         if isinstance(result, InfrastructureError | RunFailed):
             raise result
@@ -183,6 +186,8 @@ class Evaluator:
                 self._no_outage_since(start)
                 duration = round(time.monotonic() - start, 3)
                 self._stage_now = "intake"
+                if isinstance(outcome, dict):  # the form of earlier versions
+                    outcome = AgentOutcome.from_dict(outcome)
                 outcome_data = outcome.to_dict()
                 earlier = outcome_data["details"].pop("intake", None)  # the dir: agent's copy
                 intake = take_in(workspace, IntakeLimits(), earlier)
@@ -236,6 +241,9 @@ class Evaluator:
                 reference = self._reference_census(task)
             weakened = set(migration.get("weakened", []))
             tests = effective_tests(task, test_run["extended"], weakened, reference)
+            # the task's own checks count toward their requirements like reference tests
+            checks_key, checks = self._checks(task, run_dir, repo, python, venv_key, repo_hash)
+            tests += checks
             # app tasks: the browser agent's cases decide; --e2e-judge=llm adds the LLM-score
             # baseline to the run (evaluate_app), not votes on the features
             mode = "tests" if task.kind == "app" else self.settings.judge
@@ -246,6 +254,7 @@ class Evaluator:
                 mode,
                 self.settings.model if mode != "tests" else "",
                 reference,
+                *((checks_key,) if checks_key else ()),
             )
             judgement = stage.load()
             if judgement is None:
@@ -316,6 +325,35 @@ class Evaluator:
             )
 
         return stage, test_run, migration
+
+    def _checks(self, task, run_dir, repo, python, venv_key, repo_hash) -> tuple[str, list]:
+        """The task's own checks (``checks/``) on the project: their stage key and records."""
+        if not task.checks:
+            return "", []
+        from .checks import CHECKS_DIR, run_checks
+
+        self._stage_now = "checks"
+        stage = self._stage(
+            run_dir,
+            "checks",
+            venv_key,
+            repo_hash,
+            tree_hash(task.root / CHECKS_DIR),
+            self.settings.timeout,
+        )
+        result = stage.load()
+        if result is None:
+            result = stage.commit(
+                run_checks(
+                    task,
+                    repo,
+                    python,
+                    stage.reset(),
+                    sandbox=self.config.stash[SANDBOX].mode,
+                    timeout=self.settings.timeout,
+                )
+            )
+        return stage.key, result["tests"]
 
     def _app_eval(self, task, run_dir, repo_hash, repo, python, venv_key) -> Stage:
         """Stage 3-4 of an app task: Executability, LLM test cases, the browser agent, judged."""
@@ -598,7 +636,10 @@ def build_record(
     }
     if selection is not None:
         record["selection"] = selection
-    record.update({k: v for k, v in judgement.items() if k != "verdicts"})
+    extra = {k: v for k, v in judgement.items() if k != "verdicts"}
+    record.update(extra)
+    # the keys a judge added: results.json keeps them (report.results.build)
+    record["judge_extra"] = sorted(extra)
     return record
 
 

@@ -105,14 +105,20 @@ def _sandbox(config: pytest.Config, settings):
 
 
 def _check_llm_stages(config: pytest.Config, settings) -> None:
-    from .judge import MODES as JUDGES
     from .llm.factory import require_endpoint
 
-    if settings.judge not in JUDGES:
-        raise pytest.UsageError(
-            f"{options.source(config, 'judge')}={settings.judge}: use one of {', '.join(JUDGES)}"
-        )
-    if settings.judge != "tests":
+    for name, hook in (
+        ("judge", config.hook.pytest_e2ebench_judge_modes),
+        ("migrate", config.hook.pytest_e2ebench_migrate_modes),
+    ):
+        # the built-ins' modes and those plugins announce (docs/plugins.md)
+        modes = list(dict.fromkeys(m for found in hook(config=config) for m in found))
+        if getattr(settings, name) not in modes:
+            raise pytest.UsageError(
+                f"{options.source(config, name)}={getattr(settings, name)}: use one of "
+                f"{', '.join(modes)}"
+            )
+    if settings.judge in ("llm", "both"):
         require_endpoint(settings, f"--e2e-judge={settings.judge}")
     if settings.migrate == "llm":
         require_endpoint(settings, "--e2e-migrate=llm")
@@ -146,7 +152,7 @@ def _refuse_dead_endpoint(config: pytest.Config, settings, agents) -> None:
     live = live and all(impl.plugin is factory for impl in clients)
     needed = (
         any(agent.uses_llm for agent in agents)
-        or settings.judge != "tests"
+        or settings.judge in ("llm", "both")
         or settings.migrate == "llm"
     )
     if not (live and needed):

@@ -68,6 +68,8 @@ class Task:
     app: AppSpec | None = None  # app tasks: the launch contract (issue #15)
     # [tests.requirements]: requirement id -> node-id globs (for tests only a run reveals)
     requirement_map: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the task's own checks (checks/test_*.py, run with the harness's fixtures: issue #13.1)
+    checks: tuple[StaticTest, ...] = ()
 
     @property
     def materials_dir(self) -> Path | None:
@@ -353,9 +355,10 @@ def load_task(root: Path) -> Task:
                     f"which is not in {REQUIREMENTS_FILE} (known: {_span(requirements)}); fix the "
                     f"marker or add '### {rid}: <title>'"
                 )
+    checks = _checks(root, name, known if requirements else None, problems)
     if tests:
         for req in requirements:
-            if not any(req.id in t.requirements for t in tests):
+            if not any(req.id in t.requirements for t in (*tests, *checks)):
                 problems.append(
                     f"{req_where}: requirement {req.id} has no test; tag at least one "
                     + (
@@ -398,7 +401,31 @@ def load_task(root: Path) -> Task:
         network=network,
         app=app,
         requirement_map=tuple((rid, tuple(globs)) for rid, globs in mapping.items()),
+        checks=tuple(checks),
     )
+
+
+def _checks(root: Path, name: str, known: set[str] | None, problems: list[str]) -> list:
+    """The task's checks (``checks/test_*.py``), each tagged with requirements it knows."""
+    from .checks import CHECKS_DIR, scan_checks
+
+    checks, scan_problems = scan_checks(root)
+    problems.extend(f"{name}/{p}" for p in scan_problems)
+    for check in checks:
+        if not check.requirements:
+            problems.append(
+                f"{name}/{check.nodeid} (line {check.line}): no requirement tag; add "
+                '@pytest.mark.requirement("R<n>") (a check counts toward the requirements it '
+                f"names; see docs/plugins.md, {CHECKS_DIR}/)"
+            )
+        for rid in check.requirements:
+            if known is not None and rid not in known:
+                problems.append(
+                    f"{name}/{check.nodeid} (line {check.line}): tagged with requirement "
+                    f"{rid!r}, which is not in {REQUIREMENTS_FILE}; fix the marker or add "
+                    f"'### {rid}: <title>'"
+                )
+    return checks
 
 
 def _reference(

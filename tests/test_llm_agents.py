@@ -131,7 +131,10 @@ def test_ddt_stops_at_the_step_limit_across_roles(pytester, tasks, results, llm)
     run = results()["tasks"][0]
     assert run["metrics"]["steps"] == 6
     assert [r["steps"] for r in run["agent_run"]["details"]["roles"]] == [2, 2, 2]
-    assert run["agent_run"]["note"] == "stopped at the step limit"
+    assert run["agent_run"]["note"] == (
+        "stopped at the step limit; delivery check: no pyproject.toml at the repository root: "
+        "the project cannot be installed"
+    )
     assert llm.remaining() == 0 and llm.exhausted_hits == 0
 
 

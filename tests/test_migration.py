@@ -95,6 +95,9 @@ def test_module_attribute_access_is_migrated(pytester, tasks, results):
 MEDDLER = """
 import pytest
 
+def pytest_e2ebench_migrate_modes(config):
+    return ["meddle"]
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_e2ebench_migrate_tests(config, task, repo, out, mode):
     if mode != "meddle":
@@ -125,6 +128,9 @@ def test_a_migrator_that_changes_the_project_is_rejected(pytester, tasks, result
 
 WEAKENER = """
 import pytest
+
+def pytest_e2ebench_migrate_modes(config):
+    return ["weak"]
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_e2ebench_migrate_tests(config, task, repo, out, mode):

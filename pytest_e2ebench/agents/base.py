@@ -36,6 +36,14 @@ class AgentOutcome:
         """JSON-able form."""
         return dataclasses.asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> AgentOutcome:
+        """The inverse of :meth:`to_dict`; keys it does not know are kept in ``details``."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        known = {k: v for k, v in data.items() if k in names}
+        details = {**known.pop("details", {}), **{k: v for k, v in data.items() if k not in names}}
+        return cls(**known, details=details)
+
 
 @dataclasses.dataclass
 class RunContext:

@@ -30,20 +30,19 @@ from ..stash import SANDBOX
 from ..task import Task
 from ..testindex import is_test_module
 from .base import Agent, AgentOutcome, RunContext
+from .kinds import check_delivery, delivery, tooling
 from .tools import Toolbox
 
-PROMPT_VERSION = 2
+PROMPT_VERSION = 3  # 3: what to deliver depends on the task's kind (issue #13.4)
+DELIVERY_RETRIES = 2  # submits the delivery check turns back before it lets one through
 STALL_STEPS = 3  # answers in a row without a tool call that end a role
 REPEAT_STEPS = 4  # the same calls with the same results, in a row, that end a role
 CHARS_PER_TOKEN = 3  # a conservative estimate for code and JSON
 KEEP_RECENT = 6  # the last messages are never shortened
 BASE = (
     "You work alone in a fresh repository (the current directory) through tools. The user "
-    "gives you a requirements document; it is all you know about the project. Deliver an "
-    "installable Python project: a pyproject.toml and the package the document names, at the "
-    "repository root. There is no network: the shell's Python has pip, setuptools and pytest, "
-    "so install the project with `pip install --no-build-isolation -e .`. Use only the tools; "
-    "call submit when your part is done."
+    "gives you a requirements document; it is all you know about the project. {delivery} "
+    "{tooling} Use only the tools; call submit when your part is done."
 )
 ROLES = {
     "engineer": "You are the only engineer. Implement every requirement, write pytest tests "
@@ -99,6 +98,9 @@ class SDAgent(Agent):
             summaries.append(f"{role}: {summary or '(no summary)'}")
         if state.steps >= state.max_steps:
             state.notes.append("stopped at the step limit")
+        problems = check_delivery(task, workspace) if ctx.stage == "implement" else []
+        if problems:
+            state.notes.append("delivery check: " + "; ".join(problems))
         return AgentOutcome(
             tokens_sent=state.prompt_tokens,
             tokens_generated=state.completion_tokens,
@@ -118,7 +120,10 @@ class SDAgent(Agent):
 
     def _role(self, llm, role, task, tools, state, budget, summaries, ctx) -> str | None:
         design = " following DESIGN.md" if "designer" in self.roles else ""
-        system = f"{BASE}\n\n{ROLES[role].format(design=design)}"
+        base = BASE.format(delivery=delivery(task), tooling=tooling(task))
+        system = f"{base}\n\n{ROLES[role].format(design=design)}"
+        checked = role == self.roles[-1] and ctx.stage == "implement"
+        rejected = 0
         user = f"# Requirements document\n\n{task.requirements_text}"
         if ctx.stage != "implement":
             user += f"\n\n{ctx.brief}"  # the stage's instruction and its inputs
@@ -167,6 +172,20 @@ class SDAgent(Agent):
                     "cost_usd": state.cost,
                 }
             )
+            if checked and tools.submitted is not None and rejected < DELIVERY_RETRIES:
+                problems = check_delivery(task, tools.workspace)
+                if problems and used < budget:
+                    rejected += 1
+                    state.roles[-1]["delivery_rejected"] = rejected
+                    tools.submitted = None
+                    messages.append(
+                        {
+                            "role": "user",
+                            "content": "Not submitted, the delivery check found: "
+                            + "; ".join(problems)
+                            + ". Fix this, then call submit again.",
+                        }
+                    )
             if idle >= STALL_STEPS:
                 state.notes.append(f"{role}: stalled, {idle} answers in a row without a tool call")
                 break

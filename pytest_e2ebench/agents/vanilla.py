@@ -8,13 +8,21 @@ from pathlib import Path
 
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext
+from .kinds import PYTHON_KINDS, check_delivery, delivery
 
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2  # 2: the instructions depend on the task's kind (issue #13.4)
 SYSTEM = (
     "You write complete Python projects in one answer. Reply with every file of the project "
     "the user's requirements document describes (a pyproject.toml and the package it names), "
     "each as a heading line `### FILE: <relative path>` followed by the file's content in one "
     "fenced code block. Write nothing else."
+)
+# web and app tasks: what to deliver comes from kinds.delivery
+KIND_SYSTEM = (
+    "You write complete projects in one answer. {delivery} Reply with every file of the "
+    "project the user's requirements document describes, each as a heading line "
+    "`### FILE: <relative path>` followed by the file's content in one fenced code block. "
+    "Write nothing else."
 )
 # For the lifecycle stages besides implement; the stage's own instruction is in the brief.
 STAGE_SYSTEM = (
@@ -30,6 +38,13 @@ _FILE = re.compile(
 def parse_files(text: str) -> dict[str, str]:
     """The files of a vanilla answer, by relative path (later duplicates win)."""
     return {m["path"]: m["body"] + "\n" for m in _FILE.finditer(text or "")}
+
+
+def system_prompt(task: Task) -> str:
+    """The instructions for ``task``'s kind (Python projects keep their original wording)."""
+    if task.kind in PYTHON_KINDS:
+        return SYSTEM
+    return KIND_SYSTEM.format(delivery=delivery(task))
 
 
 class VanillaAgent(Agent):
@@ -52,7 +67,7 @@ class VanillaAgent(Agent):
         staged = ctx.stage != "implement"
         user = task.requirements_text + (f"\n\n{ctx.brief}" if staged else "")
         messages = [
-            {"role": "system", "content": STAGE_SYSTEM if staged else SYSTEM},
+            {"role": "system", "content": STAGE_SYSTEM if staged else system_prompt(task)},
             {"role": "user", "content": user},
         ]
         completion = llm.complete(messages, scope=f"{ctx.scope}/vanilla")
@@ -72,6 +87,9 @@ class VanillaAgent(Agent):
         note = None if files else "the answer contained no '### FILE:' blocks"
         if skipped:
             note = f"ignored files outside the repository: {', '.join(skipped)}"
+        problems = [] if staged or not files else check_delivery(task, workspace)
+        if problems:
+            note = "; ".join([*([note] if note else []), "delivery check: " + "; ".join(problems)])
         return AgentOutcome(
             tokens_sent=completion.prompt_tokens,
             tokens_generated=completion.completion_tokens,
@@ -79,5 +97,9 @@ class VanillaAgent(Agent):
             co2_g=completion.co2_g,
             steps=1,
             note=note,
-            details={"files": sorted(files), "trajectory": str(ctx.artifacts / "trajectory.jsonl")},
+            details={
+                "files": sorted(files),
+                "trajectory": str(ctx.artifacts / "trajectory.jsonl"),
+                **({"delivery": problems} if problems else {}),
+            },
         )

@@ -18,9 +18,14 @@ from pathlib import Path
 
 from ..intake import read_text
 from ..verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED
-from ..workspace import PYTHON_SUFFIXES, code_files
+from ..workspace import PYTHON_SUFFIXES, code_files, suffixes_for
 
 VOTES = 3
+# what the code shown is, for the kinds that are not Python projects
+KIND_NOTES = {
+    "web": " (a static web app: its HTML, CSS and JavaScript files)",
+    "app": " (a web app: its HTML, CSS, JavaScript and Python files)",
+}
 RETRIES = 3
 CODE_BUDGET = 60_000  # characters of source shown to the judge
 FAILURE_CLASSES = (
@@ -140,8 +145,11 @@ def llm_verdicts(config, task, repo: Path, tests: list[dict], run_dir: Path) -> 
     settings = config.stash[SETTINGS]
     llm = make_llm(config, settings)
     ids = [r.id for r in task.requirements]
+    # the files of the task's kind: a web app's HTML/CSS/JS, not "no Python code" (#13.4)
+    code = code_listing(repo, suffixes_for(task.kind))
     user = (
-        f"# Requirements document\n\n{task.requirements_text}\n\n# Code\n\n{code_listing(repo)}\n\n"
+        f"# Requirements document\n\n{task.requirements_text}\n\n"
+        f"# Code{KIND_NOTES.get(task.kind, '')}\n\n{code}\n\n"
         f"# Test results\n\n{_results(task, tests)}\n\nClassify every id: {', '.join(ids)}."
     )
     scope = "/".join(run_dir.parts[-3:])

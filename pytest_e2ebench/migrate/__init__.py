@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from ..contracts import MigrationResult
 from ..errors import InfrastructureError
 from ..intake import IntakeLimits, parse_python, read_bytes, walk
 from ..testindex import is_test_module, module_tests
 
 HASHED_BYTES = IntakeLimits.max_file_bytes
+MODES = ("static", "llm", "none")
 
 
 class MigrationRejected(InfrastructureError):
@@ -88,7 +90,7 @@ def run_migration(config: pytest.Config, task, repo: Path, out: Path, mode: str)
         raise InfrastructureError("migrate", f"no migrator handles --e2e-migrate={mode}")
     if not out.is_dir():
         raise InfrastructureError("migrate", f"the {mode!r} migrator wrote no tests to {out}")
-    report = dict(report)
+    report = MigrationResult.coerce(report).to_dict()
     report["weakened"] = weakened(task, out)
     return report
 
@@ -135,6 +137,12 @@ def weakened(task, migrated: Path) -> list[str]:
     before = _assertions_by_test(task.tests_dir)
     after = _assertions_by_test(migrated)
     return sorted(f"tests/{name}" for name, n in before.items() if after.get(name, -1) < n)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_e2ebench_migrate_modes(config) -> list[str]:
+    """The built-in migrators' ``--e2e-migrate`` modes."""
+    return list(MODES)
 
 
 @pytest.hookimpl(trylast=True)

@@ -57,7 +57,10 @@ def build(
     besides implement was graded.
     """
     ordered = sorted(records, key=lambda r: (r["task"], r["agent"], r["run"]))
-    tasks = [{k: rec[k] for k in _RUN_KEYS if k in rec} for rec in ordered]
+    tasks = [
+        {k: rec[k] for k in (*_RUN_KEYS, *rec.get("judge_extra", ())) if k in rec}
+        for rec in ordered
+    ]
     fresh = sorted(run_key(r) for r in ordered) if refreshed is None else sorted(refreshed)
     summary = summarize(ordered)
     for agent, stats in summary.items():
