@@ -36,6 +36,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from .. import vendor
 from ..probe.e2ebench_web import SCENARIO_LINE, parse_feature
 from . import add_arguments as shared_arguments
 from . import write_report
@@ -57,14 +58,11 @@ DISTRIBUTIONS = {
 PROVIDED = {"selenium", "behave", "pytest", "pytest_bdd", "e2ebench_behave", "e2ebench_web"}
 DROPPED_IMPORTS = ("webdriver_manager",)  # only ever used to build webdriver.Chrome(...)
 BROWSERS = {"Chrome", "ChromiumEdge", "Edge", "Firefox", "Safari", "Remote"}
-# What makes an app load something from the internet: an HTML src/href, a CSS url()/@import,
-# or a fetch/XMLHttpRequest/import to an absolute http(s) or protocol-relative address.
-EXTERNAL = re.compile(
-    r"""(?:src|href)\s*=\s*["']\s*(?:https?:)?//"""
-    r"""|url\(\s*["']?\s*(?:https?:)?//|@import\s+["']\s*(?:https?:)?//"""
-    r"""|(?:fetch|\.open|import)\s*\(\s*(?:["'`]\s*|[^,)]*,\s*["'`])(?:https?:)?//""",
-    re.IGNORECASE,
-)
+# E2EDev's runner (run_behave_test.py) shortens every literal time.sleep(N) in the step code to
+# 0.5 s, except in these projects, whose scenarios wait for timers: graded as its authors grade.
+SLEEP = re.compile(r"time\.sleep\s*\(\s*\d+(\.\d+)?\s*\)")
+SHORT_SLEEP = "time.sleep(0.5)"
+KEEPS_SLEEPS = frozenset({"E2ESD_Bench_27", "E2ESD_Bench_37", "E2ESD_Bench_21", "E2ESD_Bench_05"})
 SCENARIO_TIMEOUT = 60  # E2EDev's steps sleep generously
 
 
@@ -86,6 +84,9 @@ class ProjectReport:
     requires: list[str] = dataclasses.field(default_factory=list)
     error: str | None = None
     numbering: dict[str, str] = dataclasses.field(default_factory=dict)  # R<n> -> E2EDev key
+    vendored: list[str] = dataclasses.field(default_factory=list)  # "URL -> package@version/file"
+    live: list[str] = dataclasses.field(default_factory=list)  # addresses no npm package serves
+    not_vendored: list[dict] = dataclasses.field(default_factory=list)  # {"url", "reason"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,6 +175,12 @@ def convert_steps(code: str) -> tuple[str, set[str]]:
     return header + ast.unparse(tree) + "\n", needs
 
 
+def runner_step_code(project: str, case: dict) -> str:
+    """A test case's step code as E2EDev's own runner runs it (its sleeps shortened)."""
+    code = str(case.get("step_code", ""))
+    return code if project in KEEPS_SLEEPS else SLEEP.sub(SHORT_SLEEP, code)
+
+
 def tag_scenarios(feature: str, requirement: str) -> str:
     """The feature text with ``@<requirement>`` on the line above every scenario."""
     return SCENARIO_LINE.sub(lambda m: f"{m[1]}@{requirement}\n{m[0]}", feature)
@@ -230,7 +237,46 @@ def _copy_app(source: Path, dest: Path) -> None:
     shutil.copytree(source, dest, ignore=ignore)
 
 
-def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
+def _vendor(dest: Path, report: ProjectReport, vendoring: bool) -> bool:
+    """Serve the app's CDN files from npm packages (``vendor.json``); does it need the network?
+
+    What no package serves (an API, an image host) or cannot be had is reported, and the task
+    keeps the network for it (``tests.network = true``).
+    """
+    if not vendoring:
+        vendored: list = []
+        live = list(
+            dict.fromkeys(
+                u for t in vendor.app_texts(dest / "reference") for u in vendor.loaded_urls(t)
+            )
+        )
+        failed: list[dict] = []
+    else:
+        vendored, live, failed = vendor.vendor_app(dest / "reference")
+    if vendored:
+        vendor.write_manifest(dest, vendored)
+    report.vendored = [f"{v.url} -> {v.entry}" for v in vendored]
+    report.live = live
+    report.not_vendored = failed
+    called = vendor.app_calls(dest / "reference")
+    calls = [u for u in live if u in called]
+    if calls:
+        report.warnings.append(
+            f"the app needs a live API ({', '.join(calls[:3])}): its scenarios run with network "
+            "access (tests.network = true) and fail offline"
+        )
+    elif live or failed:
+        report.warnings.append(
+            f"the app loads {len(live) + len(failed)} address(es) no npm package serves (e.g. "
+            f"{(live or [f['url'] for f in failed])[0]}): its scenarios run with network access "
+            "(tests.network = true)"
+        )
+    return bool(live or failed)
+
+
+def import_project(
+    project: Path, out: Path, created: dt.date, vendoring: bool = True
+) -> ProjectReport:
     """Write the task for one E2EDev project under ``out``; what happened, as a report."""
     report = ProjectReport(project=project.name)
     try:
@@ -292,7 +338,7 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
                 if not texts or not all(isinstance(t, str) for t in texts):
                     raise ConversionError("'test_case' holds no feature text")
                 feature = tag_scenarios("\n\n".join(texts), rid)
-                steps, more = convert_steps(str(case.get("step_code", "")))
+                steps, more = convert_steps(runner_step_code(project.name, case))
                 (folder / "case.feature").write_text(feature, encoding="utf-8")
                 scenarios, problems = parse_feature(folder / "case.feature")
                 if problems:
@@ -317,16 +363,7 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
         + "\n",
         encoding="utf-8",
     )
-    network = any(
-        EXTERNAL.search(p.read_text(encoding="utf-8", errors="replace"))
-        for p in (dest / "reference").rglob("*")
-        if p.suffix in (".html", ".htm", ".js", ".css")
-    )
-    if network:
-        report.warnings.append(
-            "the reference app loads resources from the internet (e.g. a CDN): its scenarios "
-            "run with network access (tests.network = true)"
-        )
+    network = _vendor(dest, report, vendoring)
     if report.requires:
         report.warnings.append(
             f"the step code needs {', '.join(report.requires)} (installed unpinned into the "
@@ -351,10 +388,12 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
     return report
 
 
-def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
+def import_all(
+    src: Path, out: Path, created: dt.date, vendoring: bool = True
+) -> list[ProjectReport]:
     """Import every project under ``src`` into ``out``; the reports, also in import-report.json."""
     out.mkdir(parents=True, exist_ok=True)
-    reports = [import_project(p, out, created) for p in find_projects(src)]
+    reports = [import_project(p, out, created, vendoring) for p in find_projects(src)]
     write_report(out, reports)
     return reports
 
@@ -362,6 +401,13 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import e2edev``."""
     shared_arguments(parser, "an E2EDev project folder, or a folder of them")
+    parser.add_argument(
+        "--no-vendor",
+        dest="vendor",
+        action="store_false",
+        help="do not fetch the apps' CDN libraries and fonts from npm into the vendor cache "
+        "(such apps then need tests.network = true, and fail offline)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -377,7 +423,7 @@ def run(args: argparse.Namespace) -> int:
     if not projects:
         print(f"e2ebench: no E2EDev projects ({TESTS_FILE}) under {args.src}", file=sys.stderr)
         return 1
-    reports = import_all(args.src, args.out, args.created)
+    reports = import_all(args.src, args.out, args.created, getattr(args, "vendor", True))
     for r in reports:
         if r.error:
             print(f"NOT IMPORTED {r.project}: {r.error}")
@@ -389,8 +435,14 @@ def run(args: argparse.Namespace) -> int:
         )
         for f in r.failed:
             print(f"  {f['requirement']} case {f['case']}: {f['reason']} (scores 0)")
+        if r.vendored:
+            print(f"  {len(r.vendored)} CDN file(s) served from npm packages (vendor.json)")
+        for f in r.not_vendored:
+            print(f"  not vendored: {f['reason']}")
         for w in r.warnings:
             print(f"  note: {w}")
+    done = sum(not r.error for r in reports)
+    print(f"imported {done} of {len(reports)} projects ({len(reports) - done} not imported)")
     print(f"report: {args.out / 'import-report.json'}")
     return 0 if any(not r.error for r in reports) else 1
 

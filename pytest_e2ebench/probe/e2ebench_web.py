@@ -28,6 +28,7 @@ import functools
 import http.server
 import io
 import itertools
+import json
 import os
 import re
 import shutil
@@ -85,6 +86,27 @@ const sweep = () => {
 sweep();
 """
 CONSOLE_LINES = 30
+# Third-party files (pytest_e2ebench/vendor.py): served from E2EBENCH_VENDOR_DIR under this
+# path, and the CDN addresses of routes.json rewritten to it in the app's text files as served.
+VENDOR_PATH = "/__e2ebench__/vendor/"
+REWRITTEN = (".html", ".htm", ".css", ".js", ".mjs")
+MAX_REWRITE_BYTES = 8 << 20
+# Run before any script of every page: Math.random from a fixed seed (mulberry32), so a page
+# that draws numbers draws the same ones in every run (E2EBENCH_WEB_SEED sets the seed).
+SEEDED_RANDOM = """
+(() => {
+  let state = %d >>> 0;
+  const random = function random() {
+    state = (state + 0x6D2B79F5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  Object.defineProperty(Math, "random", {value: random, writable: true, configurable: true});
+})();
+"""
+DEFAULT_SEED = 20250101
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,6 +243,9 @@ _state: dict = {}
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
+    vendor_dir: Path | None = None
+    routes: dict[str, str] = {}  # noqa: RUF012 - set once per server, read-only
+
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
@@ -238,6 +263,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             return io.BytesIO(body)
+        path = urllib.parse.unquote(self.path.split("?", 1)[0])
+        if path.startswith(VENDOR_PATH) and self.vendor_dir is not None:
+            return self._send_vendored(path[len(VENDOR_PATH) :])
+        if self.routes and path.lower().endswith(REWRITTEN):
+            return self._send_rewritten()
         # Browsers ask for /favicon.ico on their own: an app without one is not an error.
         if self.path.split("?", 1)[0] == "/favicon.ico" and not os.path.exists(
             self.translate_path(self.path)
@@ -246,6 +276,34 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             return None
         return super().send_head()
+
+    def _send_bytes(self, body: bytes, ctype: str):
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def _send_vendored(self, rel: str):
+        """A file of the vendor folder (the harness's, read-only): never outside it."""
+        parts = [p for p in rel.split("/") if p not in ("", ".")]
+        target = self.vendor_dir.joinpath(*parts) if parts else self.vendor_dir
+        if ".." in parts or not target.is_file():
+            self.send_error(404, "Not a vendored file")
+            return None
+        return self._send_bytes(target.read_bytes(), self.guess_type(str(target)))
+
+    def _send_rewritten(self):
+        """An app's page, stylesheet or script with its CDN addresses pointing here."""
+        local = Path(self.translate_path(self.path))
+        if not local.is_file() or local.stat().st_size > MAX_REWRITE_BYTES:
+            return super().send_head()
+        text = local.read_bytes().decode("utf-8", errors="surrogateescape")
+        for url in sorted(self.routes, key=len, reverse=True):
+            if url in text:
+                text = text.replace(url, self.routes[url])
+        body = text.encode("utf-8", errors="surrogateescape")
+        return self._send_bytes(body, self.guess_type(str(local)))
 
     def list_directory(self, path):
         # Only files are served: a folder without index.html is not a page.
@@ -256,8 +314,12 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 class AppServer:
     """The generated app, served from a folder on 127.0.0.1 and an ephemeral port."""
 
-    def __init__(self, root: Path):
-        handler = functools.partial(_Handler, directory=str(root))
+    def __init__(self, root: Path, vendor: Path | None = None):
+        routes = {}
+        if vendor is not None and (vendor / "routes.json").is_file():
+            routes = json.loads((vendor / "routes.json").read_text(encoding="utf-8"))
+        handler_class = type("_AppHandler", (_Handler,), {"vendor_dir": vendor, "routes": routes})
+        handler = functools.partial(handler_class, directory=str(root))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -341,6 +403,10 @@ class Browser:
             if service.process is not None:
                 self.pids.add(service.process.pid)
                 self.pids.update(_descendants(service.process.pid))
+        seed = int(os.environ.get("E2EBENCH_WEB_SEED") or DEFAULT_SEED)
+        self.driver.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": SEEDED_RANDOM % seed}
+        )
         self.driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT)
         self.driver.set_script_timeout(PAGE_LOAD_TIMEOUT)
         self.starts.append(round(time.monotonic() - began, 3))
@@ -469,7 +535,8 @@ def _session():
         _state["app_dir"] = app = Path(os.environ.get("E2EBENCH_APP_DIR", "."))
         _state["artifacts"] = artifacts
         _state["shots"] = itertools.count(1)
-        _state["server"] = server = AppServer(app)
+        vendor = os.environ.get("E2EBENCH_VENDOR_DIR")
+        _state["server"] = server = AppServer(app, Path(vendor) if vendor else None)
         _state["browser"] = browser = Browser(
             artifacts, offline=os.environ.get("E2EBENCH_WEB_NETWORK") != "1"
         )
