@@ -266,7 +266,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         path = urllib.parse.unquote(self.path.split("?", 1)[0])
         if path.startswith(VENDOR_PATH) and self.vendor_dir is not None:
             return self._send_vendored(path[len(VENDOR_PATH) :])
-        if self.routes and path.lower().endswith(REWRITTEN):
+        if self.routes and (path.endswith("/") or path.lower().endswith(REWRITTEN)):
             return self._send_rewritten()
         # Browsers ask for /favicon.ico on their own: an app without one is not an error.
         if self.path.split("?", 1)[0] == "/favicon.ico" and not os.path.exists(
@@ -296,6 +296,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def _send_rewritten(self):
         """An app's page, stylesheet or script with its CDN addresses pointing here."""
         local = Path(self.translate_path(self.path))
+        if self.path.split("?", 1)[0].endswith("/"):
+            local = local / "index.html"  # a folder's page, as the base class serves it
         if not local.is_file() or local.stat().st_size > MAX_REWRITE_BYTES:
             return super().send_head()
         text = local.read_bytes().decode("utf-8", errors="surrogateescape")
