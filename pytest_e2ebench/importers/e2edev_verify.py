@@ -319,6 +319,7 @@ def verify(
     ``projects`` limits both runs to these E2EDev project names. Writes and returns
     ``out/verify-report.json``.
     """
+    src, tasks, out = src.resolve(), tasks.resolve(), out.resolve()
     reports = json.loads((tasks / REPORT_FILE).read_text(encoding="utf-8"))
     imported = {r["project"]: r for r in reports if r.get("task")}
     wanted = [p for p in find_projects(src) if p.name in imported]
@@ -443,8 +444,9 @@ def _summarize(wanted, imported, harness, cases: list[CaseResult]) -> dict:
     }
 
 
-def print_report(report: dict, out=sys.stdout) -> None:
+def print_report(report: dict, out=None) -> None:
     """The report as text: per project both runners' verdicts and every disagreement."""
+    out = out or sys.stdout
     for p in report["projects"]:
         print(
             f"{p['task']}: harness {p['harness_passed']}/{p['requirements']}, behave "
