@@ -326,11 +326,6 @@ def verify(
     if projects:
         wanted = [p for p in wanted if p.name in projects]
     out.mkdir(parents=True, exist_ok=True)
-    if results is None:
-        select = [imported[p.name]["task"] for p in wanted] if projects else None
-        results = run_harness(tasks, out / "harness", workers, select)
-    harness = _harness_cases(results)
-
     jobs = []
     for project in wanted:
         meta = imported[project.name]
@@ -353,13 +348,25 @@ def verify(
     python = behave_env(out, [tasks / imported[p.name]["task"] for p in wanted])
     work_root = Path(tempfile.mkdtemp(prefix="e2ebench-behave-", dir=out))
 
-    def one(job) -> CaseResult:
-        project, meta, rid, key, number, case = job
+    def behave(job, attempt: int = 0) -> tuple[str, str]:
+        project, meta, rid, _, number, case = job
         task = tasks / meta["task"]
-        work = work_root / f"{meta['task']}-{rid}-{number}"
-        verdict, why = run_behave_case(
+        work = work_root / f"{meta['task']}-{rid}-{number}" / f"run-{attempt + 1}"
+        return run_behave_case(
             project, task / "reference", vendors[project.name], case, work, timeout, python
         )
+
+    # E2EDev's runner first, then the harness (each on its own: they would share the CPU)
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        first = list(pool.map(behave, jobs))
+    if results is None:
+        select = [imported[p.name]["task"] for p in wanted] if projects else None
+        results = run_harness(tasks, out / "harness", workers, select)
+    harness = _harness_cases(results)
+
+    cases = []
+    for job, (verdict, why) in zip(jobs, first, strict=True):
+        project, meta, rid, key, number, _ = job
         mine = harness.get(meta["task"])
         if mine is None or rid not in mine["requirements"]:
             ours, reason = "missing", "the harness has no result for this requirement"
@@ -367,29 +374,19 @@ def verify(
             ours, reason = "fail", mine["failing"][(rid, number)]
         else:
             ours, reason = "pass", ""
-        result = CaseResult(project.name, rid, key, number, ours, verdict, reason, why)
-        if not result.agree:
-            # a second and third behave run tell timing from a real difference
-            for rerun in range(2):
-                again = work.with_name(f"{work.name}-rerun{rerun + 1}")
-                result.behave_reruns.append(
-                    run_behave_case(
-                        project,
-                        task / "reference",
-                        vendors[project.name],
-                        case,
-                        again,
-                        timeout,
-                        python,
-                    )[0]
-                )
-            result.behave_reruns.insert(0, verdict)
-            log = (work / "behave.log").read_text() if (work / "behave.log").is_file() else ""
-            result.explanation = explain(result, log) or "unexplained"
-        return result
+        cases.append(CaseResult(project.name, rid, key, number, ours, verdict, reason, why))
+
+    def settle(index: int) -> None:
+        # two more behave runs tell timing (a verdict that changes) from a real difference
+        result, job = cases[index], jobs[index]
+        result.behave_reruns = [result.behave, *(behave(job, n)[0] for n in (1, 2))]
+        project, meta, rid, _, number, _ = job
+        log = work_root / f"{meta['task']}-{rid}-{number}" / "run-1" / "behave.log"
+        result.explanation = explain(result, log.read_text() if log.is_file() else "")
+        result.explanation = result.explanation or "unexplained"
 
     with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
-        cases = list(pool.map(one, jobs))
+        list(pool.map(settle, [i for i, c in enumerate(cases) if not c.agree]))
     report = _summarize(wanted, imported, harness, cases)
     (out / REPORT).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
