@@ -141,3 +141,84 @@ def test_verify_import_compares_with_behave_and_explains_each_disagreement(
     assert "BEHAVE_STRIP_STEPS_WITH_TRAILING_COLON" in disagreement["explanation"]
     assert report["unexplained"] == 0 and code == 0
     assert "R1 (E2EDev 1) case 2: harness pass, behave fail" in printed
+
+
+CLOCK_APP = """<!doctype html><html><body>
+<p data-testid="out">waiting</p><p data-testid="elapsed"></p><p data-testid="random"></p>
+<script>
+const t0 = Date.now();
+document.querySelector('[data-testid="random"]').textContent = String(Math.random());
+setTimeout(() => { document.querySelector('[data-testid="out"]').textContent = 'done'; }, 3000);
+setInterval(() => {
+  document.querySelector('[data-testid="elapsed"]').textContent = String(Date.now() - t0);
+}, 1000);
+</script></body></html>
+"""
+CLOCK_FEATURE = """@R1
+Feature: Time and chance
+  Scenario: A three-second timer fires after three seconds of page time
+    Given the page is open with a controlled clock
+    Then "out" reads "waiting"
+    When 2999 ms pass
+    Then "out" reads "waiting"
+    When 1 ms pass
+    Then "out" reads "done"
+    And "elapsed" reads "3000"
+
+  Scenario: A reload draws the same random number
+    Given the page is open
+    Then a reload shows the same random number
+"""
+CLOCK_STEPS = """from pytest_bdd import given, parsers, then, when
+from selenium.webdriver.common.by import By
+
+
+def text(browser, testid):
+    return browser.find_element(By.CSS_SELECTOR, f"[data-testid='{testid}']").text
+
+
+@given("the page is open with a controlled clock")
+def _(browser, app_url, clock):
+    browser.get(app_url)
+
+
+@given("the page is open")
+def _(browser, app_url):
+    browser.get(app_url)
+
+
+@when(parsers.parse("{ms:d} ms pass"))
+def _(clock, ms):
+    clock.tick(ms)
+
+
+@then(parsers.parse('"{testid}" reads "{value}"'))
+def _(browser, testid, value):
+    assert text(browser, testid) == value
+
+
+@then("a reload shows the same random number")
+def _(browser):
+    first = text(browser, "random")
+    browser.refresh()
+    assert text(browser, "random") == first and 0 <= float(first) < 1
+"""
+
+
+@pytest.mark.browser
+def test_a_controlled_clock_and_seeded_random_make_time_and_chance_repeatable(
+    pytester, tasks, results
+):
+    root = tasks.tasks / "timer"
+    tasks.write(
+        root / "task.toml",
+        'id = "timer"\ntitle = "Timer"\nkind = "web"\nlanguage = "javascript"\n'
+        'created = 2026-11-01\nsource = "tests"\n\n[tests]\ntimeout = 30\n',
+    )
+    tasks.write(root / "requirements.md", "# Timer\n\n### R1: Done after three seconds\n")
+    tasks.write(root / "reference" / "index.html", CLOCK_APP)
+    tasks.write(root / "tests" / "conftest.py", CLOCK_STEPS)
+    tasks.write(root / "tests" / "features" / "timer.feature", CLOCK_FEATURE)
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=1)
+    assert results()["tasks"][0]["metrics"]["passed"] == 2

@@ -11,6 +11,10 @@ pytest-e2ebench), next to the probe plugin:
 * ``browser`` is a Selenium WebDriver for headless Chromium, started once per session (so once
   per xdist worker) with a fresh profile and reset before every scenario (extra windows
   closed, dialogs dismissed, storage and cookies of the app cleared, ``about:blank``);
+* every page gets a seeded ``Math.random`` before its scripts run, and a scenario that asks
+  for the ``clock`` fixture a virtual clock its steps advance (``clock.tick(ms)``);
+* CDN addresses listed in ``E2EBENCH_VENDOR_DIR/routes.json`` are served from that folder on
+  the app's origin, rewritten in the app's HTML, CSS and JavaScript as they are served;
 * a failing scenario gets a screenshot and the browser console in its report;
 * at session start the app's page is loaded once to record whether it is *executable* (it
   loads, and no uncaught script error breaks it);
@@ -107,6 +111,58 @@ SEEDED_RANDOM = """
 })();
 """
 DEFAULT_SEED = 20250101
+# The ``clock`` fixture's virtual clock, installed before any script of the pages a scenario
+# opens after requesting it: Date, performance.now and the timers stand still until a step
+# advances them (window.__e2ebench_clock.tick(ms) runs every timer due, in order).
+FAKE_CLOCK = """
+(() => {
+  const RealDate = Date;
+  const start = RealDate.now();
+  let now = 0, nextId = 1;
+  const timers = new Map();
+  const add = (fn, ms, args, repeat) => {
+    const delay = Math.max(0, Number(ms) || 0);
+    timers.set(nextId, {fn, args, at: now + delay, every: repeat ? Math.max(1, delay) : 0});
+    return nextId++;
+  };
+  const clear = (id) => { timers.delete(id); };
+  window.setTimeout = (fn, ms, ...args) => add(fn, ms, args, false);
+  window.setInterval = (fn, ms, ...args) => add(fn, ms, args, true);
+  window.clearTimeout = window.clearInterval = window.cancelAnimationFrame = clear;
+  window.requestAnimationFrame = (fn) => add(() => fn(now), 16, [], false);
+  function FakeDate(...args) {
+    if (!new.target) return new RealDate(start + now).toString();
+    return args.length ? new RealDate(...args) : new RealDate(start + now);
+  }
+  FakeDate.prototype = RealDate.prototype;
+  FakeDate.now = () => start + now;
+  FakeDate.parse = RealDate.parse;
+  FakeDate.UTC = RealDate.UTC;
+  window.Date = FakeDate;
+  Object.defineProperty(performance, "now", {value: () => now, configurable: true});
+  const tick = (ms) => {
+    const target = now + Math.max(0, Number(ms) || 0);
+    for (;;) {
+      let due = null;
+      for (const [id, t] of timers) {
+        if (t.at <= target && (due === null || t.at < timers.get(due).at)) due = id;
+      }
+      if (due === null) break;
+      const t = timers.get(due);
+      now = t.at;
+      if (t.every) t.at += t.every; else timers.delete(due);
+      try {
+        if (typeof t.fn === "function") t.fn(...t.args); else (0, eval)(String(t.fn));
+      } catch (error) {
+        queueMicrotask(() => { throw error; });  // reported as uncaught, as a browser would
+      }
+    }
+    now = target;
+    return now;
+  };
+  window.__e2ebench_clock = {tick, now: () => now, pending: () => timers.size};
+})();
+"""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -567,6 +623,39 @@ def browser(app_url, request):
         pytest.fail(_state["no_app"], pytrace=False)
     _state["user"] = request.node.nodeid
     return _state["browser"].reset(app_url)
+
+
+class Clock:
+    """The virtual clock of the pages a scenario opens (see the ``clock`` fixture)."""
+
+    def __init__(self, driver):
+        self.driver = driver
+
+    def tick(self, ms: float) -> float:
+        """Advance the current page's clock by ``ms``, running every timer due; the new time."""
+        return self.driver.execute_script(
+            "return window.__e2ebench_clock.tick(arguments[0]);", float(ms)
+        )
+
+    def now(self) -> float:
+        """Milliseconds of virtual time since the current page loaded."""
+        return self.driver.execute_script("return window.__e2ebench_clock.now();")
+
+
+@pytest.fixture
+def clock(browser):
+    """A controllable clock for the pages this scenario opens after asking for it.
+
+    ``Date``, ``performance.now``, ``setTimeout``/``setInterval`` and
+    ``requestAnimationFrame`` of those pages stand still until a step calls
+    ``clock.tick(ms)``: a scenario about a 3-second timer waits for no machine's speed.
+    """
+    added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_CLOCK})
+    yield Clock(browser)
+    with contextlib.suppress(Exception):  # a replaced browser no longer has it
+        browser.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
+        )
 
 
 def map_url(url: str, base: str, app_dir: Path) -> str:
