@@ -222,3 +222,19 @@ def test_a_controlled_clock_and_seeded_random_make_time_and_chance_repeatable(
     result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
     result.assert_outcomes(passed=1)
     assert results()["tasks"][0]["metrics"]["passed"] == 2
+
+
+def test_steps_no_definition_matches_are_named_at_import(tmp_path):
+    from pytest_e2ebench.importers.e2edev import undefined_steps
+
+    feature = tmp_path / "case.feature"
+    feature.write_text(
+        FEATURE.format(colon=":", colon_name="")
+        + '    And the text reads "a\\nb"\n    And a step nobody wrote\n'
+    )
+    code = STEPS + (
+        "\nfrom behave import use_step_matcher\nuse_step_matcher('re')\n"
+        "@then(r'the text reads \"(?P<t>.*)\"')\ndef step_text(context, t):\n    pass\n"
+    )
+    assert undefined_steps(feature, code) == ["a step nobody wrote"]
+    assert undefined_steps(feature, STEPS) == ['the text reads "a\\nb"', "a step nobody wrote"]

@@ -18,6 +18,10 @@ code, rewritten for pytest-bdd: ``behave`` imports become :mod:`e2ebench_behave`
 ``webdriver.Chrome(...)`` becomes the session's headless Chromium, whose ``get`` maps the
 ``file://`` paths of the original onto the served app.
 
+The app's CDN libraries and fonts are vendored from npm packages (:mod:`..vendor`); what no
+package serves (a live API) is reported. Step code runs as E2EDev's own runner runs it (its
+sleeps shortened), and steps no definition matches are listed.
+
 A test case that cannot be converted (Gherkin that does not parse, step code that is not
 Python, no scenario) is not dropped: it becomes a scenario that fails with the reason, so its
 requirement scores 0, and it is listed in the import report. (E2EDev's own metric script
@@ -87,6 +91,7 @@ class ProjectReport:
     vendored: list[str] = dataclasses.field(default_factory=list)  # "URL -> package@version/file"
     live: list[str] = dataclasses.field(default_factory=list)  # addresses no npm package serves
     not_vendored: list[dict] = dataclasses.field(default_factory=list)  # {"url", "reason"}
+    undefined_steps: list[dict] = dataclasses.field(default_factory=list)  # converted, no match
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,6 +184,62 @@ def runner_step_code(project: str, case: dict) -> str:
     """A test case's step code as E2EDev's own runner runs it (its sleeps shortened)."""
     code = str(case.get("step_code", ""))
     return code if project in KEEPS_SLEEPS else SLEEP.sub(SHORT_SLEEP, code)
+
+
+STEP_DECORATORS = {"given", "when", "then", "step", "Given", "When", "Then", "Step"}
+
+
+def step_patterns(code: str) -> list[tuple[str, str]]:
+    """``(matcher, pattern)`` of every behave step the code defines, in order."""
+    tree = ast.parse(code)
+    found: list[tuple[int, str, str]] = []
+    matchers: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        arg = node.args[0]
+        if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        if name == "use_step_matcher":
+            matchers.append((node.lineno, arg.value))
+        elif name in STEP_DECORATORS:
+            found.append((node.lineno, name, arg.value))
+    out = []
+    for line, _, pattern in sorted(found):
+        kind = next((m for at, m in reversed(sorted(matchers)) if at < line), "parse")
+        out.append((kind, pattern))
+    return out
+
+
+def undefined_steps(feature: Path, code: str) -> list[str]:
+    """Steps of ``feature`` that no step definition of ``code`` matches (as behave matches,
+    a trailing colon aside); steps with outline placeholders are not checked."""
+    from pytest_bdd import parsers
+    from pytest_bdd.parser import FeatureParser
+
+    def matcher(kind: str, pattern: str):
+        try:
+            if kind == "re":
+                return parsers.re(pattern if pattern.endswith("$") else pattern + "$")
+            return parsers.cfparse(pattern) if kind == "cfparse" else parsers.parse(pattern)
+        except (ValueError, re.error):
+            return None
+
+    defined = [m for m in (matcher(*p) for p in step_patterns(code)) if m is not None]
+    parsed = FeatureParser(str(feature.parent), feature.name).parse()
+    steps = list(parsed.background.steps) if parsed.background else []
+    for template in parsed.scenarios.values():
+        steps += template.steps
+    missing = []
+    for step in steps:
+        text = step.name
+        if "<" in text or text in missing:
+            continue
+        candidates = (text, text[:-1]) if text.endswith(":") else (text,)
+        if not any(d.is_matching(c) for d in defined for c in candidates):
+            missing.append(text)
+    return missing
 
 
 def tag_scenarios(feature: str, requirement: str) -> str:
@@ -346,6 +407,16 @@ def import_project(
                 (folder / "conftest.py").write_text(steps, encoding="utf-8")
                 needs |= more
                 report.converted += 1
+                for text in undefined_steps(folder / "case.feature", str(case["step_code"])):
+                    report.undefined_steps.append(
+                        {
+                            "requirement": rid,
+                            "case": case_no,
+                            "step": text,
+                            "reason": "no step definition of its step code matches this text "
+                            "(behave reports it undefined too): the scenario fails",
+                        }
+                    )
             except ConversionError as exc:
                 reason = str(exc)
                 report.failed.append({"requirement": rid, "case": case_no, "reason": reason})
@@ -435,6 +506,8 @@ def run(args: argparse.Namespace) -> int:
         )
         for f in r.failed:
             print(f"  {f['requirement']} case {f['case']}: {f['reason']} (scores 0)")
+        for u in r.undefined_steps:
+            print(f"  {u['requirement']} case {u['case']}: step {u['step']!r}: {u['reason']}")
         if r.vendored:
             print(f"  {len(r.vendored)} CDN file(s) served from npm packages (vendor.json)")
         for f in r.not_vendored:
