@@ -15,6 +15,7 @@ APP = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>Greeter</title>
 <script src="{LIBRARY_URL}"></script></head>
 <body><p data-testid="out"></p><a href="https://github.com/someone">author</a>
+<img src="https://i.ibb.co/logo.png" alt="">
 <script src="app.js"></script></body></html>
 """
 SCRIPT = """document.querySelector('[data-testid="out"]').textContent =
@@ -106,7 +107,10 @@ def test_cdn_library_is_served_offline_and_every_page_draws_the_same_numbers(
     assert "imported 1 of 1 projects (0 not imported)" in printed
     report = json.loads((out / "import-report.json").read_text())[0]
     assert report["vendored"] == [f"{LIBRARY_URL} -> greetlib@1.0.0/dist/greet.min.js"]
-    assert report["live"] == [] and report["not_vendored"] == []  # the <a href> is not loaded
+    # the <a href> is not loaded; the image is, from a host no package stands for: reported,
+    # and the task stays offline (the image does not load)
+    assert report["live"] == ["https://i.ibb.co/logo.png"] and report["not_vendored"] == []
+    assert "offline they do not load; its scenarios still run offline" in printed
     assert "network = false" in (out / "greeter_01" / "task.toml").read_text()
 
     result = pytester.runpytest("--e2e-agent=reference,nop", "--e2e-tasks=tasks")

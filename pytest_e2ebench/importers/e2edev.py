@@ -301,8 +301,11 @@ def _copy_app(source: Path, dest: Path) -> None:
 def _vendor(dest: Path, report: ProjectReport, vendoring: bool) -> bool:
     """Serve the app's CDN files from npm packages (``vendor.json``); does it need the network?
 
-    What no package serves (an API, an image host) or cannot be had is reported, and the task
-    keeps the network for it (``tests.network = true``).
+    What no package serves (an API, an image host) or cannot be had is reported. The task keeps
+    the network (``tests.network = true``) for a live API and for a library not vendored; an
+    image or a sound from a host no package stands for does not load offline, and its
+    scenarios still run offline (waiting for such a host where there is no internet stalls
+    every page load).
     """
     if not vendoring:
         vendored: list = []
@@ -321,18 +324,26 @@ def _vendor(dest: Path, report: ProjectReport, vendoring: bool) -> bool:
     report.not_vendored = failed
     called = vendor.app_calls(dest / "reference")
     calls = [u for u in live if u in called]
+    media = [u for u in live if u not in called]  # images, audio: no package serves them
+    network = bool(calls or failed or (media and not vendoring))
     if calls:
         report.warnings.append(
             f"the app needs a live API ({', '.join(calls[:3])}): its scenarios run with network "
             "access (tests.network = true) and fail offline"
         )
-    elif live or failed:
+    if failed or (media and not vendoring):
+        example = failed[0]["url"] if failed else media[0]
         report.warnings.append(
-            f"the app loads {len(live) + len(failed)} address(es) no npm package serves (e.g. "
-            f"{(live or [f['url'] for f in failed])[0]}): its scenarios run with network access "
-            "(tests.network = true)"
+            f"the app loads {len(failed) or len(media)} library address(es) not vendored (e.g. "
+            f"{example}): its scenarios run with network access (tests.network = true)"
         )
-    return bool(live or failed)
+    elif media:
+        report.warnings.append(
+            f"the app loads {len(media)} file(s) from hosts no npm package stands for (e.g. "
+            f"{media[0]}): offline they do not load"
+            + ("" if network else "; its scenarios still run offline")
+        )
+    return network
 
 
 def import_project(

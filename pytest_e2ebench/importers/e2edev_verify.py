@@ -72,7 +72,7 @@ ENVIRONMENT = textwrap.dedent(
         def __init__(self, *args, **kwargs):
             options = webdriver.ChromeOptions()
             options.binary_location = {chromium!r}
-            for flag in (*web.CHROMIUM_FLAGS, web.OFFLINE_FLAG):
+            for flag in (*web.CHROMIUM_FLAGS, *(() if {network!r} else (web.OFFLINE_FLAG,))):
                 options.add_argument(flag)
             options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="e2ebench-verify-"))
             service = Service({chromedriver!r})
@@ -209,6 +209,7 @@ def run_behave_case(
     work: Path,
     timeout: float = CASE_TIMEOUT,
     python: Path | str = sys.executable,
+    network: bool = False,
 ) -> tuple[str, str]:
     """Run one E2EDev test case with behave as E2EDev's runner does: ("pass"|"fail"|..., why)."""
     chromium, chromedriver = _browser()
@@ -227,6 +228,7 @@ def run_behave_case(
             vendor=str(vendor_dir or ""),
             chromium=chromium,
             chromedriver=chromedriver,
+            network=network,
         ),
         encoding="utf-8",
     )
@@ -349,11 +351,13 @@ def verify(
     work_root = Path(tempfile.mkdtemp(prefix="e2ebench-behave-", dir=out))
 
     def behave(job, attempt: int = 0) -> tuple[str, str]:
-        project, meta, rid, _, number, case = job
-        task = tasks / meta["task"]
-        work = work_root / f"{meta['task']}-{rid}-{number}" / f"run-{attempt + 1}"
+        project, imported_as, rid, _, number, case = job
+        task = tasks / imported_as["task"]
+        work = work_root / f"{imported_as['task']}-{rid}-{number}" / f"run-{attempt + 1}"
+        meta = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))
+        network = meta.get("tests", {}).get("network") is True  # as the harness runs it
         return run_behave_case(
-            project, task / "reference", vendors[project.name], case, work, timeout, python
+            project, task / "reference", vendors[project.name], case, work, timeout, python, network
         )
 
     # E2EDev's runner first, then the harness (each on its own: they would share the CPU)
