@@ -4,7 +4,9 @@
 ``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders and
 ``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
 lifecycle stage; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
-results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks. The
+results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks;
+``e2ebench verify-import e2edev SRC TASKS`` compares the harness with E2EDev's Behave runner on
+the imported reference apps. The
 benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
@@ -30,6 +32,16 @@ def main(argv: list[str] | None = None) -> int:
         sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
+    verifying = commands.add_parser(
+        "verify-import",
+        help="run imported references through the harness and the peer's own runner; compare",
+    )
+    verifiers = verifying.add_subparsers(dest="format", required=True)
+    from .importers import e2edev_verify
+
+    sub = verifiers.add_parser("e2edev", help=e2edev_verify.__doc__.splitlines()[0])
+    e2edev_verify.add_arguments(sub)
+    sub.set_defaults(run=e2edev_verify.run)
     from .report import commands as reports
 
     reporting = commands.add_parser(

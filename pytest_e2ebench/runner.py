@@ -358,6 +358,7 @@ def run_suite(
     sandbox: Sandbox,
     web: dict[str, str] | None = None,
     network: bool = False,
+    vendored: list | None = None,
     may_skip: frozenset[str] = frozenset(),
     honeypots: bool = True,
 ) -> dict | None:
@@ -366,7 +367,9 @@ def run_suite(
     ``tests`` is the folder of (migrated) reference tests for a harness-owned suite, or None for
     the agent's own tests in ``repo``. ``web`` (the environment of a web task's run: where the
     browser is) runs Gherkin scenarios against the app served from ``repo``; the app is not
-    Python, so there is no coverage. ``network`` lets a web app reach the internet.
+    Python, so there is no coverage. ``network`` lets a web app reach the internet;
+    ``vendored`` (:class:`.vendor.Vendored`) are the CDN files served in the app's place, copied
+    out of the vendor cache into a read-only folder of the suite.
 
     A harness-owned suite of Python tests gets honeypot tests (:mod:`.honeypot`; never copies
     of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
@@ -436,6 +439,12 @@ def run_suite(
             E2EBENCH_ARTIFACTS=str(suite / "artifacts"),
             E2EBENCH_WEB_NETWORK="1" if network else "0",
         )
+        if vendored:
+            from .vendor import materialize
+
+            materialize(vendored, suite / "vendor")
+            readable.append(suite / "vendor")
+            env["E2EBENCH_VENDOR_DIR"] = str(suite / "vendor")
         # Chromium reserves far more address space than it uses: no address-space limit.
         sandbox = dataclasses.replace(
             sandbox,
@@ -524,8 +533,15 @@ def run_all(
     )
     if task.kind == "web":
         # Only the reference scenarios: an agent's own tests of a web app are not run.
+        from .vendor import read_manifest
+
         extended = run_suite(
-            "extended", tests=tests, web=browser_binaries(), network=task.network, **kwargs
+            "extended",
+            tests=tests,
+            web=browser_binaries(),
+            network=task.network,
+            vendored=read_manifest(task.root),
+            **kwargs,
         )
         return {"extended": extended, "original": None, "all_coverage": None}
     extended = run_suite("extended", tests=tests, may_skip=skips.may_skip(task), **kwargs)

@@ -18,6 +18,10 @@ code, rewritten for pytest-bdd: ``behave`` imports become :mod:`e2ebench_behave`
 ``webdriver.Chrome(...)`` becomes the session's headless Chromium, whose ``get`` maps the
 ``file://`` paths of the original onto the served app.
 
+The app's CDN libraries and fonts are vendored from npm packages (:mod:`..vendor`); what no
+package serves (a live API) is reported. Step code runs as E2EDev's own runner runs it (its
+sleeps shortened), and steps no definition matches are listed.
+
 A test case that cannot be converted (Gherkin that does not parse, step code that is not
 Python, no scenario) is not dropped: it becomes a scenario that fails with the reason, so its
 requirement scores 0, and it is listed in the import report. (E2EDev's own metric script
@@ -36,6 +40,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from .. import vendor
 from ..probe.e2ebench_web import SCENARIO_LINE, parse_feature
 from . import add_arguments as shared_arguments
 from . import write_report
@@ -57,14 +62,11 @@ DISTRIBUTIONS = {
 PROVIDED = {"selenium", "behave", "pytest", "pytest_bdd", "e2ebench_behave", "e2ebench_web"}
 DROPPED_IMPORTS = ("webdriver_manager",)  # only ever used to build webdriver.Chrome(...)
 BROWSERS = {"Chrome", "ChromiumEdge", "Edge", "Firefox", "Safari", "Remote"}
-# What makes an app load something from the internet: an HTML src/href, a CSS url()/@import,
-# or a fetch/XMLHttpRequest/import to an absolute http(s) or protocol-relative address.
-EXTERNAL = re.compile(
-    r"""(?:src|href)\s*=\s*["']\s*(?:https?:)?//"""
-    r"""|url\(\s*["']?\s*(?:https?:)?//|@import\s+["']\s*(?:https?:)?//"""
-    r"""|(?:fetch|\.open|import)\s*\(\s*(?:["'`]\s*|[^,)]*,\s*["'`])(?:https?:)?//""",
-    re.IGNORECASE,
-)
+# E2EDev's runner (run_behave_test.py) shortens every literal time.sleep(N) in the step code to
+# 0.5 s, except in these projects, whose scenarios wait for timers: graded as its authors grade.
+SLEEP = re.compile(r"time\.sleep\s*\(\s*\d+(\.\d+)?\s*\)")
+SHORT_SLEEP = "time.sleep(0.5)"
+KEEPS_SLEEPS = frozenset({"E2ESD_Bench_27", "E2ESD_Bench_37", "E2ESD_Bench_21", "E2ESD_Bench_05"})
 SCENARIO_TIMEOUT = 60  # E2EDev's steps sleep generously
 
 
@@ -86,6 +88,10 @@ class ProjectReport:
     requires: list[str] = dataclasses.field(default_factory=list)
     error: str | None = None
     numbering: dict[str, str] = dataclasses.field(default_factory=dict)  # R<n> -> E2EDev key
+    vendored: list[str] = dataclasses.field(default_factory=list)  # "URL -> package@version/file"
+    live: list[str] = dataclasses.field(default_factory=list)  # addresses no npm package serves
+    not_vendored: list[dict] = dataclasses.field(default_factory=list)  # {"url", "reason"}
+    undefined_steps: list[dict] = dataclasses.field(default_factory=list)  # converted, no match
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,6 +180,68 @@ def convert_steps(code: str) -> tuple[str, set[str]]:
     return header + ast.unparse(tree) + "\n", needs
 
 
+def runner_step_code(project: str, case: dict) -> str:
+    """A test case's step code as E2EDev's own runner runs it (its sleeps shortened)."""
+    code = str(case.get("step_code", ""))
+    return code if project in KEEPS_SLEEPS else SLEEP.sub(SHORT_SLEEP, code)
+
+
+STEP_DECORATORS = {"given", "when", "then", "step", "Given", "When", "Then", "Step"}
+
+
+def step_patterns(code: str) -> list[tuple[str, str]]:
+    """``(matcher, pattern)`` of every behave step the code defines, in order."""
+    tree = ast.parse(code)
+    found: list[tuple[int, str, str]] = []
+    matchers: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        arg = node.args[0]
+        if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        if name == "use_step_matcher":
+            matchers.append((node.lineno, arg.value))
+        elif name in STEP_DECORATORS:
+            found.append((node.lineno, name, arg.value))
+    out = []
+    for line, _, pattern in sorted(found):
+        kind = next((m for at, m in reversed(sorted(matchers)) if at < line), "parse")
+        out.append((kind, pattern))
+    return out
+
+
+def undefined_steps(feature: Path, code: str) -> list[str]:
+    """Steps of ``feature`` that no step definition of ``code`` matches (as behave matches,
+    a trailing colon aside); steps with outline placeholders are not checked."""
+    from pytest_bdd import parsers
+    from pytest_bdd.parser import FeatureParser
+
+    def matcher(kind: str, pattern: str):
+        try:
+            if kind == "re":
+                return parsers.re(pattern if pattern.endswith("$") else pattern + "$")
+            return parsers.cfparse(pattern) if kind == "cfparse" else parsers.parse(pattern)
+        except (ValueError, re.error):
+            return None
+
+    defined = [m for m in (matcher(*p) for p in step_patterns(code)) if m is not None]
+    parsed = FeatureParser(str(feature.parent), feature.name).parse()
+    steps = list(parsed.background.steps) if parsed.background else []
+    for template in parsed.scenarios.values():
+        steps += template.steps
+    missing = []
+    for step in steps:
+        text = step.name
+        if "<" in text or text in missing:
+            continue
+        candidates = (text, text[:-1]) if text.endswith(":") else (text,)
+        if not any(d.is_matching(c) for d in defined for c in candidates):
+            missing.append(text)
+    return missing
+
+
 def tag_scenarios(feature: str, requirement: str) -> str:
     """The feature text with ``@<requirement>`` on the line above every scenario."""
     return SCENARIO_LINE.sub(lambda m: f"{m[1]}@{requirement}\n{m[0]}", feature)
@@ -230,7 +298,57 @@ def _copy_app(source: Path, dest: Path) -> None:
     shutil.copytree(source, dest, ignore=ignore)
 
 
-def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
+def _vendor(dest: Path, report: ProjectReport, vendoring: bool) -> bool:
+    """Serve the app's CDN files from npm packages (``vendor.json``); does it need the network?
+
+    What no package serves (an API, an image host) or cannot be had is reported. The task keeps
+    the network (``tests.network = true``) for a live API and for a library not vendored; an
+    image or a sound from a host no package stands for does not load offline, and its
+    scenarios still run offline (waiting for such a host where there is no internet stalls
+    every page load).
+    """
+    if not vendoring:
+        vendored: list = []
+        live = list(
+            dict.fromkeys(
+                u for t in vendor.app_texts(dest / "reference") for u in vendor.loaded_urls(t)
+            )
+        )
+        failed: list[dict] = []
+    else:
+        vendored, live, failed = vendor.vendor_app(dest / "reference")
+    if vendored:
+        vendor.write_manifest(dest, vendored)
+    report.vendored = [f"{v.url} -> {v.entry}" for v in vendored]
+    report.live = live
+    report.not_vendored = failed
+    called = vendor.app_calls(dest / "reference")
+    calls = [u for u in live if u in called]
+    media = [u for u in live if u not in called]  # images, audio: no package serves them
+    network = bool(calls or failed or (media and not vendoring))
+    if calls:
+        report.warnings.append(
+            f"the app needs a live API ({', '.join(calls[:3])}): its scenarios run with network "
+            "access (tests.network = true) and fail offline"
+        )
+    if failed or (media and not vendoring):
+        example = failed[0]["url"] if failed else media[0]
+        report.warnings.append(
+            f"the app loads {len(failed) or len(media)} library address(es) not vendored (e.g. "
+            f"{example}): its scenarios run with network access (tests.network = true)"
+        )
+    elif media:
+        report.warnings.append(
+            f"the app loads {len(media)} file(s) from hosts no npm package stands for (e.g. "
+            f"{media[0]}): offline they do not load"
+            + ("" if network else "; its scenarios still run offline")
+        )
+    return network
+
+
+def import_project(
+    project: Path, out: Path, created: dt.date, vendoring: bool = True
+) -> ProjectReport:
     """Write the task for one E2EDev project under ``out``; what happened, as a report."""
     report = ProjectReport(project=project.name)
     try:
@@ -292,7 +410,7 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
                 if not texts or not all(isinstance(t, str) for t in texts):
                     raise ConversionError("'test_case' holds no feature text")
                 feature = tag_scenarios("\n\n".join(texts), rid)
-                steps, more = convert_steps(str(case.get("step_code", "")))
+                steps, more = convert_steps(runner_step_code(project.name, case))
                 (folder / "case.feature").write_text(feature, encoding="utf-8")
                 scenarios, problems = parse_feature(folder / "case.feature")
                 if problems:
@@ -300,6 +418,16 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
                 (folder / "conftest.py").write_text(steps, encoding="utf-8")
                 needs |= more
                 report.converted += 1
+                for text in undefined_steps(folder / "case.feature", str(case["step_code"])):
+                    report.undefined_steps.append(
+                        {
+                            "requirement": rid,
+                            "case": case_no,
+                            "step": text,
+                            "reason": "no step definition of its step code matches this text "
+                            "(behave reports it undefined too): the scenario fails",
+                        }
+                    )
             except ConversionError as exc:
                 reason = str(exc)
                 report.failed.append({"requirement": rid, "case": case_no, "reason": reason})
@@ -317,16 +445,7 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
         + "\n",
         encoding="utf-8",
     )
-    network = any(
-        EXTERNAL.search(p.read_text(encoding="utf-8", errors="replace"))
-        for p in (dest / "reference").rglob("*")
-        if p.suffix in (".html", ".htm", ".js", ".css")
-    )
-    if network:
-        report.warnings.append(
-            "the reference app loads resources from the internet (e.g. a CDN): its scenarios "
-            "run with network access (tests.network = true)"
-        )
+    network = _vendor(dest, report, vendoring)
     if report.requires:
         report.warnings.append(
             f"the step code needs {', '.join(report.requires)} (installed unpinned into the "
@@ -351,10 +470,12 @@ def import_project(project: Path, out: Path, created: dt.date) -> ProjectReport:
     return report
 
 
-def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
+def import_all(
+    src: Path, out: Path, created: dt.date, vendoring: bool = True
+) -> list[ProjectReport]:
     """Import every project under ``src`` into ``out``; the reports, also in import-report.json."""
     out.mkdir(parents=True, exist_ok=True)
-    reports = [import_project(p, out, created) for p in find_projects(src)]
+    reports = [import_project(p, out, created, vendoring) for p in find_projects(src)]
     write_report(out, reports)
     return reports
 
@@ -362,6 +483,13 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import e2edev``."""
     shared_arguments(parser, "an E2EDev project folder, or a folder of them")
+    parser.add_argument(
+        "--no-vendor",
+        dest="vendor",
+        action="store_false",
+        help="do not fetch the apps' CDN libraries and fonts from npm into the vendor cache "
+        "(such apps then need tests.network = true, and fail offline)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -377,7 +505,7 @@ def run(args: argparse.Namespace) -> int:
     if not projects:
         print(f"e2ebench: no E2EDev projects ({TESTS_FILE}) under {args.src}", file=sys.stderr)
         return 1
-    reports = import_all(args.src, args.out, args.created)
+    reports = import_all(args.src, args.out, args.created, getattr(args, "vendor", True))
     for r in reports:
         if r.error:
             print(f"NOT IMPORTED {r.project}: {r.error}")
@@ -389,8 +517,16 @@ def run(args: argparse.Namespace) -> int:
         )
         for f in r.failed:
             print(f"  {f['requirement']} case {f['case']}: {f['reason']} (scores 0)")
+        for u in r.undefined_steps:
+            print(f"  {u['requirement']} case {u['case']}: step {u['step']!r}: {u['reason']}")
+        if r.vendored:
+            print(f"  {len(r.vendored)} CDN file(s) served from npm packages (vendor.json)")
+        for f in r.not_vendored:
+            print(f"  not vendored: {f['reason']}")
         for w in r.warnings:
             print(f"  note: {w}")
+    done = sum(not r.error for r in reports)
+    print(f"imported {done} of {len(reports)} projects ({len(reports) - done} not imported)")
     print(f"report: {args.out / 'import-report.json'}")
     return 0 if any(not r.error for r in reports) else 1
 

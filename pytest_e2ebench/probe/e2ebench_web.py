@@ -11,6 +11,10 @@ pytest-e2ebench), next to the probe plugin:
 * ``browser`` is a Selenium WebDriver for headless Chromium, started once per session (so once
   per xdist worker) with a fresh profile and reset before every scenario (extra windows
   closed, dialogs dismissed, storage and cookies of the app cleared, ``about:blank``);
+* every page gets a seeded ``Math.random`` before its scripts run, and a scenario that asks
+  for the ``clock`` fixture a virtual clock its steps advance (``clock.tick(ms)``);
+* CDN addresses listed in ``E2EBENCH_VENDOR_DIR/routes.json`` are served from that folder on
+  the app's origin, rewritten in the app's HTML, CSS and JavaScript as they are served;
 * a failing scenario gets a screenshot and the browser console in its report;
 * at session start the app's page is loaded once to record whether it is *executable* (it
   loads, and no uncaught script error breaks it);
@@ -28,6 +32,7 @@ import functools
 import http.server
 import io
 import itertools
+import json
 import os
 import re
 import shutil
@@ -85,6 +90,79 @@ const sweep = () => {
 sweep();
 """
 CONSOLE_LINES = 30
+# Third-party files (pytest_e2ebench/vendor.py): served from E2EBENCH_VENDOR_DIR under this
+# path, and the CDN addresses of routes.json rewritten to it in the app's text files as served.
+VENDOR_PATH = "/__e2ebench__/vendor/"
+REWRITTEN = (".html", ".htm", ".css", ".js", ".mjs")
+MAX_REWRITE_BYTES = 8 << 20
+# Run before any script of every page: Math.random from a fixed seed (mulberry32), so a page
+# that draws numbers draws the same ones in every run (E2EBENCH_WEB_SEED sets the seed).
+SEEDED_RANDOM = """
+(() => {
+  let state = %d >>> 0;
+  const random = function random() {
+    state = (state + 0x6D2B79F5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  Object.defineProperty(Math, "random", {value: random, writable: true, configurable: true});
+})();
+"""
+DEFAULT_SEED = 20250101
+# The ``clock`` fixture's virtual clock, installed before any script of the pages a scenario
+# opens after requesting it: Date, performance.now and the timers stand still until a step
+# advances them (window.__e2ebench_clock.tick(ms) runs every timer due, in order).
+FAKE_CLOCK = """
+(() => {
+  const RealDate = Date;
+  const start = RealDate.now();
+  let now = 0, nextId = 1;
+  const timers = new Map();
+  const add = (fn, ms, args, repeat) => {
+    const delay = Math.max(0, Number(ms) || 0);
+    timers.set(nextId, {fn, args, at: now + delay, every: repeat ? Math.max(1, delay) : 0});
+    return nextId++;
+  };
+  const clear = (id) => { timers.delete(id); };
+  window.setTimeout = (fn, ms, ...args) => add(fn, ms, args, false);
+  window.setInterval = (fn, ms, ...args) => add(fn, ms, args, true);
+  window.clearTimeout = window.clearInterval = window.cancelAnimationFrame = clear;
+  window.requestAnimationFrame = (fn) => add(() => fn(now), 16, [], false);
+  function FakeDate(...args) {
+    if (!new.target) return new RealDate(start + now).toString();
+    return args.length ? new RealDate(...args) : new RealDate(start + now);
+  }
+  FakeDate.prototype = RealDate.prototype;
+  FakeDate.now = () => start + now;
+  FakeDate.parse = RealDate.parse;
+  FakeDate.UTC = RealDate.UTC;
+  window.Date = FakeDate;
+  Object.defineProperty(performance, "now", {value: () => now, configurable: true});
+  const tick = (ms) => {
+    const target = now + Math.max(0, Number(ms) || 0);
+    for (;;) {
+      let due = null;
+      for (const [id, t] of timers) {
+        if (t.at <= target && (due === null || t.at < timers.get(due).at)) due = id;
+      }
+      if (due === null) break;
+      const t = timers.get(due);
+      now = t.at;
+      if (t.every) t.at += t.every; else timers.delete(due);
+      try {
+        if (typeof t.fn === "function") t.fn(...t.args); else (0, eval)(String(t.fn));
+      } catch (error) {
+        queueMicrotask(() => { throw error; });  // reported as uncaught, as a browser would
+      }
+    }
+    now = target;
+    return now;
+  };
+  window.__e2ebench_clock = {tick, now: () => now, pending: () => timers.size};
+})();
+"""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,6 +299,9 @@ _state: dict = {}
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
+    vendor_dir: Path | None = None
+    routes: dict[str, str] = {}  # noqa: RUF012 - set once per server, read-only
+
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
@@ -238,6 +319,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             return io.BytesIO(body)
+        path = urllib.parse.unquote(self.path.split("?", 1)[0])
+        if path.startswith(VENDOR_PATH) and self.vendor_dir is not None:
+            return self._send_vendored(path[len(VENDOR_PATH) :])
+        if self.routes and (path.endswith("/") or path.lower().endswith(REWRITTEN)):
+            return self._send_rewritten()
         # Browsers ask for /favicon.ico on their own: an app without one is not an error.
         if self.path.split("?", 1)[0] == "/favicon.ico" and not os.path.exists(
             self.translate_path(self.path)
@@ -246,6 +332,36 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             return None
         return super().send_head()
+
+    def _send_bytes(self, body: bytes, ctype: str):
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+    def _send_vendored(self, rel: str):
+        """A file of the vendor folder (the harness's, read-only): never outside it."""
+        parts = [p for p in rel.split("/") if p not in ("", ".")]
+        target = self.vendor_dir.joinpath(*parts) if parts else self.vendor_dir
+        if ".." in parts or not target.is_file():
+            self.send_error(404, "Not a vendored file")
+            return None
+        return self._send_bytes(target.read_bytes(), self.guess_type(str(target)))
+
+    def _send_rewritten(self):
+        """An app's page, stylesheet or script with its CDN addresses pointing here."""
+        local = Path(self.translate_path(self.path))
+        if self.path.split("?", 1)[0].endswith("/"):
+            local = local / "index.html"  # a folder's page, as the base class serves it
+        if not local.is_file() or local.stat().st_size > MAX_REWRITE_BYTES:
+            return super().send_head()
+        text = local.read_bytes().decode("utf-8", errors="surrogateescape")
+        for url in sorted(self.routes, key=len, reverse=True):
+            if url in text:
+                text = text.replace(url, self.routes[url])
+        body = text.encode("utf-8", errors="surrogateescape")
+        return self._send_bytes(body, self.guess_type(str(local)))
 
     def list_directory(self, path):
         # Only files are served: a folder without index.html is not a page.
@@ -256,8 +372,12 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 class AppServer:
     """The generated app, served from a folder on 127.0.0.1 and an ephemeral port."""
 
-    def __init__(self, root: Path):
-        handler = functools.partial(_Handler, directory=str(root))
+    def __init__(self, root: Path, vendor: Path | None = None):
+        routes = {}
+        if vendor is not None and (vendor / "routes.json").is_file():
+            routes = json.loads((vendor / "routes.json").read_text(encoding="utf-8"))
+        handler_class = type("_AppHandler", (_Handler,), {"vendor_dir": vendor, "routes": routes})
+        handler = functools.partial(handler_class, directory=str(root))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -341,6 +461,10 @@ class Browser:
             if service.process is not None:
                 self.pids.add(service.process.pid)
                 self.pids.update(_descendants(service.process.pid))
+        seed = int(os.environ.get("E2EBENCH_WEB_SEED") or DEFAULT_SEED)
+        self.driver.execute_cdp_cmd(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": SEEDED_RANDOM % seed}
+        )
         self.driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT)
         self.driver.set_script_timeout(PAGE_LOAD_TIMEOUT)
         self.starts.append(round(time.monotonic() - began, 3))
@@ -469,7 +593,8 @@ def _session():
         _state["app_dir"] = app = Path(os.environ.get("E2EBENCH_APP_DIR", "."))
         _state["artifacts"] = artifacts
         _state["shots"] = itertools.count(1)
-        _state["server"] = server = AppServer(app)
+        vendor = os.environ.get("E2EBENCH_VENDOR_DIR")
+        _state["server"] = server = AppServer(app, Path(vendor) if vendor else None)
         _state["browser"] = browser = Browser(
             artifacts, offline=os.environ.get("E2EBENCH_WEB_NETWORK") != "1"
         )
@@ -498,6 +623,39 @@ def browser(app_url, request):
         pytest.fail(_state["no_app"], pytrace=False)
     _state["user"] = request.node.nodeid
     return _state["browser"].reset(app_url)
+
+
+class Clock:
+    """The virtual clock of the pages a scenario opens (see the ``clock`` fixture)."""
+
+    def __init__(self, driver):
+        self.driver = driver
+
+    def tick(self, ms: float) -> float:
+        """Advance the current page's clock by ``ms``, running every timer due; the new time."""
+        return self.driver.execute_script(
+            "return window.__e2ebench_clock.tick(arguments[0]);", float(ms)
+        )
+
+    def now(self) -> float:
+        """Milliseconds of virtual time since the current page loaded."""
+        return self.driver.execute_script("return window.__e2ebench_clock.now();")
+
+
+@pytest.fixture
+def clock(browser):
+    """A controllable clock for the pages this scenario opens after asking for it.
+
+    ``Date``, ``performance.now``, ``setTimeout``/``setInterval`` and
+    ``requestAnimationFrame`` of those pages stand still until a step calls
+    ``clock.tick(ms)``: a scenario about a 3-second timer waits for no machine's speed.
+    """
+    added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_CLOCK})
+    yield Clock(browser)
+    with contextlib.suppress(Exception):  # a replaced browser no longer has it
+        browser.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
+        )
 
 
 def map_url(url: str, base: str, app_dir: Path) -> str:
