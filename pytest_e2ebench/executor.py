@@ -157,6 +157,7 @@ class RayExecutor:
         self._refs: dict[tuple[str, str, int], object] = {}
         self._outcomes: dict[tuple[str, str, int], dict] = {}
         self._remote = None
+        self._unavailable: str | None = None  # why the cluster could not be had
 
     def _connect(self) -> None:
         ray = self.ray
@@ -166,11 +167,13 @@ class RayExecutor:
         if self.settings.ray_address:
             ray.init(address=self.settings.ray_address, **common)
         else:
-            ray.init(
-                resources={BROWSER: self.settings.ray_browsers},
-                object_store_memory=LOCAL_OBJECT_STORE,
-                **common,
-            )
+            local = {"resources": {BROWSER: self.settings.ray_browsers}}
+            local["object_store_memory"] = LOCAL_OBJECT_STORE
+            try:
+                ray.init(**local, **common)
+            except Exception:  # noqa: BLE001 - Ray gives its raylet 30 s: a loaded machine
+                ray.shutdown()  # what the first try started
+                ray.init(**local, **common)
         self._remote = ray.remote(run_pipeline)
 
     def session(self) -> dict:
@@ -197,7 +200,12 @@ class RayExecutor:
             stages.add(stage)
         if not runs:
             return
-        self._connect()
+        try:
+            self._connect()
+        except Exception as exc:  # noqa: BLE001 - Ray raises several kinds; each run says it
+            where = self.settings.ray_address or "a local cluster"
+            self._unavailable = f"could not start or join the Ray cluster ({where}): {exc}"
+            return
         evaluator = self.config.stash[EVALUATOR]
         session = self.session()
         browsers = self.ray.cluster_resources().get(BROWSER, 0)
@@ -230,6 +238,8 @@ class RayExecutor:
         Raises InfrastructureError when the task was lost (beyond its retries) or could not run.
         """
         key = (task.id, agent.label, run)
+        if self._unavailable is not None:
+            raise InfrastructureError("executor", self._unavailable)
         if key not in self._outcomes:
             ref = self._refs.get(key)
             if ref is None:
@@ -262,10 +272,10 @@ class RayExecutor:
         """Cancel the outstanding runs (their cleanup gets a grace, then they are killed) and
         stop the cluster this session started (or leave the one it joined)."""
         ray = self.ray
-        if not ray.is_initialized():
-            return
+        if self._remote is None and self._unavailable is None:
+            return  # nothing was submitted: no cluster was started or joined
         try:
-            pending = list(self._refs.values())
+            pending = list(self._refs.values()) if ray.is_initialized() else []
             for ref in pending:
                 ray.cancel(ref)  # KeyboardInterrupt in the worker: the pipeline cleans up
             deadline = time.monotonic() + CANCEL_GRACE_S
@@ -275,4 +285,4 @@ class RayExecutor:
                 ray.cancel(ref, force=True)  # the worker dies; its sandbox dies with it
             self._refs.clear()
         finally:
-            ray.shutdown()
+            ray.shutdown()  # also what a failed start left running

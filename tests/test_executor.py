@@ -32,6 +32,9 @@ needs_ray = pytest.mark.skipif(
 BUNDLED = Path(__file__).resolve().parents[1] / "benchmark_tasks"
 RAY = ("--e2e-executor=ray", "-p", "no:cacheprovider")
 GONE_LIMIT = 20.0  # seconds a Ray cluster's processes get to end after its driver did
+# After a kill -9 of the driver, Ray's per-node agents (not workers: they run no pipeline) try
+# to report the raylet's death to the dead GCS before they exit: measured ~60-80 s.
+AGENTS_LIMIT = 150.0
 
 AGENTS = """
 import os
@@ -94,6 +97,19 @@ def ray_processes_below(pid: int) -> set[int]:
     return descendants(pid, processes()) - {pid}
 
 
+def ray_agents(pids: set[int]) -> set[int]:
+    """The Ray node agents among ``pids`` (dashboard and runtime-env agents)."""
+    found = set()
+    for pid in pids:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if argv.startswith((b"ray::DashboardAgent", b"ray::RuntimeEnvAgent")):
+            found.add(pid)
+    return found
+
+
 def wait_gone(pids: set[int], limit: float) -> set[int]:
     """The pids still alive after ``limit`` seconds."""
     deadline = time.monotonic() + limit
@@ -120,7 +136,9 @@ def test_without_ray_the_option_says_how_to_install(pytester, tasks):
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*--e2e-executor=ray needs Ray*pip install 'pytest-e2ebench[[]ray[]]'*--e2e-executor=local*"]
+        [
+            "*--e2e-executor=ray needs Ray*pip install 'pytest-e2ebench[[]ray[]]'*--e2e-executor=local*"
+        ]
     )
 
 
@@ -185,9 +203,11 @@ def test_a_lost_worker_is_retried_and_a_failing_agent_is_not(pytester, tasks, mo
     assert tries == {"crash-once": 2, "failing": 1, "doomed": 2}
     result.stdout.fnmatch_lines(
         [
-            "*doomed-run-1-R1*infrastructure error*[[]executor[]] the run's Ray task did not "
-            "complete (tried 2 times at most)*",
-            "*failing-run-1-R1*infrastructure error*[[]agent[]] the agent's tool server went away*",
+            "*ERROR at setup of calc[[]failing-run-1-R1[]]*",
+            "infrastructure error*[[]agent[]] the agent's tool server went away",
+            "*ERROR at setup of calc[[]doomed-run-1-R1[]]*",
+            "infrastructure error*[[]executor[]] the run's Ray task did not complete (tried 2 "
+            "times at most): WorkerCrashedError*",
         ]
     )
 
@@ -265,9 +285,12 @@ def test_kill_9_of_the_driver_then_the_same_command_does_not_redo_finished_runs(
             assert time.monotonic() < deadline, f"no run finished in time:\n{log.read_text()}"
             time.sleep(0.01)
         below |= ray_processes_below(proc.pid)
+        agents = ray_agents(below)
         os.kill(proc.pid, signal.SIGKILL)  # the driver alone: its cluster must follow it
         proc.wait()
-        left = wait_gone(below, GONE_LIMIT)
+        killed_at = time.monotonic()
+        # the raylet, the GCS and the workers (with the runs' sandboxes) follow at once
+        left = wait_gone(below - agents, GONE_LIMIT)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -286,6 +309,9 @@ def test_kill_9_of_the_driver_then_the_same_command_does_not_redo_finished_runs(
     local.assert_outcomes(passed=12)
     assert run_metrics(results("killed")) == run_metrics(results("local"))
     assert not left, f"processes of the killed driver's cluster outlived it: {sorted(left)}"
+    left = wait_gone(agents, AGENTS_LIMIT - (time.monotonic() - killed_at))
+    kill(left)
+    assert not left, f"Ray's agents outlived the killed driver by {AGENTS_LIMIT:g} s"
 
 
 @needs_ray
