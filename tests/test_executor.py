@@ -291,11 +291,14 @@ def test_kill_9_of_the_driver_then_the_same_command_does_not_redo_finished_runs(
         killed_at = time.monotonic()
         # the raylet, the GCS and the workers (with the runs' sandboxes) follow at once
         left = wait_gone(below - agents, GONE_LIMIT)
+        kill(left)
+    except BaseException:
+        kill(below)
+        raise
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-        kill(wait_gone(below, 0))
     finished = count(killed, "judge.json")
     assert 1 <= finished < len(TASK_IDS), f"{finished} of {len(TASK_IDS)} runs done at the kill"
     before = manifests(killed)
