@@ -41,7 +41,6 @@ AGENTS = "reference,nop"
 PORT = 26391
 # ray start (Ray >= 2.5x) enables token authentication; its clients must say so too
 ENV = dict(os.environ, RAY_AUTH_MODE="token", RAY_USAGE_STATS_ENABLED="0")
-ENV.setdefault("RAY_agent_register_timeout_ms", "120000")  # a loaded machine: see executor.py
 
 
 def timed(args: list[str], cwd: Path) -> float:

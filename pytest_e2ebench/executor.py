@@ -36,7 +36,6 @@ BROWSER = "browser"  # the custom resource a web or app run reserves: a node run
 FORWARDED_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
 CANCEL_GRACE_S = 5.0  # a cancelled run's cleanup (its sandbox, cgroups) before it is killed
 LOCAL_OBJECT_STORE = 128 << 20  # records are small: the local cluster needs little shared memory
-LOCAL_AGENT_WAIT_MS = 120_000
 _STARTED = "e2ebench_started"  # plugin._STARTED: the session start a worker shares
 
 
@@ -168,9 +167,6 @@ class RayExecutor:
         if self.settings.ray_address:
             ray.init(address=self.settings.ray_address, **common)
         else:
-            # A loaded machine starts the raylet's Python agents slowly: Ray's default wait for
-            # them (seconds) ends the node; give them LOCAL_AGENT_WAIT_MS (the raylet reads it).
-            os.environ.setdefault("RAY_agent_register_timeout_ms", str(LOCAL_AGENT_WAIT_MS))
             local = {"resources": {BROWSER: self.settings.ray_browsers}}
             local["object_store_memory"] = LOCAL_OBJECT_STORE
             try:
