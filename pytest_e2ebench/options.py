@@ -22,6 +22,7 @@ DEFAULT_APP_STEPS = 20  # actions per test case of the app judge's browser agent
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 LLM_CACHE_MODES = ("off", "record", "replay")
 COV_REPORTS = ("term", "xml", "html")
+EXECUTORS = ("local", "ray")
 
 
 def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, **kwargs) -> None:
@@ -171,8 +172,37 @@ def addoption(parser: pytest.Parser) -> None:
             "in DIR/htmlcov/). Every run's eval folder has coverage.xml and htmlcov/ regardless.",
             {"metavar": "term|xml|html"},
         ),
+        (
+            "executor",
+            "local",
+            "where each (task, agent, run) pipeline runs: local (default: in this pytest "
+            "process or its -n workers) or ray (a Ray task per run on a cluster; needs "
+            "pip install 'pytest-e2ebench[ray]'; see docs/scaling.md).",
+            {"choices": EXECUTORS},
+        ),
+        (
+            "ray-address",
+            "",
+            "--e2e-executor=ray: the cluster to use (auto, or ray://HOST:PORT, or HOST:PORT "
+            "of a head started with ray start); empty (default): a local cluster for the session.",
+            {"metavar": "ADDRESS"},
+        ),
     ):
         _twin(parser, group, name, ini_default, help, **kwargs)
+    parser.addini(
+        "e2ebench_ray_cpus", "--e2e-executor=ray: CPUs one run's Ray task reserves", default="1"
+    )
+    parser.addini(
+        "e2ebench_ray_browsers",
+        "--e2e-executor=ray: browsers (the `browser` resource) of the local cluster; a web or "
+        "app run reserves one",
+        default="1",
+    )
+    parser.addini(
+        "e2ebench_ray_retries",
+        "--e2e-executor=ray: times Ray reruns a run whose worker or node was lost",
+        default="2",
+    )
     parser.addini("e2ebench_temperature", "sampling temperature of LLM agents", default="0.2")
     parser.addini(
         "e2ebench_llm_retries", "retries of a failing LLM call (with backoff)", default="4"
@@ -241,6 +271,11 @@ class Settings:
     html: Path | None = None
     cov_xml: Path | None = None
     cov_report: tuple[str, ...] = ()
+    executor: str = "local"
+    ray_address: str = ""
+    ray_cpus: float = 1.0
+    ray_browsers: int = 1
+    ray_retries: int = 2
 
     @property
     def active(self) -> bool:
@@ -325,6 +360,11 @@ def resolve(config: pytest.Config) -> Settings:
     migrate = opt.e2e_migrate or str(config.getini("e2ebench_migrate"))
     judge = opt.e2e_judge or str(config.getini("e2ebench_judge"))
     app_steps = _number(config, opt.e2e_app_steps, "e2ebench_app_steps", "--e2e-app-steps", int)
+    executor = opt.e2e_executor or str(config.getini("e2ebench_executor"))
+    if executor not in EXECUTORS:
+        raise pytest.UsageError(
+            f"ini option e2ebench_executor={executor!r}: use one of {', '.join(EXECUTORS)}"
+        )
     if app_steps < 1:
         raise pytest.UsageError(f"--e2e-app-steps={app_steps}: must be 1 or more")
     return Settings(
@@ -356,6 +396,11 @@ def resolve(config: pytest.Config) -> Settings:
         html=_optional_path(config, opt.e2e_html, "e2ebench_html"),
         cov_xml=_optional_path(config, opt.e2e_cov_xml, "e2ebench_cov_xml"),
         cov_report=_cov_report(config, opt.e2e_cov_report),
+        executor=executor,
+        ray_address=opt.e2e_ray_address or str(config.getini("e2ebench_ray_address")),
+        ray_cpus=_number(config, None, "e2ebench_ray_cpus", "", float),
+        ray_browsers=_number(config, None, "e2ebench_ray_browsers", "", int),
+        ray_retries=_number(config, None, "e2ebench_ray_retries", "", int),
     )
 
 

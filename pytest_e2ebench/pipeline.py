@@ -13,6 +13,7 @@ import shutil
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -34,6 +35,9 @@ from .task import Task
 from .verdicts import census, containment, effective_tests, sink_tampered, tampered_message
 from .web import web_requirements
 from .workspace import code_size, suffixes_for
+
+if TYPE_CHECKING:
+    from .executor import RayExecutor
 
 RECORD_SCHEMA = "e2ebench-run/1"
 REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each test has
@@ -61,6 +65,10 @@ class Evaluator:
     _census: dict[str, dict[str, dict]] = dataclasses.field(default_factory=dict)
     # -m: (task, agent, run) -> the requirement ids selected; None when all are
     selected: dict[tuple[str, str, int], set[str]] | None = None
+    # --e2e-executor=ray: the driver's executor.RayExecutor (None: pipelines run here)
+    executor: RayExecutor | None = None
+    # False in a Ray worker: the driver announces the run (pytest_e2ebench_run_finished)
+    announce: bool = True
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -89,31 +97,41 @@ class Evaluator:
         """
         key = (task.id, agent.label, run, stage)
         if key not in self._done:
-            run_dir = self.run_dir(task, agent, run)
-            if stage != IMPLEMENT:
-                run_dir = run_dir / f"stage-{stage}"
-            try:
-                if stage == IMPLEMENT:
-                    record = self._evaluate(task, agent, run)
-                else:
-                    self._stage_now = stage
-                    record = stage_run.evaluate(self, task, agent, run, stage)
-            except (KeyboardInterrupt, pytest.exit.Exception):
-                raise
-            except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
-                failure = self._failed(run_dir, exc)
-                self._done[key] = failure
-                record = error_record(task, agent, run, run_dir, failure)
-            else:
-                self._done[key] = record
-            if stage == IMPLEMENT:
+            result = self._done[key] = self.outcome(task, agent, run, stage)
+            if stage == IMPLEMENT and self.announce:
+                if not isinstance(result, dict):
+                    result = error_record(task, agent, run, self.run_dir(task, agent, run), result)
                 self.config.hook.pytest_e2ebench_run_finished(
-                    config=self.config, record=record, run_record=RunRecord.from_dict(record)
+                    config=self.config, record=result, run_record=RunRecord.from_dict(result)
                 )
         result = self._done[key]
         if isinstance(result, InfrastructureError | RunFailed):
             raise result
         return result
+
+    def outcome(
+        self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT
+    ) -> dict | InfrastructureError | RunFailed:
+        """Run the pipeline of (task, agent, run, stage) now, uncached by this process: its
+        record, or the failure that ended it (the traceback written to ``<run>/error.txt``).
+
+        With ``--e2e-executor=ray`` the pipeline runs in a Ray task and this waits for it.
+        """
+        run_dir = self.run_dir(task, agent, run)
+        if stage != IMPLEMENT:
+            run_dir = run_dir / f"stage-{stage}"
+        try:
+            if self.executor is not None:
+                # The Ray task settled its failures itself (error.txt is written on its node).
+                return self.executor.outcome(task, agent, run, stage)
+            if stage == IMPLEMENT:
+                return self._evaluate(task, agent, run)
+            self._stage_now = stage
+            return stage_run.evaluate(self, task, agent, run, stage)
+        except (KeyboardInterrupt, pytest.exit.Exception):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
+            return self._failed(run_dir, exc)
 
     def _failed(self, run_dir: Path, exc: BaseException) -> InfrastructureError | RunFailed:
         """Keep the traceback in the run folder; wrap anything unexpected in RunFailed."""

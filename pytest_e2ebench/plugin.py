@@ -72,6 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SANDBOX] = _sandbox(config, settings)
     started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
+    if settings.executor == "ray" and workerinput is None:
+        _ray_executor(config, settings)
     from .llm.outage import OUTAGE_FILE, Outage
 
     config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
@@ -102,6 +104,33 @@ def _sandbox(config: pytest.Config, settings):
     if warning and not hasattr(config, "workerinput"):
         config.issue_config_time_warning(E2EBenchWarning(warning), stacklevel=2)
     return Sandbox(mode=mode)
+
+
+def _ray_executor(config: pytest.Config, settings) -> None:
+    """--e2e-executor=ray: the session drives a Ray cluster (executor.py, docs/scaling.md)."""
+    if config.getoption("numprocesses", None):
+        raise pytest.UsageError(
+            f"{options.source(config, 'executor')}=ray runs the runs on the Ray cluster: drop "
+            "-n (xdist workers would each submit them), or use --e2e-executor=local with -n"
+        )
+    from .executor import RayExecutor
+
+    config.stash[EVALUATOR].executor = RayExecutor(config, settings)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """--e2e-executor=ray: the selected items' runs are submitted at once, in their order."""
+    evaluator = session.config.stash.get(EVALUATOR, None)
+    if evaluator is not None and evaluator.executor is not None:
+        if not session.config.option.collectonly:
+            evaluator.executor.submit(session.items)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """--e2e-executor=ray: cancel what is outstanding (Ctrl-C) and stop the session's cluster."""
+    evaluator = config.stash.get(EVALUATOR, None)
+    if evaluator is not None and evaluator.executor is not None:
+        evaluator.executor.close()
 
 
 def _check_llm_stages(config: pytest.Config, settings) -> None:
