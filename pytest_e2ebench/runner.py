@@ -419,7 +419,10 @@ def run_suite(
         extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
         cwd = extra.cwd
         readable += extra.readable
-        args[-1:-1] = [*extra.args, *(f"--deselect={n}" for n in deselect)]
+        # from another working directory the tests are named by their path (ids stay relative
+        # to the root folder)
+        where = "tests" if cwd == suite else str(suite / "tests")
+        args[-1:] = [*extra.args, *(f"--deselect={n}" for n in deselect), where]
     else:
         if not own_tests(repo):
             return None
