@@ -13,9 +13,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import deveval, e2edev, realdevbench
+from .importers import deveval, e2edev, e2edevbench, realdevbench
 
-IMPORTERS = {"e2edev": e2edev, "realdevbench": realdevbench, "deveval": deveval}
+IMPORTERS = {
+    "e2edev": e2edev,
+    "realdevbench": realdevbench,
+    "deveval": deveval,
+    "e2edevbench": e2edevbench,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
