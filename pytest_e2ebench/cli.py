@@ -47,6 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
+    from . import verify
+
+    verifying = commands.add_parser(
+        "verify-import",
+        help="the harness's verdicts on imported references against the peer's own runner",
+    )
+    verify.add_arguments(verifying)
+    verifying.set_defaults(run=verify.run)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

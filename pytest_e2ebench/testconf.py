@@ -316,6 +316,10 @@ def prepare_run(
                 shutil.copy2(item, dest)
             if settings.cwd != "project":
                 readable.append(dest)
+    if settings.python:
+        # an interpreter the task asked for: its installation, read-only (found by uv, see
+        # venv.find_python; the harness's own is bound into every sandbox already)
+        readable += interpreter_home(venv_python.parent.parent)
     names, trusted = plugin_files(venv_python, settings.plugins)
     return RunSetup(
         cwd=cwd,
@@ -324,6 +328,34 @@ def prepare_run(
         env=dict(settings.env),
         trusted=trusted,
     )
+
+
+def interpreter_home(venv: Path) -> list[Path]:
+    """The installation folder of the interpreter a virtual environment was made from."""
+    try:
+        text = (venv / "pyvenv.cfg").read_text(encoding="utf-8")
+    except OSError:
+        return []
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip().startswith("/"):
+            home = Path(value.strip()).resolve()
+            return [home.parent if home.name == "bin" else home]
+    return []
+
+
+def required_python(requires: str, harness: str) -> str | None:
+    """The Python version a project's ``Requires-Python`` asks for when the harness's
+    (``"3.11"``) does not satisfy it: the lowest 3.x that does; None when the harness's does."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        spec = SpecifierSet(requires)
+    except InvalidSpecifier:
+        return None
+    if spec.contains(f"{harness}.0", prereleases=True) or spec.contains(harness):
+        return None
+    return next((f"3.{m}" for m in range(8, 20) if spec.contains(f"3.{m}.0")), None)
 
 
 def plugin_files(venv_python: Path, plugins: tuple[str, ...]) -> tuple[list[str], tuple[Path, ...]]:

@@ -48,6 +48,7 @@ class ProjectReport:
     reference: str = ""  # "sdist" | "commit"
     error: str | None = None
     requirements: int = 0
+    python: str | None = None  # the Python version the project requires, if not the harness's
     notes: list[str] = dataclasses.field(default_factory=list)
 
 
@@ -60,6 +61,22 @@ def task_id(name: str) -> str:
 def _test_id(raw: str) -> str:
     """A node id of the dataset without its parameters (a glob of every case)."""
     return raw.split("[", 1)[0].strip()
+
+
+def _python_of(root: Path) -> str | None:
+    """The Python version the sdist's ``Requires-Python`` (PKG-INFO) asks for, when the
+    harness's does not satisfy it."""
+    from email.parser import HeaderParser
+
+    from ..testconf import required_python
+
+    try:
+        meta = HeaderParser().parsestr((root / "PKG-INFO").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    requires = meta.get("Requires-Python")
+    harness = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return required_python(requires, harness) if requires else None
 
 
 def _reference(entry: dict, files: list[str], offline: bool, report: ProjectReport) -> str:
@@ -78,6 +95,7 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
             missing = [f for f in files if not (root / f).is_file()]
             if not missing:
                 report.reference = "sdist"
+                report.python = _python_of(root)
                 return f'[source]\npypi = "{name}=={version}"\nsha256 = "{sha}"\n'
             why = f"the sdist {name}=={version} ships no {missing[0]}"
         except (SourceError, KeyError, TypeError) as exc:
@@ -170,6 +188,7 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
         f"path = {json.dumps(tests_path)}",
         "timeout = 60",
         f"plugins = {json.dumps(plugins)}",
+        *([f'python = "{report.python}"'] if report.python else []),
         "",
         "[tests.requirements]",
         *(f"{rid} = {json.dumps(globs)}" for rid, globs in mapping.items()),
@@ -178,6 +197,8 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     report.task, report.requirements = task, len(sections)
     if plugins:
         report.notes.append(f"pytest plugins the tests use: {', '.join(plugins)}")
+    if report.python:
+        report.notes.append(f"requires Python {report.python} (the harness runs {sys.version[:4]})")
     return report
 
 
