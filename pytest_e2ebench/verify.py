@@ -108,7 +108,7 @@ def pytest_verdicts(task, work: Path) -> dict[str, str]:
 
 
 def junit_verdicts(root: ET.Element, repo: Path, rel: Path) -> dict[str, str]:
-    """Node ids (as the harness names them: from the tests folder's name) -> outcome, from
+    """Node ids (as the harness names them: under ``tests/``) -> outcome, from
     pytest's JUnit XML of a run from ``repo`` on its tests folder ``rel``."""
     verdicts = {}
     for case in root.iter("testcase"):
@@ -124,7 +124,7 @@ def junit_verdicts(root: ET.Element, repo: Path, rel: Path) -> dict[str, str]:
                 break
         if path is None or not path.is_relative_to(rel):
             continue
-        file = (Path(rel.name) / path.relative_to(rel)).as_posix()
+        file = (Path("tests") / path.relative_to(rel)).as_posix()  # as the harness names it
         nodeid = "::".join([file, *inner, name]) if name else file
         outcome = "passed"
         for tag, word in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):

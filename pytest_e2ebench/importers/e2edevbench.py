@@ -126,15 +126,15 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
         report.error = "no SRS_document in the dataset"
         return report
     files = sorted({_test_id(k).split("::", 1)[0] for k in cases})
-    # the folder holding every test module; the harness names tests by that folder's name
+    # the folder holding every test module
     common = Path(os.path.commonpath([str(Path(f).parent) for f in files])).parts
     tests_path = "/".join(common) or "."
     if tests_path == ".":
         report.error = "the tests are not in a folder of their own (test modules at the root)"
         return report
 
-    def local(nodeid: str) -> str:
-        return f"{common[-1]}/{nodeid[len(tests_path) + 1 :]}"
+    def local(nodeid: str) -> str:  # the harness names the tests folder tests/
+        return f"tests/{nodeid[len(tests_path) + 1 :]}"
 
     known = {_test_id(k) for k in cases}
     sections, mapping = [], {}
@@ -160,7 +160,7 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     sections.append(
         f"### {whole}: The reference test suite\n\nEvery test of the project's own suite passes.\n"
     )
-    mapping[whole] = [f"{common[-1]}/*"]
+    mapping[whole] = ["tests/*"]
     code = "\n".join(str(c.get("test_implementation", "")) for c in cases.values() if c)
     plugins = [plugin for pattern, plugin in PLUGINS if pattern.search(code)]
     try:
