@@ -9,12 +9,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from deveval_sample import FILES
 
 from pytest_e2ebench.cli import main
 from pytest_e2ebench.task import load_task
 from pytest_e2ebench.verify import compare, junit_verdicts
-
-from deveval_sample import FILES
 
 
 def _git(where: Path, *args: str) -> str:
