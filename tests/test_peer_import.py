@@ -4,24 +4,16 @@ the tests write themselves (no peer data is committed)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from deveval_sample import FILES
 
+from conftest import git
 from pytest_e2ebench.cli import main
 from pytest_e2ebench.task import load_task
 from pytest_e2ebench.verify import compare, junit_verdicts
-
-
-def _git(where: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
-    env |= {"GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(where)}
-    return subprocess.run(
-        ["git", *args], cwd=where, env=env, check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 def _deveval_repo(root: Path) -> Path:
@@ -103,10 +95,10 @@ def test_e2edevbench_import_commit_reference_and_verify(pytester, tasks, capsys)
     # the project's own tests know nothing of requirements: the dataset's tracing maps them
     untagged = "\n".join(ln for ln in CALC_TESTS.splitlines() if "requirement" not in ln)
     tasks.write(upstream / "tests" / "test_calc.py", untagged + "\n")
-    _git(upstream, "init", "-q")
-    _git(upstream, "add", ".")
-    _git(upstream, "commit", "-qm", "v1")
-    commit = _git(upstream, "rev-parse", "HEAD")
+    git(upstream, "init", "-q")
+    git(upstream, "add", ".")
+    git(upstream, "commit", "-qm", "v1")
+    commit = git(upstream, "rev-parse", "HEAD")
     dataset = _dataset(pytester.path, str(upstream), commit)
     assert main(["import", "e2edevbench", str(dataset), "imported", "--offline"]) == 0
     out = capsys.readouterr().out

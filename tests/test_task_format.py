@@ -3,11 +3,9 @@ python; git-commit references; what an install failure says."""
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 import pytest
 
+from conftest import git
 from pytest_e2ebench.errors import InfrastructureError, TaskError
 from pytest_e2ebench.task import load_task
 from pytest_e2ebench.testconf import reference_ini
@@ -127,14 +125,6 @@ def test_reference_pytest_settings_are_read_as_data(tmp_path):
     assert reference_ini(tmp_path) == ({"asyncio_mode": ("auto",)}, "pytest.ini")
 
 
-def _git(where: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
-    env |= {"GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(where)}
-    return subprocess.run(
-        ["git", *args], cwd=where, env=env, check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 GIT_TOML = """id = "calc"
 title = "x"
 kind = "library"
@@ -153,12 +143,12 @@ def test_git_commit_reference_from_a_local_repository(tasks, monkeypatch, tmp_pa
     for test in (upstream / "tests").iterdir():
         test.rename(upstream / "reference" / "tests" / test.name)
     repo = upstream / "reference"
-    _git(repo, "init", "-q")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-qm", "v1")
-    commit = _git(repo, "rev-parse", "HEAD")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "v1")
+    commit = git(repo, "rev-parse", "HEAD")
     (repo / "calc" / "add.py").write_text("def add(a, b):\n    return 0\n")
-    _git(repo, "commit", "-qam", "v2: broken")
+    git(repo, "commit", "-qam", "v2: broken")
     root = tasks.make(toml=GIT_TOML.format(url=repo, commit=commit))
     import shutil
 
