@@ -208,6 +208,26 @@ def _create(
         raise InfrastructureError(stage, install_failure(packages, tools))
 
 
+def uv_cause(output: str, limit: int = 240) -> str:
+    """uv's own one-line explanation of a failed resolution or install, if it gave one
+    (``Because foo==1 depends on Python>=3.12 ...``), for the report; never a decision."""
+    lines = output.splitlines()
+    for number, line in enumerate(lines):
+        text = line.strip().lstrip("╰─▶×").strip()
+        if text.startswith("cause:"):
+            text = text[len("cause:") :].strip()
+        elif not text.startswith("Because "):
+            continue
+        for more in lines[number + 1 :]:  # uv wraps its sentence to the terminal's width
+            more = more.strip()
+            if not more or more.startswith(("And because", "hint:", "help:", "error:")):
+                break
+            text += " " + more
+        text = " ".join(text.split(", we can conclude")[0].split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    return ""
+
+
 def install_failure(packages: list[str], done: process.Completed) -> str:
     """What failed when the harness installed ``packages`` (its own tools, a task's test
     requirements): the index unreachable, a requirement no version satisfies, or a build."""
@@ -224,8 +244,8 @@ def install_failure(packages: list[str], done: process.Completed) -> str:
     if "requirements are unsatisfiable" in text or "No solution found" in text:
         return (
             f"installing {listed} failed: no versions satisfy these requirements together "
-            f"(a pin that does not exist, or conflicting pins); fix the task's [tests] "
-            f"requires/plugins:\n{tail}"
+            f"(a pin that does not exist, or conflicting pins: {uv_cause(text) or 'see below'}); "
+            f"fix the task's [tests] requires/plugins:\n{tail}"
         )
     if "not found in the package registry" in text or "was not found in the package" in text:
         return f"installing {listed} failed: a package is not on {index_url()}:\n{tail}"
@@ -321,7 +341,9 @@ def build(
             shutil.rmtree(venv)
             _create(venv, logs, tools, stage="venv", prefix="clean-", python=python)
         message = str(exc)
-        return InstallResult("editable", False, message, message.splitlines()[0].rstrip(":"))
+        reason = message.splitlines()[0].rstrip(":")
+        cause = uv_cause(message)
+        return InstallResult("editable", False, message, f"{reason}: {cause}" if cause else reason)
 
 
 def _install(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import git
+from conftest import CALC_CODE, git
 from pytest_e2ebench.errors import InfrastructureError, TaskError
 from pytest_e2ebench.task import load_task
 from pytest_e2ebench.testconf import reference_ini
@@ -174,3 +174,19 @@ def test_an_unsatisfiable_plugin_pin_is_not_called_an_unreachable_index(pytester
     result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
     result.stdout.fnmatch_lines(["*no versions satisfy these requirements together*"])
     result.stdout.no_fnmatch_line("*does not answer*")
+
+
+def test_a_project_install_failure_says_what_failed(pytester, tasks, results):
+    tasks.make()
+    where = tasks.reference(pytester.path / "outputs" / "calc", CALC_CODE)
+    pyproject = where / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace("[project]\n", '[project]\nrequires-python = ">=3.99"\n')
+    )
+    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "*note: the project failed to install: the built wheel did not install*depends on Python>=3.99*"
+        ]
+    )
