@@ -187,6 +187,17 @@ class Evaluator:
                 outcome_data = outcome.to_dict()
                 earlier = outcome_data["details"].pop("intake", None)  # the dir: agent's copy
                 intake = take_in(workspace, IntakeLimits(), earlier)
+                handed = workspace / MATERIALS_DIR
+                if (
+                    task.kind != "app"
+                    and task.materials_dir is not None
+                    and agent.receives_materials
+                    and handed.is_dir()
+                    and tree_hash(handed) == tree_hash(task.materials_dir)
+                ):
+                    # materials are the task's input, not the project (nor a package that
+                    # setuptools' discovery would trip over): left as handed, they go
+                    shutil.rmtree(handed)
                 # Hash now: installing the project later adds build files to the folder.
                 agent_data = stage.commit(
                     {

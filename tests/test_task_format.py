@@ -3,6 +3,10 @@ python; git-commit references; what an install failure says."""
 
 from __future__ import annotations
 
+import base64
+import io
+import tarfile
+
 import pytest
 
 from conftest import CALC_CODE, git
@@ -190,3 +194,18 @@ def test_a_project_install_failure_says_what_failed(pytester, tasks, results):
             "*note: the project failed to install: the built wheel did not install*depends on Python>=3.99*"
         ]
     )
+
+
+def test_materials_of_a_library_task_are_handed_to_the_agent(pytester, tasks):
+    root = tasks.make()
+    tasks.write(root / "materials" / "rates.csv", "currency,rate\nEUR,1.1\n")
+    assert load_task(root).materials_dir == root / "materials"
+    src = tasks.reference(pytester.path / "src", CALC_CODE)
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+        tar.add(src, arcname=".")
+    write = f"echo {base64.b64encode(packed.getvalue()).decode()} | base64 -d | tar -xz"
+    # the command builds the project only if the materials are in its workspace
+    agent = f"--e2e-agent=cmd:grep -q EUR materials/rates.csv && {write}"
+    result = pytester.runpytest(agent, "--e2e-tasks=tasks")
+    result.assert_outcomes(passed=3)
