@@ -26,6 +26,8 @@ from .task import find_task_dirs, load_task
 from .testconf import interpreter_home
 
 JUNIT_LIMIT = 64 << 20
+# what E2EDevBench's harness installs besides the project (pytest plugins its suites assume)
+PEER_TOOLS = ("pytest-cov", "pytest-xdist", "pytest-asyncio", "mock")
 
 
 def harness_verdicts(tasks: Path, out: Path) -> dict[str, dict[str, str]]:
@@ -59,8 +61,9 @@ def harness_verdicts(tasks: Path, out: Path) -> dict[str, dict[str, str]]:
     return found
 
 
-def pytest_verdicts(task, work: Path) -> dict[str, str]:
-    """Node id -> outcome of plain pytest from the reference repository (in the sandbox)."""
+def pytest_verdicts(task, work: Path) -> tuple[dict[str, str], list[str]]:
+    """Node id -> outcome of plain pytest from the reference repository (in the sandbox), and
+    notes on what went wrong around it (the reference did not install)."""
     from . import venv
     from .sandbox import Sandbox
 
@@ -70,14 +73,15 @@ def pytest_verdicts(task, work: Path) -> dict[str, str]:
         shutil.copytree(task.settings.data, repo, dirs_exist_ok=True)
     env_dir = work / "venv"
     sandbox = Sandbox()
-    venv.build(
+    installed = venv.build(
         env_dir,
         repo,
         work / "logs",
-        (*task.test_requires, *task.settings.plugins),
+        (*task.test_requires, *task.settings.plugins, *PEER_TOOLS),
         sandbox,
         python=task.settings.python,
     )
+    notes = [] if installed.ok else [f"the reference does not install: {installed.reason}"]
     rel = task.tests_dir.relative_to(task.reference_dir) if task.source_pin else Path("tests")
     if not task.source_pin:  # a written task: its tests sit beside the reference
         shutil.copytree(task.tests_dir, repo / "tests", dirs_exist_ok=True)
@@ -96,7 +100,13 @@ def pytest_verdicts(task, work: Path) -> dict[str, str]:
             *(a for p, _ in task.excluded for a in ("--deselect", p)),
         ],
         cwd=repo,
-        env={"PATH": f"{env_dir / 'bin'}:/usr/bin:/bin", "HOME": str(work / "out")},
+        env={
+            "PATH": f"{env_dir / 'bin'}:/usr/bin:/bin",
+            "HOME": str(work / "out"),
+            # as E2EDevBench's harness runs pytest: the repository and its src/ importable
+            "PYTHONPATH": f"{repo}:{repo / 'src'}",
+            **dict(task.settings.env),
+        },
         timeout=1800,
         log=work / "pytest.log",
         writable=[repo, work / "out"],
@@ -105,8 +115,8 @@ def pytest_verdicts(task, work: Path) -> dict[str, str]:
     try:
         root = ET.fromstring(read_regular(report, JUNIT_LIMIT))
     except (OSError, ET.ParseError):
-        return {}
-    return junit_verdicts(root, repo, rel)
+        return {}, [*notes, "plain pytest wrote no report (see its output)"]
+    return junit_verdicts(root, repo, rel), notes
 
 
 def junit_verdicts(root: ET.Element, repo: Path, rel: Path) -> dict[str, str]:
@@ -136,7 +146,8 @@ def junit_verdicts(root: ET.Element, repo: Path, rel: Path) -> dict[str, str]:
     return verdicts
 
 
-# task kind -> the peer's own runner (the web engineer's E2EDev/Behave verifier joins here)
+# task kind -> the peer's own runner: ``verifier(task, work_dir)`` returns node id -> outcome
+# (or that and a list of notes). The E2EDev/Behave verifier of web tasks joins here.
 VERIFIERS = {"library": pytest_verdicts, "cli": pytest_verdicts, "data": pytest_verdicts}
 
 
@@ -175,7 +186,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Verify every task under ``args.tasks``; print per project and the overall agreement."""
     report, total_agree, total = [], 0, 0
-    with tempfile.TemporaryDirectory(prefix="e2ebench-verify-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="e2ebench-verify-import-") as tmp:
         harness = harness_verdicts(args.tasks.resolve(), Path(tmp) / "bench")
         for folder in find_task_dirs(args.tasks):
             try:
@@ -190,10 +201,12 @@ def run(args: argparse.Namespace) -> int:
             work = Path(tmp) / task.id
             work.mkdir()
             try:
-                peer = verifier(task, work)
+                found = verifier(task, work)
             except E2EBenchError as exc:
                 print(f"{task.id}: not verified: {exc}")
                 continue
+            # a verifier returns the verdicts, or the verdicts and notes
+            peer, notes = found if isinstance(found, tuple) else (found, [])
             ours = harness.get(task.id, {})
             agree, count, lines = compare(ours, peer)
             total_agree, total = total_agree + agree, total + count
@@ -202,6 +215,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{task.id}: {agree}/{count} tests agree (passed: harness {passed[0]}, "
                 f"plain pytest {passed[1]})"
             )
+            for note in notes:
+                print(f"  note: {note}")
             for line in lines:
                 print(f"  {line}")
             report.append(
@@ -210,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
                     "agree": agree,
                     "tests": count,
                     "passed": {"harness": passed[0], "pytest": passed[1]},
+                    "notes": notes,
                     "disagree": lines,
                 }
             )

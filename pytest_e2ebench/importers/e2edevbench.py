@@ -49,6 +49,7 @@ class ProjectReport:
     error: str | None = None
     requirements: int = 0
     python: str | None = None  # the Python version the project requires, if not the harness's
+    test_requires: list[str] = dataclasses.field(default_factory=list)  # from its test extras
     notes: list[str] = dataclasses.field(default_factory=list)
 
 
@@ -79,6 +80,59 @@ def _python_of(root: Path) -> str | None:
     return required_python(requires, harness) if requires else None
 
 
+# test extras and requirement files a project declares its test dependencies in
+TEST_EXTRAS = ("test", "tests", "testing", "dev")
+TEST_FILES = (
+    "requirements-test.txt",
+    "requirements_test.txt",
+    "test-requirements.txt",
+    "requirements-dev.txt",
+    "requirements_dev.txt",
+    "tests/requirements.txt",
+)
+# the harness brings these (pinned) or they change how tests run: never declared
+NOT_DECLARED = frozenset(
+    {"pytest", "coverage", "pytest-timeout", "pytest-cov", "pytest-xdist", "pytest-randomly"}
+    | {"pytest-sugar", "pytest-json-report", "pytest-html", "pytest-rerunfailures", "tox"}
+)
+
+
+def _test_requirements(root: Path) -> list[str]:
+    """Index requirements the sdist declares for its tests (its test extras, or a
+    requirements file for tests), read as data; what the harness brings is left out."""
+    import tomllib
+
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    texts: list[str] = []
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        extras = project.get("project", {}).get("optional-dependencies", {})
+        # the first of them the project has (a "dev" extra only when there is no test extra)
+        name = next((n for n in TEST_EXTRAS if n in extras), None)
+        texts += [t for t in extras.get(name) or [] if isinstance(t, str)]
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        pass
+    for name in TEST_FILES:
+        try:
+            lines = (root / name).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        texts += [ln.split("#", 1)[0].strip() for ln in lines if not ln.startswith(("-", "#"))]
+    out: dict[str, str] = {}
+    for text in texts:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        name = canonicalize_name(req.name)
+        if req.url or req.marker or name in NOT_DECLARED:
+            continue
+        out.setdefault(name, str(req))
+    return list(out.values())
+
+
 def _reference(entry: dict, files: list[str], offline: bool, report: ProjectReport) -> str:
     """The ``[source]`` table: the sdist when it holds the tests, else the pinned commit."""
     from ..source import SourceError, fetch_sdist, sdist_of
@@ -96,6 +150,7 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
             if not missing:
                 report.reference = "sdist"
                 report.python = _python_of(root)
+                report.test_requires = _test_requirements(root)
                 return f'[source]\npypi = "{name}=={version}"\nsha256 = "{sha}"\n'
             why = f"the sdist {name}=={version} ships no {missing[0]}"
         except (SourceError, KeyError, TypeError) as exc:
@@ -126,6 +181,14 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
         report.error = "no SRS_document in the dataset"
         return report
     files = sorted({_test_id(k).split("::", 1)[0] for k in cases})
+    # what the suite needs besides its modules: conftest.py and the like in its folders
+    support = [
+        str(item.get("file"))
+        for item in entry.get("structure") or []
+        if isinstance(item, dict)
+        and isinstance(item.get("file"), str)
+        and Path(item["file"]).name == "conftest.py"
+    ]
     # the folder holding every test module
     common = Path(os.path.commonpath([str(Path(f).parent) for f in files])).parts
     tests_path = "/".join(common) or "."
@@ -164,7 +227,7 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     code = "\n".join(str(c.get("test_implementation", "")) for c in cases.values() if c)
     plugins = [plugin for pattern, plugin in PLUGINS if pattern.search(code)]
     try:
-        source = _reference(entry, files, offline, report)
+        source = _reference(entry, [*files, *support], offline, report)
     except ValueError as exc:
         report.error = str(exc)
         return report
@@ -187,7 +250,8 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
         "[tests]",
         f"path = {json.dumps(tests_path)}",
         "timeout = 60",
-        f"plugins = {json.dumps(plugins)}",
+        f"plugins = {json.dumps(_plugins(plugins, report.test_requires))}",
+        f"requires = {json.dumps(_others(report.test_requires))}",
         *([f'python = "{report.python}"'] if report.python else []),
         "",
         "[tests.requirements]",
@@ -197,9 +261,25 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     report.task, report.requirements = task, len(sections)
     if plugins:
         report.notes.append(f"pytest plugins the tests use: {', '.join(plugins)}")
+    if report.test_requires:
+        report.notes.append(f"test dependencies it declares: {', '.join(report.test_requires)}")
     if report.python:
         report.notes.append(f"requires Python {report.python} (the harness runs {sys.version[:4]})")
     return report
+
+
+def _is_plugin(text: str) -> bool:
+    return re.split(r"[<>=!~\[; ]", text, maxsplit=1)[0].lower().startswith(("pytest-", "pytest_"))
+
+
+def _plugins(found: list[str], declared: list[str]) -> list[str]:
+    """pytest plugins: those the tests' code uses, and those the project declares for tests."""
+    names = {re.split(r"[<>=!~\[; ]", t, maxsplit=1)[0].lower().replace("_", "-") for t in declared}
+    return [*(p for p in found if p not in names), *(t for t in declared if _is_plugin(t))]
+
+
+def _others(declared: list[str]) -> list[str]:
+    return [t for t in declared if not _is_plugin(t)]
 
 
 def _created(entry: dict, default: dt.date) -> dt.date:
