@@ -127,6 +127,8 @@ def test_junit_report_becomes_harness_node_ids(tmp_path):
         '<testcase classname="src.tests.test_a" name="test_x[1]"/>'
         '<testcase classname="src.tests.test_a.TestK" name="test_y"><failure/></testcase>'
         '<testcase classname="" name="src.tests.test_b"><error/></testcase>'
+        '<testcase classname="src.tests.test_a" name="test_w">'
+        '<skipped type="pytest.xfail" message="known"/></testcase>'
         "</testsuite></testsuites>"
     )
     peer = junit_verdicts(xml, tmp_path, Path("src/tests"))
@@ -134,12 +136,14 @@ def test_junit_report_becomes_harness_node_ids(tmp_path):
         "tests/test_a.py::test_x[1]": "passed",
         "tests/test_a.py::TestK::test_y": "failed",
         "tests/test_b.py": "error",
+        "tests/test_a.py::test_w": "xfailed",
     }
     harness = {
         "tests/test_a.py::test_x[1]": "passed",
         "tests/test_a.py::TestK::test_y": "passed",
         "tests/test_b.py::test_z": "error",
+        "tests/test_a.py::test_w": "xfailed",
     }
     agree, count, lines = compare(harness, peer)
-    assert (agree, count) == (2, 3)
+    assert (agree, count) == (3, 4)
     assert lines == ["tests/test_a.py::TestK::test_y: harness passed, pytest failed"]
