@@ -3,10 +3,10 @@ peer's own way of running the same tests.
 
 Per task kind a verifier (:data:`VERIFIERS`) returns the verdict of each test by the peer's
 way; the harness's come from a reference run of the benchmark (``pytest --e2e-agent=reference
---e2e-migrate=none``), read from its eval stage. For Python suites the peer's way is plain
-pytest from the reference repository, run in the sandbox (the reference is third-party code)
-in an environment the harness built with the reference installed. Every disagreement is
-listed; the agreement is per test.
+--e2e-migrate=none``, or ``--migrate static``), read from its eval stage. For Python suites the
+peer's way is plain pytest from the reference repository, run in the sandbox (the reference
+is third-party code) in an environment the harness built with the reference installed. Every
+disagreement is listed; the agreement is per test.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ JUNIT_LIMIT = 64 << 20
 PEER_TOOLS = ("pytest-cov", "pytest-xdist", "pytest-asyncio", "mock")
 
 
-def harness_verdicts(tasks: Path, out: Path) -> dict[str, dict[str, str]]:
+def harness_verdicts(tasks: Path, out: Path, migrate: str = "none") -> dict[str, dict[str, str]]:
     """task id -> node id -> outcome, from a reference run of the benchmark on ``tasks``."""
     subprocess.run(
         [
@@ -40,7 +40,7 @@ def harness_verdicts(tasks: Path, out: Path) -> dict[str, dict[str, str]]:
             "--e2e-agent=reference",
             f"--e2e-tasks={tasks}",
             f"--e2e-out={out}",
-            "--e2e-migrate=none",
+            f"--e2e-migrate={migrate}",
             # a task whose reference cannot be fetched must not stop the others
             "--continue-on-collection-errors",
             "-q",
@@ -183,13 +183,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench verify-import``."""
     parser.add_argument("tasks", type=Path, help="the folder of imported tasks")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
+    parser.add_argument(
+        "--migrate",
+        choices=("none", "static"),
+        default="none",
+        help="how the harness migrates the reference tests (default none: the reference "
+        "already has the API its tests expect)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Verify every task under ``args.tasks``; print per project and the overall agreement."""
     report, total_agree, total = [], 0, 0
     with tempfile.TemporaryDirectory(prefix="e2ebench-verify-import-") as tmp:
-        harness = harness_verdicts(args.tasks.resolve(), Path(tmp) / "bench")
+        harness = harness_verdicts(args.tasks.resolve(), Path(tmp) / "bench", args.migrate)
         for folder in find_task_dirs(args.tasks):
             try:
                 task = load_task(folder)
