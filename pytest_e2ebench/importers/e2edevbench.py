@@ -275,7 +275,9 @@ def _is_plugin(text: str) -> bool:
 def _plugins(found: list[str], declared: list[str]) -> list[str]:
     """pytest plugins: those the tests' code uses, and those the project declares for tests."""
     names = {re.split(r"[<>=!~\[; ]", t, maxsplit=1)[0].lower().replace("_", "-") for t in declared}
-    return [*(p for p in found if p not in names), *(t for t in declared if _is_plugin(t))]
+    # by name only: a plugin pinned for an older pytest would not install beside the harness's
+    bare = [re.split(r"[<>=!~\[; ]", t, maxsplit=1)[0] for t in declared if _is_plugin(t)]
+    return [*(p for p in found if p not in names), *bare]
 
 
 def _others(declared: list[str]) -> list[str]:
