@@ -39,7 +39,7 @@ def rows(tasks: Iterable[Task]) -> list[list[str]]:
             size["reference_lines"],
         ]
         totals = [a + b for a, b in zip(totals, numbers, strict=True)]
-        source = f"PyPI {task.source_pin}" if task.source_pin else "written here"
+        source = task.source if task.source_pin else "written here"
         out.append([task.id, task.kind, task.created.isoformat(), source, *map(str, numbers)])
     out.append([f"{len(out)} tasks", "", "", "", *map(str, totals)])
     return out

@@ -15,9 +15,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import deveval, e2edev, realdevbench
+from .importers import deveval, e2edev, e2edevbench, realdevbench
 
-IMPORTERS = {"e2edev": e2edev, "realdevbench": realdevbench, "deveval": deveval}
+IMPORTERS = {
+    "e2edev": e2edev,
+    "realdevbench": realdevbench,
+    "deveval": deveval,
+    "e2edevbench": e2edevbench,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,6 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
+    from . import verify
+
+    verifying = commands.add_parser(
+        "verify-import",
+        help="the harness's verdicts on imported references against the peer's own runner",
+    )
+    verify.add_arguments(verifying)
+    verifying.set_defaults(run=verify.run)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -93,8 +93,8 @@ class TaskFile(pytest.File):
 
     def repr_failure(self, excinfo, style=None):
         """A malformed task shows its problems, not a traceback."""
-        if isinstance(excinfo.value, TaskError):
-            return str(excinfo.value)
+        if isinstance(excinfo.value, TaskError | InfrastructureError):
+            return str(excinfo.value)  # a reference that could not be fetched: the network
         return super().repr_failure(excinfo)
 
 

@@ -32,6 +32,7 @@ from .stages import IMPLEMENT
 from .stages import run as stage_run
 from .stash import OUTAGE, SANDBOX
 from .task import Task
+from .testconf import TestSettings
 from .verdicts import census, containment, effective_tests, sink_tampered, tampered_message
 from .web import web_requirements
 from .workspace import code_size, suffixes_for
@@ -209,6 +210,17 @@ class Evaluator:
                 outcome_data = outcome.to_dict()
                 earlier = outcome_data["details"].pop("intake", None)  # the dir: agent's copy
                 intake = take_in(workspace, IntakeLimits(), earlier)
+                handed = workspace / MATERIALS_DIR
+                if (
+                    task.kind != "app"
+                    and task.materials_dir is not None
+                    and agent.receives_materials
+                    and handed.is_dir()
+                    and tree_hash(handed) == tree_hash(task.materials_dir)
+                ):
+                    # materials are the task's input, not the project (nor a package that
+                    # setuptools' discovery would trip over): left as handed, they go
+                    shutil.rmtree(handed)
                 # Hash now: installing the project later adds build files to the folder.
                 agent_data = stage.commit(
                     {
@@ -227,10 +239,20 @@ class Evaluator:
             if web:
                 stage, install = self._web_venv(task, repo)
             else:
+                # the task's test requirements and pytest plugins, installed with the tools
+                requires = (*task.test_requires, *task.settings.plugins)
                 stage = self._stage(
-                    run_dir, "venv", repo_hash, venv.fingerprint(), task.test_requires, str(run_dir)
+                    run_dir,
+                    "venv",
+                    repo_hash,
+                    venv.fingerprint(),
+                    requires,
+                    str(run_dir),
+                    *((task.settings.python,) if task.settings.python else ()),
                 )
-                install = self._venv(stage, repo, run_dir / "logs", task.test_requires)
+                install = self._venv(
+                    stage, repo, run_dir / "logs", requires, python=task.settings.python
+                )
             python = venv.python_of(stage.dir)
 
             venv_key = stage.key
@@ -325,7 +347,13 @@ class Evaluator:
         # 4. the suites: migrated reference tests and the agent's own tests
         self._stage_now = "tests"
         stage = self._stage(
-            run_dir, "eval", venv_key, stage.key, task.test_timeout, self.settings.timeout
+            run_dir,
+            "eval",
+            venv_key,
+            stage.key,
+            task.test_timeout,
+            self.settings.timeout,
+            *((task.settings.key(), task.excluded) if task.settings != TestSettings() else ()),
         )
         test_run = stage.load()
         if test_run is None:
@@ -469,7 +497,14 @@ class Evaluator:
         return stage, install
 
     def _venv(
-        self, stage: Stage, repo: Path, logs: Path, requires, *, install_project: bool = True
+        self,
+        stage: Stage,
+        repo: Path,
+        logs: Path,
+        requires,
+        *,
+        install_project: bool = True,
+        python: str | None = None,
     ) -> dict:
         """The environment of ``stage``: cached, or built now (and the project installed)."""
         install = stage.load()
@@ -481,6 +516,7 @@ class Evaluator:
                 requires,
                 self.config.stash[SANDBOX],
                 install_project=install_project,
+                python=python,
             )
             install = stage.commit(built.to_dict())
         return install

@@ -29,11 +29,12 @@ import textwrap
 import threading
 from pathlib import Path
 
-from . import honeypot, process, skips, tamper
+from . import honeypot, process, skips, tamper, testconf
 from .errors import InfrastructureError
 from .intake import IntakeLimits, copy_tree, read_regular
 from .probe import PROBE_DIR, PROBE_PLUGIN
 from .sandbox import Limits, Sandbox
+from .testconf import TestSettings
 from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
 
@@ -361,6 +362,8 @@ def run_suite(
     vendored: list | None = None,
     may_skip: frozenset[str] = frozenset(),
     honeypots: bool = True,
+    settings: TestSettings | None = None,
+    deselect: tuple[str, ...] = (),
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -376,6 +379,10 @@ def run_suite(
     contradicts them is in ``tamper_evidence``, the honeypots' records in ``honeypots``.
     ``honeypots=False`` plants none: for tests an agent wrote (graded against the reference),
     whose weak assertions a honeypot copy could not make fail.
+
+    ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
+    working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
+    ``deselect`` the node ids of tests the task excludes.
     """
     _check_tools(venv_python, web=web is not None)
     suite = eval_dir / name
@@ -410,11 +417,19 @@ def run_suite(
         if web is None and honeypots:
             seed = secrets.randbits(64)
             planted = honeypot.plant(suite / "tests", random.Random(seed), exclude=may_skip)
-        (config_dir / "pytest.ini").write_text(INI)
+        settings = settings if web is None and settings is not None else TestSettings()
+        (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
         cwd = suite
         args = ["-c", str(config_dir / "pytest.ini"), "--rootdir", str(suite), *common, "tests"]
         readable.append(suite / "tests")
         trusted = suite / "tests"
+        extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
+        cwd = extra.cwd
+        readable += extra.readable
+        # from another working directory the tests are named by their path (ids stay relative
+        # to the root folder)
+        where = "tests" if cwd == suite else str(suite / "tests")
+        args[-1:] = [*extra.args, *(f"--deselect={n}" for n in deselect), where]
     else:
         if not own_tests(repo):
             return None
@@ -426,6 +441,10 @@ def run_suite(
     # where the probe accepts hook implementations from besides the test tools: conftest.py
     # files of the harness's tests, or of the agent's own tests in its own suite
     env["E2EBENCH_PROBE_TRUSTED"] = str(trusted)
+    if tests is not None and web is None:
+        # the plugins the task declared, installed by the harness with the test tools
+        env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join([str(trusted), *map(str, extra.trusted)])
+        env.update(extra.env)
     if web is None:
         rc = _coveragerc(config_dir, repo, suite / "coverage" / "data")
         writable = [work, suite / "coverage"]
@@ -544,7 +563,14 @@ def run_all(
             **kwargs,
         )
         return {"extended": extended, "original": None, "all_coverage": None}
-    extended = run_suite("extended", tests=tests, may_skip=skips.may_skip(task), **kwargs)
+    extended = run_suite(
+        "extended",
+        tests=tests,
+        may_skip=skips.may_skip(task),
+        settings=task.settings,
+        deselect=testconf.suite_nodeids(task),
+        **kwargs,
+    )
     original = run_suite("original", tests=None, **kwargs)
     union = None
     if original is not None:

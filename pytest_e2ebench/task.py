@@ -16,9 +16,10 @@ from pathlib import Path
 
 from .app import FEATURE_PREFIX, MATERIALS_DIR, AppSpec, parse_app
 from .cache import file_hash, tree_hash
-from .errors import TaskError
+from .errors import InfrastructureError, TaskError
 from .mutants import Mutant, parse_mutants
-from .source import SourceError, fetch_sdist, parse_pin
+from .source import FetchError, SourceError, fetch_commit, fetch_sdist, parse_pin
+from .testconf import TestSettings, parse_settings
 from .testindex import StaticTest, apply_mapping, scan_tests
 from .web import ENTRY_PAGE, scan_features
 from .workspace import code_size, suffixes_for
@@ -70,12 +71,15 @@ class Task:
     requirement_map: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the task's own checks (checks/test_*.py, run with the harness's fixtures: issue #13.1)
     checks: tuple[StaticTest, ...] = ()
+    # how the reference tests run: cwd, data, env, plugins, pytest settings, exclusions
+    settings: TestSettings = TestSettings()
+    excluded: tuple[tuple[str, str], ...] = ()  # (node id, reason): tests not run nor graded
 
     @property
     def materials_dir(self) -> Path | None:
-        """App tasks: supplementary materials (images, CSV, PDF) handed to the agent."""
+        """Supplementary materials (images, CSV, PDF, data) handed to the agent."""
         found = self.root / MATERIALS_DIR
-        return found if self.kind == "app" and found.is_dir() else None
+        return found if found.is_dir() and not found.is_symlink() else None
 
     @property
     def requirements_file(self) -> Path:
@@ -291,7 +295,7 @@ def load_task(root: Path) -> Task:
         optional=kind == "app",
     )
     if pin and not source:
-        source = f"PyPI {pin}"
+        source = pin.removeprefix("git+") if pin.startswith("git+") else f"PyPI {pin}"
     network = test_conf.get("network", False)
     if not isinstance(network, bool):
         problems.append(
@@ -307,9 +311,11 @@ def load_task(root: Path) -> Task:
         )
         requires = []
 
+    settings = parse_settings(test_conf, root, reference, bool(pin), where, problems)
     tests_base = reference if pin and reference is not None else root
     tests_dir = (tests_base / str(tests_path)).resolve() if tests_base is not None else None
     tests: list[StaticTest] = []
+    excluded: list[tuple[str, str]] = []
     app = parse_app(meta, where, problems) if kind == "app" else None
     if tests_dir is None or app is not None:
         pass  # an app task has no tests: an LLM writes test cases from its feature list
@@ -323,6 +329,16 @@ def load_task(root: Path) -> Task:
         tests, scan_problems = scan(tests_dir)
         problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
         tests = apply_mapping(tests, mapping)
+        excluded = [(t.nodeid, settings.excluded(t.nodeid)) for t in tests]
+        excluded = [(nodeid, reason) for nodeid, reason in excluded if reason]
+        for pattern, _ in settings.exclude:
+            if not TestSettings(exclude=((pattern, "-"),)).excluded_any(tests):
+                problems.append(
+                    f"{where}: field 'tests.exclude' names {pattern!r}, which matches no test; "
+                    "fix the node-id glob (relative to the task folder) or remove it"
+                )
+        dropped = {nodeid for nodeid, _ in excluded}
+        tests = [t for t in tests if t.nodeid not in dropped]
         if not tests and not scan_problems:
             problems.append(
                 f"{name}/{tests_path}: no scenarios found in *.feature files"
@@ -402,6 +418,8 @@ def load_task(root: Path) -> Task:
         app=app,
         requirement_map=tuple((rid, tuple(globs)) for rid, globs in mapping.items()),
         checks=tuple(checks),
+        settings=settings,
+        excluded=tuple(excluded),
     )
 
 
@@ -444,6 +462,8 @@ def _reference(
             return None, None
         return root / REFERENCE_DIR, None
     fix = '[source] pypi = "name==1.2.3" and sha256 = "<sha256 of the sdist>"'
+    if "git" in source or "commit" in source:
+        return _git_reference(root, source, where, problems)
     if not isinstance(source.get("pypi"), str):
         problems.append(f"{where}: field 'source.pypi' is missing; write {fix}")
         return None, None
@@ -467,10 +487,47 @@ def _reference(
             f"{name}/{REFERENCE_DIR}/: a PyPI-sourced task must not commit the "
             "reference; delete the folder"
         )
+        return None, None
     try:
         return fetch_sdist(pin, sha), pin
+    except FetchError as exc:
+        raise InfrastructureError("source", f"{where}: [source] {pin}: {exc}") from None
     except SourceError as exc:
         problems.append(f"{where}: [source] {pin}: {exc}")
+        return None, None
+
+
+def _git_reference(
+    root: Path, source: dict, where: str, problems: list[str]
+) -> tuple[Path | None, str | None]:
+    """``[source] git = URL-or-path`` and ``commit``: the reference is that commit's tree."""
+    url, commit = source.get("git"), source.get("commit")
+    fix = '[source] git = "https://github.com/owner/repo" and commit = "<40 hex digits>"'
+    if not isinstance(url, str) or not url.strip():
+        problems.append(f"{where}: field 'source.git' is missing; write {fix}")
+        return None, None
+    if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-f]{40}", commit):
+        problems.append(
+            f"{where}: field 'source.commit' = {commit!r} must be the full commit id "
+            f"(40 lower-case hex digits: git rev-parse HEAD); write {fix}"
+        )
+        return None, None
+    if (root / REFERENCE_DIR).exists():
+        problems.append(
+            f"{root.name}/{REFERENCE_DIR}/: a git-sourced task must not commit the "
+            "reference; delete the folder"
+        )
+        return None, None
+    if not re.match(r"^(https?|git|ssh)://", url) and not url.startswith("/"):
+        url = str((root / url).resolve())  # a local repository, relative to the task
+    try:
+        return fetch_commit(url, commit), f"git+{source['git']}@{commit}"
+    except FetchError as exc:
+        raise InfrastructureError(
+            "source", f"{where}: [source] git {source['git']} @ {commit[:12]}: {exc}"
+        ) from None
+    except SourceError as exc:
+        problems.append(f"{where}: [source] git {source['git']}: {exc}")
         return None, None
 
 

@@ -158,15 +158,40 @@ class InstallResult:
         return dataclasses.asdict(self)
 
 
+def find_python(version: str, logs: Path) -> str:
+    """The interpreter of Python ``version`` uv finds installed (it never downloads one here:
+    ``UV_PYTHON_DOWNLOADS=never``); InfrastructureError saying how to provide it otherwise."""
+    found = _uv(["python", "find", version], logs, f"python-{version}")
+    lines = found.output.splitlines() if found.returncode == 0 else []
+    path = [ln.strip() for ln in lines if ln.strip().startswith("/")][-1:]
+    if not path:
+        raise InfrastructureError(
+            "venv",
+            f"the task asks for Python {version} ([tests] python), which uv does not find "
+            f"installed; install it (uv python install {version}, or your system's package) "
+            "or put its python on PATH",
+        )
+    return path[0]
+
+
 def _create(
-    venv: Path, logs: Path, packages: list[str], *, stage: str, seed: bool = False, prefix: str = ""
+    venv: Path,
+    logs: Path,
+    packages: list[str],
+    *,
+    stage: str,
+    seed: bool = False,
+    prefix: str = "",
+    python: str | None = None,
 ) -> None:
     """Create ``venv`` with uv and install ``packages``, if any (harness code only).
 
+    ``python``: a version the task asks for (default: the harness's interpreter).
     Failing here is never the agent's fault: an :class:`InfrastructureError` of ``stage``.
     """
+    interpreter = find_python(python, logs) if python else sys.executable
     made = _uv(
-        ["venv", "--quiet", *(["--seed"] if seed else []), "--python", sys.executable, str(venv)],
+        ["venv", "--quiet", *(["--seed"] if seed else []), "--python", interpreter, str(venv)],
         logs,
         f"{prefix}venv",
     )
@@ -180,11 +205,51 @@ def _create(
         f"{prefix}tools",
     )
     if tools.returncode != 0:
-        raise InfrastructureError(
-            stage,
-            f"installing {', '.join(packages)} failed; is the package index reachable?\n"
-            f"{tools.tail()}",
+        raise InfrastructureError(stage, install_failure(packages, tools))
+
+
+def uv_cause(output: str, limit: int = 240) -> str:
+    """uv's own one-line explanation of a failed resolution or install, if it gave one
+    (``Because foo==1 depends on Python>=3.12 ...``), for the report; never a decision."""
+    lines = output.splitlines()
+    for number, line in enumerate(lines):
+        text = line.strip().lstrip("╰─▶×").strip()
+        if text.startswith("cause:"):
+            text = text[len("cause:") :].strip()
+        elif not text.startswith("Because "):
+            continue
+        for more in lines[number + 1 :]:  # uv wraps its sentence to the terminal's width
+            more = more.strip()
+            if not more or more.startswith(("And because", "hint:", "help:", "error:")):
+                break
+            text += " " + more
+        text = " ".join(text.split(", we can conclude")[0].split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    return ""
+
+
+def install_failure(packages: list[str], done: process.Completed) -> str:
+    """What failed when the harness installed ``packages`` (its own tools, a task's test
+    requirements): the index unreachable, a requirement no version satisfies, or a build."""
+    listed = ", ".join(packages)
+    tail = done.tail()
+    if done.timed_out:
+        return f"installing {listed} timed out after {INSTALL_TIMEOUT:g}s:\n{tail}"
+    if not index_reachable():
+        return (
+            f"installing {listed} failed: the package index {index_url()} does not answer "
+            f"the harness; check the network or UV_DEFAULT_INDEX:\n{tail}"
         )
+    text = done.output
+    if "requirements are unsatisfiable" in text or "No solution found" in text:
+        return (
+            f"installing {listed} failed: no versions satisfy these requirements together "
+            f"(a pin that does not exist, or conflicting pins: {uv_cause(text) or 'see below'}); "
+            f"fix the task's [tests] requires/plugins:\n{tail}"
+        )
+    if "not found in the package registry" in text or "was not found in the package" in text:
+        return f"installing {listed} failed: a package is not on {index_url()}:\n{tail}"
+    return f"installing {listed} failed (the index answers; see uv's message):\n{tail}"
 
 
 def _fetch(
@@ -245,6 +310,7 @@ def build(
     sandbox: Sandbox | None = None,
     *,
     install_project: bool = True,
+    python: str | None = None,
 ) -> InstallResult:
     """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
 
@@ -253,7 +319,7 @@ def build(
     (``install_project=False``): it is served, and no test process imports it.
     """
     tools = [*tool_requirements(), *test_requires]
-    _create(venv, logs, tools, stage="venv")
+    _create(venv, logs, tools, stage="venv", python=python)
     if not install_project:
         return InstallResult("served", True, "a web app: served from the repository, not installed")
     logs.mkdir(parents=True, exist_ok=True)
@@ -273,9 +339,11 @@ def build(
             # As after a failed ``pip install``: nothing of the project is left half-way
             # (nor a dependency's changes to the tools): start again from the tools alone.
             shutil.rmtree(venv)
-            _create(venv, logs, tools, stage="venv", prefix="clean-")
+            _create(venv, logs, tools, stage="venv", prefix="clean-", python=python)
         message = str(exc)
-        return InstallResult("editable", False, message, message.splitlines()[0].rstrip(":"))
+        reason = message.splitlines()[0].rstrip(":")
+        cause = uv_cause(message)
+        return InstallResult("editable", False, message, f"{reason}: {cause}" if cause else reason)
 
 
 def _install(

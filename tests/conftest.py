@@ -189,3 +189,12 @@ def results(pytester: pytest.Pytester):
         return json.loads((pytester.path / out / "results.json").read_text())
 
     return read
+
+
+def git(where: Path, *args: str) -> str:
+    """Run git in ``where`` as a throw-away identity; its output."""
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@x", "PATH": "/usr/bin:/bin", "HOME": str(where)}
+    return subprocess.run(
+        ["git", *args], cwd=where, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()

@@ -1,10 +1,10 @@
-"""PyPI-sourced references: pin validation, hash check, unreachable index (real pip)."""
+"""PyPI- and git-sourced references: pin validation, hash check, unreachable index."""
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_e2ebench.errors import TaskError
+from pytest_e2ebench.errors import InfrastructureError, TaskError
 from pytest_e2ebench.task import load_task
 
 TOML = """id = "calc"
@@ -46,26 +46,23 @@ def test_pin_and_hash_are_validated(tasks, pin, sha, problem):
 
 def test_committed_reference_is_refused(tasks, monkeypatch, tmp_path):
     monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    monkeypatch.setenv("UV_DEFAULT_INDEX", "http://127.0.0.1:9/simple")
     root = tasks.make(toml=TOML.format(pin="inflection==0.5.1", sha=INFLECTION_SHA))
     with pytest.raises(TaskError) as info:
         load_task(root)
     assert "calc/reference/: a PyPI-sourced task must not commit the reference" in str(info.value)
 
 
-def test_unreachable_index_is_a_clear_error(tasks, monkeypatch, tmp_path):
+def test_unreachable_index_is_an_infrastructure_error(tasks, monkeypatch, tmp_path):
     monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
-    monkeypatch.setenv("PIP_RETRIES", "0")
-    monkeypatch.setenv("PIP_TIMEOUT", "3")
-    monkeypatch.setenv("PIP_FIND_LINKS", "")
-    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
-    with pytest.raises(TaskError) as info:
+    monkeypatch.setenv("UV_DEFAULT_INDEX", "http://127.0.0.1:9/simple")
+    with pytest.raises(InfrastructureError) as info:
         load_task(make_pypi_task(tasks, "inflection==0.5.1", INFLECTION_SHA))
-    assert (
-        "calc/task.toml: [source] inflection==0.5.1: could not download the sdist of "
-        "inflection==0.5.1 from the package index"
-    ) in str(info.value)
+    assert str(info.value).startswith(
+        "[source] calc/task.toml: [source] inflection==0.5.1: the package index "
+        "http://127.0.0.1:9/simple/inflection/ does not answer"
+    )
+    assert "check the network or UV_DEFAULT_INDEX" in str(info.value)
 
 
 @pytest.mark.slow

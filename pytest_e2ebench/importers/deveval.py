@@ -15,7 +15,12 @@ Each repository becomes a task folder (see docs/stages.md):
 * ``tests/acceptance/`` and ``tests/unit/``: DevEval's tests (the reference answers of the two
   test-writing stages, and the tests of the implement stage);
 * ``design/``: the Mermaid blocks of the UML documents and the architecture's file tree;
-* ``setup/requirements.txt`` and ``setup/examples/*.py``: the dependency file and examples.
+* ``setup/requirements.txt`` and ``setup/examples/*.py``: the dependency file and examples;
+* ``data/``: the files ``required_files`` names (besides the dependency file).
+
+DevEval runs its tests from the repository root with those files in it, and installs the
+dependency file: task.toml says ``cwd = "project"``, ``data = "data"`` and declares the
+dependency file's index requirements as ``requires`` (see docs/writing-a-task.md).
 
 A repository that cannot be converted (not Python, a file repo_config.json names is missing,
 no tests) is listed with the reason and not written.
@@ -118,14 +123,21 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
             "unit": _named(repo, config, "unit_tests", "unit_tests"),
         }
         examples = _named(repo, config, "usage_examples", "examples")
-        missing = [p.name for p in (*documents.values(), dependencies) if not p.is_file()]
+        if config.get("dependencies") == "":
+            dependencies = None  # DevEval's way of saying: no dependency file
+        files = [*documents.values(), *([dependencies] if dependencies else [])]
+        missing = [p.name for p in files if not p.is_file()]
         missing += [f"{p.name}/" for p in suites.values() if not p.is_dir()]
         if missing:
             raise NotConvertible(f"missing {', '.join(missing)}")
-        tests = {k: sorted(p.rglob("test*.py")) for k, p in suites.items()}
+        tests = {
+            k: sorted({*p.rglob("test*.py"), *p.rglob("*_test.py")}) for k, p in suites.items()
+        }
         if not all(tests.values()):
             empty = [k for k, found in tests.items() if not found]
-            raise NotConvertible(f"no test modules (test*.py) in the {' and '.join(empty)} tests")
+            raise NotConvertible(
+                f"no test modules (test*.py, *_test.py) in the {' and '.join(empty)} tests"
+            )
     except NotConvertible as exc:
         report.error = str(exc)
         return report
@@ -137,11 +149,19 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
     title = next((line.lstrip("# ").strip() for line in prd.splitlines() if line.strip()), task)
     root.mkdir(parents=True)
     (root / "requirements.md").write_text(prd.rstrip() + "\n" + REQUIREMENTS, encoding="utf-8")
+    requires = _runtime_requirements(dependencies, report) if dependencies else []
+    data = _copy_data(repo, config, dependencies, root / "data", report)
     (root / "task.toml").write_text(
         f'id = {json.dumps(task)}\ntitle = {json.dumps(title[:120])}\nkind = "library"\n'
         f'language = "python"\ncreated = {created.isoformat()}\n'
         f'source = {json.dumps(f"DevEval {repo.name}")}\n\n[tests]\npath = "tests"\n'
-        "timeout = 60\n\n[tests.requirements]\n"
+        "timeout = 60\n"
+        # DevEval runs its tests from the repository root, with its required files there
+        'cwd = "project"\n'
+        + ('data = "data"\n' if data else "")
+        # the dependency file: what the reference imports (it has no packaging to declare it)
+        + f"requires = {json.dumps(requires)}\n"
+        + "\n[tests.requirements]\n"
         'R1 = ["tests/acceptance/*"]\nR2 = ["tests/unit/*"]\n',
         encoding="utf-8",
     )
@@ -155,7 +175,10 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
     tree = _block(documents["architecture_design"].read_text(encoding="utf-8"), None)
     (design / "architecture.txt").write_text(tree.rstrip() + "\n", encoding="utf-8")
     (root / "setup" / "examples").mkdir(parents=True)
-    shutil.copy2(dependencies, root / "setup" / "requirements.txt")
+    if dependencies:
+        shutil.copy2(dependencies, root / "setup" / "requirements.txt")
+    else:
+        (root / "setup" / "requirements.txt").write_text("")
     scripts = sorted(examples.glob("*.py")) if examples.is_dir() else []
     for script in scripts:
         shutil.copy2(script, root / "setup" / "examples" / script.name)
@@ -163,7 +186,8 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
     if not scripts:
         report.notes.append("no example-usage scripts (*.py): the task has no setup stage")
         shutil.rmtree(root / "setup")
-    elsewhere = {*documents.values(), dependencies, *suites.values(), examples, repo / CONFIG}
+    elsewhere = {*documents.values(), *suites.values(), examples, repo / CONFIG}
+    elsewhere |= {dependencies} if dependencies else set()
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         here = Path(folder)
@@ -172,6 +196,50 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
     shutil.copytree(repo, root / "reference", ignore=ignore, symlinks=False)
     report.task = task
     return report
+
+
+def _runtime_requirements(dependencies: Path, report: RepoReport) -> list[str]:
+    """The index requirements of DevEval's dependency file (standard-library module names
+    and the test tools the harness brings are left out)."""
+    from ..requirements import InstallRefused, vet
+
+    out = []
+    for line in dependencies.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = line.split("#", 1)[0].strip()
+        name = re.split(r"[<>=!~\[; ]", text, maxsplit=1)[0]
+        if not text or name.split(".")[0] in sys.stdlib_module_names:
+            continue
+        if name.lower() in ("pytest", "coverage", "pytest-timeout"):
+            continue
+        try:
+            out += vet([text], dependencies.name)
+        except InstallRefused as exc:
+            report.notes.append(f"dependency not declared: {exc}")
+    return out
+
+
+def _copy_data(repo: Path, config: dict, dependencies: Path | None, dest: Path, report) -> bool:
+    """Copy the files DevEval's ``required_files`` names (besides the dependency file) into
+    ``dest``, at their paths in the repository; whether there were any."""
+    named = config.get("required_files", [])
+    copied = False
+    for entry in named if isinstance(named, list) else []:
+        if not isinstance(entry, str):
+            continue
+        for source in sorted(repo.glob(entry.rstrip("/"))) if "*" in entry else [repo / entry]:
+            rel = source.relative_to(repo) if source.is_relative_to(repo) else None
+            if rel is None or ".." in rel.parts or source.is_symlink() or source == dependencies:
+                continue
+            if source.is_dir():
+                shutil.copytree(source, dest / rel, ignore=shutil.ignore_patterns(*SKIPPED))
+            elif source.is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, dest / rel)
+            else:
+                report.notes.append(f"required file {entry!r} is not in the repository")
+                continue
+            copied = True
+    return copied
 
 
 def import_all(src: Path, out: Path, created: dt.date) -> list[RepoReport]:
@@ -203,6 +271,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"NOT IMPORTED {r.repo}: {r.error}")
             continue
         print(f"{r.task}: imported ({r.examples} example scripts)")
+        # what the repository needed besides its tests, carried by the task format
         for note in r.notes:
             print(f"  note: {note}")
     print(f"report: {args.out / 'import-report.json'}")
