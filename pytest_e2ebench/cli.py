@@ -6,7 +6,8 @@
 lifecycle stage; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
 results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks;
 ``e2ebench verify-import e2edev SRC TASKS`` compares the harness with E2EDev's Behave runner on
-the imported reference apps. The
+the imported reference apps, ``e2ebench verify-import pytest TASKS`` with plain pytest on
+imported Python suites. The
 benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
@@ -47,6 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = verifiers.add_parser("e2edev", help=e2edev_verify.__doc__.splitlines()[0])
     e2edev_verify.add_arguments(sub)
     sub.set_defaults(run=e2edev_verify.run)
+    from . import verify
+
+    sub = verifiers.add_parser(
+        "pytest", help="Python suites (E2EDevBench, DevEval): the harness against plain pytest"
+    )
+    verify.add_arguments(sub)
+    sub.set_defaults(run=verify.run)
     from .report import commands as reports
 
     reporting = commands.add_parser(
@@ -59,14 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
-    from . import verify
-
-    verifying = commands.add_parser(
-        "verify-import",
-        help="the harness's verdicts on imported references against the peer's own runner",
-    )
-    verify.add_arguments(verifying)
-    verifying.set_defaults(run=verify.run)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -1,5 +1,5 @@
-"""``e2ebench verify-import TASKS``: the harness's verdicts on imported references, against the
-peer's own way of running the same tests.
+"""``e2ebench verify-import pytest TASKS``: the harness's verdicts on imported references,
+against the peer's own way of running the same tests.
 
 Per task kind a verifier (:data:`VERIFIERS`) returns the verdict of each test by the peer's
 way; the harness's come from a reference run of the benchmark (``pytest --e2e-agent=reference
@@ -180,7 +180,7 @@ def compare(harness: dict[str, str], peer: dict[str, str]) -> tuple[int, int, li
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The command line of ``e2ebench verify-import``."""
+    """The command line of ``e2ebench verify-import pytest``."""
     parser.add_argument("tasks", type=Path, help="the folder of imported tasks")
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     parser.add_argument(

@@ -112,7 +112,7 @@ def test_e2edevbench_import_commit_reference_and_verify(pytester, tasks, capsys)
         "The reference test suite",
     ]
     assert {t.nodeid for t in task.tests_for("R1")} == {"tests/test_calc.py::test_add"}
-    assert main(["verify-import", str(pytester.path / "imported")]) == 0
+    assert main(["verify-import", "pytest", str(pytester.path / "imported")]) == 0
     out = capsys.readouterr().out
     assert "e2edevbench-owner_calc: 7/7 tests agree (passed: harness 7, plain pytest 7)" in out
     assert "overall: 7/7 tests agree (100.0 %)" in out
