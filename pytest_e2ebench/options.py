@@ -150,6 +150,13 @@ def addoption(parser: pytest.Parser) -> None:
             {"type": int, "metavar": "N"},
         ),
         (
+            "level",
+            "",
+            "ProjectEval input level for tasks with a [projecteval] table: 1 (one-paragraph "
+            "prompt), 2 (+ checklist), 3 (+ code skeleton). Default: requirements.md.",
+            {"metavar": "1|2|3"},
+        ),
+        (
             "html",
             "",
             "also write one self-contained HTML report (plots, per-run details) to PATH.",
@@ -240,6 +247,7 @@ class Settings:
     html: Path | None = None
     cov_xml: Path | None = None
     cov_report: tuple[str, ...] = ()
+    level: int | None = None  # --e2e-level (ProjectEval, issue #17)
 
     @property
     def active(self) -> bool:
@@ -355,7 +363,24 @@ def resolve(config: pytest.Config) -> Settings:
         html=_optional_path(config, opt.e2e_html, "e2ebench_html"),
         cov_xml=_optional_path(config, opt.e2e_cov_xml, "e2ebench_cov_xml"),
         cov_report=_cov_report(config, opt.e2e_cov_report),
+        level=_level(config),
     )
+
+
+def _level(config: pytest.Config) -> int | None:
+    """``--e2e-level``: None (requirements.md) or one of ProjectEval's levels 1-3."""
+    from .projecteval import LEVELS
+
+    raw = config.option.e2e_level
+    raw = str(raw if raw is not None else config.getini("e2ebench_level")).strip()
+    if not raw:
+        return None
+    if raw not in {str(n) for n in LEVELS}:
+        raise pytest.UsageError(
+            f"{source(config, 'level')}={raw}: use 1 (prompt), 2 (prompt and checklist) or "
+            "3 (prompt, checklist and code skeleton)"
+        )
+    return int(raw)
 
 
 def _app_cases(raw: str) -> tuple[int, int]:

@@ -32,7 +32,7 @@ from pathlib import Path
 from . import honeypot, process, skips, tamper
 from .errors import InfrastructureError
 from .intake import IntakeLimits, copy_tree, read_regular
-from .probe import PROBE_DIR, PROBE_PLUGIN
+from .probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN
 from .sandbox import Limits, Sandbox
 from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
@@ -405,7 +405,17 @@ def run_suite(
             planted = honeypot.plant(suite / "tests", random.Random(seed), exclude=may_skip)
         (config_dir / "pytest.ini").write_text(INI)
         cwd = suite
-        args = ["-c", str(config_dir / "pytest.ini"), "--rootdir", str(suite), *common, "tests"]
+        # e2ebench_pv: the pv fixture of ProjectEval-style tasks (fixtures only, no hooks)
+        pv = ["-p", PV_PLUGIN] if web is None else []
+        args = [
+            "-c",
+            str(config_dir / "pytest.ini"),
+            "--rootdir",
+            str(suite),
+            *common,
+            *pv,
+            "tests",
+        ]
         readable.append(suite / "tests")
         trusted = suite / "tests"
     else:

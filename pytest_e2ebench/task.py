@@ -18,6 +18,7 @@ from .app import FEATURE_PREFIX, MATERIALS_DIR, AppSpec, parse_app
 from .cache import file_hash, tree_hash
 from .errors import TaskError
 from .mutants import Mutant, parse_mutants
+from .projecteval import ProjectEvalSpec, parse_projecteval
 from .source import SourceError, fetch_sdist, parse_pin
 from .testindex import StaticTest, apply_mapping, scan_tests
 from .web import ENTRY_PAGE, scan_features
@@ -66,6 +67,8 @@ class Task:
     mutants: tuple[Mutant, ...] = ()
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
     app: AppSpec | None = None  # app tasks: the launch contract (issue #15)
+    projecteval: ProjectEvalSpec | None = None  # [projecteval]: levels and parameters (#17)
+    level: int | None = None  # --e2e-level: the ProjectEval input level the agent gets
 
     @property
     def materials_dir(self) -> Path | None:
@@ -80,8 +83,15 @@ class Task:
 
     @property
     def requirements_text(self) -> str:
-        """The requirements document, as given to agents."""
-        return self.requirements_file.read_text(encoding="utf-8")
+        """The requirements document, as given to agents (at its level, for ProjectEval)."""
+        text = self.requirements_file.read_text(encoding="utf-8")
+        if self.projecteval is None:
+            return text
+        from .projecteval import brief
+        from .projecteval.skeleton import skeleton_files
+
+        files = skeleton_files(self) if self.level == 3 else []
+        return brief(self.projecteval, self.level, text, files)
 
     def tests_for(self, requirement_id: str) -> list[StaticTest]:
         """The reference tests tagged with ``requirement_id``."""
@@ -375,6 +385,7 @@ def load_task(root: Path) -> Task:
                 "its entry page (app.entry, default index.html)"
             )
     mutants = parse_mutants(root, reference, known, problems) if reference else []
+    projecteval = parse_projecteval(root, meta, reference, problems)
     if problems:
         raise TaskError(str(root), problems)
     return Task(
@@ -395,6 +406,7 @@ def load_task(root: Path) -> Task:
         mutants=tuple(mutants),
         network=network,
         app=app,
+        projecteval=projecteval,
     )
 
 

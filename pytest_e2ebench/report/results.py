@@ -36,6 +36,8 @@ _RUN_KEYS = (
     "app",
     "notes",
     "selection",
+    "level",
+    "projecteval",
     "task_meta",
     "dir",
 )
@@ -72,6 +74,11 @@ def build(
     }
     if stage_records:
         document["stages"] = stage_section(stage_records, ordered)
+    if any("projecteval" in r for r in ordered):
+        from ..projecteval.passk import summarize_passk
+
+        # ProjectEval's averaged Pass@K and the unbiased estimator, labelled apart (#17)
+        document["projecteval"] = {"pass_at_k": summarize_passk(ordered)}
     return document
 
 
