@@ -3,7 +3,8 @@
 ``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders,
 ``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders and
 ``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
-lifecycle stage; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
+lifecycle stage, ``e2ebench import projecteval SRC OUT`` ProjectEval's JSON into tasks with
+three levels and parameters; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
 results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks. The
 benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
@@ -13,9 +14,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import deveval, e2edev, realdevbench
+from .importers import deveval, e2edev, projecteval, realdevbench
 
-IMPORTERS = {"e2edev": e2edev, "realdevbench": realdevbench, "deveval": deveval}
+IMPORTERS = {
+    "e2edev": e2edev,
+    "realdevbench": realdevbench,
+    "deveval": deveval,
+    "projecteval": projecteval,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
