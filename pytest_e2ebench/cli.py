@@ -4,9 +4,9 @@
 ``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders and
 ``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
 lifecycle stage, ``e2ebench import projecteval SRC OUT`` ProjectEval's JSON into tasks with
-three levels and parameters; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
-results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks. The
-benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+three levels and parameters; ``e2ebench report RESULTS.json...`` rebuilds the summary (and
+``--html``) from results files; ``e2ebench compare A.json B.json`` compares two agents on the
+same tasks. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
 from __future__ import annotations

@@ -356,6 +356,7 @@ def run_suite(
     network: bool = False,
     may_skip: frozenset[str] = frozenset(),
     honeypots: bool = True,
+    browser: dict[str, str] | None = None,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -368,7 +369,8 @@ def run_suite(
     of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
     contradicts them is in ``tamper_evidence``, the honeypots' records in ``honeypots``.
     ``honeypots=False`` plants none: for tests an agent wrote (graded against the reference),
-    whose weak assertions a honeypot copy could not make fail.
+    whose weak assertions a honeypot copy could not make fail. ``browser`` (where Chromium and
+    chromedriver are) is for pytest tests that drive a browser themselves (``[tests] browser``).
     """
     _check_tools(venv_python, web=web is not None)
     suite = eval_dir / name
@@ -429,6 +431,14 @@ def run_suite(
     # where the probe accepts hook implementations from besides the test tools: conftest.py
     # files of the harness's tests, or of the agent's own tests in its own suite
     env["E2EBENCH_PROBE_TRUSTED"] = str(trusted)
+    if web is None and browser is not None:
+        # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
+        # is found through the environment and gets no address-space limit
+        env.update(browser)
+        sandbox = dataclasses.replace(
+            sandbox,
+            limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
+        )
     if web is None:
         rc = _coveragerc(config_dir, repo, suite / "coverage" / "data")
         writable = [work, suite / "coverage"]
@@ -534,7 +544,13 @@ def run_all(
             "extended", tests=tests, web=browser_binaries(), network=task.network, **kwargs
         )
         return {"extended": extended, "original": None, "all_coverage": None}
-    extended = run_suite("extended", tests=tests, may_skip=skips.may_skip(task), **kwargs)
+    extended = run_suite(
+        "extended",
+        tests=tests,
+        may_skip=skips.may_skip(task),
+        browser=browser_binaries() if getattr(task, "browser", False) else None,
+        **kwargs,
+    )
     original = run_suite("original", tests=None, **kwargs)
     union = None
     if original is not None:

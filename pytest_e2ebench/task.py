@@ -68,6 +68,7 @@ class Task:
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
     app: AppSpec | None = None  # app tasks: the launch contract (issue #15)
     projecteval: ProjectEvalSpec | None = None  # [projecteval]: levels and parameters (#17)
+    browser: bool = False  # [tests] browser: the pytest tests drive Chromium themselves
     level: int | None = None  # --e2e-level: the ProjectEval input level the agent gets
 
     @property
@@ -305,6 +306,13 @@ def load_task(root: Path) -> Task:
             "app may load resources from the internet while its scenarios run)"
         )
         network = False
+    browser = test_conf.get("browser", False)
+    if not isinstance(browser, bool):
+        problems.append(
+            f"{where}: field 'tests.browser' = {browser!r} must be true or false (whether the "
+            "tests drive headless Chromium themselves, through selenium)"
+        )
+        browser = False
     requires = test_conf.get("requires", [])
     if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
         problems.append(
@@ -407,6 +415,7 @@ def load_task(root: Path) -> Task:
         network=network,
         app=app,
         projecteval=projecteval,
+        browser=browser,
     )
 
 

@@ -141,7 +141,9 @@ def _convert_test(code: str, number: int, website: bool):
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
-        raise NotConvertible(f"its code is not valid Python ({exc.msg}, line {exc.lineno})")
+        raise NotConvertible(
+            f"its code is not valid Python ({exc.msg}, line {exc.lineno})"
+        ) from None
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if len(defs) != 1:
         raise NotConvertible(f"its code defines {len(defs)} functions, not one")
@@ -305,7 +307,8 @@ def _import(project, answers, cpvs, material, out, created, report) -> None:
         selenium = [r for r in web_requirements() if r.startswith("selenium")]
         requires = ["django", *selenium]
     else:
-        requires = ["openpyxl", "pandas", "rapidfuzz", "statsmodels", "matplotlib"]
+        # ProjectEval's expected messages quote pandas 2's formatting of values
+        requires = ["openpyxl", "pandas<3", "rapidfuzz", "statsmodels", "matplotlib"]
     (root / "task.toml").write_text(
         f'id = "{task}"\n'
         f"title = {json.dumps(_title(prompt))}\n"
@@ -317,7 +320,8 @@ def _import(project, answers, cpvs, material, out, created, report) -> None:
         'path = "tests"\n'
         "timeout = 60\n"
         f"requires = {json.dumps(requires)}\n"
-        "\n[projecteval]\n"
+        + ("browser = true\n" if website else "")
+        + "\n[projecteval]\n"
         'level1 = "level1.md"\n'
         'checklist = "checklist.json"\n'
         'parameters = "parameters.json"\n'
@@ -438,7 +442,7 @@ def selenium_find_minimum_ancestor(driver, source_tag, check_by, check_text):
             tag = tag.find_element(By.XPATH, "./ancestor::*[1]")
     raise AssertionError("No minimum ancestor found")
 '''
-CONSOLE_CONFTEST = '''"""Each test runs in a scratch copy of the project with the mission's materials beside it.
+CONSOLE_CONFTEST = '''"""The tests run in a copy of the project, the mission's materials beside it.
 
 ``pv`` and ``project_dir`` come from the harness's e2ebench_pv plugin (docs/projecteval.md).
 """
@@ -451,14 +455,22 @@ import pytest
 MATERIALS = Path(__file__).parent / "materials"
 
 
-@pytest.fixture
-def mission(tmp_path, project_dir, monkeypatch):
-    """The working folder: the project, the materials, and the current directory there."""
-    work = tmp_path / "project"
+@pytest.fixture(scope="session")
+def _mission_dir(tmp_path_factory, project_dir):
+    """One working copy for the whole run: ProjectEval runs a project's tests in order in one
+    folder (a later test reads what an earlier one made the program write)."""
+    work = tmp_path_factory.mktemp("mission") / "project"
     shutil.copytree(project_dir, work, ignore=shutil.ignore_patterns("__pycache__"))
     if MATERIALS.is_dir():
         for path in MATERIALS.iterdir():
             shutil.copy2(path, work / path.name)
+    return work
+
+
+@pytest.fixture
+def mission(_mission_dir, monkeypatch):
+    """The working folder (project and materials), made the current directory."""
+    work = _mission_dir
     monkeypatch.chdir(work)
     monkeypatch.syspath_prepend(str(work))
     return work
@@ -469,7 +481,7 @@ def value():
     """``value(pv, name)``: the agent's value of a parameter (fails the test if unusable)."""
     return lambda pv, name: pv(name)
 '''
-WEB_CONFTEST = '''"""The agent's Django site on a loopback port of the test run, and a headless Chromium.
+WEB_CONFTEST = '''"""The agent's Django site on a loopback port of the run, and a headless Chromium.
 
 ``pv`` and ``project_dir`` come from the harness's e2ebench_pv plugin (docs/projecteval.md).
 A parameter value that is a URL on localhost (ProjectEval's answers use port 8000) is moved to
@@ -479,14 +491,20 @@ the port this run serves the site on.
 import os
 import re
 import shutil
+import site
 import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+# ProjectEval's standard superuser, which its login tests use (where django.contrib.auth is)
+ADMIN = (
+    "from django.contrib.auth.models import User\\n"
+    "User.objects.filter(username='Admin').exists() or "
+    "User.objects.create_superuser('Admin', 'admin@example.com', 'abc#12345')"
+)
 _LOCAL = re.compile(r"^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?", re.IGNORECASE)
 READY = 30.0
 
@@ -498,16 +516,20 @@ def site(tmp_path_factory, project_dir):
     shutil.copytree(project_dir, work, ignore=shutil.ignore_patterns("__pycache__"))
     if not (work / "manage.py").is_file():
         pytest.fail("the project has no manage.py at its root", pytrace=False)
-    env = {**os.environ, "PYTHONPATH": str(work)}
-    for step in (["makemigrations", "--noinput"], ["migrate", "--noinput"]):
-        subprocess.run([sys.executable, "manage.py", *step], cwd=work, env=env,
+    # -S: without the environment's .pth files, the project is imported from this writable
+    # copy (where its database goes), not from the read-only project folder it is installed
+    # from; the installed libraries (Django) come from site-packages on PYTHONPATH.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *site.getsitepackages()])}
+    python = [sys.executable, "-S"]
+    for step in (["makemigrations", "--noinput"], ["migrate", "--noinput"], ["shell", "-c", ADMIN]):
+        subprocess.run([*python, "manage.py", *step], cwd=work, env=env,
                        capture_output=True, timeout=120)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log = open(work.parent / "server.log", "wb")
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        [*python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
         cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + READY
@@ -529,22 +551,15 @@ def site(tmp_path_factory, project_dir):
 
 
 @pytest.fixture(scope="session")
-def _browser():
-    from selenium import webdriver
+def _browser(tmp_path_factory):
+    """The harness's headless Chromium (e2ebench_web.Browser: its flags, offline, killed by
+    pid at the end)."""
+    from e2ebench_web import Browser
 
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--no-first-run"):
-        options.add_argument(flag)
-    binary = os.environ.get("E2EBENCH_CHROMIUM") or shutil.which("chromium")
-    if binary:
-        options.binary_location = binary
-    service = webdriver.ChromeService(
-        executable_path=os.environ.get("E2EBENCH_CHROMEDRIVER") or shutil.which("chromedriver")
-    )
-    browser = webdriver.Chrome(options=options, service=service)
-    browser.set_page_load_timeout(10)
-    yield browser
+    browser = Browser(tmp_path_factory.mktemp("browser"), offline=True)
+    driver = browser.start()
+    driver.set_page_load_timeout(10)  # ProjectEval: 3 s; a sandboxed first load needs more
+    yield driver
     browser.quit()
 
 
