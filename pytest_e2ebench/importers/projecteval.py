@@ -491,7 +491,7 @@ the port this run serves the site on.
 import os
 import re
 import shutil
-import site
+import site as _site
 import socket
 import subprocess
 import sys
@@ -510,7 +510,7 @@ READY = 30.0
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory, project_dir):
+def live_site(tmp_path_factory, project_dir):
     """Migrate the site's database and serve it with runserver on a free loopback port."""
     work = tmp_path_factory.mktemp("site") / "project"
     shutil.copytree(project_dir, work, ignore=shutil.ignore_patterns("__pycache__"))
@@ -519,7 +519,7 @@ def site(tmp_path_factory, project_dir):
     # -S: without the environment's .pth files, the project is imported from this writable
     # copy (where its database goes), not from the read-only project folder it is installed
     # from; the installed libraries (Django) come from site-packages on PYTHONPATH.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *site.getsitepackages()])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *_site.getsitepackages()])}
     python = [sys.executable, "-S"]
     for step in (["makemigrations", "--noinput"], ["migrate", "--noinput"], ["shell", "-c", ADMIN]):
         subprocess.run([*python, "manage.py", *step], cwd=work, env=env,
@@ -564,14 +564,14 @@ def _browser(tmp_path_factory):
 
 
 @pytest.fixture
-def driver(_browser, site):
+def driver(_browser, live_site):
     """The browser, with the site up (cookies cleared between tests)."""
     _browser.delete_all_cookies()
     return _browser
 
 
 @pytest.fixture
-def value(site):
+def value(live_site):
     """``value(pv, name)``: the agent's value, a localhost URL moved to the served port."""
-    return lambda pv, name: _LOCAL.sub(site, pv(name), count=1)
+    return lambda pv, name: _LOCAL.sub(live_site, pv(name), count=1)
 '''

@@ -34,11 +34,9 @@ def _e2ebench_pv_data(request) -> dict:
     )
 
 
-@pytest.fixture
-def pv(_e2ebench_pv_data):
-    """``pv("name")``: the agent's value of parameter ``name`` (fails this test if unusable)."""
-    values = _e2ebench_pv_data.get("values", {})
-    problems = _e2ebench_pv_data.get("problems", {})
+def _lookup(data: dict):
+    values = data.get("values", {})
+    problems = data.get("problems", {})
 
     def value(name: str) -> str:
         if name in values:
@@ -47,6 +45,19 @@ def pv(_e2ebench_pv_data):
         pytest.fail(f"parameter {name!r} unusable: {why}", pytrace=False)
 
     return value
+
+
+@pytest.fixture
+def pv(_e2ebench_pv_data):
+    """``pv("name")``: the agent's value of parameter ``name`` (fails this test if unusable)."""
+    return _lookup(_e2ebench_pv_data)
+
+
+@pytest.fixture(scope="session")
+def pv_session(_e2ebench_pv_data):
+    """``pv`` for session-scoped fixtures (e.g. the app a server fixture starts): an unusable
+    value fails every test that uses that fixture."""
+    return _lookup(_e2ebench_pv_data)
 
 
 @pytest.fixture(scope="session")
