@@ -648,7 +648,9 @@ def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseExc
     """
     stage = getattr(exc, "stage", "harness")
     kind = "harness" if isinstance(exc, RunFailed) else "infrastructure"
+    level = {"level": task.level} if task.level is not None else {}  # ProjectEval (#17)
     return {
+        **level,
         "schema": RECORD_SCHEMA,
         "task": task.id,
         "agent": agent.label,

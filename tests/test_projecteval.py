@@ -96,7 +96,14 @@ def test_reference_full_at_every_level_empty_zero_and_wrong_pv_fails_its_tests(
             "--e2e-agent=reference,nop", f"--e2e-level={level}", "-p", "no:cacheprovider"
         )
         result.assert_outcomes(passed=3, failed=3)
-        records = {r["agent"]: r for r in _results(pytester)["tasks"]}
+        result.stdout.fnmatch_lines(
+            [
+                "*e2ebench projecteval (similarity, not part of the pass rates)*",
+                f"reference@level-{level}: ProjectEval Pass@1 (averaged over rounds) 1.000*",
+            ]
+        )
+        runs = _results(pytester)["tasks"]
+        records = {r["agent"]: r for r in runs if r.get("level") == level}
         assert records["reference"]["level"] == level
         assert records["reference"]["metrics"]["test_acc"] == 1.0
         assert records["nop"]["metrics"]["test_acc"] == 0.0
@@ -107,7 +114,7 @@ def test_reference_full_at_every_level_empty_zero_and_wrong_pv_fails_its_tests(
     )
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*R3 not implemented*", "*test_wrong_header*"])
-    record = _results(pytester)["tasks"][0]
+    (record,) = _results(pytester)["tasks"]
     assert record["projecteval"]["similarity"]["parameters"] < 1.0
     failing = [t["nodeid"] for r in record["requirements"] for t in r["failing"]]
     assert failing == ["tests/test_gradebook.py::test_wrong_header"]
@@ -300,3 +307,13 @@ def test_imported_console_task_reference_passes_and_empty_fails(pytester, tmp_pa
     pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
     result = pytester.runpytest_subprocess("--e2e-agent=reference,nop", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
+
+
+def test_a_level_is_a_run_of_its_own_in_results():
+    from pytest_e2ebench.report.results import merge, run_key
+
+    plain = {"task": "t", "agent": "a", "run": 1}
+    level = {**plain, "level": 2}
+    assert run_key(plain) == "a/t/run-1"
+    assert run_key(level) == "a/t/level-2/run-1"
+    assert len(merge([plain], [level])) == 2

@@ -44,7 +44,9 @@ _RUN_KEYS = (
 
 
 def run_key(record: dict) -> str:
-    """``agent/task/run-N``: how results.json names one run."""
+    """``agent/task/run-N`` (``agent/task/level-L/run-N``): how results.json names one run."""
+    if record.get("level") is not None:  # a ProjectEval level is a run of its own (#17)
+        return f"{record['agent']}/{record['task']}/level-{record['level']}/run-{record['run']}"
     return f"{record['agent']}/{record['task']}/run-{record['run']}"
 
 
