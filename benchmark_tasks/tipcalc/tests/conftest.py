@@ -82,6 +82,8 @@ def page(_browser, app_url, pv):
 def submit(page, pv):
     """Fill in the calculator's form and submit it; the driver on the answer page."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
 
     def go(bill, tip, people):
         driver = page("calculator_path")
@@ -89,7 +91,10 @@ def submit(page, pv):
             box = driver.find_element(By.NAME, pv(field))
             box.clear()
             box.send_keys(text)
+        page_before = driver.find_element(By.TAG_NAME, "html")
         driver.find_element(By.NAME, pv("people_field")).submit()
+        # submit() does not wait for the answer page: wait until the old page is gone
+        WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page_before))
         return driver
 
     return go
