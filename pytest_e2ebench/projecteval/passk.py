@@ -38,7 +38,10 @@ def summarize_passk(records: list[dict]) -> dict:
     for record in records:
         if "projecteval" not in record or record.get("status") != "ok":
             continue
-        groups[f"{record['agent']}@level-{record.get('level') or 'requirements'}"].append(record)
+        level = record.get("level")
+        groups[f"{record['agent']}@" + (f"level-{level}" if level else "requirements.md")].append(
+            record
+        )
     out: dict[str, dict] = {}
     for key, mine in sorted(groups.items()):
         by_task: dict[str, list[dict]] = defaultdict(list)
