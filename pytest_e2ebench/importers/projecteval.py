@@ -565,8 +565,8 @@ def _browser(tmp_path_factory):
 
 @pytest.fixture
 def driver(_browser, live_site):
-    """The browser, with the site up (cookies cleared between tests)."""
-    _browser.delete_all_cookies()
+    """The browser, with the site up: one session for all tests, in order, as in ProjectEval
+    (a test may rely on an earlier one's login or data)."""
     return _browser
 
 
