@@ -1,14 +1,15 @@
 """The ``e2ebench`` command: tools around the pytest plugin.
 
 ``e2ebench import e2edev SRC OUT`` converts E2EDev projects into web task folders,
-``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders and
+``e2ebench import realdevbench SRC OUT`` RealDevBench projects into app task folders,
 ``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
-lifecycle stage; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
+lifecycle stage, ``e2ebench import e2edevbench DATASET OUT`` E2EDevBench's PyPI projects and
+``e2ebench import projecteval SRC OUT`` ProjectEval's JSON into tasks with three levels and
+parameters; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
 results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks;
 ``e2ebench verify-import e2edev SRC TASKS`` compares the harness with E2EDev's Behave runner on
 the imported reference apps, ``e2ebench verify-import pytest TASKS`` with plain pytest on
-imported Python suites. The
-benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+imported Python suites. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import deveval, e2edev, e2edevbench, realdevbench
+from .importers import deveval, e2edev, e2edevbench, projecteval, realdevbench
 
 IMPORTERS = {
     "e2edev": e2edev,
     "realdevbench": realdevbench,
     "deveval": deveval,
     "e2edevbench": e2edevbench,
+    "projecteval": projecteval,
 }
 
 

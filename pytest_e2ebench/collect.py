@@ -7,6 +7,7 @@ requirement is implemented and fails with the failing tests otherwise.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -48,6 +49,8 @@ class TaskFile(pytest.File):
     def collect(self) -> Iterator[RequirementItem | StageItem]:
         task = load_task(self.path.parent)
         settings = self.config.stash[SETTINGS]
+        if settings.level is not None and task.projecteval is not None:
+            task = dataclasses.replace(task, level=settings.level)  # ProjectEval (#17)
         refs = StageReferences(task.root)
         if any(s != IMPLEMENT for s in settings.stages) and refs.problems():
             raise TaskError(str(task.root), refs.problems())
@@ -61,6 +64,8 @@ class TaskFile(pytest.File):
                     # dist.RunScheduling.
                     for item in self._stage_items(task, refs, agent, run, stage):
                         item.extra_keyword_matches.add(stage)
+                        if task.level is not None:
+                            item.extra_keyword_matches.add(f"level{task.level}")
                         yield item
 
     def _stage_items(self, task: Task, refs: StageReferences, agent: Agent, run: int, stage: str):

@@ -152,6 +152,13 @@ def addoption(parser: pytest.Parser) -> None:
             {"type": int, "metavar": "N"},
         ),
         (
+            "level",
+            "",
+            "ProjectEval input level for tasks with a [projecteval] table: 1 (one-paragraph "
+            "prompt), 2 (+ checklist), 3 (+ code skeleton). Default: requirements.md.",
+            {"metavar": "1|2|3"},
+        ),
+        (
             "html",
             "",
             "also write one self-contained HTML report (plots, per-run details) to PATH.",
@@ -276,6 +283,7 @@ class Settings:
     ray_cpus: float = 1.0
     ray_browsers: int = 1
     ray_retries: int = 2
+    level: int | None = None  # --e2e-level (ProjectEval, issue #17)
 
     @property
     def active(self) -> bool:
@@ -401,7 +409,24 @@ def resolve(config: pytest.Config) -> Settings:
         ray_cpus=_number(config, None, "e2ebench_ray_cpus", "", float),
         ray_browsers=_number(config, None, "e2ebench_ray_browsers", "", int),
         ray_retries=_number(config, None, "e2ebench_ray_retries", "", int),
+        level=_level(config),
     )
+
+
+def _level(config: pytest.Config) -> int | None:
+    """``--e2e-level``: None (requirements.md) or one of ProjectEval's levels 1-3."""
+    from .projecteval import LEVELS
+
+    raw = config.option.e2e_level
+    raw = str(raw if raw is not None else config.getini("e2ebench_level")).strip()
+    if not raw:
+        return None
+    if raw not in {str(n) for n in LEVELS}:
+        raise pytest.UsageError(
+            f"{source(config, 'level')}={raw}: use 1 (prompt), 2 (prompt and checklist) or "
+            "3 (prompt, checklist and code skeleton)"
+        )
+    return int(raw)
 
 
 def _app_cases(raw: str) -> tuple[int, int]:

@@ -86,7 +86,9 @@ class Evaluator:
         return progress.writer(progress.progress_file(self.settings.out, run_dir), show)
 
     def run_dir(self, task: Task, agent: Agent, run: int) -> Path:
-        """Where the stages of (task, agent, run) live."""
+        """Where the stages of (task, agent, run) live (a ProjectEval level has its own)."""
+        if task.level is not None:
+            return self.settings.out / agent.label / task.id / f"level-{task.level}" / f"run-{run}"
         return self.settings.out / agent.label / task.id / f"run-{run}"
 
     def evaluate(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> dict:
@@ -196,6 +198,10 @@ class Evaluator:
                 if task.materials_dir is not None and agent.receives_materials:
                     # app tasks: supplementary materials are handed to the agent (issue #15)
                     shutil.copytree(task.materials_dir, workspace / MATERIALS_DIR)
+                if task.level == 3 and agent.receives_materials:
+                    from .projecteval.skeleton import write_skeleton
+
+                    write_skeleton(task, workspace)  # ProjectEval level 3 (#17)
                 start = time.monotonic()
                 ctx = RunContext(self.config, self.settings, run_dir, self.progress_for(run_dir))
                 try:
@@ -304,8 +310,13 @@ class Evaluator:
                 self._no_outage_since(start)
                 judgement = stage.commit(judged)
             code = code_size(repo, suffixes_for(task.kind))
+            projecteval = (
+                self._projecteval(task, run_dir, repo, repo_hash, migration)
+                if task.projecteval is not None
+                else None
+            )
         self._stage_now = "record"
-        return build_record(
+        record = build_record(
             task,
             agent,
             run,
@@ -319,6 +330,27 @@ class Evaluator:
             judgement,
             self.selected.get((task.id, agent.label, run)) if self.selected is not None else None,
         )
+        if projecteval is not None:
+            record["level"] = task.level
+            record["projecteval"] = projecteval
+        return record
+
+    def _projecteval(self, task, run_dir, repo, repo_hash, migration) -> dict:
+        """ProjectEval's level, parameter answers and similarity indicators of a run (#17)."""
+        from .projecteval.similarity import indicators
+
+        stage = self._stage(
+            run_dir, "similarity", repo_hash, task.reference_hash, task.projecteval.to_dict()
+        )
+        found = stage.load()
+        if found is None:
+            stage.reset()
+            found = stage.commit(indicators(task.projecteval, task.reference_dir, repo))
+        return {
+            "level": task.level,
+            "parameters": migration.get("parameters"),
+            **found,
+        }
 
     def _tests(self, task, run_dir, repo_hash, repo, python, venv_key, web):
         """Stages 3 and 4 of a task with tests: migration, then the test runs."""
@@ -330,6 +362,7 @@ class Evaluator:
             run_dir,
             "migrated",
             repo_hash,
+            str(repo) if task.projecteval is not None else "",  # written into the pv file
             task.tests_hash,
             task.reference_hash if mode != "none" else "",
             mode,
@@ -341,6 +374,12 @@ class Evaluator:
             start = time.monotonic()
             migrated_now = run_migration(self.config, task, repo, out, mode)
             self._no_outage_since(start)
+            if task.projecteval is not None:
+                from .projecteval.params import read_answers, write_pv_file
+
+                # the agent's parameter values, checked, for the tests' pv fixture (#17)
+                migrated_now["parameters"] = read_answers(repo, task.projecteval)
+                write_pv_file(out, migrated_now["parameters"], repo)
             migration = stage.commit(migrated_now)
         migrated = stage.dir
 
@@ -716,7 +755,9 @@ def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseExc
     """
     stage = getattr(exc, "stage", "harness")
     kind = "harness" if isinstance(exc, RunFailed) else "infrastructure"
+    level = {"level": task.level} if task.level is not None else {}  # ProjectEval (#17)
     return {
+        **level,
         "schema": RECORD_SCHEMA,
         "task": task.id,
         "agent": agent.label,

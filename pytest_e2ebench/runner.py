@@ -32,7 +32,7 @@ from pathlib import Path
 from . import honeypot, process, skips, tamper, testconf
 from .errors import InfrastructureError
 from .intake import IntakeLimits, copy_tree, read_regular
-from .probe import PROBE_DIR, PROBE_PLUGIN
+from .probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN
 from .sandbox import Limits, Sandbox
 from .testconf import TestSettings
 from .web import WEB_PLUGIN, browser_binaries
@@ -364,6 +364,7 @@ def run_suite(
     honeypots: bool = True,
     settings: TestSettings | None = None,
     deselect: tuple[str, ...] = (),
+    browser: dict[str, str] | None = None,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -382,7 +383,8 @@ def run_suite(
 
     ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
     working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
-    ``deselect`` the node ids of tests the task excludes.
+    ``deselect`` the node ids of tests the task excludes. ``browser`` (where Chromium and
+    chromedriver are) is for pytest tests that drive a browser themselves (``[tests] browser``).
     """
     _check_tools(venv_python, web=web is not None)
     suite = eval_dir / name
@@ -420,7 +422,17 @@ def run_suite(
         settings = settings if web is None and settings is not None else TestSettings()
         (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
         cwd = suite
-        args = ["-c", str(config_dir / "pytest.ini"), "--rootdir", str(suite), *common, "tests"]
+        # e2ebench_pv: the pv fixture of ProjectEval-style tasks (fixtures only, no hooks)
+        pv = ["-p", PV_PLUGIN] if web is None else []
+        args = [
+            "-c",
+            str(config_dir / "pytest.ini"),
+            "--rootdir",
+            str(suite),
+            *common,
+            *pv,
+            "tests",
+        ]
         readable.append(suite / "tests")
         trusted = suite / "tests"
         extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
@@ -445,6 +457,14 @@ def run_suite(
         # the plugins the task declared, installed by the harness with the test tools
         env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join([str(trusted), *map(str, extra.trusted)])
         env.update(extra.env)
+    if web is None and browser is not None:
+        # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
+        # is found through the environment and gets no address-space limit
+        env.update(browser)
+        sandbox = dataclasses.replace(
+            sandbox,
+            limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
+        )
     if web is None:
         rc = _coveragerc(config_dir, repo, suite / "coverage" / "data")
         writable = [work, suite / "coverage"]
@@ -569,6 +589,7 @@ def run_all(
         may_skip=skips.may_skip(task),
         settings=task.settings,
         deselect=testconf.suite_nodeids(task),
+        browser=browser_binaries() if getattr(task, "browser", False) else None,
         **kwargs,
     )
     original = run_suite("original", tests=None, **kwargs)

@@ -18,6 +18,7 @@ from .app import FEATURE_PREFIX, MATERIALS_DIR, AppSpec, parse_app
 from .cache import file_hash, tree_hash
 from .errors import InfrastructureError, TaskError
 from .mutants import Mutant, parse_mutants
+from .projecteval import ProjectEvalSpec, parse_projecteval
 from .source import FetchError, SourceError, fetch_commit, fetch_sdist, parse_pin
 from .testconf import TestSettings, parse_settings
 from .testindex import StaticTest, apply_mapping, scan_tests
@@ -74,6 +75,9 @@ class Task:
     # how the reference tests run: cwd, data, env, plugins, pytest settings, exclusions
     settings: TestSettings = TestSettings()
     excluded: tuple[tuple[str, str], ...] = ()  # (node id, reason): tests not run nor graded
+    projecteval: ProjectEvalSpec | None = None  # [projecteval]: levels and parameters (#17)
+    browser: bool = False  # [tests] browser: the pytest tests drive Chromium themselves
+    level: int | None = None  # --e2e-level: the ProjectEval input level the agent gets
 
     @property
     def materials_dir(self) -> Path | None:
@@ -88,8 +92,15 @@ class Task:
 
     @property
     def requirements_text(self) -> str:
-        """The requirements document, as given to agents."""
-        return self.requirements_file.read_text(encoding="utf-8")
+        """The requirements document, as given to agents (at its level, for ProjectEval)."""
+        text = self.requirements_file.read_text(encoding="utf-8")
+        if self.projecteval is None:
+            return text
+        from .projecteval import brief
+        from .projecteval.skeleton import skeleton_files
+
+        files = skeleton_files(self) if self.level == 3 else []
+        return brief(self.projecteval, self.level, text, files)
 
     def tests_for(self, requirement_id: str) -> list[StaticTest]:
         """The reference tests tagged with ``requirement_id``."""
@@ -303,6 +314,13 @@ def load_task(root: Path) -> Task:
             "app may load resources from the internet while its scenarios run)"
         )
         network = False
+    browser = test_conf.get("browser", False)
+    if not isinstance(browser, bool):
+        problems.append(
+            f"{where}: field 'tests.browser' = {browser!r} must be true or false (whether the "
+            "tests drive headless Chromium themselves, through selenium)"
+        )
+        browser = False
     requires = test_conf.get("requires", [])
     if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
         problems.append(
@@ -396,6 +414,7 @@ def load_task(root: Path) -> Task:
                 "its entry page (app.entry, default index.html)"
             )
     mutants = parse_mutants(root, reference, known, problems) if reference else []
+    projecteval = parse_projecteval(root, meta, reference, problems)
     if problems:
         raise TaskError(str(root), problems)
     return Task(
@@ -420,6 +439,8 @@ def load_task(root: Path) -> Task:
         checks=tuple(checks),
         settings=settings,
         excluded=tuple(excluded),
+        projecteval=projecteval,
+        browser=browser,
     )
 
 

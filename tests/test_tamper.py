@@ -482,6 +482,20 @@ def _bundled_python_tasks():
     return [t for t in map(load_task, find_task_dirs(BUNDLED)) if t.kind != "web"]
 
 
+def _needs_installed(requirements) -> None:
+    """Skip unless the task's test requirements are installed here (this test runs the tests
+    with the harness's own interpreter, not in a task environment)."""
+    import importlib.metadata
+    import re
+
+    for requirement in requirements:
+        name = re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]
+        try:
+            importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pytest.skip(f"{name} (a test requirement of the task) is not installed here")
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("task", _bundled_python_tasks(), ids=lambda t: t.id)
@@ -494,7 +508,13 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task, tmp_path,
     from pytest_e2ebench.runner import INI  # the harness's ini
     from pytest_e2ebench.skips import may_skip
 
+    _needs_installed(task.test_requires)
     tests = task.copy_tests(tmp_path / "tests")
+    if task.projecteval is not None:  # the canonical parameter values, as the harness writes
+        from pytest_e2ebench.projecteval.params import write_pv_file
+
+        answers = {"values": task.projecteval.canonical, "problems": {}}
+        write_pv_file(tests, answers, task.reference_dir)
     planted = honeypot.plant(tests, random.Random(0), exclude=may_skip(task), count=10_000)
     assert planted
     (tmp_path / "pytest.ini").write_text(INI)
@@ -511,7 +531,7 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task, tmp_path,
     args = ["-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "-q"]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *args, "-p", "e2ebench_probe", "-p", "no:cacheprovider"]
-        + ["-p", "pytest_timeout", "--timeout=60", "tests"],
+        + ["-p", "pytest_timeout", "-p", "e2ebench_pv", "--timeout=60", "tests"],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -8,3 +8,4 @@ from pathlib import Path
 
 PROBE_DIR = Path(__file__).parent
 PROBE_PLUGIN = "e2ebench_probe"
+PV_PLUGIN = "e2ebench_pv"  # the pv fixture of ProjectEval-style tasks (issue #17)

@@ -36,13 +36,17 @@ _RUN_KEYS = (
     "app",
     "notes",
     "selection",
+    "level",
+    "projecteval",
     "task_meta",
     "dir",
 )
 
 
 def run_key(record: dict) -> str:
-    """``agent/task/run-N``: how results.json names one run."""
+    """``agent/task/run-N`` (``agent/task/level-L/run-N``): how results.json names one run."""
+    if record.get("level") is not None:  # a ProjectEval level is a run of its own (#17)
+        return f"{record['agent']}/{record['task']}/level-{record['level']}/run-{record['run']}"
     return f"{record['agent']}/{record['task']}/run-{record['run']}"
 
 
@@ -75,6 +79,11 @@ def build(
     }
     if stage_records:
         document["stages"] = stage_section(stage_records, ordered)
+    if any("projecteval" in r for r in ordered):
+        from ..projecteval.passk import summarize_passk
+
+        # ProjectEval's averaged Pass@K and the unbiased estimator, labelled apart (#17)
+        document["projecteval"] = {"pass_at_k": summarize_passk(ordered)}
     return document
 
 

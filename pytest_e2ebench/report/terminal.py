@@ -180,6 +180,10 @@ class Reporter:
             return
         tr = terminalreporter
         write_summary(tr, self.document)
+        if "projecteval" in self.document:
+            from ..projecteval.report import write_projecteval
+
+            write_projecteval(tr, self.document)  # issue #17
         self._selection_line(tr)
         self._judge_lines(tr)
         for problem in self.problems:

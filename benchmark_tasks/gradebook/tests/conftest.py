@@ -1,0 +1,50 @@
+"""Run the mission's program in a scratch copy of the project, on spreadsheets made here.
+
+``pv`` and ``project_dir`` come from the harness's e2ebench_pv plugin (docs/projecteval.md).
+"""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def workdir(tmp_path, project_dir):
+    """A writable copy of the project (the project folder itself is read-only)."""
+    target = tmp_path / "project"
+    shutil.copytree(project_dir, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+@pytest.fixture
+def run(workdir, pv):
+    """Run the program (the `entry` parameter) in ``workdir``; return stdout + stderr."""
+
+    def go():
+        entry = pv("entry")
+        done = subprocess.run(
+            [sys.executable, entry],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        return done.stdout + done.stderr
+
+    return go
+
+
+@pytest.fixture
+def make_sheet():
+    """``make_sheet(path, rows)``: write ``rows`` (the first is the header) as a workbook."""
+    from openpyxl import Workbook
+
+    def write(path, rows):
+        book = Workbook()
+        for row in rows:
+            book.active.append(list(row))
+        book.save(path)
+
+    return write

@@ -1,0 +1,577 @@
+"""Convert ProjectEval's published JSON into task folders with three levels and parameters.
+
+ProjectEval (Liu et al., 2025, arXiv:2503.07010) publishes ``data/project_eval_project.json``
+(per project: ``nl_prompt``, ``nl_checklist``, ``skeleton``, ``testcode`` with each test's
+parameter descriptions), ``data/project_eval_answer.json`` (the canonical solution's files),
+``data/project_eval_parameter.json`` (the canonical parameter values, CPV) and
+``data/material/<id>-*`` (input files of the console missions). ``e2ebench import projecteval
+PATH OUT`` reads them from PATH (the repository or its ``data`` folder); nothing of it is
+committed here.
+
+Each project becomes ``OUT/projecteval-<id>/`` (see docs/projecteval.md): ``level1.md`` (the
+prompt), ``checklist.json``, ``skeleton/``, ``reference/`` (the canonical answer with its
+``parameters.json``), ``parameters.json`` (the PD) and ``tests/``: one requirement per
+ProjectEval test, whose code is kept and called with the agent's parameter values. A
+parameter is asked per test (``r<n>_<name>``), as ProjectEval asks per test case. A test that
+needs what cannot run here (the clipboard, an image comparison, the interactive console
+manager) is left out with the reason; a project without any usable test is not written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import datetime as dt
+import json
+import re
+import shutil
+import sys
+from pathlib import Path, PurePosixPath
+
+from . import add_arguments as shared_arguments
+from . import write_report
+
+PROJECTS = "project_eval_project.json"
+ANSWERS = "project_eval_answer.json"
+PARAMETERS = "project_eval_parameter.json"
+MATERIAL = "material"
+THRESHOLD = 0.65  # ProjectEval's config.ini STRING_SIMILARITY_THRESHOLD
+# Names a test may use that cannot be had in a sandboxed run, and why.
+UNSUPPORTED = {
+    "pyperclip": "uses the system clipboard (pyperclip)",
+    "_subprocess": "drives ProjectEval's interactive console manager (_subprocess)",
+    "calculate_histogram_similarity": "compares images with OpenCV histograms",
+}
+# What the test code finds in its namespace, by project type (ProjectEval's judge namespaces).
+WEB_IMPORTS = (
+    "import calendar\nimport csv\nimport datetime as _dt\nimport os\nimport string\nimport time\n"
+    "from datetime import datetime\n\nimport pytest\nfrom selenium.webdriver.common.by import By\n"
+    "from selenium.webdriver.support import ui\n\nimport pe_utils as utils\n"
+)
+CONSOLE_IMPORTS = (
+    "import calendar\nimport csv\nimport os\nimport runpy\nimport string\nimport time\n"
+    "from datetime import datetime\n\nimport openpyxl\nimport pandas as pd\nimport pytest\n\n"
+    "import pe_utils as utils\n\n"
+    f"threshold = {THRESHOLD}  # ProjectEval's string-similarity threshold\n"
+)
+
+
+@dataclasses.dataclass
+class ProjectReport:
+    """What happened to one ProjectEval project."""
+
+    project: str
+    task: str | None = None
+    error: str | None = None
+    tests: int = 0
+    parameters: int = 0
+    skeleton_files: int = 0
+    materials: int = 0
+    skipped_tests: list[str] = dataclasses.field(default_factory=list)
+
+
+class NotConvertible(Exception):
+    """The project cannot become a task; the text says why."""
+
+
+def data_dir(src: Path) -> Path | None:
+    """The folder holding ProjectEval's JSON files: ``src`` or ``src/data``."""
+    for candidate in (src, src / "data"):
+        if (candidate / PROJECTS).is_file():
+            return candidate
+    return None
+
+
+def _load(path: Path, kind: type):
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    if not isinstance(data, kind):
+        raise ValueError(f"{path.name}: expected a JSON {kind.__name__}")
+    return data
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40] or "test"
+
+
+def _safe_path(raw: object) -> PurePosixPath | None:
+    """A relative path inside the task (None for an absolute or escaping one)."""
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    path = PurePosixPath(raw.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        return None
+    return path
+
+
+def _write_files(files: object, dest: Path, what: str) -> tuple[int, list[str]]:
+    """Write ProjectEval's ``[{"path", "code"}]`` list under ``dest``; count and problems."""
+    written, problems = 0, []
+    if not isinstance(files, list):
+        return 0, [f"{what} is not a list of files"]
+    for entry in files:
+        path = (
+            _safe_path(entry.get("path") or entry.get("file")) if isinstance(entry, dict) else None
+        )
+        if path is None or not isinstance(entry.get("code"), str):
+            problems.append(f"{what}: an entry without a usable path and code was left out")
+            continue
+        target = dest.joinpath(*path.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(entry["code"], encoding="utf-8")
+        written += 1
+    return written, problems
+
+
+def _cpv(parameters: dict, page: str, function: str) -> dict[str, str]:
+    found = ((parameters.get(page) or {}).get(function)) or []
+    return {
+        p["name"]: str(p["answer"])
+        for p in found
+        if isinstance(p, dict) and isinstance(p.get("name"), str) and "answer" in p
+    }
+
+
+def _convert_test(code: str, number: int, website: bool):
+    """(definition, function name, argument names) of one test, or NotConvertible."""
+    text = code.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise NotConvertible(
+            f"its code is not valid Python ({exc.msg}, line {exc.lineno})"
+        ) from None
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if len(defs) != 1:
+        raise NotConvertible(f"its code defines {len(defs)} functions, not one")
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+    }
+    for name, why in UNSUPPORTED.items():
+        if name in used:
+            raise NotConvertible(why)
+    func = defs[0]
+    func.name = f"_pe_r{number}_{_slug(func.name)}"
+    args = [a.arg for a in func.args.args]
+    if website and (not args or args[0] != "driver"):
+        raise NotConvertible("a website test must take the browser (driver) first")
+    return ast.unparse(tree), func.name, args
+
+
+def import_project(
+    project: dict, answers: dict, cpvs: dict, material: Path | None, out: Path, created: dt.date
+) -> ProjectReport:
+    """Write one project's task folder (or say why not)."""
+    pid = str(project.get("project_id", "?"))
+    report = ProjectReport(project=pid)
+    try:
+        _import(project, answers, cpvs, material, out, created, report)
+    except NotConvertible as exc:
+        report.error = str(exc)
+        report.task = None
+        shutil.rmtree(out / f"projecteval-{_slug(pid)}", ignore_errors=True)
+    return report
+
+
+def _import(project, answers, cpvs, material, out, created, report) -> None:
+    pid = report.project
+    kind = project.get("project_type")
+    if kind not in ("website", "console", "batch"):
+        raise NotConvertible(f"project type {kind!r} is not supported (website, console, batch)")
+    website = kind == "website"
+    stack = " ".join(
+        str(s.get("technical_stack", "")) for s in project.get("framework_technical_stack") or []
+    )
+    if website and "django" not in stack.lower():
+        raise NotConvertible(f"a website on {stack or 'no stack'}: only Django sites are served")
+    prompt = project.get("nl_prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise NotConvertible("no nl_prompt (the level-1 prompt)")
+    answer = answers.get(pid)
+    if not isinstance(answer, list) or not answer:
+        raise NotConvertible(f"no canonical answer in {ANSWERS}")
+    checklist = project.get("nl_checklist")
+    if not isinstance(checklist, list) or not checklist:
+        raise NotConvertible("no nl_checklist (the level-2 checklist)")
+    task = f"projecteval-{_slug(pid)}"
+    root = out / task
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "tests").mkdir(parents=True)
+    descriptions = {
+        (page.get("page"), fn.get("function")): fn.get("description", "")
+        for page in checklist
+        if isinstance(page, dict)
+        for fn in page.get("function") or []
+        if isinstance(fn, dict)
+    }
+    pd: dict[str, str] = {}
+    cpv_out: dict[str, str] = {}
+    requirements: list[str] = []
+    blocks: list[str] = []
+    number = 0
+    for page in project.get("testcode") or []:
+        for fn in (page.get("function") or []) if isinstance(page, dict) else []:
+            label = f"{page.get('page')} / {fn.get('function')}"
+            try:
+                definition, name, args = _convert_test(str(fn.get("test", "")), number + 1, website)
+            except NotConvertible as exc:
+                report.skipped_tests.append(f"{label}: {exc}")
+                continue
+            described = {
+                p["name"]: p.get("description", "")
+                for p in fn.get("parameter") or []
+                if isinstance(p, dict) and isinstance(p.get("name"), str)
+            }
+            canonical = _cpv(cpvs, page.get("page"), fn.get("function"))
+            wanted = [a for a in args if not (website and a == "driver")]
+            missing = [a for a in wanted if a not in described or a not in canonical]
+            if missing:
+                report.skipped_tests.append(
+                    f"{label}: argument(s) {', '.join(missing)} have no parameter description "
+                    "or canonical value"
+                )
+                continue
+            number += 1
+            keys = {a: f"r{number}_{a}" for a in wanted}
+            for arg, key in keys.items():
+                pd[key] = f"{described[arg] or arg} (for the test of '{label}')"
+                cpv_out[key] = canonical[arg]
+            about = descriptions.get((page.get("page"), fn.get("function"))) or ""
+            requirements.append(f"### R{number}: {label}\n\n{about}".rstrip())
+            call = ", ".join(
+                "driver" if website and a == "driver" else f"value(pv, {keys[a]!r})" for a in args
+            )
+            fixture = "driver, pv, value" if website else "pv, value, mission"
+            blocks.append(
+                f'{definition}\n\n\n@pytest.mark.requirement("R{number}")\n'
+                f"def test_r{number}_{_slug(str(fn.get('function')))}({fixture}):\n"
+                f"    result = {name}({call})\n"
+                "    # ProjectEval's judge: a test passes when it returns nothing\n"
+                '    assert result is None, f"the test returned {result!r}"\n'
+            )
+    if not number:
+        raise NotConvertible(
+            "no usable test ("
+            + ("; ".join(report.skipped_tests[:3]) or "the project has no testcode")
+            + ")"
+        )
+    report.tests = number
+    report.parameters = len(pd)
+    written, problems = _write_files(answer, root / "reference", "the canonical answer")
+    if not written:
+        raise NotConvertible("; ".join(problems) or "the canonical answer has no files")
+    (root / "reference" / "parameters.json").write_text(
+        json.dumps(cpv_out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    report.skeleton_files, skeleton_problems = _write_files(
+        project.get("skeleton"), root / "skeleton", "the skeleton"
+    )
+    report.skipped_tests += skeleton_problems
+    (root / "level1.md").write_text(prompt.strip() + "\n", encoding="utf-8")
+    (root / "checklist.json").write_text(
+        json.dumps(checklist, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (root / "parameters.json").write_text(
+        json.dumps(pd, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    header = (
+        f"# ProjectEval project {pid}\n\n{prompt.strip()}\n\nTechnical stack: "
+        f"{stack or 'any'} (Python).\n\n## Requirements (one per ProjectEval test)\n\n"
+    )
+    (root / "requirements.md").write_text(
+        header + "\n\n".join(requirements) + "\n", encoding="utf-8"
+    )
+    imports = WEB_IMPORTS if website else CONSOLE_IMPORTS
+    module = f'"""ProjectEval project {pid}: its tests, called with the agent\'s parameters."""\n\n'
+    (root / "tests" / "test_projecteval.py").write_text(
+        module + imports + "\n\n" + "\n\n".join(blocks), encoding="utf-8"
+    )
+    (root / "tests" / "pe_utils.py").write_text(UTILS, encoding="utf-8")
+    (root / "tests" / "conftest.py").write_text(
+        WEB_CONFTEST if website else CONSOLE_CONFTEST, encoding="utf-8"
+    )
+    if not website and material is not None and material.is_dir():
+        folder = root / "tests" / "materials"
+        for path in sorted(material.glob(f"{pid}-*")):
+            if path.is_file() and not path.is_symlink():
+                folder.mkdir(exist_ok=True)
+                shutil.copy2(path, folder / path.name)
+                report.materials += 1
+    if website:
+        from ..web import web_requirements
+
+        selenium = [r for r in web_requirements() if r.startswith("selenium")]
+        requires = ["django", *selenium]
+    else:
+        # ProjectEval's expected messages quote pandas 2's formatting of values
+        requires = ["openpyxl", "pandas<3", "rapidfuzz", "statsmodels", "matplotlib"]
+    (root / "task.toml").write_text(
+        f'id = "{task}"\n'
+        f"title = {json.dumps(_title(prompt))}\n"
+        'kind = "cli"\n'
+        'language = "python"\n'
+        f"created = {created.isoformat()}\n"
+        f'source = "ProjectEval project {pid} ({kind}), imported by e2ebench import projecteval"\n'
+        "\n[tests]\n"
+        'path = "tests"\n'
+        "timeout = 60\n"
+        f"requires = {json.dumps(requires)}\n"
+        + ("browser = true\n" if website else "")
+        + "\n[projecteval]\n"
+        'level1 = "level1.md"\n'
+        'checklist = "checklist.json"\n'
+        'parameters = "parameters.json"\n'
+        + ('skeleton = "skeleton"\n' if report.skeleton_files else ""),
+        encoding="utf-8",
+    )
+    report.task = task
+
+
+def _title(prompt: str) -> str:
+    first = prompt.strip().splitlines()[0]
+    return first if len(first) <= 100 else first[:97] + "..."
+
+
+def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
+    """Import every project of the dataset at ``src`` into ``out`` (and import-report.json)."""
+    data = data_dir(src)
+    if data is None:
+        raise FileNotFoundError(f"no {PROJECTS} in {src} or {src / 'data'}")
+    projects = _load(data / PROJECTS, list) or []
+    answers = _load(data / ANSWERS, dict) or {}
+    cpvs = _load(data / PARAMETERS, dict) or {}
+    material = data / MATERIAL
+    out.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for project in projects:
+        if not isinstance(project, dict):
+            reports.append(ProjectReport(project="?", error="not a JSON object"))
+            continue
+        pid = str(project.get("project_id", "?"))
+        reports.append(
+            import_project(
+                project,
+                answers,
+                cpvs.get(pid) or {},
+                material if material.is_dir() else None,
+                out,
+                created,
+            )
+        )
+    write_report(out, reports)
+    return reports
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command line of ``e2ebench import projecteval``."""
+    shared_arguments(
+        parser,
+        "ProjectEval's repository (or its data folder) holding project_eval_project.json",
+        dt.date(2025, 3, 10),  # ProjectEval's first public release (arXiv:2503.07010)
+        "release date written into each task.toml (default 2025-03-10)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import, print per project what was imported and skipped; 1 when nothing was."""
+    try:
+        reports = import_all(args.src, args.out, args.created)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"e2ebench: {exc}", file=sys.stderr)
+        return 1
+    for r in reports:
+        if r.error:
+            print(f"NOT IMPORTED project {r.project}: {r.error}")
+            continue
+        print(
+            f"{r.task}: imported {r.tests} tests, {r.parameters} parameters, "
+            f"{r.skeleton_files} skeleton files, {r.materials} material files"
+        )
+        for skipped in r.skipped_tests:
+            print(f"  skipped: {skipped}")
+    done = sum(1 for r in reports if not r.error)
+    print(f"{done} of {len(reports)} projects imported; report: {args.out / 'import-report.json'}")
+    return 0 if done else 1
+
+
+UTILS = '''"""Helpers ProjectEval's test code calls as ``utils.*`` (written for pytest-e2ebench)."""
+
+import contextlib
+import io
+import os
+import runpy
+
+
+def rename_file(src, dst):
+    """Rename ``src`` to ``dst`` (an error propagates, as in ProjectEval)."""
+    os.rename(src, dst)
+
+
+def run_entry(path):
+    """Run the program at ``path`` as __main__; its (stdout, stderr), or the error twice."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            runpy.run_path(path, run_name="__main__")
+    except BaseException as exc:  # noqa: BLE001 - a program's error is its output here
+        return str(exc), str(exc)
+    return out.getvalue(), err.getvalue()
+
+
+def string_similarity(first, second):
+    """1 - Levenshtein distance / the longer length (1.0 for two empty strings)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein.normalized_similarity(str(first), str(second))
+
+
+def selenium_find_minimum_ancestor(driver, source_tag, check_by, check_text):
+    """The nearest ancestor (up to 5 levels) of ``source_tag`` holding the element sought."""
+    from selenium.webdriver.common.by import By
+
+    tag = source_tag
+    for _ in range(5):
+        try:
+            tag.find_element(check_by, check_text)
+            return tag
+        except Exception:  # noqa: BLE001 - not here: one level up
+            tag = tag.find_element(By.XPATH, "./ancestor::*[1]")
+    raise AssertionError("No minimum ancestor found")
+'''
+CONSOLE_CONFTEST = '''"""The tests run in a copy of the project, the mission's materials beside it.
+
+``pv`` and ``project_dir`` come from the harness's e2ebench_pv plugin (docs/projecteval.md).
+"""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+MATERIALS = Path(__file__).parent / "materials"
+
+
+@pytest.fixture(scope="session")
+def _mission_dir(tmp_path_factory, project_dir):
+    """One working copy for the whole run: ProjectEval runs a project's tests in order in one
+    folder (a later test reads what an earlier one made the program write)."""
+    work = tmp_path_factory.mktemp("mission") / "project"
+    shutil.copytree(project_dir, work, ignore=shutil.ignore_patterns("__pycache__"))
+    if MATERIALS.is_dir():
+        for path in MATERIALS.iterdir():
+            shutil.copy2(path, work / path.name)
+    return work
+
+
+@pytest.fixture
+def mission(_mission_dir, monkeypatch):
+    """The working folder (project and materials), made the current directory."""
+    work = _mission_dir
+    monkeypatch.chdir(work)
+    monkeypatch.syspath_prepend(str(work))
+    return work
+
+
+@pytest.fixture
+def value():
+    """``value(pv, name)``: the agent's value of a parameter (fails the test if unusable)."""
+    return lambda pv, name: pv(name)
+'''
+WEB_CONFTEST = '''"""The agent's Django site on a loopback port of the run, and a headless Chromium.
+
+``pv`` and ``project_dir`` come from the harness's e2ebench_pv plugin (docs/projecteval.md).
+A parameter value that is a URL on localhost (ProjectEval's answers use port 8000) is moved to
+the port this run serves the site on.
+"""
+
+import os
+import re
+import shutil
+import site as _site
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+# ProjectEval's standard superuser, which its login tests use (where django.contrib.auth is)
+ADMIN = (
+    "from django.contrib.auth.models import User\\n"
+    "User.objects.filter(username='Admin').exists() or "
+    "User.objects.create_superuser('Admin', 'admin@example.com', 'abc#12345')"
+)
+_LOCAL = re.compile(r"^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?", re.IGNORECASE)
+READY = 30.0
+
+
+@pytest.fixture(scope="session")
+def live_site(tmp_path_factory, project_dir):
+    """Migrate the site's database and serve it with runserver on a free loopback port."""
+    work = tmp_path_factory.mktemp("site") / "project"
+    shutil.copytree(project_dir, work, ignore=shutil.ignore_patterns("__pycache__"))
+    if not (work / "manage.py").is_file():
+        pytest.fail("the project has no manage.py at its root", pytrace=False)
+    # -S: without the environment's .pth files, the project is imported from this writable
+    # copy (where its database goes), not from the read-only project folder it is installed
+    # from; the installed libraries (Django) come from site-packages on PYTHONPATH.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *_site.getsitepackages()])}
+    python = [sys.executable, "-S"]
+    for step in (["makemigrations", "--noinput"], ["migrate", "--noinput"], ["shell", "-c", ADMIN]):
+        subprocess.run([*python, "manage.py", *step], cwd=work, env=env,
+                       capture_output=True, timeout=120)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(work.parent / "server.log", "wb")
+    proc = subprocess.Popen(
+        [*python, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    deadline = time.monotonic() + READY
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail(f"the site did not serve on port {port}: "
+                    f"{(work.parent / 'server.log').read_text(errors='replace')[-400:]}",
+                    pytrace=False)
+    yield f"http://127.0.0.1:{port}"
+    proc.kill()
+    proc.wait()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def _browser(tmp_path_factory):
+    """The harness's headless Chromium (e2ebench_web.Browser: its flags, offline, killed by
+    pid at the end)."""
+    from e2ebench_web import Browser
+
+    browser = Browser(tmp_path_factory.mktemp("browser"), offline=True)
+    driver = browser.start()
+    driver.set_page_load_timeout(10)  # ProjectEval: 3 s; a sandboxed first load needs more
+    yield driver
+    browser.quit()
+
+
+@pytest.fixture
+def driver(_browser, live_site):
+    """The browser, with the site up: one session for all tests, in order, as in ProjectEval
+    (a test may rely on an earlier one's login or data)."""
+    return _browser
+
+
+@pytest.fixture
+def value(live_site):
+    """``value(pv, name)``: the agent's value, a localhost URL moved to the served port."""
+    return lambda pv, name: _LOCAL.sub(live_site, pv(name), count=1)
+'''

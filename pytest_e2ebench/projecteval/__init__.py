@@ -1,0 +1,293 @@
+"""ProjectEval's way of grading a task (Liu et al., 2025, arXiv:2503.07010): issue #17.
+
+A task with a ``[projecteval]`` table in its task.toml can be given to an agent at three
+*input levels* (``--e2e-level``):
+
+1. ``level1.md``: a one-paragraph description of the project;
+2. level 1 plus ``checklist.json``: the pages (or parts) and their functions;
+3. level 2 plus a code *skeleton*: the reference with its bodies masked (``skeleton/``, or
+   generated from ``reference/`` by :mod:`.masker`), copied into the agent's workspace.
+
+Its tests may use *parameters*: names a test cannot know beforehand (the file to run, a URL
+path, an element id). The task describes each in ``parameters.json`` (the *parameter
+descriptions*, PD); the agent answers them about its own code in ``parameters.json`` at the
+root of its project (the *parameter values*, PV), as the reference does with the canonical
+values (CPV) in ``reference/parameters.json``. The harness checks the answers
+(:mod:`.params`) and the tests read them through the ``pv`` fixture of the
+:mod:`e2ebench_pv` plugin: a missing or malformed value fails only the tests that use it.
+
+Similarity indicators (:mod:`.similarity`) and ProjectEval's averaged Pass@K
+(:mod:`.passk`) are reported per run and per session, never mixed into pass rates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+LEVELS = (1, 2, 3)
+SECTION = "projecteval"
+LEVEL1_FILE = "level1.md"
+CHECKLIST_FILE = "checklist.json"
+SKELETON_DIR = "skeleton"
+PARAMETERS_FILE = "parameters.json"  # PD in the task folder; PV/CPV at a project's root
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclasses.dataclass(frozen=True)
+class ChecklistItem:
+    """One function of one page (or part) of a checklist."""
+
+    page: str
+    function: str
+    description: str
+
+    def sentence(self) -> str:
+        """The item as one sentence (what the embedding model compares)."""
+        return f"{self.page}: {self.function}. {self.description}".strip()
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectEvalSpec:
+    """The ``[projecteval]`` table and the files it names, validated."""
+
+    root: Path
+    level1: str
+    checklist: tuple[ChecklistItem, ...]
+    checklist_raw: tuple
+    parameters: dict[str, str]  # name -> description (PD)
+    canonical: dict[str, str]  # name -> the reference's value (CPV)
+    skeleton_dir: Path | None  # a committed skeleton; None: masked from the reference
+
+    def to_dict(self) -> dict:
+        """JSON-able facts for records and stage keys."""
+        return {
+            "parameters": dict(self.parameters),
+            "checklist_items": len(self.checklist),
+            "skeleton": "committed" if self.skeleton_dir is not None else "masked",
+        }
+
+
+def parse_checklist(data, where: str, problems: list[str]) -> list[ChecklistItem]:
+    """ProjectEval's checklist shape: ``[{"page", "function": [{"function", "description"}]}]``."""
+    fix = (
+        'write a list of {"page": "<name>", "function": [{"function": "<name>", '
+        '"description": "<one sentence>"}]}'
+    )
+    if not isinstance(data, list) or not data:
+        problems.append(f"{where}: must be a non-empty list of pages; {fix}")
+        return []
+    items: list[ChecklistItem] = []
+    for number, page in enumerate(data):
+        at = f"{where}: page [{number}]"
+        if not isinstance(page, dict) or not isinstance(page.get("page"), str):
+            problems.append(f"{at}: field 'page' is missing or not a string; {fix}")
+            continue
+        functions = page.get("function")
+        if not isinstance(functions, list) or not functions:
+            problems.append(f"{at} ({page['page']!r}): field 'function' must be a non-empty list")
+            continue
+        for index, fn in enumerate(functions):
+            if not isinstance(fn, dict) or not all(
+                isinstance(fn.get(k), str) for k in ("function", "description")
+            ):
+                problems.append(
+                    f"{at} ({page['page']!r}) function [{index}]: fields 'function' and "
+                    "'description' must be strings"
+                )
+                continue
+            items.append(ChecklistItem(page["page"], fn["function"], fn["description"]))
+    return items
+
+
+def render_checklist(items) -> str:
+    """The checklist as Markdown, page by page (level 2's addition to the brief)."""
+    lines: list[str] = []
+    page = None
+    for item in items:
+        if item.page != page:
+            page = item.page
+            lines.append(f"\n### {page}\n")
+        lines.append(f"- **{item.function}**: {item.description}")
+    return "\n".join(lines).strip()
+
+
+def _json(path: Path, where: str, problems: list[str], fix: str):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        problems.append(f"{where}: missing; {fix}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        problems.append(f"{where}: not valid JSON ({exc}); fix the syntax")
+    return None
+
+
+def parse_parameters(data, where: str, problems: list[str]) -> dict[str, str]:
+    """The PD file: ``{"name": "description", ...}`` with identifier names."""
+    if not isinstance(data, dict):
+        problems.append(
+            f"{where}: must be an object mapping each parameter name to its description, e.g. "
+            '{"entry": "the file to run"}'
+        )
+        return {}
+    found: dict[str, str] = {}
+    for name, text in data.items():
+        if not _NAME.match(name):
+            problems.append(
+                f"{where}: parameter {name!r} is not an identifier; rename it (letters, digits, _)"
+            )
+        elif not isinstance(text, str) or not text.strip():
+            problems.append(
+                f"{where}: parameter {name!r}: the description must be a non-empty string "
+                "saying what the agent answers"
+            )
+        else:
+            found[name] = text
+    return found
+
+
+def parse_projecteval(
+    root: Path, meta: dict, reference: Path | None, problems: list[str]
+) -> ProjectEvalSpec | None:
+    """The ``[projecteval]`` table of ``root``'s task.toml and its files (None without it)."""
+    table = meta.get(SECTION)
+    if table is None:
+        return None
+    name = root.name
+    where = f"{name}/task.toml"
+    if not isinstance(table, dict):
+        problems.append(
+            f"{where}: field '{SECTION}' must be a table ([{SECTION}] with level1, checklist, "
+            "parameters)"
+        )
+        return None
+    files = {}
+    for key, default in (
+        ("level1", LEVEL1_FILE),
+        ("checklist", CHECKLIST_FILE),
+        ("parameters", PARAMETERS_FILE),
+        ("skeleton", SKELETON_DIR),
+    ):
+        value = table.get(key, default)
+        if not isinstance(value, str) or not value or Path(value).is_absolute() or ".." in value:
+            problems.append(
+                f"{where}: field '{SECTION}.{key}' = {value!r} must be a relative path in the "
+                f'task folder, e.g. {key} = "{default}"'
+            )
+            value = default
+        files[key] = value
+    unknown = sorted(set(table) - set(files))
+    if unknown:
+        problems.append(
+            f"{where}: [{SECTION}] has unknown field(s) {', '.join(unknown)}; "
+            "known: level1, checklist, parameters, skeleton"
+        )
+    level1 = ""
+    try:
+        level1 = (root / files["level1"]).read_text(encoding="utf-8").strip()
+        if not level1:
+            problems.append(f"{name}/{files['level1']}: empty; write the one-paragraph prompt")
+    except FileNotFoundError:
+        problems.append(
+            f"{name}/{files['level1']}: missing; write the level-1 prompt (one paragraph "
+            "describing the project)"
+        )
+    raw_checklist = _json(
+        root / files["checklist"],
+        f"{name}/{files['checklist']}",
+        problems,
+        "write the level-2 checklist of pages and their functions",
+    )
+    checklist = (
+        parse_checklist(raw_checklist, f"{name}/{files['checklist']}", problems)
+        if raw_checklist is not None
+        else []
+    )
+    pd_where = f"{name}/{files['parameters']}"
+    raw_pd = _json(
+        root / files["parameters"],
+        pd_where,
+        problems,
+        'describe each parameter the tests use: {"name": "description"} (may be {})',
+    )
+    parameters = parse_parameters(raw_pd, pd_where, problems) if raw_pd is not None else {}
+    canonical: dict[str, str] = {}
+    if reference is not None and parameters:
+        cpv_where = f"{name}/reference/{PARAMETERS_FILE}"
+        raw_cpv = _json(
+            reference / PARAMETERS_FILE,
+            cpv_where,
+            problems,
+            'write the canonical value of every parameter: {"name": "value"}',
+        )
+        if isinstance(raw_cpv, dict):
+            for pname in parameters:
+                value = raw_cpv.get(pname)
+                if not isinstance(value, str):
+                    problems.append(
+                        f"{cpv_where}: parameter {pname!r} has no canonical value (a string); "
+                        f'add "{pname}": "<the reference\'s value>"'
+                    )
+                else:
+                    canonical[pname] = value
+            for extra in sorted(set(raw_cpv) - set(parameters)):
+                problems.append(
+                    f"{cpv_where}: {extra!r} is not described in {files['parameters']}; "
+                    "describe it there or remove it"
+                )
+        elif raw_cpv is not None:
+            problems.append(f'{cpv_where}: must be an object {{"name": "value"}}')
+    skeleton = root / files["skeleton"]
+    if "skeleton" in table and not skeleton.is_dir():
+        problems.append(
+            f"{name}/{files['skeleton']}: no such folder; add the skeleton or remove "
+            f"'{SECTION}.skeleton' (then it is masked from reference/)"
+        )
+    return ProjectEvalSpec(
+        root=root,
+        level1=level1,
+        checklist=tuple(checklist),
+        checklist_raw=tuple(raw_checklist) if isinstance(raw_checklist, list) else (),
+        parameters=parameters,
+        canonical=canonical,
+        skeleton_dir=skeleton if skeleton.is_dir() else None,
+    )
+
+
+def parameters_brief(spec: ProjectEvalSpec) -> str:
+    """What the agent is asked about its own code (ProjectEval's parameter request)."""
+    if not spec.parameters:
+        return ""
+    lines = [
+        "## Parameters",
+        "",
+        f"When the project is done, write `{PARAMETERS_FILE}` at its root: one JSON object "
+        "whose keys are the names below and whose values are strings answering each "
+        "description about your own code (tests use them to find what they check).",
+        "",
+    ]
+    lines += [f"- `{name}`: {text}" for name, text in spec.parameters.items()]
+    return "\n".join(lines)
+
+
+def brief(spec: ProjectEvalSpec, level: int | None, requirements: str, skeleton: list[str]) -> str:
+    """The document the agent gets at ``level`` (None: requirements.md as usual)."""
+    if level is None:
+        parts = [requirements.rstrip()]
+    else:
+        parts = [f"# Project\n\n{spec.level1}"]
+        if level >= 2:
+            parts.append(f"## Checklist\n\n{render_checklist(spec.checklist)}")
+        if level >= 3:
+            files = "\n".join(f"- `{p}`" for p in skeleton)
+            parts.append(
+                "## Skeleton\n\nYour workspace holds the project's skeleton: these files, with "
+                "their signatures and docstrings kept and their bodies left to you. Complete "
+                f"them (you may add files).\n\n{files}"
+            )
+    extra = parameters_brief(spec)
+    if extra:
+        parts.append(extra)
+    return "\n\n".join(parts) + "\n"

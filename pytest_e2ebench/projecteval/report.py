@@ -1,0 +1,48 @@
+"""The terminal section of ProjectEval's figures: similarity per run, Pass@K per agent."""
+
+from __future__ import annotations
+
+INDICATORS = ("checklist", "skeleton", "code", "parameters")
+
+
+def _cell(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def write_projecteval(tr, document: dict) -> None:
+    """Write the ``e2ebench projecteval`` section (indicators are never part of pass rates)."""
+    from ..report.terminal import _write_table
+
+    rows = []
+    notes: set[str] = set()
+    for record in document.get("tasks", []):
+        found = record.get("projecteval")
+        if not found:
+            continue
+        similarity = found.get("similarity") or {}
+        notes.update(
+            note for note in (found.get("similarity_notes") or {}).values() if "install" in note
+        )
+        rows.append(
+            [
+                record["task"],
+                record["agent"],
+                str(record.get("level") or "-"),
+                str(record["run"]),
+                *(_cell(similarity.get(name)) for name in INDICATORS),
+            ]
+        )
+    if not rows:
+        return
+    tr.write_sep("=", "e2ebench projecteval (similarity, not part of the pass rates)")
+    _write_table(tr, ["task", "agent", "level", "run", *INDICATORS], [rows], left=2)
+    for note in sorted(notes):
+        tr.write_line(f"similarity: {note}", yellow=True)
+    for key, stats in (document.get("projecteval") or {}).get("pass_at_k", {}).items():
+        averaged = stats.get("projecteval_pass_at_rounds_averaged")
+        unbiased = stats.get("pass_at_k_unbiased_requirements") or {}
+        estimator = ", ".join(f"pass@{k} {v:.3f}" for k, v in unbiased.items() if v is not None)
+        tr.write_line(
+            f"{key}: ProjectEval Pass@{stats['runs']} (averaged over rounds) "
+            f"{_cell(averaged)}; unbiased per requirement: {estimator or '-'}"
+        )
