@@ -127,9 +127,16 @@ def project_names(repo: Path, reserved: frozenset[str]) -> dict[str, str]:
 
     A package is a folder holding Python files; tests, ``conftest.py``, ``setup.py``, the
     start-up modules and the test tools' names (``reserved``) are left out. Returns
-    ``{name: folder}``; ``repo`` wins over ``repo/src``.
+    ``{name: folder}``; ``repo`` wins over ``repo/src``. A ``src/`` holding Python files is also
+    the package ``src`` (tests written as ``from src.module import ...``, as DevEval's are): only
+    its dotted names become importable, never a bare one.
     """
     roots: dict[str, str] = {}
+    src = repo / "src"
+    if _kind(src) == "dir" and any(
+        e.name.endswith(".py") and e.is_file(follow_symlinks=False) for e in _entries(src)
+    ):
+        roots["src"] = str(repo)
     for folder in (repo, repo / "src"):
         if _kind(folder) != "dir":
             continue

@@ -287,6 +287,15 @@ def test_a_project_without_packaging_exposes_only_its_own_names(tmp_path):
     }
 
 
+def test_modules_directly_in_src_are_also_importable_as_src_dot_name(tmp_path):
+    """DevEval's tests import ``src.hybrid``; a bare ``sitecustomize`` in src/ stays out."""
+    for rel in ["src/hybrid.py", "src/sitecustomize.py"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    roots = finder.project_names(tmp_path, integrity.HARNESS_NAMES)
+    assert roots == {"src": str(tmp_path), "hybrid": str(tmp_path / "src")}
+
+
 def test_a_wheels_names_are_found_at_the_root_in_src_or_one_folder_down(tmp_path):
     for rel in ["a/__init__.py", "src/b/__init__.py", "lib/c.py", "tests/d/__init__.py"]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
