@@ -21,7 +21,7 @@ from .mutants import Mutant, parse_mutants
 from .projecteval import ProjectEvalSpec, parse_projecteval
 from .source import FetchError, SourceError, fetch_commit, fetch_sdist, parse_pin
 from .testconf import TestSettings, parse_settings
-from .testindex import StaticTest, apply_mapping, scan_tests
+from .testindex import Naming, StaticTest, apply_mapping, scan_tests
 from .web import ENTRY_PAGE, scan_features
 from .workspace import code_size, suffixes_for
 
@@ -343,8 +343,11 @@ def load_task(root: Path) -> Task:
             f"{' in the sdist' if pin else ''}; create it with the reference tests"
         )
     else:
-        scan = scan_features if kind == "web" else scan_tests
-        tests, scan_problems = scan(tests_dir)
+        if kind == "web":
+            tests, scan_problems = scan_features(tests_dir)
+        else:  # by the suite's own naming rules (python_files, ...), as pytest will collect
+            naming = Naming.from_ini(dict(settings.ini))
+            tests, scan_problems = scan_tests(tests_dir, naming=naming)
         problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
         tests = apply_mapping(tests, mapping)
         excluded = [(t.nodeid, settings.excluded(t.nodeid)) for t in tests]

@@ -19,6 +19,44 @@ TEST_FILE_PATTERNS = ("test_*.py", "*_test.py")
 
 
 @dataclasses.dataclass(frozen=True)
+class Naming:
+    """pytest's ``python_files``, ``python_classes`` and ``python_functions`` (defaults: pytest's
+    own). Files are globs; classes and functions are prefixes, or globs when they hold one."""
+
+    files: tuple[str, ...] = TEST_FILE_PATTERNS
+    classes: tuple[str, ...] = ("Test",)
+    functions: tuple[str, ...] = ("test",)
+
+    @staticmethod
+    def _match(name: str, patterns: tuple[str, ...]) -> bool:
+        return any(
+            fnmatch.fnmatchcase(name, p) if any(c in p for c in "*?[") else name.startswith(p)
+            for p in patterns
+        )
+
+    def is_file(self, name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, p) for p in self.files)
+
+    def is_class(self, name: str) -> bool:
+        return self._match(name, self.classes)
+
+    def is_function(self, name: str) -> bool:
+        return self._match(name, self.functions)
+
+    @classmethod
+    def from_ini(cls, ini: dict[str, tuple[str, ...]]) -> Naming:
+        """From pytest settings (name -> words), e.g. a task's ``[tests.ini]``."""
+        return cls(
+            tuple(ini.get("python_files") or TEST_FILE_PATTERNS),
+            tuple(ini.get("python_classes") or ("Test",)),
+            tuple(ini.get("python_functions") or ("test",)),
+        )
+
+
+DEFAULT_NAMING = Naming()
+
+
+@dataclasses.dataclass(frozen=True)
 class StaticTest:
     """One test function as written in a reference test module.
 
@@ -173,10 +211,11 @@ def _not_a_test(body: list[ast.stmt]) -> bool:
 
 
 class _Module:
-    """What one test module defines, for the scan: its classes by name."""
+    """What one test module defines, for the scan: its classes by name, and the naming rules."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, naming: Naming = DEFAULT_NAMING) -> None:
         self.classes = {s.name: s for s in tree.body if isinstance(s, ast.ClassDef)}
+        self.naming = naming
 
     def bases(self, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> list[ast.ClassDef]:
         """``cls``'s base classes defined in this module, nearest first (the MRO, roughly)."""
@@ -223,7 +262,12 @@ def _scan_class(cls, module, prefix, inherited, path, problems, out, constants) 
                     continue  # overridden in a subclass
                 seen.add(stmt.name)
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                if stmt.name.startswith("test") and not _is_fixture(stmt):
+                named = (
+                    stmt.name.startswith("test")
+                    if unittest
+                    else module.naming.is_function(stmt.name)
+                )  # unittest's loader takes test* methods, whatever pytest's settings say
+                if named and not _is_fixture(stmt):
                     _add_test(
                         stmt,
                         f"{prefix}::{stmt.name}",
@@ -239,7 +283,7 @@ def _scan_class(cls, module, prefix, inherited, path, problems, out, constants) 
 
 
 def _scan_nested(cls, module, prefix, inherited, path, problems, out, constants) -> None:
-    if cls.name.startswith("Test") and not _not_a_test(cls.body) and not _has_init(cls):
+    if module.naming.is_class(cls.name) and not _not_a_test(cls.body) and not _has_init(cls):
         _scan_class(cls, module, f"{prefix}::{cls.name}", inherited, path, problems, out, constants)
 
 
@@ -264,25 +308,31 @@ def _add_test(stmt, nodeid, inherited, path, problems, out, constants, parametri
     )
 
 
-def _scan_module(tree: ast.Module, path: str, problems: _Problems, out: list) -> None:
+def _scan_module(
+    tree: ast.Module,
+    path: str,
+    problems: _Problems,
+    out: list,
+    naming: Naming = DEFAULT_NAMING,
+) -> None:
     """The tests pytest collects from one module, by its default naming rules: functions named
     ``test*`` (not fixtures), classes named ``Test*`` without ``__init__``, and every
     ``unittest.TestCase`` subclass whatever its name; ``__test__ = False`` opts out."""
     if _not_a_test(tree.body):
         return
     constants = _literal_lengths(tree)
-    module = _Module(tree)
+    module = _Module(tree, naming)
     own = _pytestmark(tree.body, path, problems)
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            if stmt.name.startswith("test") and not _is_fixture(stmt):
+            if naming.is_function(stmt.name) and not _is_fixture(stmt):
                 _add_test(stmt, f"{path}::{stmt.name}", own, path, problems, out, constants)
         elif isinstance(stmt, ast.ClassDef) and not _not_a_test(stmt.body):
             if module.is_unittest(stmt):
                 _scan_class(
                     stmt, module, f"{path}::{stmt.name}", own, path, problems, out, constants
                 )
-            elif stmt.name.startswith("Test") and not _has_init(stmt):
+            elif naming.is_class(stmt.name) and not _has_init(stmt):
                 _scan_class(
                     stmt, module, f"{path}::{stmt.name}", own, path, problems, out, constants
                 )
@@ -309,7 +359,9 @@ def is_test_module(path: Path) -> bool:
     return any(fnmatch.fnmatch(path.name, pat) for pat in TEST_FILE_PATTERNS)
 
 
-def scan_tests(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], list[str]]:
+def scan_tests(
+    tests: Path, *, label: str = "tests", naming: Naming = DEFAULT_NAMING
+) -> tuple[list[StaticTest], list[str]]:
     """Every test function under ``tests`` (a folder or one module) with its tags, plus problems.
 
     Node ids start with ``label``, the folder the tests get in the harness's test directory.
@@ -318,7 +370,7 @@ def scan_tests(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], 
     problems = _Problems()
     files = [tests] if tests.is_file() else sorted(tests.rglob("*.py"))
     for file in files:
-        if not is_test_module(file) or "__pycache__" in file.parts:
+        if not naming.is_file(file.name) or "__pycache__" in file.parts:
             continue
         rel = f"{label}/{file.relative_to(tests if tests.is_dir() else tests.parent).as_posix()}"
         # Tasks may be imported from elsewhere: the read is bounded and a module the parser
@@ -336,7 +388,7 @@ def scan_tests(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], 
         except PARSE_ERRORS as exc:
             problems.append(f"{rel}: cannot be parsed ({type(exc).__name__}); simplify it")
             continue
-        _scan_module(tree, rel, problems, found)
+        _scan_module(tree, rel, problems, found, naming)
     return found, list(problems)
 
 

@@ -130,3 +130,25 @@ def test_a_mapping_can_name_parametrized_cases():
     (other,) = apply_mapping([test], {"R2": ["tests/t.py::test_codec[u]"]})
     assert other.requirements_of("tests/t.py::test_codec[u]") == ["R1", "R2"]
     assert other.requirements_of("tests/t.py::test_codecu") == ["R1"]
+
+
+def test_the_suites_own_naming_rules(tmp_path):
+    from pytest_e2ebench.testindex import Naming
+
+    (tmp_path / "check_api.py").write_text(
+        "class DescribeApi:\n    def it_works(self):\n        pass\n\n"
+        "def it_parses():\n    pass\n\ndef test_not_by_these_rules():\n    pass\n"
+    )
+    naming = Naming.from_ini(
+        {
+            "python_files": ("check_*.py",),
+            "python_classes": ("Describe",),
+            "python_functions": ("it_",),
+        }
+    )
+    found, _ = scan_tests(tmp_path, naming=naming)
+    assert sorted(t.nodeid for t in found) == [
+        "tests/check_api.py::DescribeApi::it_works",
+        "tests/check_api.py::it_parses",
+    ]
+    assert scan_tests(tmp_path) == ([], [])  # pytest's defaults see nothing there
