@@ -117,6 +117,9 @@ def compare(gherkin: list[dict], gui: list[dict]) -> dict:
     return {
         "variants": len(points),
         "cases": cases,
+        "cases_right": cases_right,
+        "requirements": reqs,
+        "requirements_right": req_right,
         "case_accuracy": cases_right / cases if cases else None,
         "requirement_agreement": req_right / reqs if reqs else None,
         "pearson_r": pearson([p["sq"] for p in points], [p["test_acc"] for p in points]),
@@ -147,6 +150,16 @@ def _session(tasks: Path, out: Path, runs: int, where: Path, extra: list[str]) -
     return json.loads(results.read_text())["tasks"]
 
 
+def _workers(args: list[str]) -> list[str]:
+    """The xdist workers asked for the GUI judge (``-n 2``), for the Gherkin session too."""
+    for i, arg in enumerate(args):
+        if arg in ("-n", "--numprocesses") and i + 1 < len(args):
+            return [arg, args[i + 1]]
+        if arg.startswith(("-n", "--numprocesses=")) and arg not in ("-n", "--numprocesses"):
+            return [arg]
+    return []
+
+
 def validate(tasks: list, out: Path, extra: list[str]) -> dict:
     """Grade every variant both ways and compare (see the module's docstring)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -158,7 +171,7 @@ def validate(tasks: list, out: Path, extra: list[str]) -> dict:
     web_dir = out / "web-tasks"
     for task in tasks:
         shutil.copytree(task.root, web_dir / task.id)
-    gherkin = _session(web_dir, out / "gherkin", runs, out, [])
+    gherkin = _session(web_dir, out / "gherkin", runs, out, _workers(extra))
     gui = _session(views, out / "gui", runs, out, extra)
     report = {**compare(gherkin, gui), "variants_by_task": found}
     (out / "validation.json").write_text(json.dumps(report, indent=2) + "\n")
