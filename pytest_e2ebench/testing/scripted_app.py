@@ -33,7 +33,7 @@ def _text(message: dict) -> str:
 
 _TEXT_ROLES = ("StaticText", "LabelText")
 # A target ``role:name`` names a node of that role (``textbox:Focus``, ``checkbox:Buy milk``).
-_ROLE = re.compile(r"^[a-z]+:")
+_ROLE = re.compile(r"^[A-Za-z]+:")
 
 
 def find_node(tree: str, name: str, role: str | None = None) -> int | None:
