@@ -363,7 +363,7 @@ class Driver:
             alert.accept() if key == "Enter" else alert.dismiss()
             return
         base = {
-            "key": "Enter" if key == "Enter" else (key if len(key) == 1 else key),
+            "key": " " if key == "Space" else key,  # the DOM's KeyboardEvent.key
             "windowsVirtualKeyCode": code,
             "code": key if len(key) > 1 else f"Key{key.upper()}",
         }
