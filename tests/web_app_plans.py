@@ -299,7 +299,7 @@ WEB_APPS = {
         ),
         case(
             "F4",
-            "Amount 250000, rate 3.5 %, 30 years",
+            "Amount 250000, rate 3.5 %, 30 years: read the totals",
             "total paid $404,140.22, total interest $154,140.22",
             [*amount("250000"), *rate_keys(*["ArrowLeft"] * 6)],
             expect=["$404,140.22", "$154,140.22"],
@@ -409,7 +409,7 @@ WEB_APPS = {
         ),
         case(
             "F5",
-            "Focus 2 s, Start, wait 3 s",
+            "Focus 2 s, Start, wait 3 s, read the completed sessions",
             "Completed sessions: 1",
             [*focus("2"), ("click", "button:Start"), ("wait", 3)],
             expect=['"1"'],

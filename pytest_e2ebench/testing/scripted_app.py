@@ -79,6 +79,8 @@ def app_judge_script(tasks: dict[str, Sequence[dict]]) -> Callable[[dict], objec
     ``expect`` (texts), ``absent`` (texts it must not show), ``order`` (texts in this order).
     """
     by_text = {c["case"]: c for cases in tasks.values() for c in cases}
+    if len(by_text) != sum(len(cases) for cases in tasks.values()):
+        raise ValueError("two cases have the same text: the tester finds a plan by its case")
 
     def step(body: dict):
         messages = body["messages"]
