@@ -21,7 +21,9 @@ from collections.abc import Callable, Sequence
 
 from .scripted_llm import reply, tool_call
 
-_NODE = re.compile(r'^\s*\[(\d+)\] (\S+)(?: "(.*?)")?')
+# A name may hold quotes (``checkbox "Mark "Tea" as completed"``): it ends at the line's end or
+# before the node's properties (`` value='…'``, `` focused=True``).
+_NODE = re.compile(r'^\s*\[(\d+)\] (\S+)(?: "(.*?)"(?=$| [a-z]+=))?')
 
 
 def _text(message: dict) -> str:
