@@ -282,15 +282,20 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_
 """
 
 
+def make_command_app(tasks, server: str):
+    """The greeter, served by its own ``server.py`` (``launch = "command"``)."""
+    root = make_app_task(tasks, toml_extra='command = ["python3", "server.py", "{port}"]\n')
+    toml = (root / "task.toml").read_text().replace('launch = "static"', 'launch = "command"')
+    (root / "task.toml").write_text(toml)
+    tasks.write(root / "reference" / "server.py", server)
+
+
 @browser
 @pytest.mark.slow
 def test_an_app_that_serves_itself_is_started_with_its_command_on_the_harness_port(
     pytester, tasks, results, llm
 ):
-    root = make_app_task(tasks, toml_extra='command = ["python3", "server.py", "{port}"]\n')
-    toml = (root / "task.toml").read_text().replace('launch = "static"', 'launch = "command"')
-    (root / "task.toml").write_text(toml)
-    tasks.write(root / "reference" / "server.py", SERVER)
+    make_command_app(tasks, SERVER)
     scripted(llm)
     run(pytester, llm, "--e2e-agent=reference").assert_outcomes(passed=3)
     web = results()["tasks"][0]["web"]
@@ -374,3 +379,70 @@ def test_a_page_stuck_in_an_endless_loop_ends_its_case_as_uncertain_and_the_next
     assert record["app"]["sessions"] == 2  # a fresh browser after the stuck one
     failing = next(r for r in record["requirements"] if r["id"] == "F1")["failing"][0]
     assert "Indeterminate" in failing["message"] and "browser" in failing["message"]
+
+
+@browser
+@pytest.mark.slow
+def test_an_app_evaluation_is_recorded_and_replayed_offline_with_identical_verdicts(
+    pytester, tasks, results, llm
+):
+    # the mutant: its F2 fails, so the replay must reproduce a No as well as Yeses
+    make_app_task(tasks, script=SCRIPT.replace("n += 1;", "n += 0;"))
+    scripted(llm)
+    run(pytester, llm, "--e2e-agent=reference", "--e2e-llm-cache=record").assert_outcomes(
+        passed=2, failed=1
+    )
+    recorded = results()["tasks"][0]
+    calls = len(llm.requests)
+    roles = {r["messages"][0]["content"].split(".")[0] for r in llm.requests}
+    assert len(roles) == 3  # the case writer, the execution agent and JudgeLLM were all asked
+    llm.stop()
+    out = pytester.path / ".e2ebench"
+    assert len(list((out / "llm-cache").rglob("*.json"))) == calls
+    # drop the cached stages (cases, evaluation): the replay must do the evaluation again
+    shutil.rmtree(out / ".shared")
+    for stage in out.glob("reference/greeter/run-*/eval"):
+        shutil.rmtree(stage)
+    # no endpoint and no --e2e-model: the recorded answers are all the replay needs
+    replayed_run = pytester.runpytest_subprocess(
+        "--e2e-agent=reference",
+        "--e2e-llm-cache=replay",
+        "-o",
+        "e2ebench_model=",
+        "-p",
+        "no:cacheprovider",
+    )
+    replayed_run.assert_outcomes(passed=2, failed=1)
+    replayed = results()["tasks"][0]
+    assert replayed["metrics"]["sq"] == recorded["metrics"]["sq"] == pytest.approx(2 / 3)
+    verdicts = lambda r: [(v["id"], v["verdict"]) for v in r["app"]["verdicts"]]  # noqa: E731
+    assert verdicts(replayed) == verdicts(recorded)
+    assert [r["verdict"] for r in replayed["requirements"]] == [
+        r["verdict"] for r in recorded["requirements"]
+    ]
+    assert list((out / "reference/greeter").glob("run-1/eval/cases/F2-1.json"))
+
+
+KILLER = """import functools, http.server, os, signal, sys
+# Hostile: the app runs with the driver's uid, so it can signal the driver and the browser.
+os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but itself
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+"""
+
+
+@browser
+@pytest.mark.slow
+def test_a_command_app_that_kills_the_driver_and_the_browser_fails_and_is_no_harness_error(
+    pytester, tasks, results, llm
+):
+    # The app starts only after the browser, so killing them cannot pass for "the browser did
+    # not start" (an infrastructure error: no grade at all); the app is simply not executable.
+    make_command_app(tasks, KILLER)
+    scripted(llm)
+    result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(failed=3)
+    record = results()["tasks"][0]
+    assert record["status"] != "error"
+    assert record["metrics"]["executability"] == 0.0 and record["metrics"]["sq"] == 0.0
+    assert llm.requests == []  # not executable: no model asked

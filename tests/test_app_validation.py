@@ -190,3 +190,28 @@ def test_the_gui_judge_agrees_with_the_scenarios_on_reference_empty_and_mutant(t
         (3, 0.5, 0.5),
     }
     assert '"case_accuracy": 1.0' in capsys.readouterr().out
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_the_gui_judge_on_a_bundled_web_task_agrees_with_its_scenarios(tmp_path, capsys):
+    # loancalc: the reference, the empty project and a mutant whose upper limit is exclusive
+    # (its scenarios fail R6 only). The cases are tests/web_app_plans.py's, carried out in the
+    # real app by the scripted tester; the full six tasks: tests/validate_web_apps.py.
+    from validate_web_apps import run
+
+    args = ["-k", "loancalc", "--variant", "reference", "--variant", "empty"]
+    assert run([str(tmp_path), *args, "--variant", "upper-limit-exclusive"]) == 0
+    report = json.loads((tmp_path / "validation.json").read_text())
+    assert report["variants"] == 3
+    assert report["variants_by_task"]["loancalc"][2]["name"] == "upper-limit-exclusive"
+    sq = {p["run"]: p["sq"] for p in report["points"]}
+    assert sq[1] == 1.0 and sq[2] == 0.0
+    assert 0.8 < sq[3] < 1.0  # the case at the upper limit fails, the others pass
+    assert report["requirement_agreement"] == 1.0  # F6 fails exactly on the mutant
+    # a requirement's other cases still pass on the mutant: counted as disagreeing (per-case
+    # truth is the requirement's verdict, the only verdict the scenarios give)
+    assert report["case_accuracy"] > 0.9
+    assert report["pearson_r"] > 0.99
+    print(capsys.readouterr().out)

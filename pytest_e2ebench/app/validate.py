@@ -13,10 +13,10 @@ same reference and mutants). Then:
 * **requirement agreement** — per requirement, "all its cases Yes" against "all its scenarios
   pass".
 
-``python -m pytest_e2ebench.app.validate OUT [--tasks benchmark_tasks] [-k todolist] --
---e2e-model=M --e2e-llm-base-url=URL`` runs both gradings (each a pytest session of this
-plugin) and writes ``OUT/validation.json``; the project's tests run it against the scripted
-endpoint.
+``python -m pytest_e2ebench.app.validate OUT [--tasks benchmark_tasks] [-k todolist]
+[--variant reference ...] -- --e2e-model=M --e2e-llm-base-url=URL`` runs both gradings (each
+a pytest session of this plugin) and writes ``OUT/validation.json``; the project's tests run
+it against the scripted endpoint.
 """
 
 from __future__ import annotations
@@ -71,6 +71,29 @@ def variants(tasks: list, out: Path) -> dict[str, list[dict]]:
     return found
 
 
+def keep(found: dict[str, list[dict]], out: Path, names: list[str]) -> dict[str, list[dict]]:
+    """Only the variants called ``names`` (reference, empty, a mutant), renumbered from 1."""
+    known = {v["name"] for listing in found.values() for v in listing}
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise SystemExit(
+            f"e2ebench validate: --variant {', '.join(unknown)}: no such variant; use "
+            f"reference, empty or a mutant's name ({', '.join(sorted(known))})"
+        )
+    kept: dict[str, list[dict]] = {}
+    for task, listing in found.items():
+        chosen = [v for v in listing if v["name"] in names]
+        for v in listing:
+            if v not in chosen:
+                shutil.rmtree(out / task / f"run-{v['run']}")
+        kept[task] = []
+        for new, v in enumerate(chosen, 1):
+            if v["run"] != new:
+                shutil.move(out / task / f"run-{v['run']}", out / task / f"run-{new}")
+            kept[task].append({"run": new, "name": v["name"]})
+    return kept
+
+
 def pearson(xs: list[float], ys: list[float]) -> float | None:
     """Pearson's r; None when undefined (fewer than two points, or no variation)."""
     n = len(xs)
@@ -117,6 +140,9 @@ def compare(gherkin: list[dict], gui: list[dict]) -> dict:
     return {
         "variants": len(points),
         "cases": cases,
+        "cases_right": cases_right,
+        "requirements": reqs,
+        "requirements_right": req_right,
         "case_accuracy": cases_right / cases if cases else None,
         "requirement_agreement": req_right / reqs if reqs else None,
         "pearson_r": pearson([p["sq"] for p in points], [p["test_acc"] for p in points]),
@@ -147,10 +173,22 @@ def _session(tasks: Path, out: Path, runs: int, where: Path, extra: list[str]) -
     return json.loads(results.read_text())["tasks"]
 
 
-def validate(tasks: list, out: Path, extra: list[str]) -> dict:
-    """Grade every variant both ways and compare (see the module's docstring)."""
+def _workers(args: list[str]) -> list[str]:
+    """The xdist workers asked for the GUI judge (``-n 2``), for the Gherkin session too."""
+    for i, arg in enumerate(args):
+        if arg in ("-n", "--numprocesses") and i + 1 < len(args):
+            return [arg, args[i + 1]]
+        if arg.startswith(("-n", "--numprocesses=")) and arg not in ("-n", "--numprocesses"):
+            return [arg]
+    return []
+
+
+def validate(tasks: list, out: Path, extra: list[str], only: list[str] | None = None) -> dict:
+    """Grade every variant (or those named ``only``) both ways and compare (module docstring)."""
     out.mkdir(parents=True, exist_ok=True)
     found = variants(tasks, out / "variants")
+    if only:
+        found = keep(found, out / "variants", only)
     runs = max(len(v) for v in found.values())
     views = out / "app-tasks"
     for task in tasks:
@@ -158,7 +196,7 @@ def validate(tasks: list, out: Path, extra: list[str]) -> dict:
     web_dir = out / "web-tasks"
     for task in tasks:
         shutil.copytree(task.root, web_dir / task.id)
-    gherkin = _session(web_dir, out / "gherkin", runs, out, [])
+    gherkin = _session(web_dir, out / "gherkin", runs, out, _workers(extra))
     gui = _session(views, out / "gui", runs, out, extra)
     report = {**compare(gherkin, gui), "variants_by_task": found}
     (out / "validation.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -173,6 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="working folder; validation.json is written here")
     parser.add_argument("--tasks", type=Path, default=Path("benchmark_tasks"))
     parser.add_argument("-k", dest="only", action="append", default=[], help="a web task id")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="grade only this variant: reference, empty or a mutant's name (repeatable)",
+    )
     parser.epilog = (
         "Arguments after -- go to the GUI judge's pytest session (--e2e-model, "
         "--e2e-llm-base-url, --e2e-app-cases, -n 2, ...)."
@@ -185,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     tasks = [t for t in tasks if t.kind == "web" and (not args.only or t.id in args.only)]
     if not tasks:
         parser.error(f"no web tasks under {args.tasks}")
-    report = validate(tasks, args.out.resolve(), args.pytest_args)
+    report = validate(tasks, args.out.resolve(), args.pytest_args, args.variant)
     show = {k: report[k] for k in ("variants", "cases", "case_accuracy", "requirement_agreement")}
     print(json.dumps({**show, "pearson_r": report["pearson_r"]}, indent=2))
     print(f"details: {args.out / 'validation.json'}")

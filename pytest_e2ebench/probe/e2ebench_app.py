@@ -6,8 +6,8 @@ interpreter, ``PYTHONPATH`` set to this folder, and one end of a socket pair as 
 Chromium (:class:`e2ebench_web.Browser`), and then answers JSON-line commands on the socket:
 
 * ``launch`` -> the browser started (a failure is an infrastructure error);
-* ``start`` -> executability: did the app start and its first page load without an uncaught
-  script error or a blank body;
+* ``start`` -> starts the app (only now, after the browser) and its executability: did it
+  start and its first page load without an uncaught script error or a blank body;
 * ``reset`` -> a fresh page of the app with its origin's storage cleared;
 * ``observe`` -> the page's accessibility tree (CDP ``Accessibility.getFullAXTree``), numbered
   so actions can name a node, and a JPEG screenshot (base64);
@@ -159,7 +159,10 @@ class Driver:
 
     def __init__(self, spec: dict):
         self.spec = spec
-        self.app = App(spec)
+        # The app starts only after the browser (see :meth:`start`): a command app runs with
+        # this driver's uid and could kill it or the browser, which must never turn its grade
+        # into the harness's "the browser did not start".
+        self.app: App | None = None
         artifacts = Path(spec["artifacts"])
         artifacts.mkdir(parents=True, exist_ok=True)
         self.browser = Browser(artifacts, offline=not spec.get("network"))
@@ -177,6 +180,8 @@ class Driver:
 
     def start(self) -> dict:
         """Executability: the app starts, its page loads, no uncaught error, a non-blank body."""
+        if self.app is None:
+            self.app = App(self.spec)
         record: dict = {"url": self.app.url}
         if self.app.problem:
             return {**record, "executable": False, "errors": [self.app.problem]}
@@ -352,13 +357,13 @@ class Driver:
             raise ActionError(
                 f"unknown key {key!r}; use one of {', '.join(_KEYS)} or one character"
             )
-        text, code = _KEYS.get(key, (key, ord(key.upper())))
+        text, code = _KEYS[key] if key in _KEYS else (key, ord(key.upper()))
         with contextlib.suppress(Exception):  # an open dialog: Enter accepts, Escape dismisses
             alert = self.driver.switch_to.alert
             alert.accept() if key == "Enter" else alert.dismiss()
             return
         base = {
-            "key": "Enter" if key == "Enter" else (key if len(key) == 1 else key),
+            "key": " " if key == "Space" else key,  # the DOM's KeyboardEvent.key
             "windowsVirtualKeyCode": code,
             "code": key if len(key) > 1 else f"Key{key.upper()}",
         }
@@ -422,7 +427,8 @@ class Driver:
 
     def close(self) -> None:
         self.browser.quit()
-        self.app.close()
+        if self.app is not None:
+            self.app.close()
 
 
 def _watchdog(busy: list[float]) -> None:

@@ -21,7 +21,9 @@ from collections.abc import Callable, Sequence
 
 from .scripted_llm import reply, tool_call
 
-_NODE = re.compile(r'^\s*\[(\d+)\] (\S+)(?: "(.*?)")?')
+# A name may hold quotes (``checkbox "Mark "Tea" as completed"``): it ends at the line's end or
+# before the node's properties (`` value='…'``, `` focused=True``).
+_NODE = re.compile(r'^\s*\[(\d+)\] (\S+)(?: "(.*?)"(?=$| [a-z]+=))?')
 
 
 def _text(message: dict) -> str:
@@ -32,6 +34,8 @@ def _text(message: dict) -> str:
 
 
 _TEXT_ROLES = ("StaticText", "LabelText")
+# A target ``role:name`` names a node of that role (``textbox:Focus``, ``checkbox:Buy milk``).
+_ROLE = re.compile(r"^[A-Za-z]+:")
 
 
 def find_node(tree: str, name: str, role: str | None = None) -> int | None:
@@ -71,11 +75,14 @@ def app_judge_script(tasks: dict[str, Sequence[dict]]) -> Callable[[dict], objec
 
     Each case is ``{"feature", "case", "expected"}`` (what the case writer answers) plus its
     plan: ``steps`` (``(action, target, *value)``: ``click``/``read`` take a target name,
-    ``type`` and ``select`` a target and a value, ``key`` a key, ``wait`` seconds, ``scroll`` a
-    direction, ``navigate`` a path), and what the final page must show: ``expect`` (texts),
-    ``absent`` (texts it must not show), ``order`` (texts in this order).
+    ``type`` and ``select`` a target and a value (a target ``role:name`` also needs that
+    role), ``give_up`` a reason (the case ends as Uncertain), ``key`` a key, ``wait``
+    seconds, ``scroll`` a direction, ``navigate`` a path), and what the final page must show:
+    ``expect`` (texts), ``absent`` (texts it must not show), ``order`` (texts in this order).
     """
     by_text = {c["case"]: c for cases in tasks.values() for c in cases}
+    if len(by_text) != sum(len(cases) for cases in tasks.values()):
+        raise ValueError("two cases have the same text: the tester finds a plan by its case")
 
     def step(body: dict):
         messages = body["messages"]
@@ -106,8 +113,13 @@ def app_judge_script(tasks: dict[str, Sequence[dict]]) -> Callable[[dict], objec
         steps = plan.get("steps", [])
         if done < len(steps):
             action, *rest = steps[done]
+            if action == "give_up":  # the action set cannot do what the case needs
+                return tool_call("report", {"result": "Uncertain", "evidence": rest[0]})
             if action in ("click", "read", "type", "select"):
-                node = find_node(tree, rest[0])
+                role, _, name = (
+                    rest[0].rpartition(":") if _ROLE.match(rest[0]) else ("", "", rest[0])
+                )
+                node = find_node(tree, name, role or None)
                 if node is None:
                     evidence = f"no control named {rest[0]!r} on the page"
                     return tool_call("report", {"result": "Fail", "evidence": evidence})
