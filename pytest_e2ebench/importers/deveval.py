@@ -180,8 +180,16 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
     else:
         (root / "setup" / "requirements.txt").write_text("")
     scripts = sorted(examples.glob("*.py")) if examples.is_dir() else []
-    for script in scripts:
-        shutil.copy2(script, root / "setup" / "examples" / script.name)
+    if scripts:  # the scripts with the data files they read (examples/HDFCLIFE.csv)
+        shutil.copytree(
+            examples,
+            root / "setup" / "examples",
+            dirs_exist_ok=True,
+            # peer data: links are not followed, nor copied
+            ignore=lambda d, names: {
+                n for n in names if n == "__pycache__" or Path(d, n).is_symlink()
+            },
+        )
     report.examples = len(scripts)
     if not scripts:
         report.notes.append("no example-usage scripts (*.py): the task has no setup stage")

@@ -51,6 +51,9 @@ def dependencies(root: Path) -> tuple[list[str] | None, str]:
     return vet(declared, "pyproject.toml [project] dependencies"), "pyproject.toml"
 
 
+EXAMPLES_FOLDER = "examples"  # where the scripts sit in the repository they run from
+
+
 def grade(answer_root: Path, reference: Path, examples, work: Path, sandbox: Sandbox) -> dict:
     """Install the answer's dependencies with the reference on the path; run each example."""
     items = {p.stem: {"passed": False, "message": ""} for p in examples}
@@ -77,19 +80,29 @@ def grade(answer_root: Path, reference: Path, examples, work: Path, sandbox: San
     except InstallRefused as exc:
         first = str(exc).splitlines()[0]
         return _all_failed(items, f"{source} did not install: {first}", installed=False)
+    # As DevEval runs them: from the repository's root (a writable copy of the reference),
+    # with the examples folder (scripts and their data files) in its place.
+    run = work / "run"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(project, run, symlinks=True, dirs_exist_ok=True, ignore=ignore)
+    folder = examples[0].parent if examples else None
+    if folder is not None:
+        shutil.copytree(
+            folder, run / EXAMPLES_FOLDER, symlinks=True, dirs_exist_ok=True, ignore=ignore
+        )
     for script in examples:
         done = sandbox.run(
-            [str(python), str(script)],
-            cwd=work / "run",
+            [str(python), f"{EXAMPLES_FOLDER}/{script.name}"],
+            cwd=run,
             env={
                 "PATH": f"{python.parent}:/usr/bin:/bin",
-                "HOME": str(work / "run"),
+                "HOME": str(run),
                 "LANG": "C.UTF-8",
             },
             timeout=EXAMPLE_TIMEOUT,
             log=logs / f"example-{script.stem}.log",
-            writable=[work / "run"],
-            readable=[env, project, script.parent],
+            writable=[run],
+            readable=[env, project],
         )
         ok = done.returncode == 0 and not done.timed_out
         why = "timed out" if done.timed_out else f"exit status {done.returncode}"

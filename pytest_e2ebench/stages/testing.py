@@ -34,13 +34,24 @@ def test_modules(folder: Path) -> list[Path]:
     )
 
 
-def _reference_env(source: Path, shared: Path, sandbox: Sandbox) -> tuple[Path, Path]:
-    """A copy of ``source`` (the reference, or a mutant) and an environment with it installed.
+def _requires(task) -> tuple[str, ...]:
+    """What the task's tests need installed besides the tools: its test requirements and
+    pytest plugins (as the implementation stage installs them)."""
+    return (*task.test_requires, *task.settings.plugins)
+
+
+def _reference_env(source: Path, shared: Path, sandbox: Sandbox, task=None) -> tuple[Path, Path]:
+    """A copy of ``source`` (the reference, or a mutant) and an environment with it installed,
+    with the task's test requirements and plugins.
 
     Built once per content and kept under ``shared`` for every stage, agent and run: the test
     runs only read both (they are not among a run's writable folders).
     """
-    key = key_of("reference-env", tree_hash(source), venv.fingerprint())[:16]
+    requires = _requires(task) if task is not None else ()
+    python_version = task.settings.python if task is not None else None
+    key = key_of(
+        "reference-env", tree_hash(source), venv.fingerprint(), requires, python_version or ""
+    )[:16]
     where = shared / f"reference-env-{key}"
     with locked(where):
         if not (where / "complete").is_file():
@@ -48,7 +59,14 @@ def _reference_env(source: Path, shared: Path, sandbox: Sandbox) -> tuple[Path, 
                 remove(where / name)
             ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
             shutil.copytree(source, where / "project", ignore=ignore)
-            built = venv.build(where / "venv", where / "project", where / "logs", (), sandbox)
+            built = venv.build(
+                where / "venv",
+                where / "project",
+                where / "logs",
+                requires,
+                sandbox,
+                python=python_version,
+            )
             if not built.ok:
                 raise InfrastructureError(
                     "tests", f"the reference did not install ({where / 'logs'}): {built.reason}"
@@ -81,7 +99,7 @@ def grade(
             "metrics": _metrics(0.0, 0.0, 0.0 if task.mutants else None),
             "note": message,
         }
-    project, python = _reference_env(task.reference_dir, shared, sandbox)
+    project, python = _reference_env(task.reference_dir, shared, sandbox, task)
     suite = runner.run_suite(
         "oracle",
         tests=tests,
@@ -92,6 +110,8 @@ def grade(
         test_timeout=task.test_timeout,
         sandbox=sandbox,
         honeypots=False,
+        # the working directory, data, environment and plugins the task's tests run with
+        settings=task.settings,
     )
     results = suite["tests"] + [
         {"nodeid": e["nodeid"], "outcome": "error", "message": e.get("message", "")}
@@ -142,7 +162,7 @@ def _mutation(
     killed = []
     for index, mutant in enumerate(task.mutants):
         source = mutant_tools.apply(task.reference_dir, mutant, work / f"mutant-src-{index}")
-        project, python = _reference_env(source, shared, sandbox)
+        project, python = _reference_env(source, shared, sandbox, task)
         suite = runner.run_suite(
             f"mutant-{index}",
             tests=tests,
@@ -153,6 +173,7 @@ def _mutation(
             test_timeout=task.test_timeout,
             sandbox=sandbox,
             honeypots=False,
+            settings=task.settings,
         )
         outcomes = [t["outcome"] for t in suite["tests"]]
         if (
