@@ -3,8 +3,9 @@
 import re
 
 import pytest
-from selenium.common.exceptions import NoSuchElementException
+from selenium.common.exceptions import NoSuchElementException, WebDriverException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 def text_of(driver, element_id):
@@ -56,8 +57,12 @@ def test_history_lists_newest_first(submit, page, pv):
     submit("123.45", "10", "1")  # total 135.80
     submit("50", "20", "2")  # total 60.00
     driver = page("history_path")
-    items = driver.find_element(By.ID, pv("history_list_id")).find_elements(By.TAG_NAME, "li")
-    texts = [i.text for i in items]
+
+    def read(_driver):  # the list as the loaded page shows it (a node may go stale meanwhile)
+        items = _driver.find_element(By.ID, pv("history_list_id")).find_elements(By.TAG_NAME, "li")
+        return [i.text for i in items]
+
+    texts = WebDriverWait(driver, 10, ignored_exceptions=(WebDriverException,)).until(read)
     newer = next(n for n, t in enumerate(texts) if "60.00" in t)
     older = next(n for n, t in enumerate(texts) if "135.80" in t)
     assert newer < older
