@@ -95,6 +95,9 @@ def submit(page, pv):
         driver.find_element(By.NAME, pv("people_field")).submit()
         # submit() does not wait for the answer page: wait until the old page is gone
         WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page_before))
+        WebDriverWait(driver, 10).until(
+            lambda d: d.execute_script("return document.readyState") == "complete"
+        )
         return driver
 
     return go

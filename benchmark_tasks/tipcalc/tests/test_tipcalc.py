@@ -9,7 +9,17 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 
 def text_of(driver, element_id):
-    return driver.find_element(By.ID, element_id).text.strip()
+    """The element's text, read again while a node of the page being replaced goes stale."""
+
+    def read(_driver):
+        try:
+            return [_driver.find_element(By.ID, element_id).text.strip()]
+        except NoSuchElementException:
+            raise
+        except WebDriverException:
+            return None  # a node of the old document: the new one is not there yet
+
+    return WebDriverWait(driver, 10).until(read)[0]
 
 
 def amount(driver, element_id):
