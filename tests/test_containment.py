@@ -424,10 +424,12 @@ class Arena:
                 path.write_text(content)
         return out
 
-    def grade(self, *args: str, agents: tuple[str, ...] = ("dir:out",)) -> pytest.RunResult:
-        return self.pytester.runpytest(
-            *(f"--e2e-agent={a}" for a in agents), "--e2e-tasks=tasks", *TIMEOUT, *args
-        )
+    def grade(
+        self, *args: str, agents: tuple[str, ...] = ("dir:out",), subprocess: bool = False
+    ) -> pytest.RunResult:
+        # subprocess: a session of its own (a Ray driver starts one local cluster per process)
+        run = self.pytester.runpytest_subprocess if subprocess else self.pytester.runpytest
+        return run(*(f"--e2e-agent={a}" for a in agents), "--e2e-tasks=tasks", *TIMEOUT, *args)
 
     def results(self) -> dict:
         return json.loads(self.results_file.read_text())

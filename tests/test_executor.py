@@ -328,6 +328,6 @@ def test_containment_holds_when_the_pipeline_runs_in_a_ray_worker(arena, attack)
     inside whatever process executes the pipeline."""
     code = ROOT_ATTACKS[attack].replace("{TASKS}", str(arena.root / "tasks"))
     arena.submit(attack=code)
-    arena.grade(*RAY)
+    arena.grade(*RAY, subprocess=True)
     arena.assert_r1_fails()
     arena.check()
