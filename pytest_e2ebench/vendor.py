@@ -38,7 +38,7 @@ import urllib.parse
 from pathlib import Path, PurePosixPath
 
 from .errors import InfrastructureError
-from .source import _lock, cache_root
+from .source import _lock, cache_root, sha256_of
 
 ROUTE_PREFIX = "/__e2ebench__/vendor/"
 ROUTES_FILE = "routes.json"
@@ -298,14 +298,6 @@ def fetch(name: str, version: str) -> Path:
     return dest / "package"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _find(root: Path, wanted: str) -> str | None:
     """The package file a CDN path names: as given, under dist/, or the one with that tail."""
     wanted = wanted.lstrip("/")
@@ -408,7 +400,7 @@ def resolve(url: str, pins: dict[str, str] | None = None) -> Vendored | None:
             {
                 "name": want.name,
                 "version": version,
-                "files": {f: _sha256(root / f) for f in files},
+                "files": {f: sha256_of(root / f) for f in files},
             }
         )
         entries.append(f"{want.name}@{version}/{file}")
@@ -503,7 +495,7 @@ def materialize(vendored: list[Vendored], dest: Path) -> dict[str, str]:
                 raise InfrastructureError("vendor", str(exc)) from None
             for rel, digest in pkg["files"].items():
                 source = root / rel
-                if not source.is_file() or _sha256(source) != digest:
+                if not source.is_file() or sha256_of(source) != digest:
                     raise InfrastructureError(
                         "vendor",
                         f"{pkg['name']}@{pkg['version']}/{rel} in {root} does not match the "

@@ -21,9 +21,10 @@ from __future__ import annotations
 import functools
 import json
 import os
+import stat
 from pathlib import Path
 
-from ..intake import read_text
+from ..intake import read_text, walk
 from . import CHECKLIST_FILE, ProjectEvalSpec, parse_checklist
 from .masker import mask_python
 from .params import read_answers
@@ -118,9 +119,11 @@ def parameter_similarity(canonical: dict[str, str], values: dict[str, str]) -> f
 def python_sources(root: Path, *, masked: bool = False) -> list[str]:
     """The project's Python files (bounded reads, no link followed), optionally masked."""
     found: list[str] = []
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if len(found) >= MAX_FILES or any(p.startswith((".", "__pycache__")) for p in rel.parts):
+    # intake's walk: bounded in depth, sorted, never entering a link (the project is untrusted)
+    for rel, _fd, st in walk(root, skip=(".*", "__pycache__")):
+        if len(found) >= MAX_FILES:
+            break
+        if not rel.endswith(".py") or not stat.S_ISREG(st.st_mode):
             continue
         text = read_text(root, rel, MAX_FILE_BYTES)
         if text is None or not text.strip():
