@@ -11,11 +11,13 @@ import os
 from pathlib import Path
 
 from .intake import MAX_SOURCE_BYTES, read_text
+from .testindex import TEST_FILE_PATTERNS
 
 IGNORED_DIRS = frozenset(
     {"__pycache__", "build", "dist", "node_modules", "venv", ".venv", "env", ".tox", ".eggs"}
 )
-NON_CODE_FILES = ("test_*.py", "*_test.py", "conftest.py", "setup.py")  # test names first
+NON_TEST_NON_CODE = ("conftest.py", "setup.py")
+NON_CODE_FILES = (*TEST_FILE_PATTERNS, *NON_TEST_NON_CODE)
 TEST_DIRS = frozenset({"tests", "test"})
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 PYTHON_SUFFIXES = (".py",)
@@ -52,7 +54,7 @@ def is_code_file(
     """
     if rel.suffix not in suffixes or is_test_dir_path(rel):
         return False
-    patterns = NON_CODE_FILES[2:] if include_test_names else NON_CODE_FILES
+    patterns = NON_TEST_NON_CODE if include_test_names else NON_CODE_FILES
     return not any(fnmatch.fnmatch(rel.name, pat) for pat in patterns)
 
 

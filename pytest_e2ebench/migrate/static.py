@@ -348,11 +348,6 @@ def _module_expr(dotted: str) -> ast.expr:
     return expr
 
 
-def rewrite_module(source: str, mapper: Mapper) -> str:
-    """The test module ``source`` with its reference imports mapped onto the generated project."""
-    return rewrite(source, mapper)[0]
-
-
 def rewrite(source: str, mapper: Mapper) -> tuple[str, list[str]]:
     """``source`` migrated, and the reference names whose import or use it changed.
 
