@@ -9,7 +9,8 @@ parameters; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--ht
 results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks;
 ``e2ebench verify-import e2edev SRC TASKS`` compares the harness with E2EDev's Behave runner on
 the imported reference apps, ``e2ebench verify-import pytest TASKS`` with plain pytest on
-imported Python suites. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+imported Python suites; ``e2ebench model fetch|serve`` a small local model behind llama-server
+for the model test tier. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
+    from . import localmodel
+
+    modelling = commands.add_parser(
+        "model", help="a small local model and llama-server for the model test tier (cached)"
+    )
+    localmodel.add_arguments(modelling)
+    modelling.set_defaults(run=localmodel.run)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

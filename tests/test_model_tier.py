@@ -1,0 +1,183 @@
+"""The model tier: the harness against a real model on loopback (issue 19).
+
+Skipped unless ``--model`` (llama-server with the model of ``e2ebench model fetch``, started
+here) or ``E2EBENCH_MODEL_BASE_URL`` (and ``E2EBENCH_MODEL_NAME``) names a running server:
+``tox -e model``. Run without xdist (``-p no:xdist``): one server, one model in memory.
+
+These tests assert what the harness does with whatever a real model sends (the session
+completes, the run is recorded with tokens, steps and cost, every requirement gets a
+verdict, a replay needs no server), never the model's quality.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from test_llm_agents import ini
+
+pytestmark = [pytest.mark.model, pytest.mark.timeout(3600)]  # the first fetch builds a server
+PRICE = "0.1 0.4"  # a made-up price per million tokens, so that cost is recorded
+MAX_TOKENS = 256  # per answer, on the server's side: keeps a step to ~20 s on 2 cores
+
+
+@pytest.fixture(scope="session")
+def local_model():
+    """(base URL, model name) of the real model's OpenAI-compatible endpoint."""
+    url = os.environ.get("E2EBENCH_MODEL_BASE_URL")
+    if url:
+        yield url, os.environ.get("E2EBENCH_MODEL_NAME", "local-model")
+        return
+    from pytest_e2ebench import localmodel
+
+    with localmodel.serve(max_tokens=MAX_TOKENS) as server:
+        yield server.base_url, server.model
+
+
+@pytest.fixture
+def model_ini(pytester, local_model):
+    url, name = local_model
+
+    def write(**extra: str) -> None:
+        ini(
+            pytester,
+            e2ebench_model=name,
+            e2ebench_llm_base_url=url,
+            e2ebench_prices=f"{name} {PRICE}",
+            e2ebench_model_params=f"{name} 2.7e8",
+            e2ebench_context_tokens="8192",
+            e2ebench_llm_retries="1",
+            **extra,
+        )
+
+    return write
+
+
+def finished(result, results) -> dict:
+    """The run's record, after checking the session ended with a verdict per requirement."""
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", 0) == 0, result.stdout.str()[-3000:]
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 3
+    run = results()["tasks"][0]
+    assert run.get("error") is None
+    return run
+
+
+def trajectory(pytester) -> list[dict]:
+    paths = list((pytester.path / ".e2ebench").rglob("trajectory.jsonl"))
+    assert len(paths) == 1, paths
+    return [json.loads(line) for line in paths[0].read_text().splitlines()]
+
+
+def test_plain_completion(local_model):
+    from pytest_e2ebench.llm.accounting import Pricing
+    from pytest_e2ebench.llm.client import OpenAIChat
+
+    url, name = local_model
+    pricing = Pricing(prices={name: (0.1, 0.4)})
+    chat = OpenAIChat(model=name, base_url=url, api_key=None, pricing=pricing, max_retries=1)
+    answer = chat.complete([{"role": "user", "content": "Write a Python function add(a, b)."}])
+    assert answer.prompt_tokens > 0 and answer.completion_tokens > 0
+    assert answer.finish_reason in ("stop", "length")
+    expected = (answer.prompt_tokens * 0.1 + answer.completion_tokens * 0.4) / 1e6
+    assert answer.cost_usd == pytest.approx(expected)
+
+
+def test_one_tool_calling_turn_is_a_step_with_tools_or_feedback(
+    pytester, tasks, results, model_ini
+):
+    tasks.make()
+    model_ini(e2ebench_max_steps="1")
+    result = pytester.runpytest("--e2e-agent=sdagent-single")
+    run = finished(result, results)
+    assert run["metrics"]["steps"] == 1
+    (step,) = trajectory(pytester)
+    assert step["completion"]["prompt_tokens"] > 0
+    # whatever the model sent became tool calls (native or written as text) or feedback
+    assert isinstance(step["observations"], list)
+
+
+CREATE = {"name": "create", "arguments": {"path": "calc/__init__.py", "content": "x = 1\n"}}
+
+
+def test_a_tool_call_the_real_model_writes_as_text_is_executed(tmp_path, local_model):
+    """Gemma 3 270M, a base model, repeats a short user message under its chat template: given
+    the engineer's system prompt and only a ``<tool_call>`` block, it answers with that call as text and ``tool_calls:
+    null``. One agent step of the harness (the tools sandboxed as in a run) must run it like a
+    native call and hand the result back."""
+    from pytest_e2ebench.agents.sdagent import BASE, ROLES
+    from pytest_e2ebench.agents.tools import Toolbox
+    from pytest_e2ebench.llm.accounting import Pricing
+    from pytest_e2ebench.llm.client import OpenAIChat
+
+    url, name = local_model
+    chat = OpenAIChat(
+        model=name, base_url=url, api_key=None, pricing=Pricing(), temperature=0, max_retries=1
+    )
+    work = tmp_path / "repo"
+    work.mkdir()
+    box = Toolbox(work, {"PATH": os.environ["PATH"]}, tmp_path, command_timeout=30)
+    system = BASE.format(delivery="Deliver a Python package.", tooling="")
+    messages = [
+        {"role": "system", "content": f"{system}\n\n{ROLES['engineer']}"},
+        {"role": "user", "content": f"<tool_call>{json.dumps(CREATE)}</tool_call>"},
+    ]
+    completion, observations = box.step(chat, messages, scope="model-tier")
+    assert completion.tool_calls == ()
+    assert "<tool_call>" in completion.content
+    assert observations and all(o.get("text") for o in observations)
+    assert observations[0]["name"] == "create"
+    assert (work / "calc" / "__init__.py").read_text() == "x = 1\n"
+    assert messages[-1]["role"] == "user"
+    assert messages[-1]["content"].startswith("[create result]")
+
+
+def test_short_vanilla_run_is_recorded(pytester, tasks, results, model_ini):
+    tasks.make()
+    model_ini()
+    run = finished(pytester.runpytest("--e2e-agent=vanilla"), results)
+    metrics = run["metrics"]
+    assert metrics["steps"] == 1
+    assert metrics["tokens_sent"] > 0 and metrics["tokens_generated"] > 0
+    assert metrics["cost_usd"] > 0
+
+
+def test_short_sdagent_single_run_is_recorded(pytester, tasks, results, model_ini):
+    tasks.make()
+    model_ini(e2ebench_max_steps="4")
+    run = finished(pytester.runpytest("--e2e-agent=sdagent-single"), results)
+    metrics = run["metrics"]
+    assert 1 <= metrics["steps"] <= 4
+    assert metrics["tokens_sent"] > 0 and metrics["cost_usd"] > 0
+    assert len(trajectory(pytester)) == metrics["steps"]
+
+
+def test_llm_judge_gives_a_verdict_per_requirement(pytester, tasks, results, model_ini):
+    tasks.make()
+    model_ini()
+    result = pytester.runpytest("--e2e-agent=reference", "--e2e-judge=both")
+    run = finished(result, results)
+    judged = run["llm_judge"]
+    assert set(judged["verdicts"]) == {"R1", "R2", "R3"}
+    assert judged["calls"] >= 1
+
+
+def test_recorded_session_replays_offline_with_identical_metrics(
+    pytester, tasks, results, model_ini
+):
+    tasks.make()
+    model_ini(e2ebench_max_steps="3")
+    args = ("--e2e-agent=sdagent-single",)
+    recorded = finished(pytester.runpytest(*args, "--e2e-llm-cache=record"), results)
+    # no endpoint at all: every answer must come from the recording
+    replayed_run = pytester.runpytest(
+        *args,
+        "--e2e-llm-cache=replay",
+        "--e2e-rerun",
+        "-o",
+        "e2ebench_llm_base_url=http://127.0.0.1:9/v1",
+    )
+    replayed = finished(replayed_run, results)
+    strip = lambda m: {k: v for k, v in m.items() if k != "duration_s"}  # noqa: E731
+    assert strip(replayed["metrics"]) == strip(recorded["metrics"])
