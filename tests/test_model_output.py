@@ -1,7 +1,8 @@
 """What real models emit (issue 19), through the scripted server and the real openai client:
 tool calls written as text, answers without calls, calls repeated, a refusal once the
 conversation is long, and the context policy. Outputs are shaped like what a local
-Qwen2.5-Coder model served by llama.cpp sent."""
+Qwen2.5-Coder model served by llama.cpp sent (issue 19's report), and one is what Gemma 3 270M
+sent here (tests/test_model_tier.py runs it live)."""
 
 from __future__ import annotations
 
@@ -148,6 +149,18 @@ def test_text_call_shapes():
     assert textcalls.parse('```json\n{"path": "a.py"}\n```', names) == []
     assert textcalls.parse("```python\nprint('hi')\n```", names) == []
     assert textcalls.parse(None, names) == []
+
+
+def test_gemma_echo_with_chat_template_tokens_cut_at_the_limit():
+    """Byte for byte what Gemma 3 270M (Q4_K_M, llama-server --jinja, temperature 0, -n 256)
+    sent when the engineer's prompt's user message was one ``<tool_call>`` block: the call
+    repeated between ChatML tokens of a template it was never trained on, ``tool_calls: null``,
+    ``finish_reason: "length"``, cut one character into the sixth copy."""
+    call = {"name": "create", "arguments": {"path": "calc/__init__.py", "content": "x = 1\n"}}
+    block = f"<tool_call>{json.dumps(call)}</tool_call>"
+    content = "<|im_end|>\n<|im_start|>user\n".join([block] * 5) + "<"
+    found = textcalls.parse(content, TOOL_NAMES)
+    assert found == [("create", json.dumps(call["arguments"]))] * 5
 
 
 def test_fit_context_drops_oldest_tool_outputs_first():
