@@ -50,7 +50,9 @@ class TaskFile(pytest.File):
         task = load_task(self.path.parent)
         settings = self.config.stash[SETTINGS]
         if settings.level is not None and task.projecteval is not None:
-            task = dataclasses.replace(task, level=settings.level)  # ProjectEval (#17)
+            # ProjectEval (#17); its cascade starts before level 3 (level 3 is direct)
+            cascade = settings.projecteval_mode == "cascade" and settings.level < 3
+            task = dataclasses.replace(task, level=settings.level, cascade=cascade)
         refs = StageReferences(task.root)
         if any(s != IMPLEMENT for s in settings.stages) and refs.problems():
             raise TaskError(str(task.root), refs.problems())
@@ -66,6 +68,8 @@ class TaskFile(pytest.File):
                         item.extra_keyword_matches.add(stage)
                         if task.level is not None:
                             item.extra_keyword_matches.add(f"level{task.level}")
+                        if task.cascade:
+                            item.extra_keyword_matches.add("cascade")
                         yield item
 
     def _stage_items(self, task: Task, refs: StageReferences, agent: Agent, run: int, stage: str):
