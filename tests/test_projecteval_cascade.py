@@ -191,3 +191,51 @@ def test_vanilla_cascade_through_the_scripted_endpoint_resumes_after_an_outage(
     assert all(steps[s]["agent_run"]["steps"] == 1 for s in steps)
     assert record["metrics"]["steps"] == 3  # the run's cost is the whole cascade's
     assert steps["code"]["test_acc"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (None, "the agent wrote no checklist.json"),
+        ("[1, 2", "checklist.json is not valid JSON"),
+        ('{"page": "x"}', "checklist.json: must be a non-empty list of pages"),
+        ('[{"page": "x", "function": []}]', "field 'function' must be a non-empty list"),
+    ],
+)
+def test_an_unusable_checklist_says_why(tmp_path, content, why):
+    from pytest_e2ebench.projecteval.cascade import read_checklist
+
+    if content is not None:
+        (tmp_path / "checklist.json").write_text(content)
+    items, raw, reason = read_checklist(tmp_path)
+    assert items is None and raw is None and why in reason
+
+
+def test_a_linked_checklist_is_not_followed(tmp_path):
+    from pytest_e2ebench.projecteval.cascade import read_checklist
+
+    (tmp_path / "checklist.json").symlink_to(GRADEBOOK / "checklist.json")
+    assert read_checklist(tmp_path)[2].startswith("the agent wrote no checklist.json")
+
+
+def test_the_runs_cost_is_the_whole_cascades_and_the_line_names_each_step():
+    from pytest_e2ebench.projecteval.cascade import Cascade
+    from pytest_e2ebench.projecteval.report import cascade_line
+
+    step = {"step": "checklist", "status": "ok", "similarity": 0.25, "notes": []}
+    step["agent_run"] = {"tokens_sent": 10, "cost_usd": None, "duration_s": 1.5}
+    cascade = Cascade(task=None, steps=[step])
+    total = cascade.total({"tokens_sent": 5, "cost_usd": None, "duration_s": 2.0, "note": "n"})
+    assert total == {**total, "tokens_sent": 15, "cost_usd": None, "duration_s": 3.5, "note": "n"}
+    record = {"agent": "a", "task": "t", "level": 1, "run": 2, "metrics": {"test_acc": 0.5}}
+    record["projecteval"] = {"cascade": cascade.summary(record, {"tokens_sent": 5})}
+    assert cascade_line(record) == (
+        "cascade a/t/level-1/run-2: checklist similarity 0.250 -> code tests 50.0 %"
+    )
+    ended = Cascade(
+        task=None,
+        steps=[{**step, "status": "failed"}],
+        ended="the cascade ended at the checklist step: no file",
+    )
+    record["projecteval"] = {"cascade": ended.summary(record, {})}
+    assert cascade_line(record).endswith("code not run; ended at the checklist step: no file")
