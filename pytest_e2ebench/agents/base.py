@@ -56,6 +56,7 @@ class RunContext:
     # DevEval's lifecycle stages (docs/stages.md): which one this run is for, the stage's
     # instruction with the earlier stages' outputs as text (for LLM agents), and the folder
     # holding those outputs (for command-line agents). Empty for the implement stage.
+    # ProjectEval's cascade steps (``checklist``, ``skeleton``) come the same way (#17).
     stage: str = "implement"
     brief: str = ""
     inputs: Path | None = None
