@@ -166,6 +166,7 @@ def test_vanilla_cascade_through_the_scripted_endpoint_resumes_after_an_outage(
         "[pytest]\ne2ebench_tasks = tasks\ne2ebench_model = scripted\ne2ebench_llm_retries = 0\n"
     )
     args = ["--e2e-agent=vanilla", "--e2e-level=1", "--e2e-projecteval-mode=cascade"]
+    args.append("--e2e-llm-cache=record")
     checklist_answer = _files_answer({"checklist.json": json.dumps(CHECKLIST)})
     # the endpoint answers the checklist and skeleton steps, then goes away before the code
     with ScriptedLLM([reply(checklist_answer), reply(_files_answer(skeleton))]) as llm:
@@ -178,6 +179,11 @@ def test_vanilla_cascade_through_the_scripted_endpoint_resumes_after_an_outage(
     run_dir = pytester.path / ".e2ebench" / "vanilla" / "gradebook" / "level-1-cascade" / "run-1"
     manifests = {s: (run_dir / f"cascade-{s}" / "repo.json") for s in ("checklist", "skeleton")}
     written = {s: m.read_text() for s, m in manifests.items()}
+    # each step's conversation has its own tape in the LLM cache, named by agent and task
+    tapes = pytester.path / ".e2ebench" / "llm-cache"
+    for step in manifests:
+        scope = f"vanilla_gradebook_level-1-cascade_run-1_cascade-{step}_vanilla"
+        assert (tapes / scope / "00000.json").is_file(), sorted(p.name for p in tapes.iterdir())
     # a new session resumes: the finished steps are not asked again
     with ScriptedLLM([reply(_files_answer(code))]) as llm:
         result = pytester.runpytest_subprocess(*args, f"--e2e-llm-base-url={llm.base_url}")

@@ -60,6 +60,9 @@ class RunContext:
     stage: str = "implement"
     brief: str = ""
     inputs: Path | None = None
+    # the conversations' name in the LLM cache when the last three parts of run_dir do not
+    # name the run (ProjectEval's cascade steps: agent, task, level and step)
+    scope_name: str = ""
 
     @property
     def artifacts(self) -> Path:
@@ -71,6 +74,8 @@ class RunContext:
     @property
     def scope(self) -> str:
         """``<agent>/<task>/run-<n>``: names this run's conversations in the LLM cache."""
+        if self.scope_name:
+            return self.scope_name
         parts = self.run_dir.parts
         return "/".join(parts[-3:])
 

@@ -194,7 +194,11 @@ def _step(evaluator, task, agent, run: int, run_dir: Path, step: str, inputs: di
     for name, text in inputs.items():
         (given / name).write_text(text, encoding="utf-8")
     evaluator._stage_now = f"cascade-{step}"
-    data = generate_stage(evaluator, task, agent, run, step_dir, step, INSTRUCTIONS[step], given)
+    # the LLM cache's tape of the step: agent/task/level-N-cascade/run-n/cascade-<step>
+    scope = step_dir.relative_to(evaluator.settings.out).as_posix()
+    data = generate_stage(
+        evaluator, task, agent, run, step_dir, step, INSTRUCTIONS[step], given, scope
+    )
     graded = evaluator._stage(
         step_dir,
         "grade",

@@ -90,13 +90,22 @@ def brief(stage: str, inputs: Path) -> str:
 
 
 def generate_stage(
-    evaluator, task, agent, run: int, stage_dir: Path, stage: str, text: str, inputs: Path
+    evaluator,
+    task,
+    agent,
+    run: int,
+    stage_dir: Path,
+    stage: str,
+    text: str,
+    inputs: Path,
+    scope: str = "",
 ) -> dict:
     """The agent's output of ``stage`` in ``stage_dir/repo``: cached, or generated now.
 
     ``text`` is the stage's instruction (``ctx.brief``) and ``inputs`` the folder the stage is
     given; both, the agent, ``task.requirements_text`` and the run are the cache key. Also
-    the steps of ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here.
+    the steps of ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here;
+    ``scope`` names their conversations in the LLM cache (``ctx.scope``).
     """
     from ..pipeline import take_in
 
@@ -123,6 +132,7 @@ def generate_stage(
             stage=stage,
             brief=text,
             inputs=inputs,
+            scope_name=scope,
         )
         try:
             outcome = agent.generate(task, run, workspace, ctx)
