@@ -43,14 +43,22 @@ def run_scope(nodeid: str) -> str | None:
     return match[1] if match else None
 
 
+def at_level(task: Task, settings) -> Task:
+    """``task`` at the session's ProjectEval level and mode (#17; unchanged for other tasks)."""
+    if settings.level is None or task.projecteval is None:
+        return task
+    # ProjectEval's cascade starts before the code at level 1 or 2 (level 3 is direct)
+    cascade = settings.projecteval_mode == "cascade" and settings.level < 3
+    return dataclasses.replace(task, level=settings.level, cascade=cascade)
+
+
 class TaskFile(pytest.File):
     """A ``task.toml``: validates the task and yields its requirement items."""
 
     def collect(self) -> Iterator[RequirementItem | StageItem]:
         task = load_task(self.path.parent)
         settings = self.config.stash[SETTINGS]
-        if settings.level is not None and task.projecteval is not None:
-            task = dataclasses.replace(task, level=settings.level)  # ProjectEval (#17)
+        task = at_level(task, settings)
         refs = StageReferences(task.root)
         if any(s != IMPLEMENT for s in settings.stages) and refs.problems():
             raise TaskError(str(task.root), refs.problems())
@@ -66,6 +74,8 @@ class TaskFile(pytest.File):
                         item.extra_keyword_matches.add(stage)
                         if task.level is not None:
                             item.extra_keyword_matches.add(f"level{task.level}")
+                        if task.cascade:
+                            item.extra_keyword_matches.add("cascade")
                         yield item
 
     def _stage_items(self, task: Task, refs: StageReferences, agent: Agent, run: int, stage: str):

@@ -129,11 +129,14 @@ def run_pipeline(
 
     Never raises for a run's own failure: Ray retries only what it sees as a lost worker.
     """
+    from .collect import at_level
+    from .stash import SETTINGS
     from .task import load_task
 
     config = _worker_config(session)
     evaluator = config.stash[EVALUATOR]
-    task = load_task(Path(task_root))
+    # as collected: at the session's ProjectEval level and mode (#17)
+    task = at_level(load_task(Path(task_root)), config.stash[SETTINGS])
     agent = next(a for a in config.stash[AGENTS] if a.label == label)
     if selected is not None:
         evaluator.selected = {(task.id, label, run): set(selected)}

@@ -35,6 +35,7 @@ def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, 
 
 def addoption(parser: pytest.Parser) -> None:
     """Register the ``--e2e-*`` options and their ``e2ebench_*`` ini twins."""
+    from .projecteval import MODES as PROJECTEVAL_MODES
     from .sandbox import MODES as SANDBOX_MODES
     from .stages import MODES as STAGE_MODES
 
@@ -157,6 +158,14 @@ def addoption(parser: pytest.Parser) -> None:
             "ProjectEval input level for tasks with a [projecteval] table: 1 (one-paragraph "
             "prompt), 2 (+ checklist), 3 (+ code skeleton). Default: requirements.md.",
             {"metavar": "1|2|3"},
+        ),
+        (
+            "projecteval-mode",
+            "direct",
+            "ProjectEval mode at --e2e-level 1 or 2: direct (the agent goes from its level's "
+            "input to the code in one run) or cascade (checklist, then skeleton, then code, "
+            "each from its own previous output and each graded). Default direct.",
+            {"choices": PROJECTEVAL_MODES},
         ),
         (
             "html",
@@ -284,6 +293,7 @@ class Settings:
     ray_browsers: int = 1
     ray_retries: int = 2
     level: int | None = None  # --e2e-level (ProjectEval, issue #17)
+    projecteval_mode: str = "direct"  # --e2e-projecteval-mode: direct or cascade (#17)
 
     @property
     def active(self) -> bool:
@@ -410,6 +420,7 @@ def resolve(config: pytest.Config) -> Settings:
         ray_browsers=_number(config, None, "e2ebench_ray_browsers", "", int),
         ray_retries=_number(config, None, "e2ebench_ray_retries", "", int),
         level=_level(config),
+        projecteval_mode=_projecteval_mode(config),
     )
 
 
@@ -427,6 +438,20 @@ def _level(config: pytest.Config) -> int | None:
             "3 (prompt, checklist and code skeleton)"
         )
     return int(raw)
+
+
+def _projecteval_mode(config: pytest.Config) -> str:
+    """``--e2e-projecteval-mode``: ProjectEval's direct or cascade generation."""
+    from .projecteval import MODES
+
+    raw = config.option.e2e_projecteval_mode or str(config.getini("e2ebench_projecteval_mode"))
+    mode = raw.strip() or "direct"
+    if mode not in MODES:
+        raise pytest.UsageError(
+            f"{source(config, 'projecteval-mode')}={raw}: use direct (one run from the level's "
+            "input) or cascade (checklist, skeleton, then code)"
+        )
+    return mode
 
 
 def _app_cases(raw: str) -> tuple[int, int]:

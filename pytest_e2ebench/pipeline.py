@@ -88,7 +88,8 @@ class Evaluator:
     def run_dir(self, task: Task, agent: Agent, run: int) -> Path:
         """Where the stages of (task, agent, run) live (a ProjectEval level has its own)."""
         if task.level is not None:
-            return self.settings.out / agent.label / task.id / f"level-{task.level}" / f"run-{run}"
+            level = f"level-{task.level}" + ("-cascade" if task.cascade else "")
+            return self.settings.out / agent.label / task.id / level / f"run-{run}"
         return self.settings.out / agent.label / task.id / f"run-{run}"
 
     def evaluate(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> dict:
@@ -182,6 +183,15 @@ class Evaluator:
         self._stage_now = "agent"
         with locked(run_dir):
             remove(run_dir / ERROR_FILE)  # from an earlier session's failed attempt
+            cascade = None
+            if task.cascade:
+                from .projecteval.cascade import run_cascade
+
+                # ProjectEval's cascade (#17): checklist and skeleton steps, each graded; the
+                # code step below gets the agent's own checklist and skeleton
+                cascade = run_cascade(self, task, agent, run, run_dir)
+                task = cascade.task
+                self._stage_now = "agent"
             # 1. the agent writes the project
             stage = self._stage(
                 run_dir,
@@ -191,6 +201,7 @@ class Evaluator:
                 task.requirements_text,
                 run,
                 *((tree_hash(task.materials_dir),) if task.materials_dir is not None else ()),
+                *((cascade.key,) if cascade is not None else ()),
             )
             agent_data = stage.load()
             if agent_data is None:
@@ -202,10 +213,15 @@ class Evaluator:
                     from .projecteval.skeleton import write_skeleton
 
                     write_skeleton(task, workspace)  # ProjectEval level 3 (#17)
+                if cascade is not None:
+                    cascade.prepare(workspace, agent)  # the agent's own skeleton
                 start = time.monotonic()
                 ctx = RunContext(self.config, self.settings, run_dir, self.progress_for(run_dir))
                 try:
-                    outcome = agent.generate(task, run, workspace, ctx)
+                    if cascade is not None and cascade.ended:
+                        outcome = AgentOutcome(note=cascade.ended)  # graded as empty
+                    else:
+                        outcome = agent.generate(task, run, workspace, ctx)
                 finally:
                     ctx.progress({"done": True})
                 self._no_outage_since(start)
@@ -321,7 +337,7 @@ class Evaluator:
             agent,
             run,
             run_dir,
-            agent_data,
+            cascade.total(agent_data) if cascade is not None else agent_data,
             install,
             test_run,
             code,
@@ -333,6 +349,10 @@ class Evaluator:
         if projecteval is not None:
             record["level"] = task.level
             record["projecteval"] = projecteval
+        if cascade is not None:
+            record["projecteval_mode"] = "cascade"
+            projecteval["cascade"] = cascade.summary(record, agent_data)
+            record["notes"] += [f"{s['step']} step: {n}" for s in cascade.steps for n in s["notes"]]
         return record
 
     def _projecteval(self, task, run_dir, repo, repo_hash, migration) -> dict:
@@ -756,6 +776,8 @@ def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseExc
     stage = getattr(exc, "stage", "harness")
     kind = "harness" if isinstance(exc, RunFailed) else "infrastructure"
     level = {"level": task.level} if task.level is not None else {}  # ProjectEval (#17)
+    if task.cascade:
+        level["projecteval_mode"] = "cascade"
     return {
         **level,
         "schema": RECORD_SCHEMA,

@@ -78,6 +78,10 @@ class Task:
     projecteval: ProjectEvalSpec | None = None  # [projecteval]: levels and parameters (#17)
     browser: bool = False  # [tests] browser: the pytest tests drive Chromium themselves
     level: int | None = None  # --e2e-level: the ProjectEval input level the agent gets
+    # --e2e-projecteval-mode=cascade at level 1 or 2: checklist, skeleton, code (#17)
+    cascade: bool = False
+    # a cascade step's document for the agent in place of requirements_text (#17)
+    given: str | None = None
 
     @property
     def materials_dir(self) -> Path | None:
@@ -93,6 +97,8 @@ class Task:
     @property
     def requirements_text(self) -> str:
         """The requirements document, as given to agents (at its level, for ProjectEval)."""
+        if self.given is not None:
+            return self.given
         text = self.requirements_file.read_text(encoding="utf-8")
         if self.projecteval is None:
             return text

@@ -56,9 +56,13 @@ class RunContext:
     # DevEval's lifecycle stages (docs/stages.md): which one this run is for, the stage's
     # instruction with the earlier stages' outputs as text (for LLM agents), and the folder
     # holding those outputs (for command-line agents). Empty for the implement stage.
+    # ProjectEval's cascade steps (``checklist``, ``skeleton``) come the same way (#17).
     stage: str = "implement"
     brief: str = ""
     inputs: Path | None = None
+    # the conversations' name in the LLM cache when the last three parts of run_dir do not
+    # name the run (ProjectEval's cascade steps: agent, task, level and step)
+    scope_name: str = ""
 
     @property
     def artifacts(self) -> Path:
@@ -70,6 +74,8 @@ class RunContext:
     @property
     def scope(self) -> str:
         """``<agent>/<task>/run-<n>``: names this run's conversations in the LLM cache."""
+        if self.scope_name:
+            return self.scope_name
         parts = self.run_dir.parts
         return "/".join(parts[-3:])
 

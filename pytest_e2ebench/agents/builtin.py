@@ -26,6 +26,11 @@ class ReferenceAgent(Agent):
         return task.reference_hash
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        if task.projecteval is not None and ctx.stage in ("checklist", "skeleton"):
+            from ..projecteval.cascade import reference_step
+
+            reference_step(task, ctx.stage, workspace)  # ProjectEval's cascade (#17)
+            return AgentOutcome()
         if ctx.stage != "implement":
             from ..stages import reference_artefacts
 

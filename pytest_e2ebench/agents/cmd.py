@@ -4,7 +4,8 @@
 the workspace) and ``{workspace}`` the repository folder; the command runs with bash in the
 workspace. For a lifecycle stage other than implement (docs/stages.md), ``{stage}`` is its name
 (also in ``$E2EBENCH_STAGE``) and ``{inputs}`` a read-only folder with the earlier stages'
-outputs; the stage's instruction is in ``brief.md`` beside the requirements. Its exit status
+outputs; the stage's instruction is in ``brief.md`` beside the requirements (so for the steps
+of ProjectEval's cascade, docs/projecteval.md). Its exit status
 and duration are recorded; a non-zero exit is the agent's result, not an infrastructure error.
 """
 

@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 
 LEVELS = (1, 2, 3)
+MODES = ("direct", "cascade")  # --e2e-projecteval-mode (cascade: :mod:`.cascade`)
 SECTION = "projecteval"
 LEVEL1_FILE = "level1.md"
 CHECKLIST_FILE = "checklist.json"
@@ -272,14 +273,24 @@ def parameters_brief(spec: ProjectEvalSpec) -> str:
     return "\n".join(lines)
 
 
-def brief(spec: ProjectEvalSpec, level: int | None, requirements: str, skeleton: list[str]) -> str:
-    """The document the agent gets at ``level`` (None: requirements.md as usual)."""
+def brief(
+    spec: ProjectEvalSpec,
+    level: int | None,
+    requirements: str,
+    skeleton: list[str],
+    checklist: tuple[ChecklistItem, ...] | None = None,
+) -> str:
+    """The document the agent gets at ``level`` (None: requirements.md as usual).
+
+    ``checklist`` replaces the task's (a cascade gives the agent its own).
+    """
     if level is None:
         parts = [requirements.rstrip()]
     else:
         parts = [f"# Project\n\n{spec.level1}"]
         if level >= 2:
-            parts.append(f"## Checklist\n\n{render_checklist(spec.checklist)}")
+            items = spec.checklist if checklist is None else checklist
+            parts.append(f"## Checklist\n\n{render_checklist(items)}")
         if level >= 3:
             files = "\n".join(f"- `{p}`" for p in skeleton)
             parts.append(

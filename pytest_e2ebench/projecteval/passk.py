@@ -39,9 +39,10 @@ def summarize_passk(records: list[dict]) -> dict:
         if "projecteval" not in record or record.get("status") != "ok":
             continue
         level = record.get("level")
-        groups[f"{record['agent']}@" + (f"level-{level}" if level else "requirements.md")].append(
-            record
-        )
+        name = f"level-{level}" if level else "requirements.md"
+        if record.get("projecteval_mode") == "cascade":
+            name += "-cascade"  # ProjectEval reports its cascade apart from direct
+        groups[f"{record['agent']}@{name}"].append(record)
     out: dict[str, dict] = {}
     for key, mine in sorted(groups.items()):
         by_task: dict[str, list[dict]] = defaultdict(list)

@@ -27,7 +27,8 @@ def write_projecteval(tr, document: dict) -> None:
             [
                 record["task"],
                 record["agent"],
-                str(record.get("level") or "-"),
+                str(record.get("level") or "-")
+                + ("-cascade" if record.get("projecteval_mode") == "cascade" else ""),
                 str(record["run"]),
                 *(_cell(similarity.get(name)) for name in INDICATORS),
             ]
@@ -38,6 +39,10 @@ def write_projecteval(tr, document: dict) -> None:
     _write_table(tr, ["task", "agent", "level", "run", *INDICATORS], [rows], left=2)
     for note in sorted(notes):
         tr.write_line(f"similarity: {note}", yellow=True)
+    for record in document.get("tasks", []):
+        line = cascade_line(record)
+        if line:
+            tr.write_line(line, red=" ended at " in line)
     for key, stats in (document.get("projecteval") or {}).get("pass_at_k", {}).items():
         averaged = stats.get("projecteval_pass_at_rounds_averaged")
         unbiased = stats.get("pass_at_k_unbiased_requirements") or {}
@@ -46,3 +51,27 @@ def write_projecteval(tr, document: dict) -> None:
             f"{key}: ProjectEval Pass@{stats['runs']} (averaged over rounds) "
             f"{_cell(averaged)}; unbiased per requirement: {estimator or '-'}"
         )
+
+
+def cascade_line(record: dict) -> str | None:
+    """One line per cascade run: each step's score, and where the cascade ended if it did."""
+    found = (record.get("projecteval") or {}).get("cascade")
+    if not found:
+        return None
+    parts = []
+    for step in found["steps"]:
+        if step["step"] == "code":
+            acc = step.get("test_acc")
+            score = "not run" if step["status"] == "not run" else f"tests {_percent(acc)}"
+        else:
+            score = f"similarity {_cell(step.get('similarity'))}"
+        parts.append(f"{step['step']} {score}")
+    where = f"{record['agent']}/{record['task']}/level-{record.get('level')}/run-{record['run']}"
+    text = f"cascade {where}: " + " -> ".join(parts)
+    if found.get("ended"):
+        text += f"; ended at {found['ended'].removeprefix('the cascade ended at ')}"
+    return text
+
+
+def _percent(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f} %"

@@ -83,6 +83,8 @@ def checklist_similarity(reference: list[str], answer: list[str]) -> float:
     """Embedding cosine matrix of two checklists' sentences, matched one-to-one."""
     if not reference or not answer:
         return 0.0
+    if sorted(reference) == sorted(answer):
+        return 1.0  # the same sentences in any order: the assignment matches each to itself
     model = _encoder()
     a = model.encode(reference, normalize_embeddings=True, show_progress_bar=False)
     b = model.encode(answer, normalize_embeddings=True, show_progress_bar=False)

@@ -37,6 +37,7 @@ _RUN_KEYS = (
     "notes",
     "selection",
     "level",
+    "projecteval_mode",
     "projecteval",
     "task_meta",
     "dir",
@@ -46,8 +47,14 @@ _RUN_KEYS = (
 def run_key(record: dict) -> str:
     """``agent/task/run-N`` (``agent/task/level-L/run-N``): how results.json names one run."""
     if record.get("level") is not None:  # a ProjectEval level is a run of its own (#17)
-        return f"{record['agent']}/{record['task']}/level-{record['level']}/run-{record['run']}"
+        level = f"level-{record['level']}" + _cascade(record)
+        return f"{record['agent']}/{record['task']}/{level}/run-{record['run']}"
     return f"{record['agent']}/{record['task']}/run-{record['run']}"
+
+
+def _cascade(record: dict) -> str:
+    """``-cascade`` for a run of ProjectEval's cascade mode (its own run, beside direct)."""
+    return "-cascade" if record.get("projecteval_mode") == "cascade" else ""
 
 
 def build(

@@ -89,9 +89,73 @@ def brief(stage: str, inputs: Path) -> str:
     return "\n\n".join(parts)
 
 
+def generate_stage(
+    evaluator,
+    task,
+    agent,
+    run: int,
+    stage_dir: Path,
+    stage: str,
+    text: str,
+    inputs: Path,
+    scope: str = "",
+) -> dict:
+    """The agent's output of ``stage`` in ``stage_dir/repo``: cached, or generated now.
+
+    ``text`` is the stage's instruction (``ctx.brief``) and ``inputs`` the folder the stage is
+    given; both, the agent, ``task.requirements_text`` and the run are the cache key. Also
+    the steps of ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here;
+    ``scope`` names their conversations in the LLM cache (``ctx.scope``).
+    """
+    from ..pipeline import take_in
+
+    settings = evaluator.settings
+    cached = evaluator._stage(
+        stage_dir,
+        "repo",
+        agent.spec,
+        agent.cache_key(task, run),
+        task.requirements_text,
+        stage,
+        tree_hash(inputs),
+        run,
+    )
+    agent_data = cached.load()
+    if agent_data is None:
+        workspace = cached.reset()
+        start = time.monotonic()
+        ctx = RunContext(
+            evaluator.config,
+            settings,
+            stage_dir,
+            evaluator.progress_for(stage_dir),
+            stage=stage,
+            brief=text,
+            inputs=inputs,
+            scope_name=scope,
+        )
+        try:
+            outcome = agent.generate(task, run, workspace, ctx)
+        finally:
+            ctx.progress({"done": True})
+        evaluator._no_outage_since(start)  # an endpoint that went away is not the agent's
+        data = outcome.to_dict()
+        earlier_intake = data["details"].pop("intake", None)
+        intake = take_in(workspace, IntakeLimits(), earlier_intake)
+        agent_data = cached.commit(
+            {
+                **data,
+                "duration_s": round(time.monotonic() - start, 3),
+                "intake": intake.to_dict(),
+                "repo_hash": tree_hash(workspace),
+            }
+        )
+    return agent_data
+
+
 def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
     """The stage record of (task, agent, run, stage); see docs/stages.md."""
-    from ..pipeline import intake_notes, take_in
+    from ..pipeline import intake_notes
 
     settings = evaluator.settings
     sandbox = evaluator.config.stash[SANDBOX]
@@ -108,45 +172,8 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
         shutil.rmtree(inputs, ignore_errors=True)
         stage_inputs(task, agent_run_dir, stage, settings.stage_mode, inputs)
         text = brief(stage, inputs)
-        cached = evaluator._stage(
-            stage_dir,
-            "repo",
-            agent.spec,
-            agent.cache_key(task, run),
-            task.requirements_text,
-            stage,
-            tree_hash(inputs),
-            run,
-        )
-        agent_data = cached.load()
-        if agent_data is None:
-            workspace = cached.reset()
-            start = time.monotonic()
-            ctx = RunContext(
-                evaluator.config,
-                settings,
-                stage_dir,
-                evaluator.progress_for(stage_dir),
-                stage=stage,
-                brief=text,
-                inputs=inputs,
-            )
-            try:
-                outcome = agent.generate(task, run, workspace, ctx)
-            finally:
-                ctx.progress({"done": True})
-            data = outcome.to_dict()
-            earlier_intake = data["details"].pop("intake", None)
-            intake = take_in(workspace, IntakeLimits(), earlier_intake)
-            agent_data = cached.commit(
-                {
-                    **data,
-                    "duration_s": round(time.monotonic() - start, 3),
-                    "intake": intake.to_dict(),
-                    "repo_hash": tree_hash(workspace),
-                }
-            )
-        repo = cached.dir
+        agent_data = generate_stage(evaluator, task, agent, run, stage_dir, stage, text, inputs)
+        repo = stage_dir / "repo"
         graded = evaluator._stage(
             stage_dir,
             "grade",
