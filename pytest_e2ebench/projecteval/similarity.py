@@ -95,6 +95,8 @@ def code_similarity(reference: list[str], answer: list[str]) -> float:
     """CodeBLEU matrix of two sets of Python sources, matched one-to-one."""
     if not reference or not answer:
         return 0.0
+    if sorted(reference) == sorted(answer):
+        return 1.0  # the same sources in any order: the assignment matches each to itself
     (codebleu,) = _require("codebleu")
     matrix = [
         [
