@@ -17,15 +17,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .cache import remove
+from .runs import RunKey, folder_key
 
 WRITE_EVERY = 1.0
 SHOW_EVERY = 10.0
 
 
-def progress_file(out: Path, run_dir: Path) -> Path:
-    """Where the run in ``run_dir`` reports its progress."""
-    agent, task, run = run_dir.parts[-3:]
-    return out / "progress" / f"{agent}--{task}--{run}.json"
+def progress_file(out: Path, run: RunKey | Path) -> Path:
+    """Where the run ``run`` (its key, or its folder) reports its progress."""
+    key = run if isinstance(run, RunKey) else folder_key(out, run)
+    return out / "progress" / f"{key.slug}.json"
 
 
 def writer(

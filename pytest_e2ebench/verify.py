@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .errors import E2EBenchError
 from .intake import read_regular
+from .runs import folder_key
 from .task import find_task_dirs, load_task
 from .testconf import interpreter_home
 
@@ -57,7 +58,7 @@ def harness_verdicts(tasks: Path, out: Path, migrate: str = "none") -> dict[str,
         extended = data.get("extended") or {}
         verdicts = {e["nodeid"]: "error" for e in extended.get("collect_errors") or []}
         verdicts.update({t["nodeid"]: t.get("outcome", "?") for t in extended.get("tests", [])})
-        found[manifest.parent.parent.name] = verdicts
+        found[folder_key(out, manifest.parent).task] = verdicts
     return found
 
 

@@ -12,6 +12,7 @@ from .. import __version__
 from ..cache import write_json
 from ..errors import E2EBenchError
 from ..metrics import mean_std, summarize
+from ..runs import RunKey
 from ..stats import METHOD
 
 SCHEMA = "e2ebench-results/1"
@@ -45,9 +46,7 @@ _RUN_KEYS = (
 
 def run_key(record: dict) -> str:
     """``agent/task/run-N`` (``agent/task/level-L/run-N``): how results.json names one run."""
-    if record.get("level") is not None:  # a ProjectEval level is a run of its own (#17)
-        return f"{record['agent']}/{record['task']}/level-{record['level']}/run-{record['run']}"
-    return f"{record['agent']}/{record['task']}/run-{record['run']}"
+    return RunKey.of_record(record).name  # a ProjectEval level is a run of its own (#17)
 
 
 def build(

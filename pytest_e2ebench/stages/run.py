@@ -7,15 +7,14 @@ agent is given: the earlier stages' outputs), ``repo/`` (what it wrote, after in
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from pathlib import Path
 
-from ..agents import RunContext
 from ..cache import file_hash, locked, tree_hash
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
 from ..mutants import MUTANTS_FILE
-from ..stash import SANDBOX
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
@@ -89,12 +88,12 @@ def brief(stage: str, inputs: Path) -> str:
     return "\n\n".join(parts)
 
 
-def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
-    """The stage record of (task, agent, run, stage); see docs/stages.md."""
+def evaluate(evaluator, ctx) -> dict:
+    """The stage record of the run ``ctx`` (a RunContext of a stage); see docs/stages.md."""
     from ..pipeline import intake_notes, take_in
 
-    settings = evaluator.settings
-    sandbox = evaluator.config.stash[SANDBOX]
+    task, agent, run, stage = ctx.task, ctx.agent, ctx.key.run, ctx.key.stage
+    settings = ctx.settings
     agent_run_dir = evaluator.run_dir(task, agent, run)
     if settings.stage_mode == "e2e":
         for before in earlier(stage):
@@ -102,7 +101,7 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
                 evaluator.evaluate(task, agent, run, before)  # its repo feeds this stage
             else:
                 evaluator.evaluate(task, agent, run)
-    stage_dir = agent_run_dir / f"stage-{stage}"
+    stage_dir = ctx.run_dir
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
         shutil.rmtree(inputs, ignore_errors=True)
@@ -122,15 +121,7 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
         if agent_data is None:
             workspace = cached.reset()
             start = time.monotonic()
-            ctx = RunContext(
-                evaluator.config,
-                settings,
-                stage_dir,
-                evaluator.progress_for(stage_dir),
-                stage=stage,
-                brief=text,
-                inputs=inputs,
-            )
+            ctx = dataclasses.replace(ctx, brief=text, inputs=inputs)
             try:
                 outcome = agent.generate(task, run, workspace, ctx)
             finally:
@@ -162,8 +153,8 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
         grade = graded.load()
         if grade is None:
             work = graded.reset()
-            scope = f"{agent.label}/{task.id}/run-{run}/{stage}"  # in the LLM cache
-            grade = graded.commit(_grade(evaluator, task, repo, stage, scope, work, sandbox))
+            scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
+            grade = graded.commit(_grade(evaluator, ctx, repo, scope, work))
     notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
     notes += intake_notes(agent_data.get("intake"))
     return {
@@ -186,7 +177,8 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
     }
 
 
-def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sandbox) -> dict:
+def _grade(evaluator, ctx, repo: Path, scope: str, work: Path) -> dict:
+    task, stage, sandbox = ctx.task, ctx.key.stage, ctx.sandbox
     if stage == "design":
         result = design.grade(repo, task.root, work / "parse", sandbox)
         baseline_root = task.root / DESIGN_DIR / "baseline"
@@ -197,6 +189,7 @@ def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sand
             answer=design.read_design(repo),
             baseline=baseline,
             scope=scope,
+            ctx=ctx,
         )
         if judged is not None:
             result["judge"] = judged
@@ -206,8 +199,8 @@ def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sand
         examples = StageReferences(task.root).examples
         return setup.grade(repo, task.reference_dir, examples, work, sandbox)
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
-    shared = evaluator.settings.out / ".shared"
-    return testing.grade(repo / folder, task, work, shared, sandbox, evaluator.settings.timeout)
+    shared = ctx.out / ".shared"
+    return testing.grade(repo / folder, task, work, shared, sandbox, ctx.settings.timeout)
 
 
 def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) -> dict:
