@@ -83,7 +83,8 @@ class Evaluator:
         """The progress callback of the run ``key`` (it prints in a plain session)."""
         reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
         show = reporter.live_line if reporter is not None and not reporter.distributed else None
-        return progress.writer(progress.progress_file(self.settings.out, key), show)
+        path = progress.progress_file(self.settings.out, key)
+        return progress.writer(path, show, key=key if isinstance(key, RunKey) else None)
 
     def run_dir(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> Path:
         """Where the stages of (task, agent, run) live (a ProjectEval level has its own)."""

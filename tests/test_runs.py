@@ -217,3 +217,25 @@ def test_an_agent_whose_label_is_no_folder_name_is_refused_at_start(pytester, ta
     result.stderr.fnmatch_lines(
         ["*--e2e-agent=nested: the agent's label 'team/agent' cannot be a folder name*safe_label*"]
     )
+
+
+def test_progress_names_a_run_by_its_key(tmp_path):
+    from pytest_e2ebench.progress import Monitor, progress_file, writer
+
+    out = tmp_path / "out"
+    keys = [RunKey("calc", "sdagent-dt", 2), RunKey("pe", "vanilla", 1, level=3)]
+    keys.append(RunKey("dev", "vanilla", 1, stage="design"))
+    for key in keys:
+        path = progress_file(out, key)
+        assert path == progress_file(out, run_folder(out, key))  # the folder names it too
+        writer(path, key=key)({"step": 1})
+    assert sorted(p.name for p in (out / "progress").iterdir()) == [
+        "sdagent-dt--calc--run-2.json",  # as earlier versions named it
+        "vanilla--dev--run-1--stage-design.json",
+        "vanilla--pe--level-3--run-1.json",
+    ]
+    assert sorted(Monitor(out / "progress", print).poll()) == [
+        "[e2ebench] sdagent-dt calc run-2: step 1",
+        "[e2ebench] vanilla dev run-1 stage-design: step 1",
+        "[e2ebench] vanilla pe level-3 run-1: step 1",
+    ]

@@ -67,7 +67,9 @@ def build(
     fresh = sorted(run_key(r) for r in ordered) if refreshed is None else sorted(refreshed)
     summary = summarize(ordered)
     for agent, stats in summary.items():
-        stats["refreshed_runs"] = sum(1 for key in fresh if key.split("/", 1)[0] == agent)
+        stats["refreshed_runs"] = sum(
+            1 for r in ordered if r["agent"] == agent and run_key(r) in fresh
+        )
     document = {
         "schema": SCHEMA,
         "generator": f"pytest-e2ebench {__version__}",
