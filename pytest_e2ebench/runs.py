@@ -182,6 +182,20 @@ def folder_key(out: PurePath, folder: PurePath) -> RunKey:
     return key
 
 
+def run_folders(out: Path, agent: str = "*") -> list[tuple[RunKey, Path]]:
+    """The runs found under ``out`` (of ``agent``'s label, or every agent's), with their
+    folders, stages included; folders that are not runs' are passed over."""
+    found = []
+    for pattern in (f"{RUN_PREFIX}*", f"{LEVEL_PREFIX}*/{RUN_PREFIX}*"):
+        for folder in out.glob(f"{agent}/*/{pattern}"):
+            for candidate in (folder, *folder.glob(f"{STAGE_PREFIX}*")):
+                try:
+                    found.append((folder_key(out, candidate), candidate))
+                except ValueError:
+                    continue
+    return sorted(found, key=lambda pair: str(pair[1]))
+
+
 @dataclasses.dataclass
 class RunContext:
     """Everything about one run the harness hands to its stages, agent, migrator and judge.

@@ -239,3 +239,25 @@ def test_progress_names_a_run_by_its_key(tmp_path):
         "[e2ebench] vanilla dev run-1 stage-design: step 1",
         "[e2ebench] vanilla pe level-3 run-1: step 1",
     ]
+
+
+def test_run_folders_finds_the_runs_of_an_out_folder(tmp_path):
+    from pytest_e2ebench.runs import run_folders
+
+    out = tmp_path / "out"
+    keys = [
+        RunKey("calc", "reference", 1),
+        RunKey("calc", "reference", 2, stage="design"),
+        RunKey("pe", "reference", 1, level=2),
+        RunKey("calc", "vanilla", 1),
+    ]
+    for key in keys:
+        run_folder(out, key).mkdir(parents=True)
+    for stray in ("progress/x", "reference/calc/run-1/repo", ".shared/web-venv-1", "llm-cache/a"):
+        (out / stray).mkdir(parents=True, exist_ok=True)
+    found = run_folders(out, "reference")
+    assert sorted(k.name for k, _ in found) == sorted(
+        [k.name for k in keys if k.agent == "reference"] + ["reference/calc/run-2"]
+    )
+    assert all(run_folder(out, key) == folder for key, folder in found)
+    assert len(run_folders(out)) == 5
