@@ -230,7 +230,7 @@ class StageItem(pytest.Item):
             self.record = evaluator.evaluate(*args)
         except (InfrastructureError, RunFailed) as exc:
             if evaluator.first_delivery(*args):
-                where = evaluator.run_dir(self.task, self.agent, self.run) / f"stage-{self.stage}"
+                where = evaluator.run_dir(*args)
                 self.user_properties.append(
                     (PROPERTY, json.dumps(error_stage_record(*args, where, exc)))
                 )

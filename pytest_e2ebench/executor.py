@@ -27,6 +27,7 @@ import pytest
 
 from .errors import InfrastructureError, RunFailed
 from .limits import Limits
+from .runs import RunKey
 from .stages import IMPLEMENT
 from .stash import AGENTS, EVALUATOR
 
@@ -122,10 +123,9 @@ def _worker_config(session: dict) -> pytest.Config:
     return config
 
 
-def run_pipeline(
-    session: dict, task_root: str, label: str, run: int, stages: list[str], selected
-) -> dict:
-    """The Ray task of one (task, agent, run): each stage's outcome as :func:`to_wire` data.
+def run_pipeline(session: dict, task_root: str, run_key: dict, stages: list[str], selected) -> dict:
+    """The Ray task of one run (``run_key``: a RunKey's ``to_dict``): each stage's outcome as
+    :func:`to_wire` data.
 
     Never raises for a run's own failure: Ray retries only what it sees as a lost worker.
     """
@@ -135,17 +135,18 @@ def run_pipeline(
 
     config = _worker_config(session)
     evaluator = config.stash[EVALUATOR]
-    # as collected: at the session's ProjectEval level and mode (#17)
+    run = RunKey.from_dict(run_key)
+    # as collected: at the session's ProjectEval level and mode (#17), which the key repeats
     task = at_level(load_task(Path(task_root)), config.stash[SETTINGS])
-    agent = next(a for a in config.stash[AGENTS] if a.label == label)
+    agent = next(a for a in config.stash[AGENTS] if a.label == run.agent)
     if selected is not None:
-        evaluator.selected = {(task.id, label, run): set(selected)}
+        evaluator.selected = {run: set(selected)}
     outcomes = {}
     for stage in stages:
-        key = (task.id, label, run, stage)
+        key = run.for_stage(stage)
         # e2e stage mode: an earlier stage may have been evaluated for this one already
         if key not in evaluator._done:
-            evaluator._done[key] = evaluator.outcome(task, agent, run, stage)
+            evaluator._done[key] = evaluator.outcome(task, agent, run.run, stage)
         outcomes[stage] = to_wire(evaluator._done[key])
     return outcomes
 
@@ -157,8 +158,8 @@ class RayExecutor:
         self.config = config
         self.settings = settings
         self.ray = import_ray()
-        self._refs: dict[tuple[str, str, int], object] = {}
-        self._outcomes: dict[tuple[str, str, int], dict] = {}
+        self._refs: dict[RunKey, object] = {}
+        self._outcomes: dict[RunKey, dict] = {}
         self._remote = None
         self._unavailable: str | None = None  # why the cluster could not be had
 
@@ -193,11 +194,11 @@ class RayExecutor:
 
     def submit(self, items) -> None:
         """One Ray task per run the items need, in the items' order, with its resources."""
-        runs: dict[tuple[str, str, int], tuple] = {}
+        runs: dict[RunKey, tuple] = {}
         for item in items:
             if not hasattr(item, "task") or not hasattr(item, "run"):
                 continue
-            key = (item.task.id, item.agent.label, item.run)
+            key = RunKey.of(item.task, item.agent, item.run)
             stage = getattr(item, "stage", IMPLEMENT)
             task, stages = runs.setdefault(key, (item.task, set()))[:2]
             stages.add(stage)
@@ -229,8 +230,7 @@ class RayExecutor:
             self._refs[key] = self._remote.options(**options).remote(
                 session,
                 str(task.root),
-                key[1],
-                key[2],
+                key.to_dict(),
                 ordered,
                 sorted(selected) if selected is not None else None,
             )
@@ -240,7 +240,7 @@ class RayExecutor:
 
         Raises InfrastructureError when the task was lost (beyond its retries) or could not run.
         """
-        key = (task.id, agent.label, run)
+        key = RunKey.of(task, agent, run)
         if self._unavailable is not None:
             raise InfrastructureError("executor", self._unavailable)
         if key not in self._outcomes:

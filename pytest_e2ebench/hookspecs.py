@@ -4,6 +4,10 @@ Implement them in a ``conftest.py`` or a plugin (a ``pytest11`` entry point). Fa
 ``firstresult``: the first implementation returning something other than None wins, and the
 built-ins run last. What hooks return is typed (:mod:`pytest_e2ebench.contracts`); the plain
 dicts of earlier versions are still accepted.
+
+The hooks about one run also get ``ctx``, the run's :class:`~pytest_e2ebench.runs.RunContext`
+(its :class:`~pytest_e2ebench.runs.RunKey` is ``ctx.key``). It was added after the other
+arguments: an implementation that does not name it is called without it, as pluggy does.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ if TYPE_CHECKING:
     from .contracts import Judgement, MigrationResult, RequirementVerdict, RunRecord
     from .llm import LLM
     from .options import Settings
+    from .runs import RunContext
     from .task import Task
 
 
@@ -43,13 +48,15 @@ def pytest_e2ebench_agent_names(config: pytest.Config) -> list[str]:
 
 @pytest.hookspec
 def pytest_e2ebench_run_finished(
-    config: pytest.Config, record: dict, run_record: RunRecord
+    config: pytest.Config, record: dict, run_record: RunRecord, ctx: RunContext
 ) -> None:
     """Called on the worker that evaluated a (task, agent, run), once, when its record is done.
 
     :param record: the JSON-able entry ``results.json`` will hold under ``tasks`` (also for a
         run that ended in an error: ``status`` is ``"error"``, ``metrics`` None).
     :param run_record: the same, typed (:class:`~pytest_e2ebench.contracts.RunRecord`).
+    :param ctx: the run's context: ``ctx.key`` says which run, ``ctx.run_dir`` is its folder,
+        ``ctx.record`` is ``record``.
 
     Do not mutate either; the return value is ignored.
     """
@@ -84,7 +91,7 @@ def pytest_e2ebench_make_llm(config: pytest.Config, settings: Settings) -> LLM |
 
 @pytest.hookspec(firstresult=True)
 def pytest_e2ebench_migrate_tests(
-    config: pytest.Config, task: Task, repo: Path, out: Path, mode: str
+    config: pytest.Config, task: Task, repo: Path, out: Path, mode: str, ctx: RunContext
 ) -> MigrationResult | None:
     """Write the task's reference tests, adapted to the project in ``repo``, into ``out``.
 
@@ -93,6 +100,7 @@ def pytest_e2ebench_migrate_tests(
     :param out: a folder that does not exist yet: create it and write the tests there.
     :param mode: the ``--e2e-migrate`` value; return None for modes that are not yours
         (announce yours with ``pytest_e2ebench_migrate_modes``).
+    :param ctx: the run's context (``ctx.key``, ``ctx.run_dir``, ``ctx.llm()``, ``ctx.sandbox``).
     :returns: a :class:`~pytest_e2ebench.contracts.MigrationResult` (``migrator`` names you;
         ``mapped``, ``missing``, ``packages`` and ``extra`` are optional). A dict of the same
         keys is accepted too.
@@ -105,7 +113,13 @@ def pytest_e2ebench_migrate_tests(
 
 @pytest.hookspec(firstresult=True)
 def pytest_e2ebench_judge_requirements(
-    config: pytest.Config, task: Task, repo: Path, tests: list[dict], mode: str, run_dir: Path
+    config: pytest.Config,
+    task: Task,
+    repo: Path,
+    tests: list[dict],
+    mode: str,
+    run_dir: Path,
+    ctx: RunContext,
 ) -> Judgement | list[RequirementVerdict] | None:
     """Decide every requirement of ``task`` for the project in ``repo``.
 
@@ -115,7 +129,9 @@ def pytest_e2ebench_judge_requirements(
         (``nodeid``, ``outcome``, ``message``, ``requirements``).
     :param mode: the ``--e2e-judge`` value; return None for modes that are not yours
         (announce yours with ``pytest_e2ebench_judge_modes``).
-    :param run_dir: the run's folder, for files of your own.
+    :param run_dir: the run's folder, for files of your own (``ctx.run_dir``).
+    :param ctx: the run's context (``ctx.key``, ``ctx.settings``, ``ctx.llm()``, ``ctx.scope``
+        to name your conversations in the LLM cache).
     :returns: a :class:`~pytest_e2ebench.contracts.Judgement` (or just its list of
         :class:`~pytest_e2ebench.contracts.RequirementVerdict`): one verdict per requirement,
         ``id`` and ``verdict`` (``implemented``, ``not_implemented`` or ``inconclusive``) and
@@ -129,7 +145,7 @@ def pytest_e2ebench_judge_requirements(
 
 @pytest.hookspec(firstresult=True)
 def pytest_e2ebench_judge_design(
-    config: pytest.Config, task: Task, answer: dict, baseline: dict, scope: str
+    config: pytest.Config, task: Task, answer: dict, baseline: dict, scope: str, ctx: RunContext
 ) -> dict | None:
     """Compare an agent's software design with a baseline design (DevEval's pairwise judge).
 
@@ -138,6 +154,7 @@ def pytest_e2ebench_judge_design(
     :param baseline: the baseline design, same shape (the task's ``design/baseline/`` or its
         reference design).
     :param scope: names the conversations in the LLM cache.
+    :param ctx: the context of the design stage's run (``ctx.key.stage`` is ``"design"``).
     :returns: None to leave it to the next implementation (the built-in runs only with
         ``--e2e-judge=llm|both``), else a JSON-able dict with ``win_rate`` and
         ``win_rate_no_ties`` (fractions, or None; they join the stage's ``metrics``) and

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from . import progress, runner, venv
-from .agents import Agent, AgentOutcome, RunContext
+from .agents import Agent, AgentOutcome
 from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
 from .contracts import RunRecord
@@ -28,9 +28,9 @@ from .judge import judge
 from .metrics import run_metrics, suite_metrics
 from .migrate import run_migration
 from .options import Settings
+from .runs import RunContext, RunKey, run_folder
 from .stages import IMPLEMENT
 from .stages import run as stage_run
-from .stash import OUTAGE, SANDBOX
 from .task import Task
 from .testconf import TestSettings
 from .verdicts import census, containment, effective_tests, sink_tampered, tampered_message
@@ -57,15 +57,15 @@ class Evaluator:
     config: pytest.Config
     settings: Settings
     started_at: float
-    _done: dict[tuple, dict | InfrastructureError | RunFailed] = dataclasses.field(
+    _done: dict[RunKey, dict | InfrastructureError | RunFailed] = dataclasses.field(
         default_factory=dict
     )
-    _delivered: set[tuple] = dataclasses.field(default_factory=set)
+    _delivered: set[RunKey] = dataclasses.field(default_factory=set)
     _stage_now: str = "agent"  # the stage running, named in the record of a run that fails
     # task id -> the reference's test cases by base node id (the denominator of every agent)
     _census: dict[str, dict[str, dict]] = dataclasses.field(default_factory=dict)
-    # -m: (task, agent, run) -> the requirement ids selected; None when all are
-    selected: dict[tuple[str, str, int], set[str]] | None = None
+    # -m: the run's key -> the requirement ids selected; None when all are
+    selected: dict[RunKey, set[str]] | None = None
     # --e2e-executor=ray: the driver's executor.RayExecutor (None: pipelines run here)
     executor: RayExecutor | None = None
     # False in a Ray worker: the driver announces the run (pytest_e2ebench_run_finished)
@@ -73,24 +73,36 @@ class Evaluator:
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
-        key = (task.id, agent.label, run, stage)
+        key = RunKey.of(task, agent, run, stage)
         if key in self._delivered:
             return False
         self._delivered.add(key)
         return True
 
-    def progress_for(self, run_dir: Path):
-        """The progress callback of the run in ``run_dir`` (it prints in a plain session)."""
+    def progress_for(self, key: RunKey | Path):
+        """The progress callback of the run ``key`` (it prints in a plain session)."""
         reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
         show = reporter.live_line if reporter is not None and not reporter.distributed else None
-        return progress.writer(progress.progress_file(self.settings.out, run_dir), show)
+        path = progress.progress_file(self.settings.out, key)
+        return progress.writer(path, show, key=key if isinstance(key, RunKey) else None)
 
-    def run_dir(self, task: Task, agent: Agent, run: int) -> Path:
+    def run_dir(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> Path:
         """Where the stages of (task, agent, run) live (a ProjectEval level has its own)."""
-        if task.level is not None:
-            level = f"level-{task.level}" + ("-cascade" if task.cascade else "")
-            return self.settings.out / agent.label / task.id / level / f"run-{run}"
-        return self.settings.out / agent.label / task.id / f"run-{run}"
+        return run_folder(self.settings.out, RunKey.of(task, agent, run, stage))
+
+    def context(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> RunContext:
+        """The context of (task, agent, run, stage), handed to each of its stages (#13.3)."""
+        key = RunKey.of(task, agent, run, stage)
+        return RunContext(
+            self.config,
+            self.settings,
+            run_folder(self.settings.out, key),
+            self.progress_for(key),
+            stage=stage,
+            key=key,
+            task=task,
+            agent=agent,
+        )
 
     def evaluate(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> dict:
         """The run record of (task, agent, run), or its stage record for another ``stage``.
@@ -99,14 +111,19 @@ class Evaluator:
         had. Either way the run is tried once per session and process: every item of the run
         gets the same outcome, and the traceback is in ``<run>/error.txt``.
         """
-        key = (task.id, agent.label, run, stage)
+        key = RunKey.of(task, agent, run, stage)
         if key not in self._done:
             result = self._done[key] = self.outcome(task, agent, run, stage)
             if stage == IMPLEMENT and self.announce:
+                ctx = self.context(task, agent, run)
                 if not isinstance(result, dict):
-                    result = error_record(task, agent, run, self.run_dir(task, agent, run), result)
+                    result = error_record(task, agent, run, ctx.run_dir, result)
+                ctx.record = result
                 self.config.hook.pytest_e2ebench_run_finished(
-                    config=self.config, record=result, run_record=RunRecord.from_dict(result)
+                    config=self.config,
+                    record=result,
+                    run_record=RunRecord.from_dict(result),
+                    ctx=ctx,
                 )
         result = self._done[key]
         if isinstance(result, InfrastructureError | RunFailed):
@@ -121,21 +138,19 @@ class Evaluator:
 
         With ``--e2e-executor=ray`` the pipeline runs in a Ray task and this waits for it.
         """
-        run_dir = self.run_dir(task, agent, run)
-        if stage != IMPLEMENT:
-            run_dir = run_dir / f"stage-{stage}"
+        ctx = self.context(task, agent, run, stage)
         try:
             if self.executor is not None:
                 # The Ray task settled its failures itself (error.txt is written on its node).
                 return self.executor.outcome(task, agent, run, stage)
             if stage == IMPLEMENT:
-                return self._evaluate(task, agent, run)
+                return self._evaluate(ctx)
             self._stage_now = stage
-            return stage_run.evaluate(self, task, agent, run, stage)
+            return stage_run.evaluate(self, ctx)
         except (KeyboardInterrupt, pytest.exit.Exception):
             raise
         except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
-            return self._failed(run_dir, exc)
+            return self._failed(ctx.run_dir, exc)
 
     def _failed(self, run_dir: Path, exc: BaseException) -> InfrastructureError | RunFailed:
         """Keep the traceback in the run folder; wrap anything unexpected in RunFailed."""
@@ -159,18 +174,18 @@ class Evaluator:
 
             stage_now = self._stage_now
             try:
-                self._evaluate(task, ReferenceAgent(), 1)
+                self._evaluate(self.context(task, ReferenceAgent(), 1))
             except Exception:  # noqa: BLE001 - the reference's own session reports its errors
                 self._census[task.id] = {}
             finally:
                 self._stage_now = stage_now
         return self._census.get(task.id, {})
 
-    def _no_outage_since(self, start: float) -> None:
+    def _no_outage_since(self, ctx: RunContext, start: float) -> None:
         """The harness, not the agent, decides an outage: a stage during which the endpoint
         went away is an infrastructure error even if its code caught the exception (and what
         it produced is not cached)."""
-        outage = self.config.stash.get(OUTAGE, None)
+        outage = ctx.outage
         if outage is not None and outage.since(start):
             outage.check()
 
@@ -178,8 +193,8 @@ class Evaluator:
         not_before = self.started_at if self.settings.rerun else 0.0
         return Stage(run_dir, name, key_of(name, STAGE_FORMAT, *key_parts), not_before=not_before)
 
-    def _evaluate(self, task: Task, agent: Agent, run: int) -> dict:
-        run_dir = self.run_dir(task, agent, run)
+    def _evaluate(self, ctx: RunContext) -> dict:
+        task, agent, run, run_dir = ctx.task, ctx.agent, ctx.key.run, ctx.run_dir
         self._stage_now = "agent"
         with locked(run_dir):
             remove(run_dir / ERROR_FILE)  # from an earlier session's failed attempt
@@ -189,7 +204,7 @@ class Evaluator:
 
                 # ProjectEval's cascade (#17): checklist and skeleton steps, each graded; the
                 # code step below gets the agent's own checklist and skeleton
-                cascade = run_cascade(self, task, agent, run, run_dir)
+                cascade = run_cascade(self, ctx, task)
                 task = cascade.task
                 self._stage_now = "agent"
             # 1. the agent writes the project
@@ -216,7 +231,6 @@ class Evaluator:
                 if cascade is not None:
                     cascade.prepare(workspace, agent)  # the agent's own skeleton
                 start = time.monotonic()
-                ctx = RunContext(self.config, self.settings, run_dir, self.progress_for(run_dir))
                 try:
                     if cascade is not None and cascade.ended:
                         outcome = AgentOutcome(note=cascade.ended)  # graded as empty
@@ -224,7 +238,7 @@ class Evaluator:
                         outcome = agent.generate(task, run, workspace, ctx)
                 finally:
                     ctx.progress({"done": True})
-                self._no_outage_since(start)
+                self._no_outage_since(ctx, start)
                 duration = round(time.monotonic() - start, 3)
                 self._stage_now = "intake"
                 if isinstance(outcome, dict):  # the form of earlier versions
@@ -259,7 +273,7 @@ class Evaluator:
             self._stage_now = "venv"
             web = task.kind in ("web", "app")
             if web:
-                stage, install = self._web_venv(task, repo)
+                stage, install = self._web_venv(ctx, repo)
             else:
                 # the task's test requirements and pytest plugins, installed with the tools
                 requires = (*task.test_requires, *task.settings.plugins)
@@ -273,7 +287,7 @@ class Evaluator:
                     *((task.settings.python,) if task.settings.python else ()),
                 )
                 install = self._venv(
-                    stage, repo, run_dir / "logs", requires, python=task.settings.python
+                    ctx, stage, repo, run_dir / "logs", requires, python=task.settings.python
                 )
             python = venv.python_of(stage.dir)
 
@@ -282,11 +296,11 @@ class Evaluator:
             if task.kind == "app":
                 # 3-4. an app has no tests: LLM test cases, run by a browser agent (issue #15)
                 self._stage_now = "tests"
-                stage = self._app_eval(task, run_dir, repo_hash, repo, python, venv_key)
+                stage = self._app_eval(ctx, repo_hash, repo, python, venv_key)
                 test_run, migration = stage.load(), {}
             else:
                 stage, test_run, migration = self._tests(
-                    task, run_dir, repo_hash, repo, python, venv_key, web
+                    ctx, repo_hash, repo, python, venv_key, web
                 )
 
             # 5. verdicts per requirement, over the tests the reference's run has (issue 12.7)
@@ -304,7 +318,7 @@ class Evaluator:
             weakened = set(migration.get("weakened", []))
             tests = effective_tests(task, test_run["extended"], weakened, reference)
             # the task's own checks count toward their requirements like reference tests
-            checks_key, checks = self._checks(task, run_dir, repo, python, venv_key, repo_hash)
+            checks_key, checks = self._checks(ctx, repo, python, venv_key, repo_hash)
             tests += checks
             # app tasks: the browser agent's cases decide; --e2e-judge=llm adds the LLM-score
             # baseline to the run (evaluate_app), not votes on the features
@@ -322,12 +336,12 @@ class Evaluator:
             if judgement is None:
                 stage.reset()
                 start = time.monotonic()
-                judged = judge(self.config, task, repo, tests, mode, run_dir)
-                self._no_outage_since(start)
+                judged = judge(self.config, task, repo, tests, mode, run_dir, ctx)
+                self._no_outage_since(ctx, start)
                 judgement = stage.commit(judged)
             code = code_size(repo, suffixes_for(task.kind))
             projecteval = (
-                self._projecteval(task, run_dir, repo, repo_hash, migration)
+                self._projecteval(ctx, repo, repo_hash, migration)
                 if task.projecteval is not None
                 else None
             )
@@ -344,7 +358,7 @@ class Evaluator:
             migration,
             tests,
             judgement,
-            self.selected.get((task.id, agent.label, run)) if self.selected is not None else None,
+            self.selected.get(ctx.key) if self.selected is not None else None,
         )
         if projecteval is not None:
             record["level"] = task.level
@@ -355,10 +369,11 @@ class Evaluator:
             record["notes"] += [f"{s['step']} step: {n}" for s in cascade.steps for n in s["notes"]]
         return record
 
-    def _projecteval(self, task, run_dir, repo, repo_hash, migration) -> dict:
+    def _projecteval(self, ctx, repo, repo_hash, migration) -> dict:
         """ProjectEval's level, parameter answers and similarity indicators of a run (#17)."""
         from .projecteval.similarity import indicators
 
+        task, run_dir = ctx.task, ctx.run_dir
         stage = self._stage(
             run_dir, "similarity", repo_hash, task.reference_hash, task.projecteval.to_dict()
         )
@@ -372,8 +387,9 @@ class Evaluator:
             **found,
         }
 
-    def _tests(self, task, run_dir, repo_hash, repo, python, venv_key, web):
+    def _tests(self, ctx, repo_hash, repo, python, venv_key, web):
         """Stages 3 and 4 of a task with tests: migration, then the test runs."""
+        task, run_dir = ctx.task, ctx.run_dir
         # 3. the reference tests migrated onto the project (which must stay untouched)
         # Scenarios drive the app through the browser: there is nothing to migrate.
         self._stage_now = "migrate"
@@ -392,8 +408,8 @@ class Evaluator:
         if migration is None:
             out = stage.reset(create=False)  # the migrator creates it
             start = time.monotonic()
-            migrated_now = run_migration(self.config, task, repo, out, mode)
-            self._no_outage_since(start)
+            migrated_now = run_migration(self.config, task, repo, out, mode, ctx)
+            self._no_outage_since(ctx, start)
             if task.projecteval is not None:
                 from .projecteval.params import read_answers, write_pv_file
 
@@ -425,14 +441,15 @@ class Evaluator:
                     repo,
                     eval_dir,
                     self.settings.timeout,
-                    self.config.stash[SANDBOX],
+                    ctx.sandbox,
                 )
             )
 
         return stage, test_run, migration
 
-    def _checks(self, task, run_dir, repo, python, venv_key, repo_hash) -> tuple[str, list]:
+    def _checks(self, ctx, repo, python, venv_key, repo_hash) -> tuple[str, list]:
         """The task's own checks (``checks/``) on the project: their stage key and records."""
+        task, run_dir = ctx.task, ctx.run_dir
         if not task.checks:
             return "", []
         from .checks import CHECKS_DIR, run_checks
@@ -454,19 +471,19 @@ class Evaluator:
                     repo,
                     python,
                     stage.reset(),
-                    sandbox=self.config.stash[SANDBOX].mode,
+                    sandbox=ctx.sandbox.mode,
                     timeout=self.settings.timeout,
                 )
             )
         return stage.key, result["tests"]
 
-    def _app_eval(self, task, run_dir, repo_hash, repo, python, venv_key) -> Stage:
+    def _app_eval(self, ctx, repo_hash, repo, python, venv_key) -> Stage:
         """Stage 3-4 of an app task: Executability, LLM test cases, the browser agent, judged."""
         from .app.cases import generate_cases
         from .app.evaluate import evaluate_app
-        from .llm.factory import make_llm, require_endpoint
+        from .llm.factory import require_endpoint
 
-        settings = self.settings
+        task, run_dir, settings = ctx.task, ctx.run_dir, ctx.settings
         materials = tree_hash(task.materials_dir) if task.materials_dir is not None else ""
         key = (task.requirements_text, settings.model, settings.app_cases)
         stage = self._stage(
@@ -491,7 +508,7 @@ class Evaluator:
                 require_endpoint(settings, f"the app task {task.id} (judged by a browser agent)")
             except pytest.UsageError as exc:
                 raise InfrastructureError("judge", str(exc)) from None
-            return make_llm(self.config, settings)
+            return ctx.llm()
 
         shared = settings.out / ".shared"
 
@@ -517,11 +534,11 @@ class Evaluator:
                     eval_dir,
                     llm_of=llm_of,
                     cases_of=cases_of,
-                    sandbox=self.config.stash[SANDBOX],
+                    sandbox=ctx.sandbox,
                     timeout=settings.timeout,
                     max_steps=settings.app_steps,
                     baseline=settings.judge in ("llm", "both"),
-                    scope="/".join(run_dir.parts[-3:]) + "/app",
+                    scope=f"{ctx.scope}/app",
                 ),
                 "original": None,
                 "all_coverage": None,
@@ -533,16 +550,17 @@ class Evaluator:
         """``-m``: note the requirements each run has selected; metrics are over them."""
         self.selected = {}
         for item in items:
-            key = (item.task.id, item.agent.label, item.run)
+            key = RunKey.of(item.task, item.agent, item.run)
             requirement = getattr(item, "requirement", None)  # stage items have none
             if requirement is not None:
                 self.selected.setdefault(key, set()).add(requirement.id)
 
-    def _web_venv(self, task: Task, repo: Path) -> tuple[Stage, dict]:
+    def _web_venv(self, ctx: RunContext, repo: Path) -> tuple[Stage, dict]:
         """The test environment of a web task's runs, shared by all with the same requirements.
 
         A web app is not installed into it, so one environment serves every run.
         """
+        task = ctx.task
         requires = (*task.test_requires, *web_requirements())
         shared = self.settings.out / ".shared"
         with locked(shared):
@@ -552,11 +570,12 @@ class Evaluator:
                 venv.fingerprint(),
                 requires,
             )
-            install = self._venv(stage, repo, shared / "logs", requires, install_project=False)
+            install = self._venv(ctx, stage, repo, shared / "logs", requires, install_project=False)
         return stage, install
 
     def _venv(
         self,
+        ctx: RunContext,
         stage: Stage,
         repo: Path,
         logs: Path,
@@ -573,7 +592,7 @@ class Evaluator:
                 repo,
                 logs,
                 requires,
-                self.config.stash[SANDBOX],
+                ctx.sandbox,
                 install_project=install_project,
                 python=python,
             )

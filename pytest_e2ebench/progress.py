@@ -14,27 +14,33 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from .cache import remove
+from .runs import RunKey, folder_key, run_folder
 
 WRITE_EVERY = 1.0
 SHOW_EVERY = 10.0
 
 
-def progress_file(out: Path, run_dir: Path) -> Path:
-    """Where the run in ``run_dir`` reports its progress."""
-    agent, task, run = run_dir.parts[-3:]
-    return out / "progress" / f"{agent}--{task}--{run}.json"
+def progress_file(out: Path, run: RunKey | Path) -> Path:
+    """Where the run ``run`` (its key, or its folder) reports its progress."""
+    key = run if isinstance(run, RunKey) else folder_key(out, run)
+    return out / "progress" / f"{key.slug}.json"
 
 
 def writer(
-    path: Path, show: Callable[[str], None] | None = None, every: float = SHOW_EVERY
+    path: Path,
+    show: Callable[[str], None] | None = None,
+    every: float = SHOW_EVERY,
+    key: RunKey | None = None,
 ) -> Callable[[dict], None]:
     """A callback an agent calls with its state (role, step, max_steps, tokens, cost_usd).
 
     With ``show``, the run's line is also shown when it changed, at most every ``every`` s.
+    ``key`` (the run's) goes into the file, so the line names the run without parsing a name.
     """
+    named = {"run": path.stem, **({"key": key.to_dict()} if key is not None else {})}
     last = [0.0]
     shown = [-every, ""]
 
@@ -44,7 +50,7 @@ def writer(
             return
         now = time.monotonic()
         if show is not None and now - shown[0] >= every:
-            line = describe({**info, "run": path.stem})
+            line = describe({**info, **named})
             if line != shown[1]:
                 shown[:] = [now, line]
                 show(line)
@@ -53,7 +59,7 @@ def writer(
         last[0] = now
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps({**info, "run": path.stem}))
+        tmp.write_text(json.dumps({**info, **named}))
         os.replace(tmp, path)
 
     return report
@@ -61,9 +67,11 @@ def writer(
 
 def describe(info: dict) -> str:
     """One line: which run, which role and step, tokens and cost so far."""
-    agent, _, rest = info.get("run", "?").partition("--")
-    task, _, run = rest.partition("--")
-    parts = [f"[e2ebench] {agent} {task} {run}:"]
+    try:
+        which = " ".join(run_folder(PurePath(), RunKey.from_dict(info["key"])).parts)
+    except (KeyError, TypeError, ValueError):  # a file without its key: its name, as it is
+        which = str(info.get("run", "?")).replace("--", " ")
+    parts = [f"[e2ebench] {which}:"]
     if info.get("role"):
         parts.append(str(info["role"]))
     if info.get("step") is not None:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from .errors import E2EBenchError
 from .intake import read_regular
+from .runs import run_folders
+from .stages import IMPLEMENT
 from .task import find_task_dirs, load_task
 from .testconf import interpreter_home
 
@@ -52,12 +54,15 @@ def harness_verdicts(tasks: Path, out: Path, migrate: str = "none") -> dict[str,
         check=False,
     )
     found: dict[str, dict[str, str]] = {}
-    for manifest in sorted(out.glob("reference/*/run-1/eval.json")):
+    for key, folder in run_folders(out, "reference"):
+        manifest = folder / "eval.json"
+        if key.run != 1 or key.stage != IMPLEMENT or not manifest.is_file():
+            continue
         data = json.loads(manifest.read_text(encoding="utf-8")).get("data") or {}
         extended = data.get("extended") or {}
         verdicts = {e["nodeid"]: "error" for e in extended.get("collect_errors") or []}
         verdicts.update({t["nodeid"]: t.get("outcome", "?") for t in extended.get("tests", [])})
-        found[manifest.parent.parent.name] = verdicts
+        found[key.task] = verdicts
     return found
 
 

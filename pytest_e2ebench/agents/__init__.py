@@ -12,6 +12,7 @@ import importlib.metadata
 
 import pytest
 
+from ..runs import name_problem
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
 ENTRY_POINT_GROUP = "pytest_e2ebench.agents"
@@ -64,6 +65,11 @@ def make_agent(spec: str, config: pytest.Config) -> Agent:
     if not isinstance(agent, Agent):
         raise pytest.UsageError(
             f"--e2e-agent={spec}: the plugin returned {agent!r}, not a pytest_e2ebench Agent"
+        )
+    problem = name_problem("label", getattr(agent, "label", None))
+    if problem is not None:  # it names the agent's output folder (runs.run_folder)
+        raise pytest.UsageError(
+            f"--e2e-agent={spec}: the agent's {problem}; make it with agents.safe_label(spec)"
         )
     return agent
 

@@ -5,16 +5,10 @@ from __future__ import annotations
 import abc
 import dataclasses
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from ..runs import RunContext
 from ..task import Task
-
-if TYPE_CHECKING:
-    import pytest
-
-    from ..options import Settings
 
 
 @dataclasses.dataclass
@@ -43,41 +37,6 @@ class AgentOutcome:
         known = {k: v for k, v in data.items() if k in names}
         details = {**known.pop("details", {}), **{k: v for k, v in data.items() if k not in names}}
         return cls(**known, details=details)
-
-
-@dataclasses.dataclass
-class RunContext:
-    """What the harness gives an agent besides the task: settings and a place for artifacts."""
-
-    config: pytest.Config
-    settings: Settings
-    run_dir: Path
-    progress: Callable[[dict], None] = lambda info: None
-    # DevEval's lifecycle stages (docs/stages.md): which one this run is for, the stage's
-    # instruction with the earlier stages' outputs as text (for LLM agents), and the folder
-    # holding those outputs (for command-line agents). Empty for the implement stage.
-    # ProjectEval's cascade steps (``checklist``, ``skeleton``) come the same way (#17).
-    stage: str = "implement"
-    brief: str = ""
-    inputs: Path | None = None
-    # the conversations' name in the LLM cache when the last three parts of run_dir do not
-    # name the run (ProjectEval's cascade steps: agent, task, level and step)
-    scope_name: str = ""
-
-    @property
-    def artifacts(self) -> Path:
-        """``<run_dir>/agent/``: trajectories, logs, the agent's own tools (not graded)."""
-        path = self.run_dir / "agent"
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-
-    @property
-    def scope(self) -> str:
-        """``<agent>/<task>/run-<n>``: names this run's conversations in the LLM cache."""
-        if self.scope_name:
-            return self.scope_name
-        parts = self.run_dir.parts
-        return "/".join(parts[-3:])
 
 
 class Agent(abc.ABC):

@@ -16,7 +16,6 @@ import os
 import shlex
 from pathlib import Path
 
-from ..stash import SANDBOX
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
@@ -55,7 +54,7 @@ class CommandAgent(Agent):
             readable.append(ctx.inputs)
         env = dict(os.environ, E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run))
         env["E2EBENCH_STAGE"] = ctx.stage
-        done = ctx.config.stash[SANDBOX].run(
+        done = ctx.sandbox.run(
             ["bash", "-c", command],
             cwd=workspace,
             env=env,

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from .. import venv
 from ..llm.base import LLMRefused
-from ..stash import SANDBOX
 from ..task import Task
 from ..testindex import is_test_module
 from .base import Agent, AgentOutcome, RunContext
@@ -78,16 +77,14 @@ class SDAgent(Agent):
         return json.dumps([self.spec, PROMPT_VERSION, s.model, s.temperature, s.max_steps])
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
-        from ..llm.factory import make_llm
-
-        llm = make_llm(ctx.config, ctx.settings)
+        llm = ctx.llm()
         env = venv.agent_env(ctx.artifacts / "venv", ctx.artifacts / "logs")
         tools = Toolbox(
             workspace,
             env,
             ctx.artifacts / "logs",
             command_timeout=min(300.0, ctx.settings.agent_timeout),
-            sandbox=ctx.config.stash[SANDBOX],
+            sandbox=ctx.sandbox,
             extra_writable=(ctx.artifacts / "venv", ctx.artifacts / "home"),
         )
         state = _State(ctx.artifacts / "trajectory.jsonl", ctx.settings.max_steps)

@@ -61,9 +61,7 @@ class VanillaAgent(Agent):
         return json.dumps([self.spec, PROMPT_VERSION, s.model, s.temperature])
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
-        from ..llm.factory import make_llm
-
-        llm = make_llm(ctx.config, ctx.settings)
+        llm = ctx.llm()
         staged = ctx.stage != "implement"
         user = task.requirements_text + (f"\n\n{ctx.brief}" if staged else "")
         messages = [

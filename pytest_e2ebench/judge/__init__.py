@@ -28,11 +28,11 @@ FACTS = ("title", "tags", "tests", "passed", "failing")  # filled in from the te
 
 
 def judge(
-    config: pytest.Config, task, repo: Path, tests: list[dict], mode: str, run_dir: Path
+    config: pytest.Config, task, repo: Path, tests: list[dict], mode: str, run_dir: Path, ctx
 ) -> dict:
     """``{"verdicts": [...], ...}`` from the hook; extra keys go into the run's record."""
     result = config.hook.pytest_e2ebench_judge_requirements(
-        config=config, task=task, repo=repo, tests=tests, mode=mode, run_dir=run_dir
+        config=config, task=task, repo=repo, tests=tests, mode=mode, run_dir=run_dir, ctx=ctx
     )
     if result is None:
         raise InfrastructureError("judge", f"no judge handles --e2e-judge={mode}")
@@ -82,7 +82,7 @@ def pytest_e2ebench_judge_modes(config) -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_e2ebench_judge_requirements(
-    config, task, repo: Path, tests: list[dict], mode: str, run_dir: Path
+    config, task, repo: Path, tests: list[dict], mode: str, run_dir: Path, ctx
 ):
     """The built-in judges."""
     by_tests = judge_by_tests(task, tests)
@@ -92,7 +92,7 @@ def pytest_e2ebench_judge_requirements(
         return None
     from .llm import llm_verdicts
 
-    llm = llm_verdicts(config, task, repo, tests, run_dir)
+    llm = llm_verdicts(ctx, repo, tests)
     classes = llm["failure_classes"]
     if mode == "llm":
         merged = [

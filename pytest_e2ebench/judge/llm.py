@@ -136,14 +136,12 @@ def cohen_kappa(a: list[bool], b: list[bool]) -> float | None:
     return (observed - chance) / (1 - chance)
 
 
-def llm_verdicts(config, task, repo: Path, tests: list[dict], run_dir: Path) -> dict:
+def llm_verdicts(ctx, repo: Path, tests: list[dict]) -> dict:
     """Three votes, re-asked when malformed; verdicts, classes, agreement with the tests."""
-    from ..llm.factory import make_llm
-    from ..stash import SETTINGS
     from ..verdicts import judge_by_tests
 
-    settings = config.stash[SETTINGS]
-    llm = make_llm(config, settings)
+    task = ctx.task
+    llm = ctx.llm()
     ids = [r.id for r in task.requirements]
     # the files of the task's kind: a web app's HTML/CSS/JS, not "no Python code" (#13.4)
     code = code_listing(repo, suffixes_for(task.kind))
@@ -152,7 +150,7 @@ def llm_verdicts(config, task, repo: Path, tests: list[dict], run_dir: Path) -> 
         f"# Code{KIND_NOTES.get(task.kind, '')}\n\n{code}\n\n"
         f"# Test results\n\n{_results(task, tests)}\n\nClassify every id: {', '.join(ids)}."
     )
-    scope = "/".join(run_dir.parts[-3:])
+    scope = ctx.scope
     votes, asked, tokens = [], 0, [0, 0]
     cost = None
     for vote in range(1, VOTES + 1):

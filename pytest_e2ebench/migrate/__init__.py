@@ -69,13 +69,13 @@ def _set_writable(root: Path, writable: bool) -> None:
     )
 
 
-def run_migration(config: pytest.Config, task, repo: Path, out: Path, mode: str) -> dict:
+def run_migration(config: pytest.Config, task, repo: Path, out: Path, mode: str, ctx) -> dict:
     """Migrate ``task``'s tests for ``repo`` into ``out``, enforcing the read-only rule."""
     before = _file_hashes(repo)
     _set_writable(repo, False)
     try:
         report = config.hook.pytest_e2ebench_migrate_tests(
-            config=config, task=task, repo=repo, out=out, mode=mode
+            config=config, task=task, repo=repo, out=out, mode=mode, ctx=ctx
         )
     finally:
         _set_writable(repo, True)
@@ -146,7 +146,7 @@ def pytest_e2ebench_migrate_modes(config) -> list[str]:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_e2ebench_migrate_tests(config, task, repo: Path, out: Path, mode: str):
+def pytest_e2ebench_migrate_tests(config, task, repo: Path, out: Path, mode: str, ctx):
     """The built-in migrators: ``static``, ``llm`` and ``none``."""
     if mode == "none":
         task.copy_tests(out)
@@ -158,5 +158,5 @@ def pytest_e2ebench_migrate_tests(config, task, repo: Path, out: Path, mode: str
     if mode == "llm":
         from .llm import migrate_with_llm
 
-        return migrate_with_llm(config, task, repo, out)
+        return migrate_with_llm(ctx, repo, out)
     return None

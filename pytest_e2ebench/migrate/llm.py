@@ -32,15 +32,12 @@ SYSTEM = (
 )
 
 
-def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
+def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
     """Run the migration agent and write its ``tests/`` to ``out``; return the report."""
-    from ..llm.factory import make_llm
-    from ..stash import SANDBOX, SETTINGS
-
-    settings = config.stash[SETTINGS]
-    llm = make_llm(config, settings)
-    run_dir = out.parent
-    scope = "/".join(run_dir.parts[-3:]) + "/migrate"
+    task, settings = ctx.task, ctx.settings
+    llm = ctx.llm()
+    run_dir = ctx.run_dir
+    scope = f"{ctx.scope}/migrate"
     with tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp:
         work = Path(tmp)
         task.copy_tests(work / "tests")
@@ -66,7 +63,7 @@ def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
             logs,
             command_timeout=min(300.0, settings.agent_timeout),
             writable="tests",
-            sandbox=config.stash[SANDBOX],
+            sandbox=ctx.sandbox,
             extra_readable=(venv, repo),
         )
         listing = tools.tool_find("**/*")

@@ -183,11 +183,11 @@ def _grade_skeleton(task, repo: Path, work: Path) -> dict:
 GRADERS = {CHECKLIST: _grade_checklist, SKELETON: _grade_skeleton}
 
 
-def _step(evaluator, task, agent, run: int, run_dir: Path, step: str, inputs: dict) -> dict:
+def _step(evaluator, ctx, task, step: str, inputs: dict) -> dict:
     """One step's agent run (cached) and its grade (cached): the step's record."""
     from ..stages.run import generate_stage
 
-    step_dir = run_dir / f"cascade-{step}"
+    step_dir = ctx.run_dir / f"cascade-{step}"
     given = step_dir / "inputs"
     shutil.rmtree(given, ignore_errors=True)
     given.mkdir(parents=True)
@@ -196,9 +196,7 @@ def _step(evaluator, task, agent, run: int, run_dir: Path, step: str, inputs: di
     evaluator._stage_now = f"cascade-{step}"
     # the LLM cache's tape of the step: agent/task/level-N-cascade/run-n/cascade-<step>
     scope = step_dir.relative_to(evaluator.settings.out).as_posix()
-    data = generate_stage(
-        evaluator, task, agent, run, step_dir, step, INSTRUCTIONS[step], given, scope
-    )
+    data = generate_stage(evaluator, ctx, task, step_dir, step, INSTRUCTIONS[step], given, scope)
     graded = evaluator._stage(
         step_dir,
         "grade",
@@ -223,8 +221,9 @@ def _step(evaluator, task, agent, run: int, run_dir: Path, step: str, inputs: di
     }
 
 
-def run_cascade(evaluator, task, agent, run: int, run_dir: Path) -> Cascade:
-    """The steps before the code of (task, agent, run) at the task's level (1 or 2)."""
+def run_cascade(evaluator, ctx, task) -> Cascade:
+    """The steps before the code of the run ``ctx`` of ``task`` at its level (1 or 2)."""
+    run_dir = ctx.run_dir
     spec = task.projecteval
     plain = dataclasses.replace(task, given=None, cascade=False)
     project = f"# Project\n\n{spec.level1}\n"
@@ -233,14 +232,14 @@ def run_cascade(evaluator, task, agent, run: int, run_dir: Path) -> Cascade:
     raw = json.dumps(list(spec.checklist_raw), indent=2, ensure_ascii=False)
     if task.level == 1:
         asked = dataclasses.replace(plain, given=project)
-        record = _step(evaluator, asked, agent, run, run_dir, CHECKLIST, {LEVEL1_FILE: project})
+        record = _step(evaluator, ctx, asked, CHECKLIST, {LEVEL1_FILE: project})
         steps.append(record)
         if record["status"] == "failed":
             return _ended(task, steps, record)
         checklist, raw, _ = read_checklist(run_dir / f"cascade-{CHECKLIST}" / "repo")
     shown = brief(spec, 2, "", [], checklist).split("\n## Parameters")[0]
     asked = dataclasses.replace(plain, given=shown)
-    record = _step(evaluator, asked, agent, run, run_dir, SKELETON, {CHECKLIST_FILE: raw})
+    record = _step(evaluator, ctx, asked, SKELETON, {CHECKLIST_FILE: raw})
     steps.append(record)
     if record["status"] == "failed":
         return _ended(task, steps, record)

@@ -12,6 +12,7 @@ from .. import __version__
 from ..cache import write_json
 from ..errors import E2EBenchError
 from ..metrics import mean_std, summarize
+from ..runs import RunKey
 from ..stats import METHOD
 
 SCHEMA = "e2ebench-results/1"
@@ -45,16 +46,9 @@ _RUN_KEYS = (
 
 
 def run_key(record: dict) -> str:
-    """``agent/task/run-N`` (``agent/task/level-L/run-N``): how results.json names one run."""
-    if record.get("level") is not None:  # a ProjectEval level is a run of its own (#17)
-        level = f"level-{record['level']}" + _cascade(record)
-        return f"{record['agent']}/{record['task']}/{level}/run-{record['run']}"
-    return f"{record['agent']}/{record['task']}/run-{record['run']}"
-
-
-def _cascade(record: dict) -> str:
-    """``-cascade`` for a run of ProjectEval's cascade mode (its own run, beside direct)."""
-    return "-cascade" if record.get("projecteval_mode") == "cascade" else ""
+    """``agent/task/run-N`` (``agent/task/level-L[-cascade]/run-N``): how results.json names
+    one run."""
+    return RunKey.of_record(record).name  # a ProjectEval level is a run of its own (#17)
 
 
 def build(
@@ -75,7 +69,9 @@ def build(
     fresh = sorted(run_key(r) for r in ordered) if refreshed is None else sorted(refreshed)
     summary = summarize(ordered)
     for agent, stats in summary.items():
-        stats["refreshed_runs"] = sum(1 for key in fresh if key.split("/", 1)[0] == agent)
+        stats["refreshed_runs"] = sum(
+            1 for r in ordered if r["agent"] == agent and run_key(r) in fresh
+        )
     document = {
         "schema": SCHEMA,
         "generator": f"pytest-e2ebench {__version__}",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..collect import PROPERTY
+from ..runs import RunKey
 from ..stats import mean_std
 from . import results
 
@@ -61,8 +62,8 @@ class Reporter:
         self.deselected = 0
         self.problems: list[str] = []  # shown in the terminal summary
         self.coverage_lines: list[str] = []
-        self.records: dict[tuple[str, str, int], dict] = {}
-        self.stage_records: dict[tuple[str, str, int, str], dict] = {}
+        self.records: dict[RunKey, dict] = {}
+        self.stage_records: dict[RunKey, dict] = {}
         self.results_path: Path | None = None
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
@@ -123,9 +124,9 @@ class Reporter:
             if name != PROPERTY or not isinstance(value, str | dict):
                 continue
             record = json.loads(value) if isinstance(value, str) else value
-            key = (record["task"], record["agent"], record["run"])
+            key = RunKey.of_record(record)
             if "stage" in record:
-                self.stage_records[(*key, record["stage"])] = record
+                self.stage_records[key] = record
             else:
                 self.records[key] = record
 

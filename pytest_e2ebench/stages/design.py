@@ -252,13 +252,8 @@ def win_rates(outcomes) -> dict:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_e2ebench_judge_design(config, task, answer: dict, baseline: dict, scope: str):
+def pytest_e2ebench_judge_design(config, task, answer: dict, baseline: dict, scope: str, ctx):
     """The built-in pairwise judge (only with ``--e2e-judge=llm`` or ``both``)."""
-    from ..stash import SETTINGS
-
-    settings = config.stash[SETTINGS]
-    if settings.judge not in ("llm", "both"):
+    if ctx.settings.judge not in ("llm", "both"):
         return None
-    from ..llm.factory import make_llm
-
-    return pairwise(make_llm(config, settings), task.requirements_text, answer, baseline, scope)
+    return pairwise(ctx.llm(), task.requirements_text, answer, baseline, scope)

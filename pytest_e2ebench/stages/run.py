@@ -7,15 +7,14 @@ agent is given: the earlier stages' outputs), ``repo/`` (what it wrote, after in
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from pathlib import Path
 
-from ..agents import RunContext
 from ..cache import file_hash, locked, tree_hash
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
 from ..mutants import MUTANTS_FILE
-from ..stash import SANDBOX
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
@@ -90,26 +89,19 @@ def brief(stage: str, inputs: Path) -> str:
 
 
 def generate_stage(
-    evaluator,
-    task,
-    agent,
-    run: int,
-    stage_dir: Path,
-    stage: str,
-    text: str,
-    inputs: Path,
-    scope: str = "",
+    evaluator, ctx, task, stage_dir: Path, stage: str, text: str, inputs: Path, scope: str = ""
 ) -> dict:
     """The agent's output of ``stage`` in ``stage_dir/repo``: cached, or generated now.
 
-    ``text`` is the stage's instruction (``ctx.brief``) and ``inputs`` the folder the stage is
-    given; both, the agent, ``task.requirements_text`` and the run are the cache key. Also
-    the steps of ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here;
-    ``scope`` names their conversations in the LLM cache (``ctx.scope``).
+    ``ctx`` is the run's context, ``task`` the task as this stage asks it; ``text`` is the
+    stage's instruction (``ctx.brief``) and ``inputs`` the folder the stage is given; both, the
+    agent, ``task.requirements_text`` and the run are the cache key. Also the steps of
+    ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here; ``scope``
+    names their conversations in the LLM cache (``ctx.scope``).
     """
     from ..pipeline import take_in
 
-    settings = evaluator.settings
+    agent, run = ctx.agent, ctx.key.run
     cached = evaluator._stage(
         stage_dir,
         "repo",
@@ -124,21 +116,14 @@ def generate_stage(
     if agent_data is None:
         workspace = cached.reset()
         start = time.monotonic()
-        ctx = RunContext(
-            evaluator.config,
-            settings,
-            stage_dir,
-            evaluator.progress_for(stage_dir),
-            stage=stage,
-            brief=text,
-            inputs=inputs,
-            scope_name=scope,
+        ctx = dataclasses.replace(
+            ctx, run_dir=stage_dir, stage=stage, brief=text, inputs=inputs, scope_name=scope
         )
         try:
             outcome = agent.generate(task, run, workspace, ctx)
         finally:
             ctx.progress({"done": True})
-        evaluator._no_outage_since(start)  # an endpoint that went away is not the agent's
+        evaluator._no_outage_since(ctx, start)  # an endpoint that went away is not the agent's
         data = outcome.to_dict()
         earlier_intake = data["details"].pop("intake", None)
         intake = take_in(workspace, IntakeLimits(), earlier_intake)
@@ -153,12 +138,12 @@ def generate_stage(
     return agent_data
 
 
-def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
-    """The stage record of (task, agent, run, stage); see docs/stages.md."""
+def evaluate(evaluator, ctx) -> dict:
+    """The stage record of the run ``ctx`` (a RunContext of a stage); see docs/stages.md."""
     from ..pipeline import intake_notes
 
-    settings = evaluator.settings
-    sandbox = evaluator.config.stash[SANDBOX]
+    task, agent, run, stage = ctx.task, ctx.agent, ctx.key.run, ctx.key.stage
+    settings = ctx.settings
     agent_run_dir = evaluator.run_dir(task, agent, run)
     if settings.stage_mode == "e2e":
         for before in earlier(stage):
@@ -166,13 +151,13 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
                 evaluator.evaluate(task, agent, run, before)  # its repo feeds this stage
             else:
                 evaluator.evaluate(task, agent, run)
-    stage_dir = agent_run_dir / f"stage-{stage}"
+    stage_dir = ctx.run_dir
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
         shutil.rmtree(inputs, ignore_errors=True)
         stage_inputs(task, agent_run_dir, stage, settings.stage_mode, inputs)
         text = brief(stage, inputs)
-        agent_data = generate_stage(evaluator, task, agent, run, stage_dir, stage, text, inputs)
+        agent_data = generate_stage(evaluator, ctx, task, stage_dir, stage, text, inputs)
         repo = stage_dir / "repo"
         graded = evaluator._stage(
             stage_dir,
@@ -189,8 +174,8 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
         grade = graded.load()
         if grade is None:
             work = graded.reset()
-            scope = f"{agent.label}/{task.id}/run-{run}/{stage}"  # in the LLM cache
-            grade = graded.commit(_grade(evaluator, task, repo, stage, scope, work, sandbox))
+            scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
+            grade = graded.commit(_grade(evaluator, ctx, repo, scope, work))
     notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
     notes += intake_notes(agent_data.get("intake"))
     return {
@@ -213,7 +198,8 @@ def evaluate(evaluator, task, agent, run: int, stage: str) -> dict:
     }
 
 
-def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sandbox) -> dict:
+def _grade(evaluator, ctx, repo: Path, scope: str, work: Path) -> dict:
+    task, stage, sandbox = ctx.task, ctx.key.stage, ctx.sandbox
     if stage == "design":
         result = design.grade(repo, task.root, work / "parse", sandbox)
         baseline_root = task.root / DESIGN_DIR / "baseline"
@@ -224,6 +210,7 @@ def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sand
             answer=design.read_design(repo),
             baseline=baseline,
             scope=scope,
+            ctx=ctx,
         )
         if judged is not None:
             result["judge"] = judged
@@ -233,8 +220,8 @@ def _grade(evaluator, task, repo: Path, stage: str, scope: str, work: Path, sand
         examples = StageReferences(task.root).examples
         return setup.grade(repo, task.reference_dir, examples, work, sandbox)
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
-    shared = evaluator.settings.out / ".shared"
-    return testing.grade(repo / folder, task, work, shared, sandbox, evaluator.settings.timeout)
+    shared = ctx.out / ".shared"
+    return testing.grade(repo / folder, task, work, shared, sandbox, ctx.settings.timeout)
 
 
 def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) -> dict:
