@@ -231,3 +231,47 @@ def test_sandbox_mode_is_reported_and_none_is_warned(pytester, tasks):
         ["*E2EBenchWarning: --e2e-sandbox=none: generated code runs without namespaces*"]
     )
     assert os.environ.get("CI") is None or resolve_mode("auto")[0] == "bwrap"
+
+
+# --- the design stage: an agent's diagrams go through Mermaid's parser in Node -------------
+
+_REFERENCE_CLASS = "classDiagram\n    class Calculator {\n        +add(a, b) int\n    }\n"
+_REFERENCE_SEQUENCE = "sequenceDiagram\n    participant User\n    User->>User: add\n"
+
+
+def _design(root: Path, class_text: str, sequence_text: str) -> None:
+    (root / "design").mkdir(parents=True)
+    (root / "design" / "class.mmd").write_text(class_text)
+    (root / "design" / "sequence.mmd").write_text(sequence_text)
+    (root / "design" / "architecture.txt").write_text("calc/\n    add.py\n")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_diagram_that_stalls_mermaid_is_the_agents_failure_not_a_harness_error(
+    tmp_path, monkeypatch
+):
+    """Mermaid's parser takes quadratic time on a long run of blanks: a 256 KiB diagram held it
+    past its time limit, and the whole design stage (the reference's diagrams parsed in the same
+    process) became an infrastructure error instead of a failed answer."""
+    from pytest_e2ebench.sandbox import Sandbox
+    from pytest_e2ebench.stages import design, mermaid
+
+    reference, answer = tmp_path / "reference", tmp_path / "answer"
+    _design(reference, _REFERENCE_CLASS, _REFERENCE_SEQUENCE)
+    # within Mermaid's maxTextSize, but slow to parse: held past a (shortened) time limit
+    stall = "classDiagram\nA" + " " * (design.MAX_DIAGRAM_CHARS - 40) + "x\n"
+    _design(answer, stall, "sequenceDiagram\n" + " " * 250_000 + "A->>B: x\n")
+    parse = mermaid.parse
+
+    def shortened(diagrams, work, sandbox, **kw):
+        # the agent's parser held past a short limit; the reference's gets the usual one
+        monkeypatch.setattr(mermaid, "PARSE_TIMEOUT", 2.0 if kw.get("untrusted") else 120.0)
+        return parse(diagrams, work, sandbox, **kw)
+
+    monkeypatch.setattr(mermaid, "parse", shortened)
+    graded = design.grade(answer, reference, tmp_path / "work", Sandbox(mode="auto"))
+    items = graded["items"]
+    assert not items["class"]["valid"] and "gave no answer" in items["class"]["message"]
+    assert not items["sequence"]["valid"] and "maxTextSize" in items["sequence"]["message"]
+    assert graded["metrics"]["design_valid"] == 0.3333  # the tree still counts
