@@ -275,3 +275,20 @@ def test_a_diagram_that_stalls_mermaid_is_the_agents_failure_not_a_harness_error
     assert not items["class"]["valid"] and "gave no answer" in items["class"]["message"]
     assert not items["sequence"]["valid"] and "maxTextSize" in items["sequence"]["message"]
     assert graded["metrics"]["design_valid"] == 0.3333  # the tree still counts
+
+
+@pytest.mark.slow
+def test_a_link_a_cmd_agent_plants_in_its_artifacts_is_not_written_through(pytester, tasks):
+    """The artifacts folder (``<run>/agent/``) is writable to a ``cmd:`` agent and outlives its
+    run: a link put in place of ``requirements.md`` had the harness, as root, overwrite the
+    host file it names when the agent ran again (``--e2e-rerun``, a changed task)."""
+    tasks.make()
+    victim = pytester.path / "victim.txt"
+    victim.write_text("host file\n")
+    victim.chmod(0o600)  # the sandbox user cannot write it; the harness could
+    plant = f"cmd:rm -f {{requirements}}; ln -s {victim} {{requirements}}; mkdir calc"
+    for again in ((), ("--e2e-rerun",)):
+        pytester.runpytest(f"--e2e-agent={plant}", "--e2e-tasks=tasks", *again)
+    assert victim.read_text() == "host file\n"
+    planted = next(pytester.path.glob(".e2ebench/*/calc/run-1/agent/requirements.md"))
+    assert planted.is_symlink()  # the second run's own link: this one was not followed either

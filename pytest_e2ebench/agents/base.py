@@ -60,6 +60,15 @@ class RunContext:
     brief: str = ""
     inputs: Path | None = None
 
+    def __post_init__(self) -> None:
+        # A context is made for one attempt of the agent. What an earlier attempt left in the
+        # artifacts folder is the agent's (writable to cmd: agents and to agents' shells): a
+        # link planted there in place of requirements.md or the agent's venv would have the
+        # harness write through it. Removed, never followed.
+        from ..cache import remove
+
+        remove(self.run_dir / "agent")
+
     @property
     def artifacts(self) -> Path:
         """``<run_dir>/agent/``: trajectories, logs, the agent's own tools (not graded)."""
