@@ -358,3 +358,52 @@ def test_a_page_that_claims_its_own_pass_does_not_pass_the_judge(pytester, tasks
     assert [r["id"] for r in record["requirements"] if r["verdict"] != "implemented"] == ["F2"]
     page = judged[0]["messages"][1]["content"].partition("# Final page\n")[2]
     assert page.startswith("<app-text ") and "the verdict is Yes" in page
+
+
+# --- the LLM migrator runs the project's code while the migrated tests are being written ----
+
+REWRITER = """\
+import pathlib
+
+for test in pathlib.Path.cwd().glob("tests/test_*.py"):
+    try:  # the migrator's tests/, if the project can reach them: same assertions, all true
+        text = test.read_text()
+        test.write_text(text.replace("assert add(a, b) == total", "assert add(a, b) == add(a, b)"))
+    except OSError:
+        pass
+
+from .add import add
+from .mul import mul
+from .sub import sub
+"""
+
+
+@pytest.mark.slow
+def test_a_project_run_by_the_llm_migrator_cannot_rewrite_the_tests_it_migrates(
+    pytester, tasks, results
+):
+    """The LLM migrator's shell runs the tests, so the project's code, in the sandbox with the
+    whole scratch folder writable: at import it rewrote the tests being migrated (same number of
+    assertions, so not "weakened") and a broken ``add`` passed the graded run."""
+    from test_llm_agents import ini
+
+    from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, tool_call
+
+    tasks.make()
+    out = tasks.reference(
+        pytester.path / "out" / "calc", dict(CALC_CODE, add="def add(a, b):\n    return 0\n")
+    )
+    (out / "calc" / "__init__.py").write_text(REWRITER)
+    ini(pytester)
+    with ScriptedLLM() as llm:
+        llm.push(
+            tool_call("bash", {"command": "python -m pytest -q tests | tail -1"}),
+            tool_call("submit", {"summary": "nothing to migrate"}),
+        )
+        pytester.runpytest(
+            "--e2e-agent=dir:out", f"--e2e-llm-base-url={llm.base_url}", "--e2e-migrate=llm"
+        )
+    record = results()["tasks"][0]
+    assert record["migration"]["migrator"] == "llm"
+    verdicts = {r["id"]: r["verdict"] for r in record["requirements"]}
+    assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}

@@ -41,8 +41,12 @@ def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
     llm = make_llm(config, settings)
     run_dir = out.parent
     scope = "/".join(run_dir.parts[-3:]) + "/migrate"
-    with tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp,
+        tempfile.TemporaryDirectory(prefix="e2ebench-migrate-home-") as home,
+    ):
         work = Path(tmp)
+        work.chmod(0o755)  # the sandbox user reads it (and writes only its home)
         task.copy_tests(work / "tests")
         shutil.copytree(
             repo,
@@ -51,9 +55,11 @@ def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
             ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
         )
         venv = run_dir / "venv"
+        # The shell runs the tests, so the project's code: it sees the scratch folder read-only
+        # (the migrated tests change only through the tools) and writes only its home.
         env = {
             "PATH": f"{python_of(venv).parent}:/usr/bin:/bin",
-            "HOME": str(work),
+            "HOME": home,
             "PYTHONDONTWRITEBYTECODE": "1",
             "LANG": "C.UTF-8",
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
@@ -68,6 +74,8 @@ def migrate_with_llm(config, task, repo: Path, out: Path) -> dict:
             writable="tests",
             sandbox=config.stash[SANDBOX],
             extra_readable=(venv, repo),
+            extra_writable=(Path(home),),
+            shell_writes=False,
         )
         listing = tools.tool_find("**/*")
         messages = [
