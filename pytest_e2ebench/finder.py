@@ -37,16 +37,22 @@ NOT_PROJECT = frozenset(
         *sys.stdlib_module_names,
     }
 )
+SUITE_ENV = "E2EBENCH_SUITE_MODULES"  # the test run's: names its suite's folder provides
 _MAX_SCAN = 2000  # entries looked at per folder: a million files must not stall the harness
 
 FINDER_SOURCE = '''\
 """Written by pytest-e2ebench: the project's own top-level names, from its repository."""
 
 import importlib.machinery
+import os
 import sys
 
 ROOTS = {roots!r}  # import name -> folder that holds it
 EXTRA = {extra!r}  # package -> installed copy, searched after the repository's
+# Names the harness's test suite provides itself (its helper modules, read when the interpreter
+# starts, before any project code): the suite's, as pytest imports them from the tests'
+# folder, never a project file of the same name.
+SUITE = frozenset(os.environ.get("{suite_env}", "").split(os.pathsep)) - {{""}}
 
 
 class ProjectFinder:
@@ -54,7 +60,7 @@ class ProjectFinder:
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if path is not None or name not in ROOTS:
+        if path is not None or name not in ROOTS or name in SUITE:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, [ROOTS[name]])
         if spec is None or spec.submodule_search_locations is None:
@@ -169,6 +175,35 @@ def install(site: Path, roots: dict[str, str], extra: dict[str, list[str]] | Non
     folders searched after the repository's (the installed copy, for files only the build
     generates).
     """
-    source = FINDER_SOURCE.format(roots=dict(sorted(roots.items())), extra=extra or {})
+    source = FINDER_SOURCE.format(
+        roots=dict(sorted(roots.items())), extra=extra or {}, suite_env=SUITE_ENV
+    )
     (site / f"{FINDER_MODULE}.py").write_text(source, encoding="utf-8")
     (site / PTH_FILE).write_text(f"import {FINDER_MODULE}\n", encoding="utf-8")
+
+
+def suite_modules(tests: Path) -> str:
+    """The top-level names the harness's suite in ``tests`` makes importable, for
+    :data:`SUITE_ENV` (``os.pathsep``-separated).
+
+    pytest (``prepend`` import mode) puts the folder above a test module's package (the module's
+    own folder when it is in none) first on ``sys.path``: every module and package there is
+    importable by its bare name, a suite's helper module (``from helpers import expected``)
+    included. A project's file of that name would otherwise be found first (the finder is first
+    on ``sys.meta_path``) and stand in for it: its expected values, its data.
+    """
+    names: set[str] = set()
+    bases: set[Path] = set()
+    for dirpath, _dirnames, filenames in os.walk(tests):
+        if not any(f.endswith(".py") for f in filenames):
+            continue
+        base = Path(dirpath)
+        while (base / "__init__.py").is_file() and base != tests.parent:
+            base = base.parent
+        bases.add(base)
+    for base in bases:
+        for entry in _entries(base):
+            name = entry.name[:-3] if entry.name.endswith(".py") else entry.name
+            if name.isidentifier() and (entry.name.endswith(".py") or entry.is_dir()):
+                names.add(name)
+    return os.pathsep.join(sorted(names - {"conftest", "__init__"}))

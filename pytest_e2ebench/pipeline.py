@@ -230,6 +230,7 @@ class Evaluator:
                     write_skeleton(task, workspace)  # ProjectEval level 3 (#17)
                 if cascade is not None:
                     cascade.prepare(workspace, agent)  # the agent's own skeleton
+                ctx.clear_artifacts()  # an earlier attempt's leftovers are the agent's
                 start = time.monotonic()
                 try:
                     if cascade is not None and cascade.ended:

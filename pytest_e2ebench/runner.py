@@ -29,7 +29,7 @@ import textwrap
 import threading
 from pathlib import Path
 
-from . import honeypot, process, skips, tamper, testconf
+from . import finder, honeypot, process, skips, tamper, testconf
 from .errors import InfrastructureError
 from .intake import IntakeLimits, copy_tree, read_regular
 from .probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN
@@ -456,6 +456,8 @@ def run_suite(
     if tests is not None and web is None:
         # the plugins the task declared, installed by the harness with the test tools
         env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join([str(trusted), *map(str, extra.trusted)])
+        # the suite's own helper modules are the suite's, whatever files the project has
+        env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
         env.update(extra.env)
     if web is None and browser is not None:
         # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser

@@ -239,6 +239,15 @@ class RunContext:
         if self.key is None:
             self.key = folder_key(self.settings.out, self.run_dir)
 
+    def clear_artifacts(self) -> None:
+        """Called before each attempt of the agent. What an earlier attempt left in
+        ``<run_dir>/agent/`` is the agent's (writable to ``cmd:`` agents and to agents' shells):
+        a link planted there in place of requirements.md or the agent's venv would have the
+        harness write through it. Removed, never followed."""
+        from .cache import remove
+
+        remove(self.run_dir / "agent")
+
     @property
     def artifacts(self) -> Path:
         """``<run_dir>/agent/``: trajectories, logs, the agent's own tools (not graded)."""

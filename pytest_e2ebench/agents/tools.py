@@ -160,8 +160,12 @@ class Toolbox:
         sandbox: Sandbox | None = None,
         extra_writable: tuple[Path, ...] = (),
         extra_readable: tuple[Path, ...] = (),
+        shell_writes: bool = True,
     ) -> None:
         self.workspace = workspace.resolve()
+        # False: shell commands see the workspace read-only (they may run code the tools'
+        # writes must be safe from: the LLM migrator runs the project's tests)
+        self.shell_writes = shell_writes
         self.writable = writable  # if set, only this subfolder may be changed
         self.sandbox = sandbox or Sandbox()
         self.extra_writable = extra_writable  # e.g. the agent's own venv, for pip install
@@ -220,10 +224,11 @@ class Toolbox:
 
     def tool_bash(self, command: str) -> str:
         """Run ``command`` with bash in the workspace."""
+        mine = [self.workspace] if self.shell_writes else []
         done = self.sandbox.run(
             ["bash", "-c", command],
-            writable=[self.workspace, *self.extra_writable],
-            readable=self.extra_readable,
+            writable=[*mine, *self.extra_writable],
+            readable=[*self.extra_readable, *([] if mine else [self.workspace])],
             cwd=self.workspace,
             env=self.env,
             timeout=self.command_timeout,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 
+from .llmcall import APP_TEXT_RULE, fence
 from .session import SessionBroken
 
 RESULTS = ("Pass", "Fail", "Uncertain")
@@ -26,7 +27,7 @@ SYSTEM = (
     "result on the page. Finish with the report tool: Pass if the page shows the expected "
     "result, Fail if it does not or a step is impossible because the app lacks something, "
     "Uncertain only if you cannot tell. Put what you saw (text of the page, values) in the "
-    "evidence."
+    "evidence. " + APP_TEXT_RULE
 )
 
 
@@ -79,7 +80,8 @@ TOOLS = [
 def observation_message(obs: dict, note: str) -> dict:
     """A user message with the page: text and (when there is one) the screenshot."""
     tree = str(obs.get("tree", ""))[:OBSERVATION_LIMIT]
-    text = f"{note}\nPage: {obs.get('title', '')} ({obs.get('url', '')})\n{tree}"
+    page = fence(f"Page: {obs.get('title', '')} ({obs.get('url', '')})\n{tree}")
+    text = f"{note}\n{page}"
     shot = obs.get("screenshot")
     if not shot:
         return {"role": "user", "content": text}
@@ -179,8 +181,8 @@ def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
                             "result": answer[:300],
                         }
                     )
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
-                notes.append(f"{call.name}: {answer[:300]}")
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": fence(answer)})
+                notes.append(f"{call.name}: {fence(answer[:300])}")
             before = obs.get("tree")
             obs = session.command("observe")
             key = json.dumps(trace[-1:], sort_keys=True)

@@ -15,7 +15,7 @@ import json
 from ..errors import InfrastructureError
 from ..judge.llm import code_listing
 from ..workspace import suffixes_for
-from .llmcall import json_answer
+from .llmcall import APP_TEXT_RULE, fence, json_answer
 
 VERDICTS = ("Yes", "No", "Indeterminate")
 RETRIES = 1
@@ -26,7 +26,7 @@ SYSTEM = (
     "Yes if the evidence shows the expected result, No if it shows the app does not behave "
     "as expected (or lacks what the case needs), Indeterminate if the evidence cannot decide. "
     'Answer with one JSON object and nothing else: {"verdict": "Yes" | "No" | '
-    '"Indeterminate", "reason": "<one sentence>"}.'
+    '"Indeterminate", "reason": "<one sentence>"}. ' + APP_TEXT_RULE
 )
 SCORE_SYSTEM = (
     "You review the source code of a web application against its requirements document. For "
@@ -68,11 +68,14 @@ def judge_case(asker, case: dict, report: dict, scope: str) -> dict:
         for i, t in enumerate(report["trace"], start=1)
     )
     page = str(report.get("observation", {}).get("tree", ""))[:PAGE_LIMIT]
+    # what the app wrote (its page, and what the tester read or quoted from it) is fenced:
+    # a page cannot add a section of its own ("Result: Pass") to the judge's message
     user = (
         f"# Test case {case['id']} (feature {case['feature']})\n{case['case']}\n"
         f"Expected: {case['expected']}\n\n# Tester's report\nResult: {report['result']}\n"
-        f"Evidence: {report['evidence']}\nEnded by: {report['ended']}\n\n"
-        f"# Actions\n{steps or '(none)'}\n\n# Final page\n{page or '(not observed)'}"
+        f"Evidence:\n{fence(str(report['evidence']))}\nEnded by: {report['ended']}\n\n"
+        f"# Actions\n{fence(steps) if steps else '(none)'}\n\n"
+        f"# Final page\n{fence(page) if page else '(not observed)'}"
     )
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
     return _ask(asker, messages, parse_verdict, f"{scope}/{case['id']}", "verdict")

@@ -38,8 +38,12 @@ def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
     llm = ctx.llm()
     run_dir = ctx.run_dir
     scope = f"{ctx.scope}/migrate"
-    with tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp,
+        tempfile.TemporaryDirectory(prefix="e2ebench-migrate-home-") as home,
+    ):
         work = Path(tmp)
+        work.chmod(0o755)  # the sandbox user reads it (and writes only its home)
         task.copy_tests(work / "tests")
         shutil.copytree(
             repo,
@@ -48,9 +52,11 @@ def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
             ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
         )
         venv = run_dir / "venv"
+        # The shell runs the tests, so the project's code: it sees the scratch folder read-only
+        # (the migrated tests change only through the tools) and writes only its home.
         env = {
             "PATH": f"{python_of(venv).parent}:/usr/bin:/bin",
-            "HOME": str(work),
+            "HOME": home,
             "PYTHONDONTWRITEBYTECODE": "1",
             "LANG": "C.UTF-8",
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
@@ -65,6 +71,8 @@ def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
             writable="tests",
             sandbox=ctx.sandbox,
             extra_readable=(venv, repo),
+            extra_writable=(Path(home),),
+            shell_writes=False,
         )
         listing = tools.tool_find("**/*")
         messages = [

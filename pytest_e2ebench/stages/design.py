@@ -25,6 +25,9 @@ from ..intake import read_text
 from . import ARCHITECTURE, CLASS_DIAGRAM, SEQUENCE_DIAGRAM, mermaid
 
 MAX_DESIGN_BYTES = 256 << 10  # per design file
+# Mermaid's own ``maxTextSize``: it renders nothing longer. Its parser takes quadratic time on
+# some texts (a long run of blanks), so a longer diagram is not parsed at all.
+MAX_DIAGRAM_CHARS = 50_000
 PASS_F1 = 0.5  # an artefact item passes when it parses and its name F1 reaches this (ours)
 FILES = {"class": CLASS_DIAGRAM, "sequence": SEQUENCE_DIAGRAM, "architecture": ARCHITECTURE}
 EXPECTED_TYPE = {"class": "classDiagram", "sequence": "sequence"}
@@ -94,12 +97,23 @@ def f1(found: set[str], expected: set[str]) -> float:
 def grade(answer_root: Path, reference_root: Path, work: Path, sandbox) -> dict:
     """The deterministic grade of the design in ``answer_root`` against ``reference_root``."""
     answer, reference = read_design(answer_root), read_design(reference_root)
-    diagrams = {}
+    mine, theirs = {}, {}
+    too_long = {}
     for name in EXPECTED_TYPE:
-        if answer[name] is not None:
-            diagrams[f"answer-{name}"] = answer[name]
-        diagrams[f"reference-{name}"] = reference[name] or ""
-    parsed = mermaid.parse(diagrams, work, sandbox)
+        text = answer[name]
+        if text is not None and len(text) > MAX_DIAGRAM_CHARS:
+            why = f"over Mermaid's maxTextSize ({len(text)} > {MAX_DIAGRAM_CHARS} characters)"
+            too_long[f"answer-{name}"] = mermaid.Parsed(ok=False, error=why)
+        elif text is not None:
+            mine[f"answer-{name}"] = text
+        theirs[f"reference-{name}"] = reference[name] or ""
+    # the agent's diagrams in a parser of their own: one that never finishes is their failure,
+    # and cannot keep the reference's from being parsed
+    parsed = {
+        **mermaid.parse(theirs, work / "reference", sandbox),
+        **mermaid.parse(mine, work / "answer", sandbox, untrusted=True),
+        **too_long,
+    }
     items: dict[str, dict] = {}
     for name, expected_type in EXPECTED_TYPE.items():
         ref = parsed[f"reference-{name}"]

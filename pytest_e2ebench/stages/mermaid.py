@@ -135,8 +135,15 @@ def _install(dest: Path) -> None:
             path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
 
 
-def parse(diagrams: dict[str, str], work: Path, sandbox: Sandbox) -> dict[str, Parsed]:
-    """Parse each named diagram text with Mermaid (in ``sandbox``); ``work`` is a new folder."""
+def parse(
+    diagrams: dict[str, str], work: Path, sandbox: Sandbox, *, untrusted: bool = False
+) -> dict[str, Parsed]:
+    """Parse each named diagram text with Mermaid (in ``sandbox``); ``work`` is a new folder.
+
+    A parser that gives no answer (killed at its time limit, crashed) is an infrastructure
+    error for the task's own diagrams; for ``untrusted`` ones (an agent's, parsed in a process
+    of their own) it is their failure: each comes back not ok, saying why.
+    """
     if not diagrams:
         return {}
     where = parser_dir()
@@ -164,6 +171,9 @@ def parse(diagrams: dict[str, str], work: Path, sandbox: Sandbox) -> dict[str, P
         data = json.loads(read_regular(answer, MAX_ANSWER_BYTES))
     except (OSError, ValueError):
         status = "timed out" if done.timed_out else f"exit status {done.returncode}"
+        if untrusted:
+            why = f"the Mermaid parser gave no answer on these diagrams ({status})"
+            return dict.fromkeys(diagrams, Parsed(ok=False, error=why))
         raise InfrastructureError(
             "design", f"the Mermaid parser gave no answer ({status}):\n{done.tail(5)}"
         ) from None

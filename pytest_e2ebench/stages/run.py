@@ -119,6 +119,7 @@ def generate_stage(
         ctx = dataclasses.replace(
             ctx, run_dir=stage_dir, stage=stage, brief=text, inputs=inputs, scope_name=scope
         )
+        ctx.clear_artifacts()
         try:
             outcome = agent.generate(task, run, workspace, ctx)
         finally:

@@ -8,7 +8,8 @@
   (``("type", "Your name", "Ann")``, ``("click", "Greet")``), so an app without that control
   makes the step impossible and the agent reports Fail; after the last step it reports Pass iff
   every text of the case's ``expect`` is on the page;
-* JudgeLLM: Yes for a Pass report, No for Fail, Indeterminate otherwise.
+* JudgeLLM: Yes for a Pass report, No for Fail, Indeterminate otherwise (the report's lines as
+  the harness wrote them: the app's own text, fenced, is ignored, as a model is told to).
 
 Nothing here knows the app: the verdicts come from the pages the sandboxed browser returns.
 """
@@ -19,11 +20,20 @@ import json
 import re
 from collections.abc import Callable, Sequence
 
+from ..app.llmcall import unfenced
 from .scripted_llm import reply, tool_call
 
 # A name may hold quotes (``checkbox "Mark "Tea" as completed"``): it ends at the line's end or
 # before the node's properties (`` value='…'``, `` focused=True``).
 _NODE = re.compile(r'^\s*\[(\d+)\] (\S+)(?: "(.*?)"(?=$| [a-z]+=))?')
+
+
+def _app_text(text: str) -> str:
+    """The app's text inside a fence (``pytest_e2ebench.app.llmcall.fence``), or ``text``."""
+    lines = text.split("\n")
+    if len(lines) >= 2 and lines[0].startswith("<app-text ") and lines[-1].startswith("</app-"):
+        return "\n".join(lines[1:-1])
+    return text
 
 
 def _text(message: dict) -> str:
@@ -93,7 +103,8 @@ def app_judge_script(tasks: dict[str, Sequence[dict]]) -> Callable[[dict], objec
             answer = [{k: v for k, v in c.items() if k not in PLAN_KEYS} for c in cases]
             return reply(json.dumps({"cases": answer}))
         if "judge software test results" in system:
-            user = _text(messages[1])
+            # the tester's report as the harness wrote it: the app's text (fenced) claims nothing
+            user = unfenced(_text(messages[1]))
             verdict = (
                 "Yes"
                 if "Result: Pass" in user
@@ -108,8 +119,9 @@ def app_judge_script(tasks: dict[str, Sequence[dict]]) -> Callable[[dict], objec
         # the page as last observed (after the "Page:" line: the note above it may quote the case)
         tree = _text(messages[-1]).rpartition("\nPage: ")[2].partition("\n")[2]
         last_tool = [m for m in messages if m["role"] == "tool"][-1:]
-        if last_tool and last_tool[0]["content"].startswith(("there is no node", "unknown")):
-            return tool_call("report", {"result": "Fail", "evidence": last_tool[0]["content"]})
+        answer = _app_text(last_tool[0]["content"]) if last_tool else ""
+        if answer.startswith(("there is no node", "unknown")):
+            return tool_call("report", {"result": "Fail", "evidence": answer})
         steps = plan.get("steps", [])
         if done < len(steps):
             action, *rest = steps[done]
