@@ -133,9 +133,11 @@ class RunKey:
 
     @property
     def scope(self) -> str:
-        """The name of this run's conversations in the LLM record/replay cache: the last three
-        parts of its folder, as earlier versions named them (recorded tapes stay valid)."""
-        return "/".join(run_folder(PurePath(), self).parts[-3:])
+        """The name of this run's conversations in the LLM record/replay cache: its whole
+        :attr:`name`. (Earlier, a level's or a stage's tape was named by the last three parts
+        of its folder, without the agent, so two agents with a role of the same name shared one
+        tape, and the second was answered with the first one's recording.)"""
+        return self.name
 
     @property
     def slug(self) -> str:

@@ -46,9 +46,11 @@ def test_the_folder_layout_is_the_one_of_earlier_versions():
         "sdagent-dt/calc/run-2",
         "sdagent-dt--calc--run-2",
     )
-    # the LLM cache's tape names of levels and stages are kept as recorded
-    assert RunKey("t", "a", 2, level=3).scope == "t/level-3/run-2"
-    assert RunKey("t", "a", 2, stage="design").scope == "t/run-2/stage-design"
+    # the LLM cache's tapes are named by the whole run, agent included: two agents with a role
+    # of the same name (sdagent-dt's and sdagent-ddt's developer) never share one
+    assert RunKey("t", "a", 2, level=3).scope == "a/t/level-3/run-2"
+    assert RunKey("t", "a", 2, stage="design").scope == "a/t/run-2/stage-design"
+    assert RunKey("t", "b", 2, level=3).scope != RunKey("t", "a", 2, level=3).scope
 
 
 def test_of_record_names_runs_as_results_json_does():
