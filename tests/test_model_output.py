@@ -135,10 +135,11 @@ def test_text_call_shapes():
         ("submit", "{}")
     ]
     wrapped = {"function": {"name": "find", "parameters": {"pattern": "*.py"}}}
-    assert (
-        textcalls.parse(json.dumps([wrapped, wrapped]), names)
-        == [("find", '{"pattern": "*.py"}')] * 2
-    )
+    listed = {"name": "view", "arguments": {"path": "b.py"}}
+    assert textcalls.parse(json.dumps([wrapped, listed, wrapped]), names) == [
+        ("find", '{"pattern": "*.py"}'),
+        ("view", '{"path": "b.py"}'),
+    ]  # the same call twice in one message runs once
     # arguments as a string are passed on as written (the tool says if they are not JSON)
     assert textcalls.parse('{"name": "bash", "arguments": "{\\"command\\": 1"}', names) == [
         ("bash", '{"command": 1')
@@ -155,12 +156,15 @@ def test_gemma_echo_with_chat_template_tokens_cut_at_the_limit():
     """Byte for byte what Gemma 3 270M (Q4_K_M, llama-server --jinja, temperature 0, -n 256)
     sent when the engineer's prompt's user message was one ``<tool_call>`` block: the call
     repeated between ChatML tokens of a template it was never trained on, ``tool_calls: null``,
-    ``finish_reason: "length"``, cut one character into the sixth copy."""
+    ``finish_reason: "length"``, cut one character into the sixth copy. The copies run once."""
     call = {"name": "create", "arguments": {"path": "calc/__init__.py", "content": "x = 1\n"}}
     block = f"<tool_call>{json.dumps(call)}</tool_call>"
     content = "<|im_end|>\n<|im_start|>user\n".join([block] * 5) + "<"
     found = textcalls.parse(content, TOOL_NAMES)
-    assert found == [("create", json.dumps(call["arguments"]))] * 5
+    assert found == [("create", json.dumps(call["arguments"]))]  # five copies run once
+    other = '<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>'
+    bash = ("bash", '{"command": "ls"}')
+    assert textcalls.parse(block + other + block, TOOL_NAMES) == [found[0], bash]
 
 
 def test_fit_context_drops_oldest_tool_outputs_first():

@@ -10,6 +10,9 @@ call as text and ``tool_calls: null`` (issue 19: Qwen2.5-Coder 0.5B and 1.5B und
 
 An object is a call when it has ``name`` (one of the tools) and ``arguments`` or
 ``parameters`` (an object, or a string of JSON); ``{"function": {...}}`` wrappers are opened.
+A call written more than once in one message runs once: a small model that repeats its
+conversation (Gemma 3 270M here wrote the same call five times between chat-template tokens)
+would otherwise run a command such as ``echo x >> f`` once per copy.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ def parse(content: str | None, tools: Collection[str]) -> list[tuple[str, str]]:
         blocks = [m.group(1) for m in pattern.finditer(text)]
         calls = [call for block in blocks for call in _calls(block, tools)]
         if calls:
-            return calls
-    return _calls(text, tools)
+            return list(dict.fromkeys(calls))
+    return list(dict.fromkeys(_calls(text, tools)))
 
 
 def _calls(block: str, tools: Collection[str]) -> list[tuple[str, str]]:
