@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..intake import read_bytes
+from ..runs import RunKey
 from ..verdicts import IMPLEMENTED
 from . import svg
 from .terminal import _fmt
@@ -226,7 +227,7 @@ def run_view(record: dict) -> dict:
         failing.append({**req, "failing": tests, "cause": failure_cause(record, req)})
     metrics = record.get("metrics") or {}
     return {
-        "id": f"{record['agent']}--{record['task']}--run-{record['run']}",
+        "id": _run_id(record),
         "record": record,
         "metrics": [(label, _fmt(metrics.get(key), kind)) for label, key, kind in OVERVIEW],
         "failing": failing,
@@ -234,6 +235,14 @@ def run_view(record: dict) -> dict:
         "trajectory": trajectory(record),
         "coverage": coverage_links(record),
     }
+
+
+def _run_id(record: dict) -> str:
+    """``agent--task--run-N``; a level's (and a cascade's) runs keep theirs apart."""
+    try:
+        return RunKey.of_record(record).slug
+    except (KeyError, ValueError):  # a record from elsewhere (``e2ebench report``): as written
+        return f"{record.get('agent')}--{record.get('task')}--run-{record.get('run')}"
 
 
 def coverage_links(record: dict) -> dict:
