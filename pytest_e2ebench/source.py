@@ -120,14 +120,18 @@ def _download(name: str, version: str, into: Path) -> Path:
     """Download the sdist of ``name==version`` from the index (a plain HTTP fetch: building
     nothing, running nothing)."""
     entry = sdist_of(name, version)
-    target = into / Path(entry["filename"]).name
+    return download(entry["url"], into / Path(entry["filename"]).name)
+
+
+def download(url: str, target: Path) -> Path:
+    """``url`` saved to ``target`` (a plain HTTP fetch); FetchError when it cannot be."""
     try:
-        with urllib.request.urlopen(entry["url"], timeout=DOWNLOAD_TIMEOUT) as response:
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
             with target.open("wb") as out:
                 shutil.copyfileobj(response, out)
     except (OSError, ValueError) as exc:
         raise FetchError(
-            f"could not download {entry['url']} ({exc}); check the network or UV_DEFAULT_INDEX"
+            f"could not download {url} ({exc}); check the network or UV_DEFAULT_INDEX"
         ) from None
     return target
 
