@@ -195,7 +195,7 @@ def _step(evaluator, ctx, task, step: str, inputs: dict) -> dict:
         (given / name).write_text(text, encoding="utf-8")
     evaluator._stage_now = f"cascade-{step}"
     # the LLM cache's tape of the step: agent/task/level-N-cascade/run-n/cascade-<step>
-    scope = step_dir.relative_to(evaluator.settings.out).as_posix()
+    scope = f"{ctx.scope}/cascade-{step}"
     data = generate_stage(evaluator, ctx, task, step_dir, step, INSTRUCTIONS[step], given, scope)
     graded = evaluator._stage(
         step_dir,
