@@ -42,7 +42,7 @@ from .source import (
     sha256_of,
 )
 
-BUILD_TIMEOUT = 3 * 3600  # llama-server from source: ~25 min on 2 loaded cores
+BUILD_TIMEOUT = 3 * 3600  # llama-server from source: 17-35 min measured on 2 cores
 
 
 class ModelError(E2EBenchError):
