@@ -57,5 +57,22 @@ class RunFailed(E2EBenchError):
         super().__init__(f"[{stage}] {self.exc_type}: {exc} (traceback: {traceback_file})")
 
 
+class AgentFileError(E2EBenchError, ValueError):
+    """A file from outside the harness could not be taken as data: the author's failure.
+
+    Raised by the bounded parser (:mod:`pytest_e2ebench.untrusted.parse`) for an agent-written
+    or peer-published file that is a link, too large, not UTF-8, nested too deeply or not valid
+    JSON/TOML, whatever the underlying library raised (RecursionError and MemoryError
+    included). ``where`` names the file, ``problem`` says what is wrong with it. The agent's
+    (or the dataset's) failure, graded and counted; never a harness error. A ValueError, so
+    code that handled ``json.loads``'s errors handles it too.
+    """
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{where}: {problem}")
+
+
 class E2EBenchWarning(pytest.PytestWarning):
     """A non-fatal problem noticed by pytest-e2ebench."""

@@ -341,37 +341,41 @@ def read_regular(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
-def read_bytes(root: Path, rel: str | Path, max_bytes: int) -> bytes | None:
+def read_beneath(root: Path, rel: str | Path, max_bytes: int) -> bytes:
     """The bytes of the regular file ``root/rel``, read without following any link.
 
     Every component of ``rel`` is opened relative to its parent's descriptor with
     ``O_NOFOLLOW``, so a folder or file swapped for a link (say by a test run that could write
-    the project) is not followed. None when the file is missing, not a regular file, behind a
-    link or larger than ``max_bytes``; never reads more than ``max_bytes + 1`` bytes.
+    the project) is not followed; never reads more than ``max_bytes + 1`` bytes. Raises
+    FileNotFoundError when a component is missing, OSError for a link (``ELOOP``), a
+    non-regular file or another failure, ValueError for an absolute or ``..`` path or a file
+    larger than ``max_bytes``.
     """
     parts = [p for p in Path(rel).parts if p not in ("", ".")]
     if not parts or ".." in parts or Path(rel).is_absolute():
-        return None
-    try:
-        fd = os.open(root, _DIR_FLAGS)
-    except OSError:
-        return None
+        raise ValueError(f"{rel}: not a relative path inside the folder")
+    fd = os.open(root, _DIR_FLAGS)
     try:
         for part in parts[:-1]:
             nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = nxt
         file_fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
-    except OSError:
-        return None
     finally:
         os.close(fd)
     try:
         return _read_open(file_fd, max_bytes, parts[-1])
-    except (OSError, ValueError):
-        return None
     finally:
         os.close(file_fd)
+
+
+def read_bytes(root: Path, rel: str | Path, max_bytes: int) -> bytes | None:
+    """:func:`read_beneath`, or None when the file is missing, not a regular file, behind a
+    link or larger than ``max_bytes`` (for callers that need not say which)."""
+    try:
+        return read_beneath(root, rel, max_bytes)
+    except (OSError, ValueError):
+        return None
 
 
 def read_text(root: Path, rel: str | Path, max_bytes: int) -> str | None:

@@ -1,0 +1,233 @@
+"""The one bounded parser for agent-written and peer-published JSON, TOML and text.
+
+Python's ``json`` and ``tomllib`` recurse once per level of nesting: a ``parameters.json``
+of 200,000 ``[`` or a ``pyproject.toml`` 5,000 arrays deep raises ``RecursionError``, which
+no caller expected, so the run ended as a harness error and left the mean (issue 26, class 3).
+Here every such file is read without following a link (:func:`~pytest_e2ebench.intake.
+read_beneath`), with a size bound, decoded as strict UTF-8, and its nesting depth is measured
+by a linear scan *before* the library sees it. Whatever still goes wrong, whatever it is, is
+raised as :class:`~pytest_e2ebench.errors.AgentFileError` naming the file and the problem:
+the author's failure, for the caller to grade, never an exception of the harness.
+
+Missing files are not errors here (``None``): whether a missing file is a failure is the
+caller's to say.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import re
+import tomllib
+from pathlib import Path
+
+from ..errors import AgentFileError
+from ..intake import read_beneath
+
+MAX_BYTES = 1 << 20
+# Deeper than any real configuration or answer (pyproject.toml files reach 4 or 5) and far
+# below the interpreter's recursion limit (1000), whatever the caller's stack depth.
+MAX_DEPTH = 64
+# Where a scan jumps to: the characters that open or close nesting, strings or comments.
+_JSON_STOPS = re.compile(r'[\[\]{}"]')
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_TOML_STOPS = re.compile(r"[\[\]{}\"'#]")
+_TOML_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_TOML_ML_BASIC = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""', re.DOTALL)
+_TOML_LITERAL_END = re.compile(r"['\n]")
+
+
+def read_data(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = "") -> bytes | None:
+    """The bytes of the regular file ``root/rel`` (None when it does not exist).
+
+    Raises AgentFileError for a link anywhere on the path, a non-regular file, a file larger
+    than ``max_bytes``, or a path that is absolute or leaves ``root``.
+    """
+    where = where or str(rel)
+    try:
+        return read_beneath(root, rel, max_bytes)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise AgentFileError(
+                where, "is or lies behind a symbolic link (links are not followed)"
+            ) from None
+        raise AgentFileError(where, f"cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise AgentFileError(where, _plain(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - whatever it is, it is the file's doing
+        raise AgentFileError(where, f"cannot be read ({type(exc).__name__})") from None
+
+
+def read_text(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = "") -> str | None:
+    """:func:`read_data` decoded as strict UTF-8 (invalid UTF-8 is an AgentFileError)."""
+    data = read_data(root, rel, max_bytes=max_bytes, where=where)
+    return None if data is None else decode(data, where or str(rel))
+
+
+def read_json(
+    root: Path, rel: str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH, where: str = ""
+) -> object | None:
+    """The JSON value of ``root/rel`` (None when missing); every problem an AgentFileError."""
+    text = read_text(root, rel, max_bytes=max_bytes, where=where)
+    return None if text is None else loads_json(text, where or str(rel), max_depth=max_depth)
+
+
+def read_toml(
+    root: Path, rel: str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH, where: str = ""
+) -> dict | None:
+    """The TOML document of ``root/rel`` (None when missing); every problem an AgentFileError."""
+    text = read_text(root, rel, max_bytes=max_bytes, where=where)
+    return None if text is None else loads_toml(text, where or str(rel), max_depth=max_depth)
+
+
+def decode(data: bytes, where: str) -> str:
+    """``data`` as strict UTF-8; AgentFileError naming the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        raise AgentFileError(
+            where, f"not valid UTF-8 (byte 0x{bad} at offset {exc.start})"
+        ) from None
+
+
+def loads_json(
+    text: str | bytes, where: str, *, max_depth: int = MAX_DEPTH, max_chars: int = 0
+) -> object:
+    """The JSON value of ``text`` (a file's content, a model's reply, a line from a pipe).
+
+    ``max_chars`` (when > 0) bounds the text; the nesting depth is measured first. Raises
+    AgentFileError for anything wrong, whatever ``json`` itself would have raised.
+    """
+    if isinstance(text, bytes):
+        text = decode(text, where)
+    if max_chars and len(text) > max_chars:
+        raise AgentFileError(where, f"longer than {max_chars} characters")
+    _check_depth(json_depth(text, max_depth), max_depth, where)
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise AgentFileError(where, f"not valid JSON ({_plain(exc)})") from None
+    except (RecursionError, MemoryError) as exc:
+        raise AgentFileError(where, f"cannot be parsed ({type(exc).__name__})") from None
+    except Exception as exc:  # noqa: BLE001 - any parser failure is the text's
+        raise AgentFileError(
+            where, f"not valid JSON ({type(exc).__name__}: {_plain(exc)})"
+        ) from None
+
+
+def loads_toml(text: str, where: str, *, max_depth: int = MAX_DEPTH) -> dict:
+    """The TOML document of ``text``; AgentFileError for anything wrong.
+
+    The depth of arrays and inline tables is measured before parsing; dotted keys (``a.b.c``,
+    which ``tomllib`` nests without recursing) are measured on the result, so no caller walks
+    a structure deeper than ``max_depth``.
+    """
+    _check_depth(toml_depth(text, max_depth), max_depth, where)
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise AgentFileError(where, f"not valid TOML ({_plain(exc)})") from None
+    except (RecursionError, MemoryError) as exc:
+        raise AgentFileError(where, f"cannot be parsed ({type(exc).__name__})") from None
+    except Exception as exc:  # noqa: BLE001 - any parser failure is the text's
+        raise AgentFileError(
+            where, f"not valid TOML ({type(exc).__name__}: {_plain(exc)})"
+        ) from None
+    _check_depth(value_depth(document, max_depth), max_depth, where)
+    return document
+
+
+def _check_depth(depth: int, max_depth: int, where: str) -> None:
+    if depth > max_depth:
+        raise AgentFileError(where, f"nested deeper than {max_depth} levels")
+
+
+def _plain(exc: BaseException) -> str:
+    # One line, bounded: a message may quote the hostile text.
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def json_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The deepest nesting of arrays and objects in JSON ``text``, stopping once past
+    ``limit``. Linear: it jumps from one bracket or string to the next, and stops at an
+    unterminated string (where the parser stops too)."""
+    depth = deepest = 0
+    pos = 0
+    while (found := _JSON_STOPS.search(text, pos)) is not None:
+        char = found.group()
+        if char == '"':
+            string = _JSON_STRING.match(text, found.start())
+            if string is None:
+                break
+            pos = string.end()
+            continue
+        pos = found.end()
+        depth += 1 if char in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                break
+    return deepest
+
+
+def toml_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The deepest nesting of brackets and braces in TOML ``text`` outside strings and
+    comments (a table header ``[a]`` counts one), stopping once past ``limit``. Linear."""
+    depth = deepest = 0
+    pos = 0
+    while (found := _TOML_STOPS.search(text, pos)) is not None:
+        char, start = found.group(), found.start()
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                break
+            pos = found.end()
+        elif char in "]}":
+            depth -= 1
+            pos = found.end()
+        else:
+            end = _toml_skip(text, start, char)
+            if end < 0:
+                break  # unterminated: tomllib stops here too
+            pos = end
+    return deepest
+
+
+def _toml_skip(text: str, start: int, char: str) -> int:
+    """Where the comment or string starting at ``start`` ends (-1: never)."""
+    if char == "#":
+        end = text.find("\n", start)
+        return len(text) if end < 0 else end + 1
+    if char == "'":
+        if text.startswith("'''", start):
+            end = text.find("'''", start + 3)
+            return -1 if end < 0 else end + 3
+        end = _TOML_LITERAL_END.search(text, start + 1)
+        return -1 if end is None or end.group() != "'" else end.end()
+    if text.startswith('"""', start):
+        found = _TOML_ML_BASIC.match(text, start)
+    else:
+        found = _TOML_BASIC.match(text, start)
+    return -1 if found is None else found.end()
+
+
+def value_depth(value: object, limit: int = MAX_DEPTH) -> int:
+    """The nesting depth of a parsed value (lists and dicts), measured without recursion and
+    stopping once past ``limit``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if not isinstance(item, dict | list):
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            break
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
