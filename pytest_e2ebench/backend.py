@@ -23,6 +23,7 @@ import pyproject_hooks
 from .intake import copy_tree, read_regular
 from .requirements import InstallRefused
 from .sandbox import Sandbox
+from .untrusted.parse import loads_json
 
 HOOK_TIMEOUT = 600.0
 MAX_RESULT = 1 << 20
@@ -123,7 +124,7 @@ def _rewrite_result(path: Path, hook: str) -> None:
     Dropped: the backend's warnings (pyproject-hooks would re-emit them in the harness).
     """
     try:
-        data = json.loads(read_regular(path, MAX_RESULT))
+        data = loads_json(read_regular(path, MAX_RESULT), f"the {hook} result file")
     except (OSError, ValueError):
         data = None
     if not isinstance(data, dict):

@@ -12,15 +12,14 @@ the agent's failure, with a message naming the field.
 
 from __future__ import annotations
 
-import os
 import re
-import tomllib
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from .intake import read_regular
+from .errors import AgentFileError
+from .untrusted.parse import read_toml
 
 MAX_REQUIREMENTS = 200
 MAX_REQUIREMENT_CHARS = 1000
@@ -79,14 +78,13 @@ def build_system(repo: Path) -> dict:
     Raises InstallRefused naming pyproject.toml and the reason (not TOML, a malformed table,
     a requirement that is not from the package index).
     """
-    path = repo / "pyproject.toml"
-    if not os.path.lexists(path):
-        return dict(LEGACY_BUILD_SYSTEM)
     try:
-        text = read_regular(path, MAX_PYPROJECT_BYTES).decode("utf-8")
-        declared = tomllib.loads(text).get("build-system", {})
-    except (OSError, ValueError) as exc:  # TOMLDecodeError and UnicodeDecodeError included
-        raise InstallRefused(f"pyproject.toml: not a valid TOML file ({exc})") from None
+        document = read_toml(repo, "pyproject.toml", max_bytes=MAX_PYPROJECT_BYTES)
+    except AgentFileError as exc:  # a link, too large, too deep, not UTF-8, not TOML
+        raise InstallRefused(str(exc)) from None
+    if document is None:
+        return dict(LEGACY_BUILD_SYSTEM)
+    declared = document.get("build-system", {})
     if not isinstance(declared, dict):
         raise InstallRefused("pyproject.toml: [build-system] must be a table")
     system = {**LEGACY_BUILD_SYSTEM, **declared}

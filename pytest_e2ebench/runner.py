@@ -35,6 +35,7 @@ from .intake import IntakeLimits, copy_tree, read_regular
 from .probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN
 from .sandbox import Limits, Sandbox
 from .testconf import TestSettings
+from .untrusted.parse import loads_json
 from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
 
@@ -134,13 +135,13 @@ def parse_probe(data: bytes, key: str, *, odd: bool = False) -> dict:
     mac_key = key.encode()
     for raw in lines:
         try:
-            signed = json.loads(raw)
+            signed = loads_json(raw, "a probe record")
             body = signed["body"]
             mac = hmac.new(mac_key, body.encode(), hashlib.sha256).hexdigest()
             if not hmac.compare_digest(mac, str(signed["mac"])):
                 forged += 1
                 continue
-            rec = json.loads(body)
+            rec = loads_json(body, "a probe record")
             kind = rec.pop("kind", None)
         except (ValueError, KeyError, TypeError, AttributeError):
             forged += 1 if raw.strip() else 0

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -26,6 +25,7 @@ import zipfile
 from pathlib import Path
 
 from .errors import E2EBenchError
+from .untrusted.parse import loads_json
 
 DOWNLOAD_TIMEOUT = 600
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -85,7 +85,7 @@ def index_files(name: str, timeout: float = DOWNLOAD_TIMEOUT) -> list[dict]:
     request = urllib.request.Request(url, headers={"Accept": SIMPLE_JSON})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as page:
-            data = json.loads(page.read(MAX_INDEX_PAGE))
+            data = loads_json(page.read(MAX_INDEX_PAGE), url)
     except urllib.error.HTTPError as exc:
         raise SourceError(
             f"the package index answers {exc.code} for {name} ({url}); check the project name"

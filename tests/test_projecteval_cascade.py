@@ -150,7 +150,7 @@ def test_a_malformed_checklist_ends_the_cascade_with_a_clear_note(pytester, grad
     steps = _steps(record)
     assert list(steps) == ["checklist", "code"]
     assert steps["checklist"]["status"] == "failed" and steps["checklist"]["similarity"] == 0.0
-    assert steps["checklist"]["failed"].startswith("checklist.json is not valid JSON")
+    assert steps["checklist"]["failed"].startswith("checklist.json: not valid JSON")
     assert record["metrics"]["test_acc"] == 0.0
     result.stdout.fnmatch_lines(["*note: the cascade ended at the checklist step: checklist.json*"])
 
@@ -203,7 +203,7 @@ def test_vanilla_cascade_through_the_scripted_endpoint_resumes_after_an_outage(
     ("content", "why"),
     [
         (None, "the agent wrote no checklist.json"),
-        ("[1, 2", "checklist.json is not valid JSON"),
+        ("[1, 2", "checklist.json: not valid JSON"),
         ('{"page": "x"}', "checklist.json: must be a non-empty list of pages"),
         ('[{"page": "x", "function": []}]', "field 'function' must be a non-empty list"),
     ],

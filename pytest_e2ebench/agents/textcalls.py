@@ -21,6 +21,8 @@ import json
 import re
 from collections.abc import Collection
 
+from ..untrusted.parse import loads_json
+
 MAX_TEXT = 200_000  # characters of a message searched for calls
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```[ \t]*(?:json|JSON|tool_call)?[ \t]*\n(.*?)```", re.DOTALL)
@@ -41,7 +43,7 @@ def parse(content: str | None, tools: Collection[str]) -> list[tuple[str, str]]:
 
 def _calls(block: str, tools: Collection[str]) -> list[tuple[str, str]]:
     try:
-        value = json.loads(block.strip())
+        value = loads_json(block.strip(), "the tool call")
     except ValueError:
         return []
     items = value if isinstance(value, list) else [value]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import fnmatch
-import json
 import os
 import re
 import stat
@@ -19,6 +18,7 @@ from pathlib import Path
 from ..intake import MAX_SOURCE_BYTES, read_bytes
 from ..llm.base import Completion, ToolCall
 from ..sandbox import Sandbox
+from ..untrusted.parse import loads_json
 from . import textcalls
 
 OUTPUT_LIMIT = 10_000  # characters of a command's output shown to the model
@@ -183,8 +183,8 @@ class Toolbox:
             if name not in TOOL_NAMES or method is None:
                 raise ToolError(f"unknown tool {name!r}; use one of {', '.join(TOOL_NAMES)}")
             try:
-                args = json.loads(arguments or "{}")
-            except json.JSONDecodeError as exc:
+                args = loads_json(arguments or "{}", "the arguments")
+            except ValueError as exc:
                 raise ToolError(
                     f"the arguments of {name} are not valid JSON ({exc}); write a JSON object: "
                     f"{signature(name)}"

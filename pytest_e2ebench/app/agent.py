@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 
+from ..untrusted.parse import loads_json
 from .llmcall import APP_TEXT_RULE, fence
 from .session import SessionBroken
 
@@ -154,7 +155,7 @@ def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
             notes = []
             for call in completion.tool_calls:
                 try:
-                    args = json.loads(call.arguments or "{}")
+                    args = loads_json(call.arguments or "{}", "the arguments")
                     if not isinstance(args, dict):
                         raise ValueError("not an object")
                 except ValueError as exc:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
+
+from ..untrusted.parse import loads_json
 
 # What the tester and the judge are told about text that comes from the app under test.
 APP_TEXT_RULE = (
@@ -41,7 +42,7 @@ def json_answer(text: str | None) -> object:
         raise ValueError("the answer was empty")
     match = re.search(r"\{.*\}", text, re.DOTALL)
     try:
-        return json.loads(match.group(0) if match else text)
+        return loads_json(match.group(0) if match else text, "the answer")
     except ValueError as exc:
         raise ValueError(f"the answer is not a JSON object ({exc})") from None
 

@@ -24,6 +24,7 @@ from ..errors import InfrastructureError
 from ..probe import PROBE_DIR
 from ..runner import _env
 from ..sandbox import Sandbox
+from ..untrusted.parse import loads_json
 from ..web import browser_binaries
 from . import AppSpec
 
@@ -147,7 +148,7 @@ class BrowserSession:
         if not line.endswith(b"\n"):
             raise self._broken(f"the driver ended (or answered too much) during {op!r}")
         try:
-            answer = json.loads(line)
+            answer = loads_json(line, f"the answer to {op!r}")
         except ValueError:
             raise self._broken(f"the answer to {op!r} is not JSON") from None
         if not isinstance(answer, dict):

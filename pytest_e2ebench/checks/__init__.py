@@ -24,6 +24,7 @@ from pathlib import Path
 from .. import process
 from ..intake import read_regular
 from ..testindex import StaticTest, scan_tests
+from ..untrusted.parse import loads_json
 from ..verdicts import _missing, base_nodeid
 from .fixtures import CONTEXT_ENV
 
@@ -100,7 +101,10 @@ def run_checks(
     )
     reported = None
     if results.is_file():
-        reported = json.loads(read_regular(results, RESULTS_LIMIT))
+        try:
+            reported = loads_json(read_regular(results, RESULTS_LIMIT), "the checks' results")
+        except (OSError, ValueError):  # the checks run the project: theirs to break
+            reported = None
     if done.timed_out:
         status = "timeout"
     elif reported is None:

@@ -11,12 +11,12 @@ E2EDevBench's taxonomy, by majority of the votes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
 
 from ..intake import read_text
+from ..untrusted.parse import loads_json
 from ..verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED
 from ..workspace import PYTHON_SUFFIXES, code_files, suffixes_for
 
@@ -84,7 +84,7 @@ def parse_vote(text: str | None, ids: list[str]) -> dict[str, dict] | str:
         return "the answer was empty"
     match = re.search(r"\{.*\}", text, re.DOTALL)
     try:
-        data = json.loads(match.group(0) if match else text)
+        data = loads_json(match.group(0) if match else text, "the answer")
     except ValueError as exc:
         return f"the answer is not a JSON object ({exc})"
     if not isinstance(data, dict):

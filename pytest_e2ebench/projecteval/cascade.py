@@ -32,8 +32,10 @@ import stat
 from pathlib import Path
 
 from ..cache import tree_hash
-from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text, walk
+from ..errors import AgentFileError
+from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, walk
 from ..metrics import AGENT_KEYS
+from ..untrusted.parse import loads_json, read_text
 from . import CHECKLIST_FILE, LEVEL1_FILE, PARAMETERS_FILE, brief, parse_checklist
 from .similarity import (
     MAX_FILE_BYTES,
@@ -126,13 +128,13 @@ def reference_step(task, step: str, workspace: Path) -> None:
 
 def read_checklist(repo: Path):
     """The agent's checklist: (items, raw JSON text, None) or (None, None, why it is unusable)."""
-    text = read_text(repo, CHECKLIST_FILE, MAX_FILE_BYTES)
+    try:
+        text = read_text(repo, CHECKLIST_FILE, max_bytes=MAX_FILE_BYTES)
+        data = None if text is None else loads_json(text, CHECKLIST_FILE)
+    except AgentFileError as exc:  # a link, too large, too deep, not JSON: the agent's
+        return None, None, str(exc)
     if text is None:
         return None, None, f"the agent wrote no {CHECKLIST_FILE} (a regular file at its root)"
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return None, None, f"{CHECKLIST_FILE} is not valid JSON ({exc})"
     problems: list[str] = []
     items = parse_checklist(data, CHECKLIST_FILE, problems)
     if problems or not items:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..intake import read_text
+from ..errors import AgentFileError
+from ..untrusted.parse import read_json
 from . import PARAMETERS_FILE, ProjectEvalSpec
 
 PV_FILE = "e2ebench_pv.json"  # what the probe-side plugin reads (name shared with it)
@@ -25,14 +26,12 @@ def read_answers(repo: Path, spec: ProjectEvalSpec) -> dict:
     """``{"values": {name: str}, "problems": {name: why}}`` of the project in ``repo``."""
     values: dict[str, str] = {}
     problems: dict[str, str] = {}
-    text = read_text(repo, PARAMETERS_FILE, MAX_PV_BYTES)
-    if text is None:
-        why = f"the project has no {PARAMETERS_FILE} (or it is not a regular file within bounds)"
-        return {"values": {}, "problems": dict.fromkeys(spec.parameters, why)}
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        why = f"{PARAMETERS_FILE} is not valid JSON ({exc})"
+        data = read_json(repo, PARAMETERS_FILE, max_bytes=MAX_PV_BYTES)
+    except AgentFileError as exc:  # a link, too large, too deep, not JSON: the agent's
+        return {"values": {}, "problems": dict.fromkeys(spec.parameters, str(exc))}
+    if data is None:
+        why = f"the project has no {PARAMETERS_FILE}"
         return {"values": {}, "problems": dict.fromkeys(spec.parameters, why)}
     if not isinstance(data, dict):
         why = f"{PARAMETERS_FILE} is not a JSON object of name -> value"

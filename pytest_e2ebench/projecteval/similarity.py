@@ -19,12 +19,12 @@ mixed into them.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import stat
 from pathlib import Path
 
-from ..intake import read_text, walk
+from ..intake import PARSE_ERRORS, read_text, walk
+from ..untrusted.parse import read_json
 from . import CHECKLIST_FILE, ProjectEvalSpec, parse_checklist
 from .masker import mask_python
 from .params import read_answers
@@ -135,7 +135,7 @@ def python_sources(root: Path, *, masked: bool = False) -> list[str]:
         if masked:
             try:
                 text = mask_python(text)
-            except (SyntaxError, ValueError, RecursionError):
+            except PARSE_ERRORS:
                 continue
         found.append(text)
     return found
@@ -143,12 +143,10 @@ def python_sources(root: Path, *, masked: bool = False) -> list[str]:
 
 def answer_checklist(repo: Path) -> list[str] | None:
     """The sentences of the agent's ``checklist.json`` (None: it wrote none, or unusable)."""
-    text = read_text(repo, CHECKLIST_FILE, MAX_FILE_BYTES)
-    if text is None:
-        return None
     try:
-        items = parse_checklist(json.loads(text), CHECKLIST_FILE, [])
-    except ValueError:
+        data = read_json(repo, CHECKLIST_FILE, max_bytes=MAX_FILE_BYTES)
+        items = [] if data is None else parse_checklist(data, CHECKLIST_FILE, [])
+    except ValueError:  # AgentFileError included: unusable, like a missing one
         return None
     return [i.sentence() for i in items] or None
 

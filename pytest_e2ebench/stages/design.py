@@ -15,13 +15,13 @@ Graded two ways (DevBench, arXiv:2403.08604, Table 1; issue 16):
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 from ..intake import read_text
+from ..untrusted.parse import loads_json
 from . import ARCHITECTURE, CLASS_DIAGRAM, SEQUENCE_DIAGRAM, mermaid
 
 MAX_DESIGN_BYTES = 256 << 10  # per design file
@@ -215,7 +215,7 @@ def parse_preference(text: str | None) -> int | None:
         return None
     match = re.search(r"\{.*\}", text, re.DOTALL)
     try:
-        value = json.loads(match.group(0) if match else text).get("better")
+        value = loads_json(match.group(0) if match else text, "the answer").get("better")
     except (ValueError, AttributeError):
         return None
     return value if value in (0, 1, 2) else None

@@ -27,6 +27,7 @@ from ..errors import InfrastructureError
 from ..intake import read_regular
 from ..sandbox import Sandbox
 from ..source import _lock, cache_root
+from ..untrusted.parse import loads_json
 
 # Pinned: a parser upgrade must not change grades silently.
 PACKAGES = ("mermaid@11.17.2", "jsdom@26.1.0")
@@ -168,7 +169,7 @@ def parse(
         readable=[where, inbox],
     )
     try:
-        data = json.loads(read_regular(answer, MAX_ANSWER_BYTES))
+        data = loads_json(read_regular(answer, MAX_ANSWER_BYTES), "the Mermaid answer")
     except (OSError, ValueError):
         status = "timed out" if done.timed_out else f"exit status {done.returncode}"
         if untrusted:

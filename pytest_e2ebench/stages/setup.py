@@ -16,13 +16,13 @@ nothing else (not even the test tools), and each example runs in the sandbox, wi
 from __future__ import annotations
 
 import shutil
-import tomllib
 from pathlib import Path
 
 from .. import venv as venvs
-from ..intake import read_text
+from ..errors import AgentFileError
 from ..requirements import InstallRefused, vet
 from ..sandbox import Sandbox
+from ..untrusted.parse import read_text, read_toml
 from ..workspace import PACKAGING_FILES
 from . import DEPENDENCY_FILE
 
@@ -34,19 +34,22 @@ def dependencies(root: Path) -> tuple[list[str] | None, str]:
     """The requirements the workspace ``root`` declares, and where (None: no dependency file).
 
     Raises InstallRefused naming the file and line for something that is not an index
-    requirement.
+    requirement, and naming the file for one that cannot be read as data (a link, too large,
+    not UTF-8, nested too deeply, not TOML).
     """
-    text = read_text(root, DEPENDENCY_FILE, MAX_DEPENDENCY_BYTES)
+    try:
+        text = read_text(root, DEPENDENCY_FILE, max_bytes=MAX_DEPENDENCY_BYTES)
+        document = None
+        if text is None:
+            document = read_toml(root, "pyproject.toml", max_bytes=MAX_DEPENDENCY_BYTES)
+    except AgentFileError as exc:
+        raise InstallRefused(str(exc)) from None
     if text is not None:
         lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
         return vet([line for line in lines if line], DEPENDENCY_FILE), DEPENDENCY_FILE
-    text = read_text(root, "pyproject.toml", MAX_DEPENDENCY_BYTES)
-    if text is None:
+    if document is None:
         return None, ""
-    try:
-        project = tomllib.loads(text).get("project", {})
-    except tomllib.TOMLDecodeError as exc:
-        raise InstallRefused(f"pyproject.toml: not valid TOML ({exc})") from None
+    project = document.get("project", {})
     declared = project.get("dependencies", []) if isinstance(project, dict) else None
     return vet(declared, "pyproject.toml [project] dependencies"), "pyproject.toml"
 
