@@ -54,8 +54,11 @@ def read_data(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = 
                 where, "is or lies behind a symbolic link (links are not followed)"
             ) from None
         raise AgentFileError(where, f"cannot be read ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise AgentFileError(where, _plain(exc)) from None
+    except ValueError:
+        parts = Path(rel).parts
+        if Path(rel).is_absolute() or ".." in parts or not parts:
+            raise AgentFileError(where, "not a relative path inside the folder") from None
+        raise AgentFileError(where, f"is larger than {max_bytes} bytes") from None
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is the file's doing
         raise AgentFileError(where, f"cannot be read ({type(exc).__name__})") from None
 

@@ -1,0 +1,234 @@
+"""The bounded parser is the only way agent-written and peer-published files are read.
+
+Issue 26, class 3: ``json.loads`` and ``tomllib.loads`` recurse per level of nesting, so an
+agent's 200,000 ``[`` raised ``RecursionError`` in six places that expected ``ValueError``,
+and the run left the mean as a harness error. The fix is structural: one module
+(:mod:`pytest_e2ebench.untrusted.parse`) reads such files, and this test walks the package's
+syntax trees and fails when a module outside the allow-list below calls a raw primitive:
+``json.load(s)``, ``tomllib.load(s)``, ``open`` / ``Path.open`` / ``os.open`` for reading,
+``read_text`` or ``read_bytes`` as a method. Each allowed module says why its reads are of
+harness-zone files (or are themselves the boundary); a new module that reads files must
+either use the boundary functions or be added here with its reason, in review.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_e2ebench.errors import AgentFileError
+from pytest_e2ebench.untrusted import parse
+
+PACKAGE = Path(parse.__file__).resolve().parents[1]
+
+# module (relative to the package) -> why its raw reads are not of project-zone data
+ALLOWED = {
+    # the boundary itself
+    "untrusted/parse.py": "the bounded parser: depth measured before json/tomllib see the text",
+    "intake.py": "the bounded, link-free reader everything else builds on",
+    "overlay.py": "applies a sandbox's upper layer with descriptors that follow no link",
+    "integrity.py": "hashes the test tools' files with O_NOFOLLOW descriptors",
+    "process.py": "opens the harness's own log file (O_NOFOLLOW) before a command starts",
+    "wheel.py": "inspects a built wheel as data: entry count, sizes and names bounded",
+    "agents/tools.py": "writes the agent's files with O_NOFOLLOW descriptors (os.open)",
+    # code that runs inside the sandbox, in the project zone itself
+    "probe/e2ebench_app.py": "the app driver inside the sandbox; reads the harness's pipe",
+    "probe/e2ebench_probe.py": "the probe inside the sandboxed test run; opens its output pipe",
+    "probe/e2ebench_pv.py": "inside the sandboxed test run; reads the harness-written PV file",
+    "probe/e2ebench_web.py": "the web plugin inside the sandboxed test run; serves the app",
+    "checks/fixtures.py": "the check session's plugin: its context file is the harness's",
+    # the harness's own files: tasks, caches, results, downloads it checks by hash
+    "task.py": "task folders (harness zone: trusted task content)",
+    "projecteval/__init__.py": "a task's ProjectEval files (task content)",
+    "projecteval/masker.py": "masks a copy of the task's reference (task content)",
+    "mutants.py": "a task's mutants.toml and its reference (task content)",
+    "migrate/static.py": "rewrites the task's reference tests (task content)",
+    "skips.py": "parses the task's reference tests (task content)",
+    "honeypot.py": "reads the task's reference tests to plant honeypots (task content)",
+    "testindex.py": "indexes the task's reference tests (task content)",
+    "testconf.py": "the reference's pytest settings and the test tools' dist-info",
+    "cache.py": "the run folder's manifests and lock, written by the harness",
+    "progress.py": "the session's progress files, written by the harness",
+    "verify.py": "the harness's own eval.json manifests",
+    "selfcheck.py": "the harness's own results.json",
+    "report/results.py": "results.json the harness wrote (e2ebench report/compare)",
+    "report/terminal.py": "records the harness's workers put on reports",
+    "runner.py": "coverage's JSON, produced by the harness's own interpreter",
+    "llm/cache.py": "the LLM cache, written by the harness",
+    "llm/outage.py": "the harness's outage note",
+    "limits.py": "cgroup files of the kernel",
+    "source.py": "the harness's download cache (hash-checked sdists) and its markers",
+    "vendor.py": "npm's answers and packages pinned by hash, in the harness's cache",
+    "localmodel.py": "model downloads checked by hash, and the harness's server log",
+    "stages/mermaid.py": "the harness's own parser script in its cache",
+    "app/validate.py": "results.json of a session the harness ran",
+    "testing/scripted_llm.py": "test double: requests from the harness's own client",
+    "importers/e2edev_verify.py": "task folders and results the importer itself wrote",
+}
+
+_PARSERS = {("json", "load"), ("json", "loads"), ("tomllib", "load"), ("tomllib", "loads")}
+
+
+def _writes(call: ast.Call, mode_index: int) -> bool:
+    """Whether the call opens for writing only (a literal mode with w, a or x)."""
+    mode = call.args[mode_index] if len(call.args) > mode_index else None
+    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
+    return (
+        isinstance(mode, ast.Constant)
+        and isinstance(mode.value, str)
+        and any(c in mode.value for c in "wax")
+    )
+
+
+def raw_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, what) for every raw read primitive called in ``tree``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in ("json", "tomllib"):
+            found += [(node.lineno, f"from {node.module} import {a.name}") for a in node.names]
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open" and not _writes(node, 1):
+            found.append((node.lineno, "open()"))
+        elif not isinstance(func, ast.Attribute):
+            continue
+        elif isinstance(func.value, ast.Name) and (func.value.id, func.attr) in _PARSERS:
+            found.append((node.lineno, f"{func.value.id}.{func.attr}()"))
+        elif func.attr in ("read_text", "read_bytes"):
+            found.append((node.lineno, f".{func.attr}()"))
+        elif func.attr == "open" and not _writes(node, 0):
+            found.append((node.lineno, f"{ast.unparse(func)}()"))
+    return sorted(found)
+
+
+def _modules() -> dict[str, list[tuple[int, str]]]:
+    return {
+        path.relative_to(PACKAGE).as_posix(): raw_reads(ast.parse(path.read_bytes()))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+
+
+def test_only_listed_modules_read_files_with_raw_primitives():
+    offenders = {
+        module: hits for module, hits in _modules().items() if hits and module not in ALLOWED
+    }
+    assert not offenders, (
+        "project-zone files (agent workspaces, run outputs of sandboxed processes, peer "
+        "datasets) must be read through pytest_e2ebench.untrusted.parse; a module that reads "
+        "only harness-zone files goes into ALLOWED with its reason:\n"
+        + "\n".join(
+            f"  {m}: {', '.join(f'{w} (line {n})' for n, w in h)}" for m, h in offenders.items()
+        )
+    )
+
+
+def test_the_allow_list_has_no_stale_entries():
+    modules = _modules()
+    stale = [m for m in ALLOWED if not modules.get(m)]
+    assert not stale, f"no raw reads left in {stale}: remove them from ALLOWED"
+
+
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ("import json\njson.loads(x)", True),
+        ("from json import loads", True),
+        ("import tomllib\ntomllib.load(fh)", True),
+        ("p.read_text()", True),
+        ("(root / name).read_bytes()", True),
+        ("open(p)", True),
+        ("open(p, 'rb')", True),
+        ("open(p, 'w')", False),
+        ("p.open()", True),
+        ("p.open('a')", False),
+        ("os.open(p, flags)", True),
+        ("read_text(root, rel, 10)", False),  # the boundary's (and intake's) functions
+        ("json.dumps(x)", False),
+    ],
+)
+def test_the_scan_sees_each_primitive(source, caught):
+    assert bool(raw_reads(ast.parse(source))) is caught
+
+
+# --- the parser itself, on hostile input -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "problem"),
+    [
+        ("parameters.json", "[" * 200_000, "nested deeper than 64 levels"),
+        ("parameters.json", '{"a": ' * 5000 + "1" + "}" * 5000, "nested deeper than 64 levels"),
+        ("pyproject.toml", "a = " + "[" * 5000 + "]" * 5000, "nested deeper than 64 levels"),
+        ("pyproject.toml", "a = " + "{b = " * 5000 + "1" + "}" * 5000, "nested deeper than 64"),
+        ("pyproject.toml", "[" + ".".join(["k"] * 5000) + "]\n", "nested deeper than 64 levels"),
+        ("pyproject.toml", "[project\n", "not valid TOML ("),
+        ("parameters.json", '{"a": 1', "not valid JSON ("),
+        ("parameters.json", '{"a": ' + "9" * 5000 + "}", "not valid JSON ("),
+    ],
+)
+def test_hostile_content_is_one_error_naming_the_file(tmp_path, name, content, problem):
+    (tmp_path / name).write_text(content)
+    read = parse.read_toml if name.endswith(".toml") else parse.read_json
+    with pytest.raises(AgentFileError) as info:
+        read(tmp_path, name)
+    assert info.value.where == name and problem in info.value.problem
+    assert isinstance(info.value, ValueError)
+
+
+def test_strings_comments_and_nesting_within_bounds_parse_as_usual(tmp_path):
+    text = (
+        'x = "[[[[" # [[[[ {{\ny = \'\'\'\n[[[[\'\'\'\nz = """[[\\"""[["""\n'
+        "w = '[['\n[t]\nq = [[1], [2], {a = [3]}]\n"
+    )
+    assert parse.loads_toml(text, "t.toml") == {
+        "x": "[[[[",
+        "y": "[[[[",
+        "z": '[["""[[',
+        "w": "[[",
+        "t": {"q": [[1], [2], {"a": [3]}]},
+    }
+    assert parse.loads_json('{"a": "[[[\\"{", "b": [[[]]]}', "j") == {"a": '[[["{', "b": [[[]]]}
+    assert parse.json_depth("[" * 64 + "]" * 64) == 64
+    assert parse.loads_json("[" * 64 + "]" * 64, "j") is not None
+
+
+def test_links_size_encoding_and_absence(tmp_path):
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"key": "s3cr3t"}')
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    (repo / "parameters.json").symlink_to(secret)
+    (repo / "via").symlink_to(tmp_path)
+    (repo / "big.json").write_text("[" + "1," * 600_000 + "1]")
+    (repo / "latin.txt").write_bytes(b"caf\xe9")
+    os.mkfifo(repo / "fifo")
+    cases = {
+        "parameters.json": "is or lies behind a symbolic link",
+        "via/secret.json": "is or lies behind a symbolic link",
+        "big.json": "is larger than 1048576 bytes",
+        "latin.txt": "not valid UTF-8 (byte 0xe9 at offset 3)",
+        "fifo": "cannot be read",
+        "../secret.json": "not a relative path inside the folder",
+        "/etc/passwd": "not a relative path inside the folder",
+    }
+    for rel, problem in cases.items():
+        with pytest.raises(AgentFileError) as info:
+            parse.read_json(repo, rel)
+        assert problem in str(info.value) and str(info.value).startswith(rel), rel
+    assert parse.read_json(repo, "missing.json") is None
+    assert parse.read_text(repo, "sub/nothing.txt") is None
+
+
+def test_the_scans_are_linear_on_adversarial_text():
+    """Unterminated and escaped quotes cannot make the depth scans quadratic."""
+    import time
+
+    start = time.perf_counter()
+    parse.toml_depth('"""\\"""\\"' * 100_000)
+    parse.json_depth('"\\"' * 300_000)
+    parse.toml_depth("'" * 500_000)
+    assert time.perf_counter() - start < 5
