@@ -37,6 +37,11 @@ import shutil
 import sys
 from pathlib import Path
 
+from ..errors import AgentFileError
+from ..intake import IntakeLimits
+from ..untrusted.parse import read_json
+from ..untrusted.peer import beneath, copy_file, copy_folder, relative_path
+from ..untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
 from . import write_report
 
@@ -80,10 +85,7 @@ def find_repos(src: Path) -> list[Path]:
 
 
 def _config(repo: Path) -> dict:
-    try:
-        config = json.loads((repo / CONFIG).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise NotConvertible(f"{CONFIG}: cannot be read ({exc})") from None
+    config = read_json(repo, CONFIG)  # peer data: bounded, no link (AgentFileError)
     if not isinstance(config, dict):
         raise NotConvertible(f"{CONFIG}: not a JSON object")
     if config.get("language", "python") != "python":
@@ -93,9 +95,10 @@ def _config(repo: Path) -> dict:
 
 def _named(repo: Path, config: dict, key: str, default: str) -> Path:
     value = config.get(key, default)
-    if not isinstance(value, str) or Path(value).is_absolute() or ".." in Path(value).parts:
-        raise NotConvertible(f"{CONFIG}: {key} = {value!r} is not a path inside the repository")
-    return repo / value
+    if value == "":
+        return repo / value
+    # relative, no "..", no link on the way (AgentFileError otherwise)
+    return beneath(repo, relative_path(value, f"{CONFIG}: {key}"), f"{CONFIG}: {key}")
 
 
 def _block(text: str, language: str | None) -> str:
@@ -122,7 +125,7 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
             "acceptance": _named(repo, config, "acceptance_tests", "acceptance_tests"),
             "unit": _named(repo, config, "unit_tests", "unit_tests"),
         }
-        examples = _named(repo, config, "usage_examples", "examples")
+        _named(repo, config, "usage_examples", "examples")  # checked now, used when writing
         if config.get("dependencies") == "":
             dependencies = None  # DevEval's way of saying: no dependency file
         files = [*documents.values(), *([dependencies] if dependencies else [])]
@@ -138,18 +141,50 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
             raise NotConvertible(
                 f"no test modules (test*.py, *_test.py) in the {' and '.join(empty)} tests"
             )
-    except NotConvertible as exc:
+        texts = {k: _text(repo, p) for k, p in documents.items()}
+        dependency_text = _text(repo, dependencies) if dependencies else None
+    except (NotConvertible, AgentFileError) as exc:
         report.error = str(exc)
         return report
     task = task_id(repo)
     root = out / task
     if root.exists():
         shutil.rmtree(root)
-    prd = documents["PRD"].read_text(encoding="utf-8")
+    try:
+        _write_task(repo, root, config, texts, dependency_text, created, report)
+    except (NotConvertible, AgentFileError) as exc:  # hostile: this repository only
+        shutil.rmtree(root, ignore_errors=True)
+        report.error = str(exc)
+        return report
+    report.task = task
+    return report
+
+
+def _text(repo: Path, path: Path) -> str:
+    """A dataset file's text (peer data: bounded, no link, UTF-8), or NotConvertible."""
+    text = peer_text(repo, path.relative_to(repo).as_posix())
+    if text is None:
+        raise NotConvertible(f"missing {path.name}")
+    return text
+
+
+def _write_task(repo, root, config, texts, dependency_text, created, report) -> None:
+    """Write one repository's task folder; AgentFileError for a link out of the dataset."""
+    task = root.name
+    documents = {k: _named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
+    dependencies = _named(repo, config, "dependencies", "requirements.txt")
+    if dependency_text is None:
+        dependencies = None
+    suites = {
+        "acceptance": _named(repo, config, "acceptance_tests", "acceptance_tests"),
+        "unit": _named(repo, config, "unit_tests", "unit_tests"),
+    }
+    examples = _named(repo, config, "usage_examples", "examples")
+    prd = texts["PRD"]
     title = next((line.lstrip("# ").strip() for line in prd.splitlines() if line.strip()), task)
     root.mkdir(parents=True)
     (root / "requirements.md").write_text(prd.rstrip() + "\n" + REQUIREMENTS, encoding="utf-8")
-    requires = _runtime_requirements(dependencies, report) if dependencies else []
+    requires = _runtime_requirements(dependency_text, report) if dependencies else []
     data = _copy_data(repo, config, dependencies, root / "data", report)
     (root / "task.toml").write_text(
         f'id = {json.dumps(task)}\ntitle = {json.dumps(title[:120])}\nkind = "library"\n'
@@ -166,53 +201,51 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
         encoding="utf-8",
     )
     for kind, folder in suites.items():
-        shutil.copytree(folder, root / "tests" / kind, ignore=shutil.ignore_patterns(*SKIPPED))
+        _copy(repo, folder, root / "tests" / kind, report)
     design = root / "design"
     design.mkdir()
     for key, name in (("UML_class", "class.mmd"), ("UML_sequence", "sequence.mmd")):
-        text = documents[key].read_text(encoding="utf-8")
+        text = texts[key]
         (design / name).write_text(_block(text, "mermaid").rstrip() + "\n", encoding="utf-8")
-    tree = _block(documents["architecture_design"].read_text(encoding="utf-8"), None)
+    tree = _block(texts["architecture_design"], None)
     (design / "architecture.txt").write_text(tree.rstrip() + "\n", encoding="utf-8")
     (root / "setup" / "examples").mkdir(parents=True)
-    if dependencies:
-        shutil.copy2(dependencies, root / "setup" / "requirements.txt")
-    else:
-        (root / "setup" / "requirements.txt").write_text("")
+    (root / "setup" / "requirements.txt").write_text(dependency_text or "", encoding="utf-8")
     scripts = sorted(examples.glob("*.py")) if examples.is_dir() else []
     if scripts:  # the scripts with the data files they read (examples/HDFCLIFE.csv)
-        shutil.copytree(
-            examples,
-            root / "setup" / "examples",
-            dirs_exist_ok=True,
-            # peer data: links are not followed, nor copied
-            ignore=lambda d, names: {
-                n for n in names if n == "__pycache__" or Path(d, n).is_symlink()
-            },
-        )
+        shutil.rmtree(root / "setup" / "examples")
+        _copy(repo, examples, root / "setup" / "examples", report)
+        scripts = sorted((root / "setup" / "examples").glob("*.py"))
     report.examples = len(scripts)
     if not scripts:
         report.notes.append("no example-usage scripts (*.py): the task has no setup stage")
         shutil.rmtree(root / "setup")
     elsewhere = {*documents.values(), *suites.values(), examples, repo / CONFIG}
     elsewhere |= {dependencies} if dependencies else set()
+    _copy(repo, repo, root / "reference", report)
+    for path in elsewhere:  # the copy holds no link: what is removed is the copy's own
+        copied = root / "reference" / path.relative_to(repo)
+        if copied.is_dir():
+            shutil.rmtree(copied)
+        elif copied.exists():
+            copied.unlink()
 
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        here = Path(folder)
-        return {n for n in names if n in SKIPPED or here / n in elsewhere}
 
-    shutil.copytree(repo, root / "reference", ignore=ignore, symlinks=False)
-    report.task = task
-    return report
+def _copy(repo: Path, folder: Path, dest: Path, report: RepoReport) -> None:
+    """Copy a folder of the repository (peer data: untrusted.peer.copy_folder, no link
+    followed, a link out of the dataset refused); what was left out goes into the notes."""
+    rel = folder.relative_to(repo).as_posix() or "."
+    copied = copy_folder(repo, rel, dest, ignore=SKIPPED)
+    report.notes += [f"{rel}/{p}: left out ({why})" for p, why in copied.dropped]
 
 
-def _runtime_requirements(dependencies: Path, report: RepoReport) -> list[str]:
+def _runtime_requirements(content: str, report: RepoReport) -> list[str]:
     """The index requirements of DevEval's dependency file (standard-library module names
     and the test tools the harness brings are left out)."""
     from ..requirements import InstallRefused, vet
 
     out = []
-    for line in dependencies.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in content.splitlines():
         text = line.split("#", 1)[0].strip()
         name = re.split(r"[<>=!~\[; ]", text, maxsplit=1)[0]
         if not text or name.split(".")[0] in sys.stdlib_module_names:
@@ -220,7 +253,7 @@ def _runtime_requirements(dependencies: Path, report: RepoReport) -> list[str]:
         if name.lower() in ("pytest", "coverage", "pytest-timeout"):
             continue
         try:
-            out += vet([text], dependencies.name)
+            out += vet([text], "requirements.txt")
         except InstallRefused as exc:
             report.notes.append(f"dependency not declared: {exc}")
     return out
@@ -232,17 +265,16 @@ def _copy_data(repo: Path, config: dict, dependencies: Path | None, dest: Path, 
     named = config.get("required_files", [])
     copied = False
     for entry in named if isinstance(named, list) else []:
-        if not isinstance(entry, str):
-            continue
-        for source in sorted(repo.glob(entry.rstrip("/"))) if "*" in entry else [repo / entry]:
-            rel = source.relative_to(repo) if source.is_relative_to(repo) else None
-            if rel is None or ".." in rel.parts or source.is_symlink() or source == dependencies:
+        pattern = relative_path(entry, f"{CONFIG}: required_files").as_posix()
+        for source in sorted(repo.glob(pattern)) if "*" in pattern else [repo / pattern]:
+            rel = source.relative_to(repo)
+            if source == dependencies:
                 continue
+            beneath(repo, rel.as_posix())  # no link on the way (AgentFileError)
             if source.is_dir():
-                shutil.copytree(source, dest / rel, ignore=shutil.ignore_patterns(*SKIPPED))
+                _copy(repo, source, dest / rel, report)
             elif source.is_file():
-                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, dest / rel)
+                copy_file(repo, rel.as_posix(), dest / rel, IntakeLimits().max_file_bytes)
             else:
                 report.notes.append(f"required file {entry!r} is not in the repository")
                 continue

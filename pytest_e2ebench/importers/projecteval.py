@@ -29,6 +29,9 @@ import shutil
 import sys
 from pathlib import Path, PurePosixPath
 
+from ..errors import AgentFileError
+from ..untrusted.parse import read_json
+from ..untrusted.peer import SAFE_ID, beneath, copy_file, safe_id
 from . import add_arguments as shared_arguments
 from . import write_report
 
@@ -36,6 +39,7 @@ PROJECTS = "project_eval_project.json"
 ANSWERS = "project_eval_answer.json"
 PARAMETERS = "project_eval_parameter.json"
 MATERIAL = "material"
+MAX_DATASET_BYTES = 256 << 20  # the answers file is the largest (tens of MB)
 THRESHOLD = 0.65  # ProjectEval's config.ini STRING_SIMILARITY_THRESHOLD
 # Names a test may use that cannot be had in a sandboxed run, and why.
 UNSUPPORTED = {
@@ -84,12 +88,10 @@ def data_dir(src: Path) -> Path | None:
 
 
 def _load(path: Path, kind: type):
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    if not isinstance(data, kind):
-        raise ValueError(f"{path.name}: expected a JSON {kind.__name__}")
+    # Peer data: bounded, no link, depth-checked (untrusted.parse); None when missing.
+    data = read_json(path.parent, path.name, max_bytes=MAX_DATASET_BYTES)
+    if data is not None and not isinstance(data, kind):
+        raise AgentFileError(path.name, f"expected a JSON {kind.__name__}")
     return data
 
 
@@ -166,13 +168,16 @@ def import_project(
 ) -> ProjectReport:
     """Write one project's task folder (or say why not)."""
     pid = str(project.get("project_id", "?"))
-    report = ProjectReport(project=pid)
+    report = ProjectReport(project=pid[:80])
     try:
+        # the id names files (material/<id>-*, the task folder): letters, digits, ._- only
+        safe_id(project.get("project_id"), "project_id")
         _import(project, answers, cpvs, material, out, created, report)
-    except NotConvertible as exc:
+    except (NotConvertible, AgentFileError) as exc:
         report.error = str(exc)
         report.task = None
-        shutil.rmtree(out / f"projecteval-{_slug(pid)}", ignore_errors=True)
+        if SAFE_ID.fullmatch(pid):
+            shutil.rmtree(out / f"projecteval-{_slug(pid)}", ignore_errors=True)
     return report
 
 
@@ -296,10 +301,8 @@ def _import(project, answers, cpvs, material, out, created, report) -> None:
     )
     if not website and material is not None and material.is_dir():
         folder = root / "tests" / "materials"
-        for path in sorted(material.glob(f"{pid}-*")):
-            if path.is_file() and not path.is_symlink():
-                folder.mkdir(exist_ok=True)
-                shutil.copy2(path, folder / path.name)
+        for path in sorted(material.glob(f"{pid}-*")):  # pid checked by safe_id
+            if copy_file(material, path.name, folder / path.name, MAX_DATASET_BYTES):
                 report.materials += 1
     if website:
         from ..web import web_requirements
@@ -344,7 +347,7 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
     projects = _load(data / PROJECTS, list) or []
     answers = _load(data / ANSWERS, dict) or {}
     cpvs = _load(data / PARAMETERS, dict) or {}
-    material = data / MATERIAL
+    material = beneath(data, MATERIAL)
     out.mkdir(parents=True, exist_ok=True)
     reports = []
     for project in projects:

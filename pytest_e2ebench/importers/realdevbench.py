@@ -21,11 +21,15 @@ import argparse
 import datetime as dt
 import json
 import re
+import shutil
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..app import SCENARIOS
-from ..intake import IntakeLimits, copy_tree, read_regular
+from ..errors import AgentFileError
+from ..intake import IntakeLimits
+from ..untrusted import peer
+from ..untrusted.parse import loads_json
 from . import add_arguments as shared_arguments
 
 DATA_DIR = Path("data") / "benchmark"
@@ -81,25 +85,27 @@ def requirements_md(project: dict, features: list[str]) -> str:
 
 
 def _materials(src: Path, project: dict, dest: Path) -> tuple[int, list[str]]:
-    """Copy the project's files into ``dest``; (files copied, entries not found)."""
+    """Copy the project's files into ``dest``; (files copied, entries not found).
+
+    Peer data (untrusted.peer): an absolute or ``..`` entry, a link on the way to a file or
+    out of the folder raise AgentFileError, and the project is not imported.
+    """
     label = str(project.get("label") or "")
-    folder = src / DATA_DIR / label
+    folder = PurePosixPath(DATA_DIR.as_posix(), peer.relative_path(label, "label").as_posix())
     copied, missing = 0, []
     files = project.get("files") or []
-    if not files and folder.is_dir():
-        report = copy_tree(folder, dest, IntakeLimits())
-        return report.files, []
+    if not isinstance(files, list):
+        raise AgentFileError("files", "is not a list of paths")
+    if not files and peer.beneath(src, folder).is_dir():
+        return peer.copy_folder(src, folder, dest).files, []
     for entry in files:
-        rel = Path(str(entry))
-        candidates = [src / rel, folder / rel, folder / rel.name]
-        found = next((c for c in candidates if c.is_file() and not c.is_symlink()), None)
-        if found is None or ".." in rel.parts:
+        rel = peer.relative_path(entry, "files")
+        candidates = [rel, folder / rel, folder / rel.name]
+        limit = IntakeLimits().max_file_bytes
+        if any(peer.copy_file(src, c, dest / rel.name, limit) for c in candidates):
+            copied += 1
+        else:
             missing.append(str(entry))
-            continue
-        target = dest / rel.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(read_regular(found, IntakeLimits().max_file_bytes))
-        copied += 1
     return copied, missing
 
 
@@ -111,15 +117,19 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[dict]:
     reports: list[dict] = []
     seen: set[str] = set()
     for jsonl in sources:
-        lines = read_regular(jsonl, JSONL_LIMIT).decode("utf-8").splitlines()
+        try:
+            lines = (peer.read_text(jsonl.parent, jsonl.name, JSONL_LIMIT) or "").splitlines()
+        except AgentFileError as exc:
+            reports.append({"source": jsonl.name, "error": str(exc)})
+            continue
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             where = f"{jsonl.name}:{number}"
             try:
-                project = json.loads(line)
-            except ValueError as exc:
-                reports.append({"source": where, "error": f"not JSON ({exc})"})
+                project = loads_json(line, where)
+            except AgentFileError as exc:
+                reports.append({"source": where, "error": str(exc)})
                 continue
             label = project.get("label") if isinstance(project, dict) else None
             if not isinstance(label, str) or not label.strip():
@@ -147,7 +157,12 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[dict]:
             (root / "requirements.md").write_text(
                 requirements_md(project, features), encoding="utf-8"
             )
-            copied, missing = _materials(base, project, root / "materials")
+            try:
+                copied, missing = _materials(base, project, root / "materials")
+            except AgentFileError as exc:  # hostile: this project only is left out
+                shutil.rmtree(root)
+                reports.append({"source": where, "label": label, "error": str(exc)})
+                continue
             reports.append(
                 {
                     "source": where,
