@@ -94,13 +94,14 @@ def copy_folder(
     entries left out (a dangling link, a FIFO) are in the returned report's ``dropped``.
     """
     folder = Path(root) if str(rel) == "." else beneath(root, rel)
+    where = folder.name if str(rel) == "." else str(rel)
     try:
         report = copy_tree(folder, dest, IntakeLimits(), ignore=ignore)
     except ValueError as exc:
-        raise AgentFileError(str(rel), f"cannot be copied ({exc})") from None
+        raise AgentFileError(where, f"cannot be copied ({exc})") from None
     escaping = [f"{p} ({why})" for p, why in report.dropped if why.startswith(_ESCAPING)]
     if escaping:
-        raise AgentFileError(str(rel), "links out of the dataset: " + "; ".join(escaping[:3]))
+        raise AgentFileError(where, "links out of the dataset: " + "; ".join(escaping[:3]))
     if report.exceeded:
-        raise AgentFileError(str(rel), f"too large to import (intake limit {report.exceeded})")
+        raise AgentFileError(where, f"too large to import (intake limit {report.exceeded})")
     return report
