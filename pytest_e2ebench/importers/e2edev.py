@@ -41,7 +41,11 @@ import sys
 from pathlib import Path
 
 from .. import vendor
+from ..errors import AgentFileError
 from ..probe.e2ebench_web import SCENARIO_LINE, parse_feature
+from ..untrusted.parse import read_json
+from ..untrusted.peer import copy_folder
+from ..untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
 from . import write_report
 
@@ -50,6 +54,7 @@ SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one 
 PROMPT_FILE = "prompt.txt"
 # E2EDev's annotation and analysis files in source_projcet/: not part of the app.
 NOT_APP = ("info", "annotation", "requirements.json")
+MAX_TESTS_BYTES = 64 << 20
 NOT_APP_GLOBS = ("annotation*.json", "web_application_analysis*.json", ".DS_Store", "__MACOSX")
 # Import names of step-code dependencies whose PyPI name differs.
 DISTRIBUTIONS = {
@@ -285,17 +290,16 @@ def _title(description: str) -> str:
     return first if len(first) <= 90 else first[:87].rstrip() + "..."
 
 
-def _copy_app(source: Path, dest: Path) -> None:
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        skip = set()
-        for name in names:
-            if (Path(folder) == source and name in NOT_APP) or any(
-                Path(name).match(g) for g in NOT_APP_GLOBS
-            ):
-                skip.add(name)
-        return skip
-
-    shutil.copytree(source, dest, ignore=ignore)
+def _copy_app(project: Path, source: Path, dest: Path) -> None:
+    """Copy the app (peer data: no link followed, a link out of the dataset refused with an
+    AgentFileError); the dataset's own notes at its top are left out."""
+    copy_folder(project, source.relative_to(project).as_posix(), dest, ignore=NOT_APP_GLOBS)
+    for name in NOT_APP:
+        left = dest / name
+        if left.is_dir() and not left.is_symlink():
+            shutil.rmtree(left)
+        elif left.exists() or left.is_symlink():
+            left.unlink()
 
 
 def _vendor(dest: Path, report: ProjectReport, vendoring: bool) -> bool:
@@ -352,10 +356,12 @@ def import_project(
     """Write the task for one E2EDev project under ``out``; what happened, as a report."""
     report = ProjectReport(project=project.name)
     try:
-        data = json.loads((project / TESTS_FILE).read_text(encoding="utf-8"))
+        # peer data: bounded, no link, depth-checked (AgentFileError is a ValueError)
+        data = read_json(project, TESTS_FILE, max_bytes=MAX_TESTS_BYTES)
         requirements = data["finegrained_rewith_test"]
         if not isinstance(requirements, dict) or not requirements:
             raise ValueError("'finegrained_rewith_test' is empty or not an object")
+        prompt_text = peer_text(project, PROMPT_FILE)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         report.error = f"{TESTS_FILE}: cannot be read ({exc})"
         return report
@@ -369,8 +375,7 @@ def import_project(
     if source is None or not (source / "index.html").is_file():
         report.error = f"no {SOURCE_DIRS[0]}/index.html: there is no reference app to serve"
         return report
-    prompt = project / PROMPT_FILE
-    if not prompt.is_file():
+    if prompt_text is None:
         report.error = f"no {PROMPT_FILE}: there is nothing to give the agent"
         return report
 
@@ -381,7 +386,12 @@ def import_project(
     tests = dest / "tests"
     tests.mkdir(parents=True)
     (tests / "__init__.py").write_text("")
-    _copy_app(source, dest / "reference")
+    try:
+        _copy_app(project, source, dest / "reference")
+    except AgentFileError as exc:  # hostile: this project only
+        shutil.rmtree(dest)
+        report.task, report.error = None, str(exc)
+        return report
 
     headings = []
     needs: set[str] = set()
@@ -437,7 +447,7 @@ def import_project(
     report.requirements = len(ordered)
     report.requires = sorted(needs)
 
-    text = prompt.read_text(encoding="utf-8").strip("\n")
+    text = prompt_text.strip("\n")
     (dest / "requirements.md").write_text(
         f"{text}\n\n## Requirement ids\n\n"
         "The requirements above, numbered as the results report them:\n\n"

@@ -28,10 +28,13 @@ import shutil
 import sys
 from pathlib import Path
 
+from ..untrusted.parse import read_json, read_toml
+from ..untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
 from . import write_report
 
 # fixtures and marks in the tests' code -> the pytest plugin that provides them
+MAX_DATASET_BYTES = 64 << 20  # one datasets/*.json file of E2EDevBench
 PLUGINS = (
     (re.compile(r"pytest\.mark\.asyncio|^\s*async def test", re.MULTILINE), "pytest-asyncio"),
     (re.compile(r"\bbenchmark\b\s*[,)]|\bbenchmark\("), "pytest-benchmark"),
@@ -71,9 +74,9 @@ def _python_of(root: Path) -> str | None:
 
     from ..testconf import required_python
 
-    try:
-        meta = HeaderParser().parsestr((root / "PKG-INFO").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+    try:  # the sdist is peer data: bounded, no link, UTF-8
+        meta = HeaderParser().parsestr(peer_text(root, "PKG-INFO") or "")
+    except ValueError:
         return None
     requires = meta.get("Requires-Python")
     harness = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -100,24 +103,22 @@ NOT_DECLARED = frozenset(
 def _test_requirements(root: Path) -> list[str]:
     """Index requirements the sdist declares for its tests (its test extras, or a
     requirements file for tests), read as data; what the harness brings is left out."""
-    import tomllib
-
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
     texts: list[str] = []
     try:
-        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        project = read_toml(root, "pyproject.toml") or {}  # peer data, bounded
         extras = project.get("project", {}).get("optional-dependencies", {})
         # the first of them the project has (a "dev" extra only when there is no test extra)
         name = next((n for n in TEST_EXTRAS if n in extras), None)
         texts += [t for t in extras.get(name) or [] if isinstance(t, str)]
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+    except (ValueError, AttributeError):
         pass
     for name in TEST_FILES:
         try:
-            lines = (root / name).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
+            lines = (peer_text(root, name) or "").splitlines()
+        except ValueError:
             continue
         texts += [ln.split("#", 1)[0].strip() for ln in lines if not ln.startswith(("-", "#"))]
     out: dict[str, str] = {}
@@ -293,7 +294,7 @@ def _created(entry: dict, default: dt.date) -> dt.date:
 
 def import_all(src: Path, out: Path, created: dt.date, offline: bool = False) -> list:
     """Import every project of the dataset ``src``; also written to import-report.json."""
-    data = json.loads(src.read_text(encoding="utf-8"))
+    data = read_json(src.parent, src.name, max_bytes=MAX_DATASET_BYTES)
     if not isinstance(data, list):
         raise ValueError(f"{src}: not a list of projects (an E2EDevBench datasets/*.json)")
     out.mkdir(parents=True, exist_ok=True)
