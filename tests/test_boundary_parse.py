@@ -21,9 +21,11 @@ from pathlib import Path
 import pytest
 
 from pytest_e2ebench.errors import AgentFileError
+from pytest_e2ebench.task import load_task
 from pytest_e2ebench.untrusted import parse
 
 PACKAGE = Path(parse.__file__).resolve().parents[1]
+GRADEBOOK = PACKAGE.parent / "benchmark_tasks" / "gradebook"
 
 # module (relative to the package) -> why its raw reads are not of project-zone data
 ALLOWED = {
@@ -239,3 +241,38 @@ def test_the_scans_are_linear_on_adversarial_text():
     parse.json_depth('"\\"' * 300_000)
     parse.toml_depth("'" * 500_000)
     assert time.perf_counter() - start < 5
+
+
+# --- the readers that used to raise RecursionError, each the agent's failure -------------
+
+
+@pytest.fixture
+def hostile(tmp_path) -> Path:
+    """A project whose every agent-read file is 5,000 levels deep."""
+    (tmp_path / "parameters.json").write_text("[" * 200_000)
+    (tmp_path / "checklist.json").write_text("[" * 200_000)
+    (tmp_path / "pyproject.toml").write_text("a = " + "[" * 5000 + "]" * 5000)
+    return tmp_path
+
+
+def test_each_reader_turns_deep_nesting_into_the_agents_failure(hostile):
+    from pytest_e2ebench.projecteval.cascade import read_checklist
+    from pytest_e2ebench.projecteval.params import read_answers
+    from pytest_e2ebench.projecteval.similarity import answer_checklist
+    from pytest_e2ebench.requirements import InstallRefused, build_system
+    from pytest_e2ebench.stages.setup import dependencies
+
+    deep = "nested deeper than 64 levels"
+    spec = load_task(GRADEBOOK).projecteval
+    answers = read_answers(hostile, spec)
+    assert answers["values"] == {}
+    assert set(answers["problems"].values()) == {f"parameters.json: {deep}"}
+    assert read_checklist(hostile) == (None, None, f"checklist.json: {deep}")
+    assert answer_checklist(hostile) is None
+    with pytest.raises(InstallRefused, match=f"^pyproject.toml: {deep}$"):
+        build_system(hostile)
+    with pytest.raises(InstallRefused, match=f"^pyproject.toml: {deep}$"):
+        dependencies(hostile)
+    (hostile / "requirements.txt").symlink_to("/etc/passwd")
+    with pytest.raises(InstallRefused, match="^requirements.txt: is or lies behind a symbolic"):
+        dependencies(hostile)
