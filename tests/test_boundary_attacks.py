@@ -3,10 +3,11 @@
 Issue 26, class 3: a ``parameters.json`` of 200,000 ``[`` or a ``pyproject.toml`` 5,000
 arrays deep raised ``RecursionError`` where only ``ValueError`` was caught; the run became a
 harness error, left the mean, and the summary read 100 %* where an honest failure reads
-50 %. Here one session grades the bundled ProjectEval console mission ``gradebook`` through
-``dir:`` with one run folder per attack (run 1 is the honest reference) and each attack must
-fail its requirements with a note naming the file, be counted in the mean, and leave the
-summary without the partial mark.
+50 %. Here one session grades the bundled ProjectEval console mission ``gradebook`` (hostile
+``parameters.json``) and the library task ``calc`` (hostile ``pyproject.toml``) through
+``dir:``, one run folder per attack (run 1 is the honest reference): each attack must fail
+its requirements with a note naming the file, be counted in the mean, and leave the summary
+without the partial mark.
 """
 
 from __future__ import annotations
@@ -20,48 +21,71 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CALC_CODE, TaskFactory
 from pytest_e2ebench.report.terminal import PARTIAL_MARK
 
 GRADEBOOK = Path(__file__).resolve().parents[1] / "benchmark_tasks" / "gradebook"
 PARAMS = "parameters.json"
-LINK = "is or lies behind a symbolic link"
-# run number -> (what the agent wrote besides the reference, what a note must say)
+DEEP = "nested deeper than 64 levels"
+# (task, run) -> what a note of the run must say; run 1 of each task is the honest answer
 ATTACKS = {
-    2: "parameters.json: nested deeper than 64 levels",
-    3: "pyproject.toml: nested deeper than 64 levels",
-    4: f"parameters.json: {LINK}",
-    5: "parameters.json: not valid UTF-8 (byte 0xff at offset 1)",
-    6: "parameters.json: is larger than",
+    ("gradebook", 2): f"parameters.json: {DEEP}",
+    ("gradebook", 3): f"parameters.json: {DEEP}",
+    # intake drops the link before anything parses (a link never reaches the parser)
+    ("gradebook", 4): "parameters.json (link to an absolute path (/etc/passwd))",
+    ("gradebook", 5): "parameters.json: not valid UTF-8 (byte 0xff at offset 1)",
+    ("gradebook", 6): "parameters.json: is larger than 262144 bytes",
+    ("calc", 2): f"pyproject.toml: {DEEP}",
+    ("calc", 3): f"pyproject.toml: {DEEP}",
+    ("calc", 4): "pyproject.toml (link to an absolute path (/etc/passwd))",
+    ("calc", 5): "pyproject.toml: not valid UTF-8 (byte 0xff at offset 9)",
+    ("calc", 6): "pyproject.toml: is larger than 1048576 bytes",
 }
 
 
-def _plant(run: int, repo: Path) -> None:
+def _plant(task: str, run: int, repo: Path) -> None:
     """The attack of ``run`` on a copy of the reference in ``repo``."""
-    params = repo / PARAMS
-    if run == 2:
-        params.write_text("[" * 200_000)
+    name = PARAMS if task == "gradebook" else "pyproject.toml"
+    target = repo / name
+    original = target.read_text()
+    if run == 2 and task == "gradebook":
+        target.write_text("[" * 200_000)
         (repo / "checklist.json").write_text("[" * 200_000)  # the similarity's reader too
+    elif run == 2:
+        target.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n" + original)
+    elif run == 3 and task == "gradebook":
+        target.write_text('{"a": ' * 5000 + "1" + "}" * 5000)
     elif run == 3:
-        (repo / "pyproject.toml").write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+        target.write_text(original + "[" + ".".join(["k"] * 5000) + "]\n")
     elif run == 4:
-        params.unlink()
-        params.symlink_to("/etc/passwd")
+        target.unlink()
+        target.symlink_to("/etc/passwd")
     elif run == 5:
-        params.write_bytes(b'{\xff"entry": "gradebook.py"}')
+        target.write_bytes(b"# comment\xff\n" if task == "calc" else b'{\xff"entry": 1}')
     elif run == 6:
-        cpv = json.loads(params.read_text())
-        params.write_text(json.dumps({**cpv, "padding": "x" * (300 << 10)}))
+        padding = "x" * (1100 << 10)
+        if task == "gradebook":
+            target.write_text(json.dumps({**json.loads(original), "padding": padding}))
+        else:
+            target.write_text(f"{original}\n# {padding}\n")
 
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory) -> dict:
-    """One session over the six run folders: its results.json and terminal output."""
+    """One session over gradebook and calc, six run folders each: results and output."""
     root = tmp_path_factory.mktemp("boundary")
+    factory = TaskFactory(root)
+    factory.make()
     shutil.copytree(GRADEBOOK, root / "tasks" / "gradebook")
     for run in range(1, 7):
-        repo = root / "answers" / "gradebook" / f"run-{run}"
-        shutil.copytree(GRADEBOOK / "reference", repo)
-        _plant(run, repo)
+        for task in ("gradebook", "calc"):
+            repo = root / "answers" / task / f"run-{run}"
+            if task == "gradebook":
+                shutil.copytree(GRADEBOOK / "reference", repo)
+            else:
+                factory.reference(repo, CALC_CODE)
+            if run > 1:
+                _plant(task, run, repo)
     done = subprocess.run(
         [
             sys.executable,
@@ -86,26 +110,27 @@ def session(tmp_path_factory) -> dict:
     return {"results": results, "stdout": done.stdout, "root": root}
 
 
-def _run(session: dict, n: int) -> dict:
-    (record,) = [r for r in session["results"]["tasks"] if r["run"] == n]
+def _run(session: dict, task: str, n: int) -> dict:
+    (record,) = [r for r in session["results"]["tasks"] if (r["task"], r["run"]) == (task, n)]
     return record
 
 
 @pytest.mark.slow
-def test_the_honest_run_passes(session):
-    record = _run(session, 1)
+@pytest.mark.parametrize("task", ["gradebook", "calc"])
+def test_the_honest_run_passes(session, task):
+    record = _run(session, task, 1)
     assert record["metrics"]["impl_rate"] == 1.0, record.get("notes")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("run", sorted(ATTACKS))
-def test_each_hostile_file_is_the_agents_failure_naming_the_file(session, run):
-    record = _run(session, run)
+@pytest.mark.parametrize(("task", "run"), sorted(ATTACKS))
+def test_each_hostile_file_is_the_agents_failure_naming_the_file(session, task, run):
+    record = _run(session, task, run)
     assert record["status"] == "ok" and not record.get("error"), record.get("error")
     assert record["metrics"] is not None and record["metrics"]["impl_rate"] == 0.0
     assert {r["verdict"] for r in record["requirements"]} == {"not_implemented"}
     text = json.dumps(record)
-    assert ATTACKS[run] in text, record.get("notes")
+    assert ATTACKS[task, run] in text, record.get("notes")
     assert "root:x:0:0" not in text  # the link's target was never read
 
 

@@ -69,7 +69,7 @@ ALLOWED = {
     "stages/mermaid.py": "the harness's own parser script in its cache",
     "app/validate.py": "results.json of a session the harness ran",
     "testing/scripted_llm.py": "test double: requests from the harness's own client",
-    "importers/e2edev_verify.py": "task folders and results the importer itself wrote",
+    "importers/e2edev_verify.py": "task folders, reports and results the importer wrote",
 }
 
 # names under which the boundary modules are imported (``from ..untrusted import peer``)

@@ -236,7 +236,8 @@ def _copy(repo: Path, folder: Path, dest: Path, report: RepoReport) -> None:
     followed, a link out of the dataset refused); what was left out goes into the notes."""
     rel = folder.relative_to(repo).as_posix() or "."
     copied = copy_folder(repo, rel, dest, ignore=SKIPPED)
-    report.notes += [f"{rel}/{p}: left out ({why})" for p, why in copied.dropped]
+    prefix = "" if rel == "." else f"{rel}/"
+    report.notes += [f"{prefix}{p}: left out ({why})" for p, why in copied.dropped]
 
 
 def _runtime_requirements(content: str, report: RepoReport) -> list[str]:

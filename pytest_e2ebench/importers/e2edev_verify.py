@@ -37,8 +37,9 @@ import tomllib
 from pathlib import Path
 
 from .. import vendor
+from ..untrusted.parse import read_json
 from . import REPORT_FILE
-from .e2edev import TESTS_FILE, find_projects, runner_step_code
+from .e2edev import MAX_TESTS_BYTES, TESTS_FILE, find_projects, runner_step_code
 
 PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
 RUNNER_TOOLS = ("behave", "selenium", "pytest")  # pytest: e2ebench_web (the served app) needs it
@@ -331,7 +332,7 @@ def verify(
     jobs = []
     for project in wanted:
         meta = imported[project.name]
-        data = json.loads((project / TESTS_FILE).read_text(encoding="utf-8"))
+        data = read_json(project, TESTS_FILE, max_bytes=MAX_TESTS_BYTES)  # peer data, bounded
         requirements = data["finegrained_rewith_test"]
         for rid, key in meta["numbering"].items():
             for number, case in enumerate(requirements[key].get("test_cases") or [], start=1):
