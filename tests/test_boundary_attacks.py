@@ -37,6 +37,8 @@ ATTACKS = {
     ("gradebook", 6): "parameters.json: is larger than 262144 bytes",
     ("calc", 2): f"pyproject.toml: {DEEP}",
     ("calc", 3): f"pyproject.toml: {DEEP}",
+    # without its (dropped) pyproject.toml calc is a project without packaging, whose code
+    # still passes: not a failure, but a note, and /etc/passwd never read
     ("calc", 4): "pyproject.toml (link to an absolute path (/etc/passwd))",
     ("calc", 5): "pyproject.toml: not valid UTF-8 (byte 0xff at offset 9)",
     ("calc", 6): "pyproject.toml: is larger than 1048576 bytes",
@@ -127,8 +129,10 @@ def test_the_honest_run_passes(session, task):
 def test_each_hostile_file_is_the_agents_failure_naming_the_file(session, task, run):
     record = _run(session, task, run)
     assert record["status"] == "ok" and not record.get("error"), record.get("error")
-    assert record["metrics"] is not None and record["metrics"]["impl_rate"] == 0.0
-    assert {r["verdict"] for r in record["requirements"]} == {"not_implemented"}
+    passes = (task, run) == ("calc", 4)
+    assert record["metrics"] is not None and record["metrics"]["impl_rate"] == float(passes)
+    verdict = "implemented" if passes else "not_implemented"
+    assert {r["verdict"] for r in record["requirements"]} == {verdict}
     text = json.dumps(record)
     assert ATTACKS[task, run] in text, record.get("notes")
     assert "root:x:0:0" not in text  # the link's target was never read
@@ -138,8 +142,9 @@ def test_each_hostile_file_is_the_agents_failure_naming_the_file(session, task, 
 def test_every_run_counts_in_the_mean_and_the_summary_has_no_partial_mark(session):
     summary = session["results"]["summary"]
     (stats,) = summary.values()
-    assert stats["impl_rate"]["mean"] == pytest.approx(1 / 6)
-    assert not stats.get("errored_runs") and not stats.get("partial")
+    # 12 runs counted: the two honest ones and calc's run 4 (see ATTACKS) pass
+    assert stats["impl_rate"]["mean"] == pytest.approx(3 / 12)
+    assert (stats["evaluated_runs"], stats["errored_runs"], stats["partial"]) == (12, 0, False)
     lines = [line for line in session["stdout"].splitlines() if "dir:" in line]
     assert lines and not any(PARTIAL_MARK in line for line in lines), session["stdout"][-3000:]
     assert "ended in an error" not in session["stdout"]
