@@ -26,6 +26,7 @@ from . import (
     earlier,
     setup,
     testing,
+    variants,
 )
 
 STAGE_RECORD = "e2ebench-stage/1"
@@ -171,6 +172,7 @@ def evaluate(evaluator, ctx) -> dict:
             file_hash(task.root / MUTANTS_FILE) if (task.root / MUTANTS_FILE).is_file() else "",
             settings.judge,
             settings.model if settings.judge != "tests" else "",
+            variants.VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
         )
         grade = graded.load()
         if grade is None:
