@@ -58,6 +58,12 @@ INSTRUCTIONS = {
 }
 
 
+def reveals_reference(stage: str, mode: str) -> bool:
+    """True when ``stage``'s inputs hold the task's reference outputs (modular mode: the
+    reference design, and for unit-tests the reference source)."""
+    return mode == "modular" and bool(earlier(stage))
+
+
 def stage_inputs(task, agent_run_dir: Path, stage: str, mode: str, dest: Path) -> Path:
     """Fill ``dest`` with what ``stage`` is given: the reference's (modular) or own (e2e)."""
     dest.mkdir(parents=True)
@@ -153,6 +159,8 @@ def evaluate(evaluator, ctx) -> dict:
                 evaluator.evaluate(task, agent, run, before)  # its repo feeds this stage
             else:
                 evaluator.evaluate(task, agent, run)
+    if reveals_reference(stage, settings.stage_mode):
+        evaluator.settle_implements(task.id, stage)
     stage_dir = ctx.run_dir
     with locked(stage_dir):
         inputs = stage_dir / "inputs"

@@ -138,7 +138,9 @@ def grade(
         "status": suite["status"],
         "killed_mutants": killed,
         "tamper_evidence": suite.get("tamper_evidence") or [],
-        "variant_failures": [t["nodeid"] for t in failing if t["message"].startswith(VARIANT_FAILURE)],
+        "variant_failures": [
+            t["nodeid"] for t in failing if t["message"].startswith(VARIANT_FAILURE)
+        ],
     }
 
 
@@ -147,10 +149,9 @@ def _explain(suite: dict, results: list[dict], failing: list[dict]) -> str:
         return f"the test run {suite['status']}"
     if not results:
         return "no test ran"
-    lines = [
-        f"{len(failing)} of {len(results)} tests fail on the reference implementation or on "
-        "its behaviour-preserving variant:"
-    ]
+    on_variant = any(t["message"].startswith(VARIANT_FAILURE) for t in failing)
+    where = " or on its behaviour-preserving variant" if on_variant else ""
+    lines = [f"{len(failing)} of {len(results)} tests fail on the reference implementation{where}:"]
     for test in failing[:10]:
         first = (test.get("message") or "").strip().splitlines()[:1]
         shown = first[0][:160] if first else ""
