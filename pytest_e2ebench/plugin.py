@@ -239,15 +239,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if evaluator is None:
         return
     from .collect import RequirementItem, implement_first
+    from .runs import RunKey
 
     if config.option.markexpr:
         evaluator.select(item for item in items if isinstance(item, RequirementItem))
     items[:] = implement_first(items)
+    runs = {
+        RunKey.of(i.task, i.agent, i.run): (i.task, i.agent, i.run)
+        for i in items
+        if isinstance(i, RequirementItem)
+    }
     evaluator.implement_runs = {}
-    for item in dict.fromkeys(
-        (i.task, i.agent, i.run) for i in items if isinstance(i, RequirementItem)
-    ):
-        evaluator.implement_runs.setdefault(item[0].id, []).append(item)
+    for key, run in runs.items():
+        evaluator.implement_runs.setdefault(key.task, []).append(run)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
