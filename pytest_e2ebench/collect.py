@@ -52,6 +52,16 @@ def at_level(task: Task, settings) -> Task:
     return dataclasses.replace(task, level=settings.level, cascade=cascade)
 
 
+def implement_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with every requirement (implement) item before the other stages' items,
+    each group in its order: the test-writing stages show the task's reference (modular
+    mode), and an agent remembering across runs must not have seen it when it implements
+    (issue 26). Under xdist a run's items stay on one worker, so the stage runner also
+    settles the other runs' implement stages first (Evaluator.settle_implements)."""
+    first = [i for i in items if isinstance(i, RequirementItem)]
+    return first + [i for i in items if not isinstance(i, RequirementItem)]
+
+
 class TaskFile(pytest.File):
     """A ``task.toml``: validates the task and yields its requirement items."""
 

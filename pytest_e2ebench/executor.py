@@ -141,6 +141,14 @@ def run_pipeline(session: dict, task_root: str, run_key: dict, stages: list[str]
     agent = next(a for a in config.stash[AGENTS] if a.label == run.agent)
     if selected is not None:
         evaluator.selected = {run: set(selected)}
+    if not evaluator.implement_runs:
+        for root, raw in session.get("implements", ()):
+            other = RunKey.from_dict(raw)
+            runs = evaluator.implement_runs.setdefault(other.task, [])
+            by_label = next(a for a in config.stash[AGENTS] if a.label == other.agent)
+            runs.append(
+                (at_level(load_task(Path(root)), config.stash[SETTINGS]), by_label, other.run)
+            )
     outcomes = {}
     for stage in stages:
         key = run.for_stage(stage)
@@ -190,6 +198,12 @@ class RayExecutor:
             "dir": str(params.dir),
             "started": evaluator.started_at,
             "env": {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ},
+            # issue 26: a worker settles these before a stage reveals their task's reference
+            "implements": [
+                [str(task.root), RunKey.of(task, agent, run).to_dict()]
+                for runs in evaluator.implement_runs.values()
+                for task, agent, run in runs
+            ],
         }
 
     def submit(self, items) -> None:

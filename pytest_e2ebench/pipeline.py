@@ -70,6 +70,16 @@ class Evaluator:
     executor: RayExecutor | None = None
     # False in a Ray worker: the driver announces the run (pytest_e2ebench_run_finished)
     announce: bool = True
+    # issue 26: the session's implement runs by task id (set at collection); no stage reveals
+    # a task's reference before they are done (settle_implements)
+    implement_runs: dict[str, list[tuple[Task, Agent, int]]] = dataclasses.field(
+        default_factory=dict
+    )
+    # implement outcomes had by settle_implements for runs whose items come later (or never,
+    # on this process: another xdist worker has them and reads them from the disk cache)
+    _settled: dict[RunKey, dict | InfrastructureError | RunFailed] = dataclasses.field(
+        default_factory=dict
+    )
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -113,7 +123,9 @@ class Evaluator:
         """
         key = RunKey.of(task, agent, run, stage)
         if key not in self._done:
-            result = self._done[key] = self.outcome(task, agent, run, stage)
+            settled = self._settled.pop(key, None)
+            result = settled if settled is not None else self.outcome(task, agent, run, stage)
+            self._done[key] = result
             if stage == IMPLEMENT and self.announce:
                 ctx = self.context(task, agent, run)
                 if not isinstance(result, dict):
@@ -129,6 +141,33 @@ class Evaluator:
         if isinstance(result, InfrastructureError | RunFailed):
             raise result
         return result
+
+    def settle_implements(self, task_id: str, revealing: str) -> None:
+        """Before the stage ``revealing`` shows the reference of ``task_id`` to an agent: have
+        every implement run of that task in this session done (evaluated here now if no item
+        of this process has done it yet; another worker's run comes from the disk cache or is
+        waited for through its lock).
+
+        An agent that remembers across runs (its own service, a provider's memory) would
+        otherwise carry the reference from one run's test-writing stage into another run's
+        implement stage (issue 26). Raises InfrastructureError when one of those runs could
+        not be evaluated: the reference is not shown while it is still to be done.
+        """
+        for task, agent, run in self.implement_runs.get(task_id, ()):
+            key = RunKey.of(task, agent, run)
+            result = self._done.get(key) or self._settled.get(key)
+            if result is None:
+                stage_now = self._stage_now  # the revealing stage's, named if it fails
+                result = self._settled[key] = self.outcome(task, agent, run)
+                self._stage_now = stage_now
+            if not isinstance(result, dict):
+                raise InfrastructureError(
+                    "stages",
+                    f"{revealing} of {task_id} is not run: it shows the task's reference, and "
+                    f"the implement stage of {key.name} in this session could not be "
+                    f"evaluated first ({result}); an agent remembering across runs would "
+                    "carry the reference into it. Fix that run's problem and rerun",
+                )
 
     def outcome(
         self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT

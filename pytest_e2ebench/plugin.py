@@ -232,12 +232,26 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``-m TAG``: the runs' metrics are over the requirements selected (issue 12.8)."""
+    """``-m TAG``: the runs' metrics are over the requirements selected (issue 12.8); every
+    implement item runs before any other stage's (issue 26: no stage reveals a reference
+    while an implement stage of the session is still to run; see ``settle_implements``)."""
     evaluator = config.stash.get(EVALUATOR, None)
-    if evaluator is not None and config.option.markexpr:
-        from .collect import RequirementItem
+    if evaluator is None:
+        return
+    from .collect import RequirementItem, implement_first
+    from .runs import RunKey
 
+    if config.option.markexpr:
         evaluator.select(item for item in items if isinstance(item, RequirementItem))
+    items[:] = implement_first(items)
+    runs = {
+        RunKey.of(i.task, i.agent, i.run): (i.task, i.agent, i.run)
+        for i in items
+        if isinstance(i, RequirementItem)
+    }
+    evaluator.implement_runs = {}
+    for key, run in runs.items():
+        evaluator.implement_runs.setdefault(key.task, []).append(run)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -53,6 +53,31 @@ def pv(_e2ebench_pv_data):
     return _lookup(_e2ebench_pv_data)
 
 
+def _in_output(value, name: str, output: str, control: str) -> None:
+    """Fail unless ``value(name)`` is in ``output`` and not in ``control``."""
+    found = value(name)
+    if found not in output:
+        pytest.fail(
+            f"parameter {name!r} = {found!r:.80} is not in the output:\n{output[-400:]}",
+            pytrace=False,
+        )
+    if found in control:
+        pytest.fail(
+            f"parameter {name!r} = {found!r:.80} is also in the output of the control run, where "
+            "the condition it reports does not hold: it does not tell the two apart (issue 26)",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def pv_in(pv):
+    """``pv_in(name, output, control)``: the agent's value of ``name`` is in ``output`` (the
+    program's output when the condition holds) and not in ``control`` (its output in a run
+    where the condition does not hold). A value that names nothing in particular (one
+    letter, a blank) is found in every output and fails the control (docs/projecteval.md)."""
+    return lambda name, output, control: _in_output(pv, name, output, control)
+
+
 @pytest.fixture(scope="session")
 def pv_session(_e2ebench_pv_data):
     """``pv`` for session-scoped fixtures (e.g. the app a server fixture starts): an unusable

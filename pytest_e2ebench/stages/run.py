@@ -26,6 +26,7 @@ from . import (
     earlier,
     setup,
     testing,
+    variants,
 )
 
 STAGE_RECORD = "e2ebench-stage/1"
@@ -55,6 +56,12 @@ INSTRUCTIONS = {
         "source; write no implementation."
     ),
 }
+
+
+def reveals_reference(stage: str, mode: str) -> bool:
+    """True when ``stage``'s inputs hold the task's reference outputs (modular mode: the
+    reference design, and for unit-tests the reference source)."""
+    return mode == "modular" and bool(earlier(stage))
 
 
 def stage_inputs(task, agent_run_dir: Path, stage: str, mode: str, dest: Path) -> Path:
@@ -152,6 +159,8 @@ def evaluate(evaluator, ctx) -> dict:
                 evaluator.evaluate(task, agent, run, before)  # its repo feeds this stage
             else:
                 evaluator.evaluate(task, agent, run)
+    if reveals_reference(stage, settings.stage_mode):
+        evaluator.settle_implements(task.id, stage)
     stage_dir = ctx.run_dir
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
@@ -171,6 +180,7 @@ def evaluate(evaluator, ctx) -> dict:
             file_hash(task.root / MUTANTS_FILE) if (task.root / MUTANTS_FILE).is_file() else "",
             settings.judge,
             settings.model if settings.judge != "tests" else "",
+            variants.VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
         )
         grade = graded.load()
         if grade is None:

@@ -23,6 +23,13 @@ from ..cache import key_of, locked, remove, tree_hash
 from ..errors import InfrastructureError
 from ..sandbox import Sandbox
 from ..testindex import is_test_module
+from . import variants
+
+VARIANT_FAILURE = (
+    "passes on the reference but not on its behaviour-preserving variant (reformatted, locals "
+    "renamed, docstrings changed, functions reordered): it tests how the source is written, "
+    "not what it does"
+)
 
 
 def test_modules(folder: Path) -> list[Path]:
@@ -99,24 +106,16 @@ def grade(
             "metrics": _metrics(0.0, 0.0, 0.0 if task.mutants else None),
             "note": message,
         }
-    project, python = _reference_env(task.reference_dir, shared, sandbox, task)
-    suite = runner.run_suite(
-        "oracle",
-        tests=tests,
-        venv_python=python,
-        repo=project,
-        eval_dir=work / "eval",
-        timeout=timeout,
-        test_timeout=task.test_timeout,
-        sandbox=sandbox,
-        honeypots=False,
-        # the working directory, data, environment and plugins the task's tests run with
-        settings=task.settings,
-    )
+    suite = _suite_on("oracle", task.reference_dir, tests, task, work, shared, sandbox, timeout)
     results = suite["tests"] + [
         {"nodeid": e["nodeid"], "outcome": "error", "message": e.get("message", "")}
         for e in suite["collect_errors"]
     ]
+    if suite["status"] == "completed" and any(t["outcome"] == "passed" for t in results):
+        # issue 26: a test passes only if it also passes on a variant written differently
+        variant = variants.shared_variant(task.reference_dir, shared)
+        on_variant = _suite_on("variant", variant, tests, task, work, shared, sandbox, timeout)
+        results = _with_variant(results, on_variant)
     passed = [t for t in results if t["outcome"] == "passed"]
     pass_rate = len(passed) / len(results) if results else 0.0
     coverage = suite.get("coverage") or {}
@@ -139,6 +138,9 @@ def grade(
         "status": suite["status"],
         "killed_mutants": killed,
         "tamper_evidence": suite.get("tamper_evidence") or [],
+        "variant_failures": [
+            t["nodeid"] for t in failing if t["message"].startswith(VARIANT_FAILURE)
+        ],
     }
 
 
@@ -147,12 +149,52 @@ def _explain(suite: dict, results: list[dict], failing: list[dict]) -> str:
         return f"the test run {suite['status']}"
     if not results:
         return "no test ran"
-    lines = [f"{len(failing)} of {len(results)} tests fail on the reference implementation:"]
+    on_variant = any(t["message"].startswith(VARIANT_FAILURE) for t in failing)
+    where = " or on its behaviour-preserving variant" if on_variant else ""
+    lines = [f"{len(failing)} of {len(results)} tests fail on the reference implementation{where}:"]
     for test in failing[:10]:
         first = (test.get("message") or "").strip().splitlines()[:1]
         shown = first[0][:160] if first else ""
         lines.append(f"  {test['outcome'].upper():7} {test['nodeid']} {shown}")
     return "\n".join(lines)
+
+
+def _suite_on(
+    name: str, source: Path, tests: Path, task, work: Path, shared: Path, sandbox, timeout: float
+) -> dict:
+    """The agent's tests run against ``source`` (the reference, its variant or a mutant)."""
+    project, python = _reference_env(source, shared, sandbox, task)
+    return runner.run_suite(
+        name,
+        tests=tests,
+        venv_python=python,
+        repo=project,
+        eval_dir=work / "eval",
+        timeout=timeout,
+        test_timeout=task.test_timeout,
+        sandbox=sandbox,
+        honeypots=False,
+        # the working directory, data, environment and plugins the task's tests run with
+        settings=task.settings,
+    )
+
+
+def _with_variant(results: list[dict], on_variant: dict) -> list[dict]:
+    """``results`` (on the reference) with each test that passed there but not on the
+    behaviour-preserving variant turned into a failure that says so."""
+    outcome = {t["nodeid"]: t["outcome"] for t in on_variant["tests"]}
+    broken = on_variant["status"] != "completed" or bool(on_variant["collect_errors"])
+    merged = []
+    for test in results:
+        other = "not run" if broken else outcome.get(test["nodeid"], "not run")
+        if test["outcome"] == "passed" and other != "passed":
+            test = {
+                **test,
+                "outcome": "failed",
+                "message": f"{VARIANT_FAILURE} (there: {other})",
+            }
+        merged.append(test)
+    return merged
 
 
 def _mutation(
@@ -162,19 +204,7 @@ def _mutation(
     killed = []
     for index, mutant in enumerate(task.mutants):
         source = mutant_tools.apply(task.reference_dir, mutant, work / f"mutant-src-{index}")
-        project, python = _reference_env(source, shared, sandbox, task)
-        suite = runner.run_suite(
-            f"mutant-{index}",
-            tests=tests,
-            venv_python=python,
-            repo=project,
-            eval_dir=work / "eval",
-            timeout=timeout,
-            test_timeout=task.test_timeout,
-            sandbox=sandbox,
-            honeypots=False,
-            settings=task.settings,
-        )
+        suite = _suite_on(f"mutant-{index}", source, tests, task, work, shared, sandbox, timeout)
         outcomes = [t["outcome"] for t in suite["tests"]]
         if (
             suite["status"] != "completed"

@@ -37,6 +37,27 @@ def run(workdir, pv):
 
 
 @pytest.fixture
+def run_case(tmp_path, project_dir, pv, make_sheet):
+    """``run_case(rows)``: the program's output in a fresh copy of the project, with
+    scores.xlsx made of ``rows`` (None: no scores.xlsx). The control runs of the message
+    parameters: a message must not be printed where its condition does not hold."""
+    cases = []
+
+    def go(rows):
+        target = tmp_path / f"case-{len(cases)}"
+        cases.append(target)
+        shutil.copytree(project_dir, target, ignore=shutil.ignore_patterns("__pycache__"))
+        if rows is not None:
+            make_sheet(target / "scores.xlsx", rows)
+        done = subprocess.run(
+            [sys.executable, pv("entry")], cwd=target, capture_output=True, text=True, timeout=60
+        )
+        return done.stdout + done.stderr
+
+    return go
+
+
+@pytest.fixture
 def make_sheet():
     """``make_sheet(path, rows)``: write ``rows`` (the first is the header) as a workbook."""
     from openpyxl import Workbook

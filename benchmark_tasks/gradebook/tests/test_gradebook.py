@@ -11,6 +11,7 @@ SCORES = [
     ("Ada", "Maths", 66.5),
     ("Mia", "History", 82),
 ]
+BAD_HEADER = [("Name", "Course", "Mark"), ("Ann", "Art", 3)]
 
 
 @pytest.mark.requirement("R1")
@@ -38,15 +39,16 @@ def test_report_single_student(workdir, run, make_sheet):
 
 
 @pytest.mark.requirement("R2")
-def test_missing_input(workdir, run, pv):
+def test_missing_input(workdir, run, pv_in, run_case):
     output = run()
-    assert pv("missing_file_message") in output
+    # the control: the message is not printed on good input, nor for the other error
+    pv_in("missing_file_message", output, control=run_case(SCORES) + run_case(BAD_HEADER))
     assert not (workdir / "report.xlsx").exists()
 
 
 @pytest.mark.requirement("R3")
-def test_wrong_header(workdir, run, pv, make_sheet):
-    make_sheet(workdir / "scores.xlsx", [("Name", "Course", "Mark"), ("Ann", "Art", 3)])
+def test_wrong_header(workdir, run, pv_in, make_sheet, run_case):
+    make_sheet(workdir / "scores.xlsx", BAD_HEADER)
     output = run()
-    assert pv("bad_header_message") in output
+    pv_in("bad_header_message", output, control=run_case(SCORES) + run_case(None))
     assert not (workdir / "report.xlsx").exists()
