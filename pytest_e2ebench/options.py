@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,15 @@ def addoption(parser: pytest.Parser) -> None:
             "how generated code is isolated: auto (default: bwrap if it works, "
             "else unshare), bwrap, unshare, none (warned).",
             {"choices": SANDBOX_MODES},
+        ),
+        (
+            "agent-env",
+            "",
+            "cmd: agents: the harness's environment variables they also get, comma-separated "
+            "(e.g. OPENAI_BASE_URL,OPENAI_API_KEY); otherwise only PATH, HOME, TERM, TZ and the "
+            "locale. A named URL on 127.0.0.1 or localhost has its port forwarded into the "
+            "agent's network namespace (docs/sandbox.md).",
+            {"metavar": "NAME[,NAME...]"},
         ),
         ("model", "", "model name for LLM agents, as the endpoint knows it.", {"metavar": "MODEL"}),
         (
@@ -276,6 +286,7 @@ class Settings:
     llm_retries: int = 4
     llm_timeout: float = 600.0
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT
+    agent_env: tuple[str, ...] = ()  # --e2e-agent-env: variables a cmd: agent also gets
     context_tokens: int = 32768
     prices: tuple[str, ...] = ()
     model_params: tuple[str, ...] = ()
@@ -405,6 +416,7 @@ def resolve(config: pytest.Config) -> Settings:
         llm_retries=_number(config, None, "e2ebench_llm_retries", "", int),
         llm_timeout=_number(config, None, "e2ebench_llm_timeout", "", float),
         agent_timeout=_number(config, None, "e2ebench_agent_timeout", "", float),
+        agent_env=_agent_env(config),
         context_tokens=_number(config, None, "e2ebench_context_tokens", "", int),
         prices=tuple(config.getini("e2ebench_prices")),
         model_params=tuple(config.getini("e2ebench_model_params")),
@@ -452,6 +464,21 @@ def _projecteval_mode(config: pytest.Config) -> str:
             "input) or cascade (checklist, skeleton, then code)"
         )
     return mode
+
+
+def _agent_env(config: pytest.Config) -> tuple[str, ...]:
+    """``--e2e-agent-env``: names of environment variables, checked."""
+    raw = config.option.e2e_agent_env
+    raw = str(raw if raw is not None else config.getini("e2ebench_agent_env"))
+    names = tuple(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip()))
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)]
+    if bad:
+        raise pytest.UsageError(
+            f"{source(config, 'agent-env')}={raw}: {bad[0]!r} is not a variable name; name "
+            "variables of the harness's environment, comma-separated, e.g. "
+            "OPENAI_BASE_URL,OPENAI_API_KEY"
+        )
+    return names
 
 
 def _app_cases(raw: str) -> tuple[int, int]:

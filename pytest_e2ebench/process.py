@@ -103,6 +103,7 @@ def run(
     preexec: Callable[[], None] | None = None,
     pass_fds: tuple[int, ...] = (),
     watch: Callable[[], str | None] | None = None,
+    on_start: Callable[[subprocess.Popen], None] | None = None,
 ) -> Completed:
     """Run ``args``; kill its process group after ``timeout`` seconds or when it ends.
 
@@ -110,6 +111,8 @@ def run(
     go to ``log``, the rest is counted and dropped, so a flood of output costs neither disk
     nor memory. ``watch``, called every :data:`WATCH_INTERVAL` seconds while the command runs,
     may return a reason to stop it (its group is killed; the reason is in ``stopped``).
+    ``on_start`` is called with the started process before the wait begins (the sandbox sets
+    up the command's network meanwhile); what it raises kills the group and is raised.
     """
     start = time.monotonic()
     timed_out = False
@@ -132,6 +135,8 @@ def run(
         reader.start()
         deadline = start + timeout
         try:
+            if on_start is not None:
+                on_start(proc)
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:

@@ -43,6 +43,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from . import network as usernet
 from . import overlay, process
 from .errors import InfrastructureError
 from .limits import Limits, Quota, RunCgroup, is_full, run_cgroup, sized_tmpfs
@@ -190,6 +191,9 @@ def resolve_mode(requested: str) -> tuple[str, str | None]:
         if mode != "bwrap" and not works(mode):
             # bwrap asked for explicitly: a run that cannot start it is an infrastructure error
             raise SandboxUnavailable(_unavailable(mode))
+    lacking = usernet.missing() if mode != "none" else None
+    if lacking:
+        warning = f"{warning}; {lacking}" if warning else lacking
     if _needs_filter(mode) and _seccomp_program() is None:
         extra = (
             "libseccomp is missing: generated code could create user namespaces "
@@ -258,6 +262,9 @@ class Sandbox:
         tmp: Path | None = None,
         started_fd: int | None = None,
         views: dict[Path, Path] | None = None,
+        gate_fd: int | None = None,
+        info_fd: int | None = None,
+        resolv: Path | None = None,
     ) -> list[str]:
         """``args`` wrapped for this sandbox's mode.
 
@@ -266,8 +273,24 @@ class Sandbox:
         the folder itself (its overlay, :mod:`.overlay`); ``started_fd``
         a pipe the wrapper writes one byte to right before it runs ``args`` (so the harness
         knows, without reading any output, that the sandbox itself started).
+
+        The command always gets a network namespace of its own (``none`` aside). ``network``
+        only says whether it gets user-mode networking there (:mod:`.network`), set up by the
+        harness while the wrapper waits on ``gate_fd`` (bubblewrap reports the namespace's
+        process on ``info_fd``); ``resolv`` is the resolv.conf then shown at /etc/resolv.conf.
         """
         inner = list(args)
+        if gate_fd is not None:
+            # the step's network is set up from outside: nothing of the command runs before
+            # the harness says it is (one byte "1"; anything else ends the wrapper)
+            inner = [
+                "/bin/bash",
+                "-c",
+                f'read -r -n1 -u {gate_fd} go; exec {gate_fd}<&-; [ "$go" = 1 ] || exit 125; '
+                'exec "$@"',
+                "e2ebench-gate",
+                *inner,
+            ]
         if started_fd is not None:
             # The system's bash (descriptors above 9), as the sandbox user, before any byte of
             # the project is loaded: enter the working folder (bubblewrap, still root but
@@ -296,7 +319,9 @@ class Sandbox:
             return [
                 "bwrap",
                 *self._bwrap_layout(cwd, writable, readable, tmp, views or {}),
-                *self._bwrap_namespaces(network),
+                *(["--ro-bind", str(resolv), "/etc/resolv.conf"] if resolv else []),
+                *self._bwrap_namespaces(),
+                *(["--info-fd", str(info_fd)] if info_fd is not None else []),
                 "--die-with-parent",
                 "--chdir",
                 "/" if started_fd is not None else str(cwd),
@@ -305,9 +330,7 @@ class Sandbox:
             ]
         spaces = []
         if self.mode == "unshare":
-            spaces = ["--pid", "--fork", "--kill-child", "--mount-proc"]
-            if not network:
-                spaces.insert(0, "--net")
+            spaces = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
         reach = self._reach(cwd, writable, readable) if self.drops_privileges else ""
         if reach:
             # a private mount namespace, so the unprivileged user reaches its paths (bash: the
@@ -367,10 +390,9 @@ class Sandbox:
         lines = [*opens, *covers, *binds]
         return " && ".join(lines)
 
-    def _bwrap_namespaces(self, network: bool) -> list[str]:
+    def _bwrap_namespaces(self) -> list[str]:
         spaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        if not network:
-            spaces.append("--unshare-net")
+        spaces.append("--unshare-net")  # with network, the harness attaches it (.network)
         if self.drops_privileges:
             # bubblewrap sets up the mounts as root; only what setpriv needs to switch to the
             # unprivileged user survives, and setpriv drops that too.
@@ -465,8 +487,13 @@ class Sandbox:
         network: bool = False,
         limit: int = process.OUTPUT_LIMIT,
         pass_fds: tuple[int, ...] = (),
+        forward: Sequence[int] = (),
     ) -> process.Completed:
         """Run generated code: wrapped, limited, and afterwards nothing of it left running.
+
+        ``network`` gives the command user-mode networking in its own namespace (the outside,
+        never the host's loopback); ``forward`` host loopback ports it may reach all the same
+        (a ``cmd:`` agent's model endpoint). See :mod:`.network`.
 
         Raises :class:`InfrastructureError` when the sandbox itself could not start (decided
         from a pipe the sandbox's own wrapper writes to, never from the command's output).
@@ -497,6 +524,8 @@ class Sandbox:
                 filled = filled or any(v is not None and is_full(v) for v in (tmp, volume))
                 return quota.check() if writable and views is None else None
 
+            netting, on_start = self._network(stack, network, forward)
+            pass_fds = (*pass_fds, *netting.pop("fds"))
             cgroup = stack.enter_context(run_cgroup(limits))
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
@@ -511,6 +540,7 @@ class Sandbox:
                         tmp=tmp,
                         started_fd=started_w,
                         views=views,
+                        **netting,
                     ),
                     cwd=cwd if self.mode != "bwrap" else Path("/"),
                     env=env,
@@ -520,6 +550,7 @@ class Sandbox:
                     preexec=self.preexec(cgroup),
                     pass_fds=(*pass_fds, started_w),
                     watch=watch,
+                    on_start=on_start,
                 )
             finally:
                 os.close(started_w)  # then the read below sees the end of the pipe
@@ -536,6 +567,37 @@ class Sandbox:
             )
         contained = (("disk_quota",) if full else ()) + (("memory",) if memory else ())
         return dataclasses.replace(done, contained=contained)
+
+    def _network(
+        self, stack: contextlib.ExitStack, network: bool, forward: Sequence[int]
+    ) -> tuple[dict, Callable | None]:
+        """The command's keyword arguments and descriptors (``fds``) for its network, and
+        what sets that network up once the command started (None: an empty namespace)."""
+        if not (network or forward) or self.mode == "none":
+            return {"fds": ()}, None  # none: the host's network, as warned
+        info_r = info_w = None
+        unclosed: list[int] = []  # bubblewrap's end of the info pipe, until it started
+        if self.mode == "bwrap":
+            info_r, info_w = os.pipe()
+            unclosed.append(info_w)
+            stack.callback(os.close, info_r)
+            stack.callback(lambda: unclosed and os.close(unclosed.pop()))
+        net = usernet.UserNet(outside=network, forward=forward, info=info_r)
+        stack.callback(net.close)
+        netting: dict = {"gate_fd": net.gate, "info_fd": info_w, "fds": (net.gate,)}
+        if info_w is not None:
+            netting["fds"] += (info_w,)
+        if net.outside and self.mode == "bwrap":
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            folder.chmod(0o755)
+            netting["resolv"] = usernet.resolv_conf(folder)
+
+        def on_start(proc) -> None:
+            if unclosed:
+                os.close(unclosed.pop())  # bubblewrap holds its own copy: EOF is its doing
+            net.attach(proc)
+
+        return netting, on_start
 
 
 def _chown_tree(root: Path, uid: int) -> None:

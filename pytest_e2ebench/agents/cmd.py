@@ -7,6 +7,12 @@ workspace. For a lifecycle stage other than implement (docs/stages.md), ``{stage
 outputs; the stage's instruction is in ``brief.md`` beside the requirements (so for the steps
 of ProjectEval's cascade, docs/projecteval.md). Its exit status
 and duration are recorded; a non-zero exit is the agent's result, not an infrastructure error.
+
+Its environment is an allow-list (:func:`agent_environment`): ``PATH``, ``HOME``, ``TERM``,
+``TZ``, the locale, the ``E2EBENCH_*`` variables of the run, and the variables the user names
+with ``--e2e-agent-env`` (ini ``e2ebench_agent_env``): never the harness's other keys and
+tokens. It has network in a namespace of its own (docs/sandbox.md); a named variable that is
+a URL on the host's loopback (its model endpoint) has that one port forwarded there.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
+import urllib.parse
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..task import Task
@@ -24,17 +32,55 @@ from .base import Agent, AgentOutcome, RunContext, safe_label
 SEES = (
     "it sees its workspace, the requirements document, /usr and a few /etc files read-only, "
     "and a private, empty /tmp; not the host's /tmp, home or checkout, so keep the agent's "
-    "files under /usr/local or pass them in the command"
+    "files under /usr/local or pass them in the command; its environment holds PATH, HOME, "
+    "TERM, TZ, the locale, E2EBENCH_* and what --e2e-agent-env names"
 )
+# What every command-line agent gets of the harness's environment (besides LC_*).
+BASE_ENV = ("PATH", "HOME", "TERM", "TZ", "LANG", "LANGUAGE")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def agent_environment(
+    names: Sequence[str], source: Mapping[str, str] | None = None
+) -> tuple[dict[str, str], tuple[int, ...]]:
+    """The allow-listed environment of a ``cmd:`` agent, and the host loopback ports to forward.
+
+    ``names`` are the variables the user allowed (``--e2e-agent-env``); a value that is a URL on
+    127.0.0.1 or localhost names a port the agent's namespace gets a forward to.
+    """
+    source = os.environ if source is None else source
+    env = {k: v for k, v in source.items() if k in BASE_ENV or k.startswith("LC_") or k in names}
+    ports = []
+    for name in names:
+        port = loopback_port(env.get(name, ""))
+        if port is not None:
+            ports.append(port)
+    return env, tuple(dict.fromkeys(ports))
+
+
+def loopback_port(value: str) -> int | None:
+    """The port of ``value`` when it is an http(s)/ws(s) URL on the host's loopback."""
+    try:
+        url = urllib.parse.urlsplit(value.strip())
+        port = url.port
+    except ValueError:
+        return None
+    if url.scheme not in DEFAULT_PORTS or url.hostname not in LOOPBACK_HOSTS:
+        return None
+    return port or DEFAULT_PORTS[url.scheme]
 
 
 class CommandAgent(Agent):
     """Runs a shell command that writes the project into the workspace."""
 
-    def __init__(self, spec: str, command: str, timeout: float) -> None:
+    def __init__(
+        self, spec: str, command: str, timeout: float, env_names: Sequence[str] = ()
+    ) -> None:
         self.spec = spec
         self.command = command
         self.timeout = timeout
+        self.env_names = tuple(env_names)
         digest = hashlib.sha256(command.encode()).hexdigest()[:8]
         self.label = safe_label(f"cmd-{command.split()[0] if command.split() else 'x'}-{digest}")
 
@@ -52,8 +98,8 @@ class CommandAgent(Agent):
             (ctx.artifacts / "brief.md").write_text(ctx.brief, encoding="utf-8")
             command = command.replace("{inputs}", shlex.quote(str(ctx.inputs)))
             readable.append(ctx.inputs)
-        env = dict(os.environ, E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run))
-        env["E2EBENCH_STAGE"] = ctx.stage
+        env, forward = agent_environment(self.env_names)
+        env.update(E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run), E2EBENCH_STAGE=ctx.stage)
         done = ctx.sandbox.run(
             ["bash", "-c", command],
             cwd=workspace,
@@ -63,6 +109,7 @@ class CommandAgent(Agent):
             writable=[workspace, ctx.artifacts],
             readable=readable,
             network=True,  # a command-line agent calls its model over the network
+            forward=forward,  # and reaches the host's loopback only at its endpoint's port
         )
         note = None
         if done.timed_out:

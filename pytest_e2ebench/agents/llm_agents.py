@@ -23,7 +23,7 @@ def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None
             )
         from .cmd import CommandAgent
 
-        return CommandAgent(spec, command, settings.agent_timeout)
+        return CommandAgent(spec, command, settings.agent_timeout, settings.agent_env)
     if spec not in LLM_AGENT_NAMES:
         return None
     from ..llm.factory import require_endpoint

@@ -1,0 +1,336 @@
+"""Issue 26, classes 2 and 5: a sandboxed step's network, and what crosses into it.
+
+Attacks as an unprivileged program in the sandbox would make them (the harness runs as root
+here, generated code as ``nobody``), each with its harm marker and an honest control:
+
+* a step with network reaches neither a listener on the host's loopback, nor one bound to every
+  interface through the host's own addresses, nor slirp4netns' gateway; its user-mode network
+  is configured (the honest part);
+* two runs at once cannot reach each other's ports;
+* a forward reaches exactly its port (the model endpoint), nothing else;
+* without slirp4netns a step with network gets none, never the host's, and the session warns;
+* one benchmark session (module fixture) where a ``cmd:`` agent dumps its environment (a fake
+  secret of the harness's is absent, the names given with ``--e2e-agent-env`` present), calls
+  the forwarded scripted model (answered) and the harness's listener (refused), and a web app
+  with ``network = true`` whose page calls the same listener (refused) while both apps, which
+  behave honestly otherwise, still pass every requirement.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from test_web import APP, SCRIPT, make_web_task
+
+from conftest import TaskFactory
+from pytest_e2ebench import network as usernet
+from pytest_e2ebench.sandbox import Sandbox, resolve_mode
+from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+
+needs_bwrap = pytest.mark.skipif(
+    resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
+)
+needs_slirp = pytest.mark.skipif(usernet.missing() is not None, reason=usernet.FIX)
+SECRET = "E2EBENCH_TEST_SECRET_TOKEN"
+
+
+class Listener:
+    """A harness-side TCP listener that records every connection it accepts."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.sock = socket.create_server((host, 0))
+        self.port = self.sock.getsockname()[1]
+        self.hits: list[tuple] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, peer = self.sock.accept()
+            except OSError:
+                return
+            self.hits.append(peer)
+            with conn:
+                conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def listeners():
+    """One listener on the host's loopback and one on every interface."""
+    made = [Listener("127.0.0.1"), Listener("0.0.0.0")]
+    yield made
+    for one in made:
+        one.close()
+
+
+# A program run in the sandbox: tries each "host:port" of argv, prints a JSON verdict per target.
+REACH = """
+import json, socket, sys
+seen = {}
+for target in sys.argv[1:]:
+    host, port = target.rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), 3) as c:
+            seen[target] = "open:" + c.recv(64).decode(errors="replace")
+    except OSError as exc:
+        seen[target] = "refused:" + type(exc).__name__
+routes = open("/proc/net/route").read().split("\\n")[1:]
+seen["default_route"] = any(r.split()[1:2] == ["00000000"] for r in routes if r.split())
+print(json.dumps(seen))
+"""
+
+
+def reach(tmp_path: Path, targets: list[str], **kwargs) -> dict:
+    """Run :data:`REACH` in the sandbox (bwrap) and return what it saw."""
+    done = Sandbox(mode="bwrap").run(
+        [sys.executable, "-c", REACH, *targets],
+        cwd=Path("/"),
+        env={"PATH": os.defpath},
+        timeout=60,
+        log=tmp_path / f"reach-{time.monotonic_ns()}.log",
+        **kwargs,
+    )
+    assert done.returncode == 0, done.output
+    return json.loads(done.output.strip().splitlines()[-1])
+
+
+@needs_bwrap
+@needs_slirp
+def test_a_step_with_network_reaches_neither_the_hosts_loopback_nor_its_addresses(
+    tmp_path, listeners
+):
+    loop, anywhere = listeners
+    targets = [f"127.0.0.1:{loop.port}", f"10.0.2.2:{loop.port}", f"10.0.2.2:{anywhere.port}"]
+    targets += [f"{a}:{anywhere.port}" for a in usernet.host_addresses()]
+    seen = reach(tmp_path, targets, network=True)
+    assert seen.pop("default_route") is True  # honest: user-mode networking is there
+    assert all(v.startswith("refused") for v in seen.values()), seen
+    assert loop.hits == [] and anywhere.hits == []
+    # from the host the listener answers: refusals above are the namespace's doing
+    with socket.create_connection(("127.0.0.1", loop.port), 3) as conn:
+        assert conn.recv(64).startswith(b"HTTP/1.0 200")
+    assert len(loop.hits) == 1
+
+
+@needs_bwrap
+@needs_slirp
+def test_a_forward_reaches_its_port_and_nothing_else(tmp_path, listeners):
+    loop, anywhere = listeners
+    other = Listener("127.0.0.1")
+    try:
+        seen = reach(
+            tmp_path,
+            [f"127.0.0.1:{loop.port}", f"127.0.0.1:{other.port}", f"127.0.0.1:{anywhere.port}"],
+            network=True,
+            forward=(loop.port,),
+        )
+    finally:
+        other.close()
+    assert seen[f"127.0.0.1:{loop.port}"].startswith("open:HTTP/1.0 200")  # the endpoint
+    assert seen[f"127.0.0.1:{other.port}"].startswith("refused")
+    assert seen[f"127.0.0.1:{anywhere.port}"].startswith("refused")
+    assert len(loop.hits) == 1 and other.hits == [] and anywhere.hits == []
+
+
+# Listens on a fixed port for a while (the victim run), or knocks on it (the attacker run).
+VICTIM = """
+import socket, sys, time
+s = socket.create_server(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(0.2)
+end, got = time.monotonic() + float(sys.argv[2]), 0
+while time.monotonic() < end:
+    try:
+        s.accept()[0].close(); got += 1
+    except OSError:
+        pass
+print("accepted", got)
+"""
+ATTACKER = """
+import socket, sys, time
+end, result = time.monotonic() + float(sys.argv[2]), "refused"
+while time.monotonic() < end:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close(); result = "open"
+    except OSError:
+        pass
+    time.sleep(0.2)
+print(result)
+"""
+
+
+@needs_bwrap
+@needs_slirp
+def test_two_runs_at_once_cannot_reach_each_others_ports(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    box = Sandbox(mode="bwrap")
+    outputs: dict[str, str] = {}
+
+    def run(name: str, code: str, seconds: float) -> None:
+        done = box.run(
+            [sys.executable, "-c", code, str(port), str(seconds)],
+            cwd=Path("/"),
+            env={"PATH": os.defpath},
+            timeout=60,
+            log=tmp_path / f"{name}.log",
+            network=True,
+        )
+        outputs[name] = done.output.strip()
+
+    victim = threading.Thread(target=run, args=("victim", VICTIM, 4.0))
+    victim.start()
+    time.sleep(1.0)  # the victim listens by now
+    run("attacker", ATTACKER, 2.0)
+    # the host does not see the victim's port either
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), 1).close()
+    victim.join()
+    assert outputs == {"victim": "accepted 0", "attacker": "refused"}
+
+
+@needs_bwrap
+def test_without_slirp4netns_a_step_with_network_gets_none_and_the_session_is_warned(
+    tmp_path, listeners, monkeypatch
+):
+    monkeypatch.setattr(usernet, "SLIRP", "slirp4netns-not-installed")
+    assert "apt-get install slirp4netns" in (resolve_mode("bwrap")[1] or "")
+    loop, _ = listeners
+    seen = reach(tmp_path, [f"127.0.0.1:{loop.port}"], network=True)
+    assert seen == {
+        f"127.0.0.1:{loop.port}": "refused:ConnectionRefusedError",
+        "default_route": False,
+    }
+    assert loop.hits == []
+
+
+# --- one benchmark session: a cmd: agent and a web app with network -----------------------
+
+# The cmd: agent: dumps its environment, calls its model endpoint and the harness's listener,
+# then hands in the honest app (so the run itself is graded as usual).
+AGENT = """
+import json, os, pathlib, socket, sys, urllib.request
+out = pathlib.Path("probe")
+out.mkdir()
+(out / "env.json").write_text(json.dumps(dict(os.environ)))
+try:
+    with urllib.request.urlopen(os.environ["OPENAI_BASE_URL"] + "/models", timeout=10) as r:
+        (out / "model.txt").write_text(str(r.status) + " " + r.read().decode())
+except Exception as exc:
+    (out / "model.txt").write_text("failed " + repr(exc))
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), 3).close()
+    (out / "host.txt").write_text("open")
+except OSError as exc:
+    (out / "host.txt").write_text("refused " + type(exc).__name__)
+"""
+# The page of a web app with network: calls the harness's listener (loopback, slirp4netns'
+# gateway, the host's addresses), then behaves.
+PAGE_ATTACK = """
+for (const url of URLS) { fetch(url, {mode: 'no-cors'}).catch(() => {}); }
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    """One benchmark session: a ``dir:`` attacker and a ``cmd:`` agent on a
+    web task with ``network = true``; a harness listener and a scripted model outside."""
+    root = tmp_path_factory.mktemp("boundary-net")
+    tasks = TaskFactory(root)
+    task = make_web_task(tasks)
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace("[tests]\n", "[tests]\nnetwork = true\n"))
+    loop, anywhere = Listener("127.0.0.1"), Listener("0.0.0.0")
+    urls = [f"http://127.0.0.1:{loop.port}/", f"http://10.0.2.2:{loop.port}/"]
+    urls += [f"http://{a}:{anywhere.port}/" for a in usernet.host_addresses()]
+    attacker = root / "submissions" / "greet"
+    attacker.mkdir(parents=True)
+    (attacker / "index.html").write_text(APP)
+    (attacker / "app.js").write_text(f"const URLS = {json.dumps(urls)};\n{PAGE_ATTACK}{SCRIPT}")
+    app = {"index.html": APP, "app.js": SCRIPT}
+    write = " && ".join(
+        f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {name}"
+        for name, text in app.items()
+    )
+    agent = base64.b64encode(AGENT.encode()).decode()
+    command = f"echo {agent} | base64 -d > /tmp/a.py && python3 /tmp/a.py {loop.port} && {write}"
+    with ScriptedLLM() as llm:
+        env = dict(os.environ, OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-allowed")
+        env[SECRET] = "s3cret-of-the-harness"
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-q",
+                "--e2e-tasks=tasks",
+                f"--e2e-agent=dir:{attacker.parent},cmd:{command}",
+                "--e2e-agent-env=OPENAI_BASE_URL,OPENAI_API_KEY",
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    loop.close()
+    anywhere.close()
+    results = json.loads((root / ".e2ebench" / "results.json").read_text())
+    runs = {
+        kind: run
+        for run in results["tasks"]
+        for kind in ("dir", "cmd")
+        if run["agent"].startswith(kind)
+    }
+    probe = next((root / ".e2ebench").rglob("probe/env.json")).parent
+    return {"done": done, "runs": runs, "probe": probe, "hits": loop.hits + anywhere.hits}
+
+
+@pytest.mark.parametrize("agent", ["dir", "cmd"])
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_bwrap
+@needs_slirp
+def test_a_web_task_with_network_still_passes_honestly(session, agent):
+    run = session["runs"][agent]
+    verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+    assert verdicts == {"R1": "implemented", "R2": "implemented"}, session["done"].stdout[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_bwrap
+@needs_slirp
+def test_no_host_listener_was_reached_by_the_page_or_the_agent(session):
+    assert session["hits"] == []
+    assert (session["probe"] / "host.txt").read_text().startswith("refused")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_bwrap
+@needs_slirp
+def test_a_cmd_agent_sees_only_the_allow_list_and_reaches_its_model(session):
+    env = json.loads((session["probe"] / "env.json").read_text())
+    assert SECRET not in env
+    assert env["OPENAI_API_KEY"] == "sk-allowed" and env["OPENAI_BASE_URL"].startswith("http")
+    allowed = {"PATH", "HOME", "TERM", "TZ", "LANG", "LANGUAGE", "OPENAI_BASE_URL"}
+    allowed |= {"OPENAI_API_KEY", "E2EBENCH_TASK", "E2EBENCH_RUN", "E2EBENCH_STAGE"}
+    # what the sandbox's own wrappers and the shell set are not the harness's
+    shell = {"PWD", "SHLVL", "_", "OLDPWD"}
+    assert set(env) - allowed - shell == {k for k in env if k.startswith("LC_")}
+    assert (session["probe"] / "model.txt").read_text().startswith("200 ")
