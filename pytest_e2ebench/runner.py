@@ -458,6 +458,8 @@ def run_suite(
         env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join([str(trusted), *map(str, extra.trusted)])
         # the suite's own helper modules are the suite's, whatever files the project has
         env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
+        # compiled by the probe before the project is imported: every test must run that code
+        env["E2EBENCH_PROBE_SUITE"] = str(suite / "tests")
         env.update(extra.env)
     if web is None and browser is not None:
         # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
