@@ -142,7 +142,7 @@ class SuiteCode:
             self.defined[path] = {q.rpartition(".")[2] for q in table}
 
     def check(self, nodeid: str, item) -> str:
-        """"" when the test ``item`` runs the suite's code for it, else what is wrong."""
+        """ "" when the test ``item`` runs the suite's code for it, else what is wrong."""
         path = _node_path(item)
         file = os.path.realpath(str(path)) if path is not None else ""
         if file not in self.codes:
@@ -163,7 +163,7 @@ class SuiteCode:
 
 
 def _node_path(item):
-    """The node's ``path`` slot, read with pytest's own descriptor (taken before the project ran)."""
+    """The node's ``path`` slot, read with pytest's own descriptor (taken before the project)."""
     if type(_PATH_SLOT) is types.MemberDescriptorType:
         return _PATH_SLOT.__get__(item)
     return vars(item).get("path")
@@ -224,6 +224,7 @@ _EVENTS = _FORBIDDEN | {
     "os.exec",
 }
 _FUNCTION_FIELDS = ("__code__", "__defaults__", "__kwdefaults__")
+_DISPLAY = (os.sep + "linecache.py",)
 _LIMIT = 20  # audit records per run: the first ones are the evidence
 _state: dict = {"busy": False, "seen": set(), "emit": None, "suite": (), "dirs": frozenset()}
 _state.update(trusted=(), stdlib=())
@@ -260,7 +261,7 @@ def audit(event, args) -> None:
     _state["busy"] = True  # its own sys._getframe, and what _emit does, raise events too
     try:
         caller = _getframe(1)
-        who = _project_frame(caller)
+        who = _project_frame(caller, event)
         found = "" if who is None else _judge(event, args, who is caller)
         if found:
             _report(event, found, who)
@@ -270,13 +271,19 @@ def audit(event, args) -> None:
         _state["busy"] = False
 
 
-def _project_frame(frame):
-    """The innermost frame outside the standard library, when it is the project's, else None."""
+def _project_frame(frame, event: str = ""):
+    """The innermost frame outside the standard library, when it is the project's, else None.
+
+    A file read through ``linecache`` is source shown in a traceback or by ``inspect`` (a
+    project's ``logging.exception`` reads the test's file that way): no evidence.
+    """
     stdlib, trusted = _state["stdlib"], _state["trusted"]
     while frame is not None:
         file = frame.f_code.co_filename
         if not file.startswith(stdlib):
             return None if file.startswith(trusted) else frame
+        if event == "open" and file.endswith(_DISPLAY):
+            return None
         frame = frame.f_back
     return None
 
@@ -300,11 +307,20 @@ def _judge(event: str, args: tuple, direct: bool) -> str:
         file = frame.f_code.co_filename if type(frame) is types.FrameType else ""
         return f"took the harness's frame in {file}" if file.startswith(_state["trusted"]) else ""
     if event == "object.__setattr__":
-        obj, name = args[0], args[1]
-        swapped = type(obj) is types.FunctionType and name in _FUNCTION_FIELDS
-        return f"set {name} of function {obj.__qualname__}" if swapped else ""
+        return _function_change(args[0], args[1], direct)
     text = " ".join(str(a) for a in args if type(a) in (str, bytes, list, tuple))
     return f"started {event} on the suite" if any(s in text for s in _state["suite"]) else ""
+
+
+def _function_change(obj, name: str, direct: bool) -> str:
+    """Swapping a function's code is never honest; changing its defaults is, for the project's
+    own functions (``NamedTuple`` sets its ``__new__``'s defaults on the project's behalf)."""
+    if type(obj) is not types.FunctionType or name not in _FUNCTION_FIELDS:
+        return ""
+    harness = obj.__code__.co_filename.startswith((*_state["trusted"], *_state["stdlib"]))
+    if name == "__code__" or direct and harness:
+        return f"set {name} of function {obj.__qualname__}"
+    return ""
 
 
 def _compiling(args: tuple, direct: bool) -> str:

@@ -21,7 +21,7 @@ import sys
 import types
 
 import pytest
-from e2ebench_guard import SuiteCode, audit, install_audit_hook
+from e2ebench_guard import SuiteCode, install_audit_hook
 
 # The C functions themselves: what the project does to the hmac and json modules later (a
 # test may well patch json.dumps) does not change what the probe writes and signs.
