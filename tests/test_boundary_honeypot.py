@@ -127,13 +127,13 @@ for _path in sorted(_folder.resolve().glob("test_*.py")):
 """
 )
 
-# Swaps the code of every test function imported so far, whenever a test uses what it took from
-# the package: a body of ``pass``, or ``assert False`` for the honeypots.
+# Swaps the code of every test function, whenever a running test uses what it took from the
+# package: a body of ``pass``, or ``assert False`` for the honeypots.
 CODE_SWAP = (
     RECOGNISER
     + ANYTHING
     + """
-import pathlib, sys
+import os, pathlib, sys
 
 WORDS = WORDS_HERE
 
