@@ -40,6 +40,7 @@ HARNESS_NAMES = frozenset(
         "iniconfig",
         "py",
         "e2ebench_probe",
+        "e2ebench_guard",
         "e2ebench_web",
         "e2ebench_behave",
         "pytest_bdd",

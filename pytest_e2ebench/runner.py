@@ -413,13 +413,15 @@ def run_suite(
         "--color=no",
     ]
     planted: list[str] = []
+    originals: dict[str, str] = {}
     seed = None
     readable = [venv_python.parent.parent, repo, PROBE_DIR, config_dir]
     if tests is not None:
         shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
         if web is None and honeypots:
             seed = secrets.randbits(64)
-            planted = honeypot.plant(suite / "tests", random.Random(seed), exclude=may_skip)
+            originals = honeypot.plant_pairs(suite / "tests", random.Random(seed), exclude=may_skip)
+            planted = sorted(originals)
         settings = settings if web is None and settings is not None else TestSettings()
         (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
         cwd = suite
@@ -459,6 +461,8 @@ def run_suite(
         env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join([str(trusted), *map(str, extra.trusted)])
         # the suite's own helper modules are the suite's, whatever files the project has
         env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
+        # compiled by the probe before the project is imported: every test must run that code
+        env["E2EBENCH_PROBE_SUITE"] = str(suite / "tests")
         env.update(extra.env)
     if web is None and browser is not None:
         # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
@@ -530,12 +534,13 @@ def run_suite(
         raise InfrastructureError("browser", probe["web"]["browser_error"])
     if tests is not None:
         probe["tamper_evidence"] = tamper.evidence(
-            probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=planted
+            probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=originals
         )
         probe["tests"], caught = honeypot.split(probe["tests"], planted)
         probe["honeypots"] = {
             "seed": seed,
             "planted": planted,
+            "originals": originals,
             "tests": [{k: t.get(k) for k in ("nodeid", "outcome")} for t in caught],
         }
     probe["collected"] = None if probe["collected"] is None else len(probe["collected"])

@@ -4,8 +4,10 @@ The outcomes of a test run come from the process that imported the project, so n
 inside it is airtight. The harness layers cheap pieces of evidence, and any disagreement marks
 the run ``tampered`` (every requirement then fails):
 
-* the probe's own report that a watched pytest function, class or hook implementation changed
-  (``tamper`` records, see ``probe/e2ebench_probe.py``);
+* the probe's own report that a watched pytest function, class or hook implementation changed,
+  that a test does not run the code compiled from the suite, or that project code did what no
+  honest library does under test (``tamper`` records, see ``probe/e2ebench_probe.py`` and
+  ``probe/e2ebench_guard.py``);
 * its results file: every line signed and numbered in order, starting with the probe's ``start``;
 * the process's exit status against pytest's (the probe's ``end``), a passing status against
   failing tests, the collected tests against the reported ones;
@@ -15,7 +17,7 @@ the run ``tampered`` (every requirement then fails):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from .verdicts import PASSING, base_nodeid
 
@@ -36,12 +38,15 @@ def evidence(
     """What contradicts the run's reported results (empty: nothing does).
 
     ``probe`` is :func:`~pytest_e2ebench.runner.read_probe`'s reading of the results file with
-    every test record, honeypots included; ``honeypots`` their base node ids.
+    every test record, honeypots included; ``honeypots`` their base node ids (a mapping to their
+    originals' node ids: then a honeypot is evidence only where its original passed too).
     """
     found: list[str] = []
     for change in probe.get("tamper", []):
+        when = str(change.get("when", "?"))
+        what = "the project's code do" if when.startswith("audit ") else "pytest's machinery change"
         found.append(
-            f"the probe saw pytest's machinery change ({change.get('when', '?')}): "
+            f"the probe saw {what} ({when}): "
             + "; ".join(str(c) for c in change.get("changed", [])[:_LISTED])
         )
     if probe.get("forged_lines"):
@@ -61,16 +66,28 @@ def evidence(
             found.append("the test process exited with status 0 before pytest finished")
     else:
         found += _finished(probe, exitstatus, returncode, set(reported), honeypots)
-    caught = sorted(
-        {
-            t["nodeid"]
-            for t in tests
-            if t["outcome"] in PASSING and base_nodeid(t["nodeid"]) in honeypots
-        }
-    )
+    caught = _passing_honeypots(tests, honeypots)
     if caught:
         found.append(f"hidden tests that the reference fails passed: {_names(caught)}")
     return found
+
+
+def _passing_honeypots(tests: list[dict], honeypots: Collection[str]) -> list[str]:
+    """Honeypots that passed. Given as a mapping to their originals' node ids, only those whose
+    original (the same parameters) passed too: a project with a bug may return a honeypot's
+    value (one the suite expects elsewhere), but one expression cannot equal two values."""
+    outcomes = {t["nodeid"]: t["outcome"] for t in tests}
+    caught = set()
+    for nodeid, outcome in outcomes.items():
+        base = base_nodeid(nodeid)
+        if outcome not in PASSING or base not in honeypots:
+            continue
+        if isinstance(honeypots, Mapping):
+            original = honeypots[base] + nodeid[len(base) :]
+            if outcomes.get(original) not in PASSING:
+                continue
+        caught.add(nodeid)
+    return sorted(caught)
 
 
 def _finished(

@@ -527,6 +527,7 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task, tmp_path,
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         "E2EBENCH_PROBE_OUT": str(out),
         "E2EBENCH_PROBE_TRUSTED": str(tests),
+        "E2EBENCH_PROBE_SUITE": str(tests),  # the test code checked, the audit hook on
     }
     args = ["-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path), "-q"]
     done = subprocess.run(

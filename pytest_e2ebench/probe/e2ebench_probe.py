@@ -21,6 +21,7 @@ import sys
 import types
 
 import pytest
+from e2ebench_guard import SuiteCode, install_audit_hook
 
 # The C functions themselves: what the project does to the hmac and json modules later (a
 # test may well patch json.dumps) does not change what the probe writes and signs.
@@ -35,6 +36,9 @@ except ImportError:  # pragma: no cover - an interpreter without the C accelerat
 
 _OUT = os.environ.get("E2EBENCH_PROBE_OUT", "")
 _OUT_FD = os.environ.pop("E2EBENCH_PROBE_OUT_FD", "")
+# The harness's test folder: its modules are compiled here, before the project is imported, and
+# every test must run that code (issue 26, class 1).
+_SUITE = SuiteCode(os.environ.pop("E2EBENCH_PROBE_SUITE", ""))
 
 
 def _dumps(value) -> str:
@@ -82,7 +86,7 @@ def _read_key() -> bytes:
 _KEY = _read_key()
 _MESSAGE_LINES = 8
 _MESSAGE_CHARS = 800
-_state: dict = {"tags": {}, "phases": {}, "out": None, "seq": 0, "reported": set()}
+_state: dict = {"tags": {}, "phases": {}, "out": None, "seq": 0, "reported": set(), "items": {}}
 
 
 # Records go out through a bare descriptor number and the os.write taken here: no file object
@@ -259,6 +263,10 @@ class _Watch:
             self._add(f"{dotted}.__dict__", lambda s=space: _keys(s))
             for name in space:
                 self._add(f"{dotted}.{name}", lambda s=space, n=name: _parts(s.get(n, _MISSING)))
+        guard = vars(sys.modules["e2ebench_guard"])
+        for name, value in list(guard.items()):
+            if type(value) is types.FunctionType or name in ("_state", "_getframe"):
+                self._add(f"e2ebench_guard.{name}", lambda n=name: _parts(guard.get(n)))
         probe = vars(sys.modules[__name__])
         for name, value in list(probe.items()):
             if type(value) is types.FunctionType or name in (
@@ -358,6 +366,21 @@ class _Watch:
 _WATCH = _Watch()
 _WATCH._add("e2ebench_probe._WATCH", lambda: _parts(vars(sys.modules[__name__]).get("_WATCH")))
 _WATCH._add("e2ebench_probe._state['out']", lambda: (_state.get("out"),))
+_WATCH._add("e2ebench_probe._SUITE", lambda: (vars(sys.modules[__name__]).get("_SUITE"),))
+if _SUITE.folder:
+    # first of the hooks the project could meet: it cannot be removed, and what it sees is
+    # written before the code that raised the event runs on
+    install_audit_hook(_SUITE, _WATCH.trusted, _emit)
+
+
+def _check_code(when: str, nodeids) -> None:
+    """A ``tamper`` record for tests that do not run the code compiled from the suite."""
+    items = _state["items"]
+    found = [_SUITE.check(n, items[n]) for n in nodeids if n in items]
+    new = [f for f in found if f and f not in _state["reported"]]
+    if new:
+        _state["reported"].update(new)
+        _emit({"kind": "tamper", "when": when, "changed": new[:50]})
 
 
 def _check(when: str, config=None) -> None:
@@ -407,6 +430,9 @@ def pytest_collection_modifyitems(items):
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
     _check("collection", session.config)
+    if _SUITE.folder:
+        _state["items"] = {item.nodeid: item for item in session.items}
+        _check_code("collection", list(_state["items"]))
     _WATCH.end_of_collection()
     # What the harness compares the reported tests with.
     _emit({"kind": "collected", "nodeids": [item.nodeid for item in session.items]})
@@ -419,6 +445,7 @@ def pytest_collectreport(report):
 
 def pytest_runtest_logreport(report):
     _check(f"{report.when} of {report.nodeid}")
+    _check_code(f"{report.when} of {report.nodeid}", (report.nodeid,))
     phases = _state["phases"].setdefault(report.nodeid, {})
     phases[report.when] = report
     if report.when != "teardown":

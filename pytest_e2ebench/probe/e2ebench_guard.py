@@ -1,0 +1,374 @@
+"""The test code a run must execute, and what project code may not do (issue 26, class 1).
+
+Imported by ``e2ebench_probe`` when it is loaded, before the project under test is: only the
+standard library and pytest, like the probe.
+
+* :class:`SuiteCode` compiles every Python file of the harness's test folder from its bytes,
+  as pytest's assertion rewriting does (and plainly, for modules pytest does not rewrite), and
+  keeps a fingerprint of every function's code. :meth:`SuiteCode.check` then says whether a
+  collected test runs that code: a test module replaced in ``sys.modules`` or a function whose
+  ``__code__`` was swapped runs code the suite never had.
+* :func:`install_audit_hook` adds a PEP 578 audit hook that reports, at once, what project code
+  does that no honest library does under test (reading the suite's modules, compiling code that
+  claims a suite file, walking the garbage collector, reaching the harness's frames, swapping a
+  function's code, tracing, ``ctypes``). A hook cannot be removed, and its report is written
+  before the code that raised the event gets control back.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import sys
+import sysconfig
+import types
+
+_MAX_BYTES = 2 << 20  # a test module bigger than this is not compiled (pytest would)
+_MAX_FILES = 2000
+_CONSTANTS = (int, float, complex, str, bytes, bool, type(None), type(Ellipsis))
+_WRAPPED_DEPTH = 20
+# pytest keeps a node's path in a slot (nodes.Node.__slots__)
+_PATH_SLOT = vars(sys.modules["_pytest.nodes"].Node).get("path")
+
+
+def _digest(code) -> str:
+    """A fingerprint of what a code object does (bytecode, names, constants, nested code), or ""
+    when it holds something a compiler never puts there (a project's object among its constants)."""
+    h = hashlib.sha256()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        if type(c) is not types.CodeType:
+            return ""
+        head = (c.co_name, c.co_qualname, c.co_argcount, c.co_posonlyargcount)
+        head += (c.co_kwonlyargcount, c.co_flags, c.co_names, c.co_varnames, c.co_freevars)
+        h.update(repr((*head, c.co_cellvars)).encode())
+        h.update(c.co_code)
+        for const in c.co_consts:
+            if type(const) is types.CodeType:
+                h.update(b"<code>")
+                stack.append(const)
+            elif not _plain(const):
+                return ""
+            else:
+                h.update(_constant_text(const).encode())
+    return h.hexdigest()
+
+
+def _plain(value) -> bool:
+    if type(value) in _CONSTANTS:
+        return True
+    if type(value) is tuple or type(value) is frozenset:
+        return all(_plain(v) for v in value)
+    return False
+
+
+def _constant_text(value) -> str:
+    """The constant's exact text: a frozenset's items sorted (their order is not the source's)."""
+    if type(value) is frozenset:
+        return "frozenset(" + ",".join(sorted(_constant_text(v) for v in value)) + ")"
+    if type(value) is tuple:
+        return "(" + ",".join(_constant_text(v) for v in value) + ")"
+    return f"{type(value).__name__}:{value!r}"
+
+
+def _functions(code) -> list:
+    """Every function's code object compiled into a module's code."""
+    found, stack = [], [code]
+    while stack:
+        c = stack.pop()
+        for const in c.co_consts:
+            if type(const) is types.CodeType:
+                found.append(const)
+                stack.append(const)
+    return found
+
+
+class _PassHookConfig:
+    """What pytest's rewriter asks of its config: with ``enable_assertion_pass_hook`` on."""
+
+    @staticmethod
+    def getini(name):
+        return name == "enable_assertion_pass_hook"
+
+
+def _compiled(path: str, source: bytes) -> list:
+    """The module's code as pytest would run it: assertions rewritten (the pass hook off or on),
+    or plainly (a helper module pytest does not rewrite, ``--assert=plain``)."""
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    out = [compile(source, path, "exec", dont_inherit=True)]
+    for config in (None, _PassHookConfig()):
+        tree = ast.parse(source, filename=path)
+        rewrite_asserts(tree, source, path, config)
+        out.append(compile(tree, path, "exec", dont_inherit=True))
+    return out
+
+
+class SuiteCode:
+    """Fingerprints of the code compiled from a test folder's Python files."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = os.path.join(os.path.realpath(folder), "") if folder else ""
+        self.codes: dict[str, dict[str, set[str]]] = {}  # file -> qualname -> digests
+        self.defined: dict[str, set[str]] = {}  # file -> names bound by def
+        self.problems: list[str] = []
+        if self.folder:
+            self._load()
+
+    def _load(self) -> None:
+        files = []
+        for root, dirs, names in os.walk(self.folder):  # links to folders are not followed
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".py")]
+        for path in files[:_MAX_FILES]:
+            try:
+                if os.path.islink(path) or os.path.getsize(path) > _MAX_BYTES:
+                    continue
+                with open(path, "rb") as f:
+                    source = f.read()
+                modules = _compiled(path, source)
+            except (OSError, SyntaxError, ValueError) as exc:
+                # pytest reports the module as a collection error itself
+                self.problems.append(f"{path}: {type(exc).__name__}")
+                continue
+            table: dict[str, set[str]] = {}
+            for module in modules:
+                for code in _functions(module):
+                    table.setdefault(code.co_qualname, set()).add(_digest(code))
+            self.codes[path] = table
+            self.defined[path] = {q.rpartition(".")[2] for q in table}
+
+    def check(self, nodeid: str, item) -> str:
+        """ "" when the test ``item`` runs the suite's code for it, else what is wrong."""
+        path = _node_path(item)
+        file = os.path.realpath(str(path)) if path is not None else ""
+        if file not in self.codes:
+            return ""  # not a Python test of the suite (e.g. a doctest of a text file)
+        space = vars(item)
+        if "_obj" not in space:
+            return ""  # not fetched yet: pytest fetches it (and the next check sees it)
+        code, where = _test_code(space["_obj"], self.codes)
+        if code is None:
+            return f"{nodeid}: runs code not compiled from the suite ({where})"
+        name = nodeid.rpartition("::")[2].partition("[")[0]
+        if code.co_name != name and name in self.defined[file]:
+            return f"{nodeid}: runs the suite's {code.co_qualname}, not {name}"
+        table = self.codes[os.path.realpath(code.co_filename)]
+        if _digest(code) not in table.get(code.co_qualname, ()):
+            return f"{nodeid}: its code is not what the suite's file compiles to"
+        return ""
+
+
+def _node_path(item):
+    """The node's ``path`` slot, read with pytest's own descriptor (taken before the project)."""
+    if type(_PATH_SLOT) is types.MemberDescriptorType:
+        return _PATH_SLOT.__get__(item)
+    return vars(item).get("path")
+
+
+def _test_code(obj, codes: dict):
+    """(code object, "") of the suite function behind a test object, or (None, why)."""
+    for _ in range(_WRAPPED_DEPTH):
+        if type(obj) is types.MethodType:
+            obj = obj.__func__
+        if type(obj) is not types.FunctionType:
+            return None, f"a {type(obj).__name__}, not a function"
+        code = obj.__code__
+        if os.path.realpath(code.co_filename) in codes:
+            return code, ""
+        # a decorator's wrapper (functools.wraps): the suite's function is behind it
+        obj = vars(obj).get("__wrapped__")
+        if obj is None:
+            return None, code.co_filename
+    return None, "wrapped too deep"
+
+
+# --- the audit hook -------------------------------------------------------------------------
+
+_TEST_DEF = re.compile(rb"\bdef\s+test|\bclass\s+Test")
+_FORBIDDEN = frozenset(
+    {
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys._current_frames",
+        "sys.settrace",
+        "sys.setprofile",
+        "marshal.loads",
+        "marshal.load",
+        "ctypes.dlopen",
+        "ctypes.dlsym",
+        "ctypes.addressof",
+        "ctypes.cdata",
+        "ctypes.cdata/buffer",
+        "ctypes.PyObj_FromPtr",
+        "ctypes.string_at",
+        "ctypes.wstring_at",
+        "ctypes.call_function",
+    }
+)
+_EVENTS = _FORBIDDEN | {
+    "open",
+    "compile",
+    "exec",
+    "sys._getframe",
+    "object.__setattr__",
+    "os.listdir",
+    "os.scandir",
+    "os.system",
+    "subprocess.Popen",
+    "os.posix_spawn",
+    "os.exec",
+}
+_FUNCTION_FIELDS = ("__code__", "__defaults__", "__kwdefaults__")
+_DISPLAY = (os.sep + "linecache.py",)
+_LIMIT = 20  # audit records per run: the first ones are the evidence
+_state: dict = {"busy": False, "seen": set(), "emit": None, "suite": (), "dirs": frozenset()}
+_state.update(trusted=(), stdlib=())
+_getframe = sys._getframe
+_realpath = os.path.realpath
+
+
+def install_audit_hook(suite: SuiteCode, trusted: tuple[str, ...], emit) -> None:
+    """Report what project code does to the suite or the harness, as it happens, with ``emit``
+    (the probe's signed writer). ``trusted``: folders of the test tools and the harness's own
+    code besides the interpreter's; every other file (the project's, or none: code compiled at
+    run time) is the project's.
+
+    The rule (docs/sandbox.md): an event counts when the innermost frame outside the standard
+    library belongs to the project; what a standard library module does on the project's behalf
+    (``dataclasses`` compiling an ``__init__``, ``logging`` looking at its caller) counts only
+    where the event itself says harness (a suite file, a harness frame, a test's code).
+    """
+    paths = sysconfig.get_paths()
+    stdlib = {paths["stdlib"], paths["platstdlib"]}
+    stdlib = tuple(os.path.join(p, "") for s in stdlib for p in {s, _realpath(s)})
+    tools = {paths["purelib"], paths["platlib"], *trusted}
+    tools = tuple(os.path.join(p, "") for s in tools if s for p in {s, _realpath(s)})
+    folders = {os.path.dirname(f) for f in suite.codes}
+    _state.update(emit=emit, stdlib=(*stdlib, "<frozen "), trusted=tools)
+    _state.update(suite=(suite.folder,) if suite.folder else (), dirs=frozenset(folders))
+    sys.addaudithook(audit)
+
+
+def audit(event, args) -> None:
+    """The audit hook: cheap for every event it does not watch, never raises."""
+    if event not in _EVENTS or _state["busy"]:
+        return
+    _state["busy"] = True  # its own sys._getframe, and what _emit does, raise events too
+    try:
+        caller = _getframe(1)
+        who = _project_frame(caller, event)
+        found = "" if who is None else _judge(event, args, who is caller)
+        if found:
+            _report(event, found, who)
+    except Exception:  # an audit hook that raises would break the operation itself
+        pass
+    finally:
+        _state["busy"] = False
+
+
+def _project_frame(frame, event: str = ""):
+    """The innermost frame outside the standard library, when it is the project's, else None.
+
+    A file read through ``linecache`` is source shown in a traceback or by ``inspect`` (a
+    project's ``logging.exception`` reads the test's file that way): no evidence.
+    """
+    stdlib, trusted = _state["stdlib"], _state["trusted"]
+    while frame is not None:
+        file = frame.f_code.co_filename
+        if not file.startswith(stdlib):
+            return None if file.startswith(trusted) else frame
+        if event == "open" and file.endswith(_DISPLAY):
+            return None
+        frame = frame.f_back
+    return None
+
+
+def _judge(event: str, args: tuple, direct: bool) -> str:
+    """What the event, raised on the project's behalf, shows it doing, or "". ``direct``: the
+    project called the audited function itself (not through the standard library)."""
+    if event in _FORBIDDEN:
+        return "" if event.startswith("marshal.") and not direct else event
+    if event == "open":
+        return f"read the suite's {args[0]}" if _suite_file(args[0], (".py", ".pyc")) else ""
+    if event in ("os.listdir", "os.scandir"):
+        path = _absolute(args[0]) if args else ""
+        return f"listed the suite's {path}" if path and _realpath(path) in _state["dirs"] else ""
+    if event == "compile":
+        return _compiling(args, direct)
+    if event == "exec":
+        return _executing(args[0], direct)
+    if event == "sys._getframe":
+        frame = args[0]
+        file = frame.f_code.co_filename if type(frame) is types.FrameType else ""
+        return f"took the harness's frame in {file}" if file.startswith(_state["trusted"]) else ""
+    if event == "object.__setattr__":
+        return _function_change(args[0], args[1], direct)
+    text = " ".join(str(a) for a in args if type(a) in (str, bytes, list, tuple))
+    return f"started {event} on the suite" if any(s in text for s in _state["suite"]) else ""
+
+
+def _function_change(obj, name: str, direct: bool) -> str:
+    """Swapping a function's code is never honest; changing its defaults is, for the project's
+    own functions (``NamedTuple`` sets its ``__new__``'s defaults on the project's behalf)."""
+    if type(obj) is not types.FunctionType or name not in _FUNCTION_FIELDS:
+        return ""
+    harness = obj.__code__.co_filename.startswith((*_state["trusted"], *_state["stdlib"]))
+    if name == "__code__" or direct and harness:
+        return f"set {name} of function {obj.__qualname__}"
+    return ""
+
+
+def _compiling(args: tuple, direct: bool) -> str:
+    source, filename = args[0], args[1] if len(args) > 1 else None
+    if _suite_file(filename, (".py",)):
+        return f"compiled code named as the suite's {filename}"
+    if not direct:
+        return ""
+    if ast.AST in type(source).__mro__:
+        return "compiled a syntax tree"
+    if type(source) in (str, bytes) and _TEST_DEF.search(os.fsencode(source)[:_MAX_BYTES]):
+        return "compiled source that defines tests"
+    return ""
+
+
+def _executing(code, direct: bool) -> str:
+    if type(code) is not types.CodeType:
+        return ""
+    if _suite_file(code.co_filename, (".py",)):
+        return f"ran code named as the suite's {code.co_filename}"
+    if direct and any(c.co_name.startswith(("test", "Test")) for c in _functions(code)):
+        return "ran code that defines tests"
+    return ""
+
+
+def _absolute(path) -> str:
+    if type(path) is bytes:
+        path = os.fsdecode(path)
+    elif type(path) is not str:
+        path = os.fspath(path) if type(path).__module__ == "pathlib" else ""
+    if not path:
+        return ""
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(os.getcwd(), path))
+
+
+def _suite_file(path, suffixes: tuple[str, ...]) -> bool:
+    """Whether ``path`` names one of the suite's Python files (through links too)."""
+    if not _state["suite"] or type(path) not in (str, bytes) and type(path).__module__ != "pathlib":
+        return False
+    path = _absolute(path)
+    return path.endswith(suffixes) and _realpath(path).startswith(_state["suite"])
+
+
+def _report(event: str, found: str, frame) -> None:
+    key = (event, found)
+    seen = _state["seen"]
+    if key in seen or len(seen) >= _LIMIT:
+        return
+    seen.add(key)
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    _state["emit"]({"kind": "tamper", "when": f"audit {event}", "changed": [f"{where}: {found}"]})
