@@ -66,6 +66,10 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None:
         _warn_stray_dirs(config, settings.tasks)
+        if settings.missing == "stop" and config.getoption("numprocesses", None):
+            from .agents.builtin import precheck_missing
+
+            precheck_missing(config, config.stash[AGENTS], settings.tasks, settings.runs)
         if not config.option.collectonly:
             # first: a dead endpoint stops the session before anything slower is set up
             _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
@@ -232,8 +236,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``-m TAG``: the runs' metrics are over the requirements selected (issue 12.8)."""
+    """``-m TAG``: the runs' metrics are over the requirements selected (issue 12.8);
+    ``--e2e-missing``: a ``dir:`` agent's selected tasks without output (issue 31)."""
     evaluator = config.stash.get(EVALUATOR, None)
+    if evaluator is not None and not config.option.collectonly:
+        from .agents.builtin import check_missing
+
+        lines = check_missing(config, items, config.stash[SETTINGS].missing)
+        tr = config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None and not hasattr(config, "workerinput"):
+            for line in lines:
+                tr.write_line(line, yellow=True)
     if evaluator is not None and config.option.markexpr:
         from .collect import RequirementItem
 
