@@ -18,6 +18,7 @@ from ..stats import mean_std
 from . import results
 
 RESULTS_FILE = "results.json"
+SESSIONS_DIR = "sessions"  # DIR/sessions/<UTC start>.json: every session's own results
 # (header, metric key, format): rates as percentages, counts plain, None as '-'
 COLUMNS = (
     ("impl", "impl_rate", "pct"),
@@ -59,12 +60,12 @@ class Reporter:
         self.config = config
         self.settings = settings
         self.out = settings.out
-        self.deselected = 0
         self.problems: list[str] = []  # shown in the terminal summary
         self.coverage_lines: list[str] = []
         self.records: dict[RunKey, dict] = {}
         self.stage_records: dict[RunKey, dict] = {}
         self.results_path: Path | None = None
+        self.session_path: Path | None = None
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
@@ -103,22 +104,6 @@ class Reporter:
                 if task is not None:
                     self.collected_tasks[task.id] = task
 
-    def pytest_deselected(self, items) -> None:
-        self.deselected += len(items)
-
-    def partial(self, session: pytest.Session) -> bool:
-        """True when this session evaluated only some runs (-k, -m, --lf, node ids, -x)."""
-        option = self.config.option
-        return bool(
-            self.deselected  # not seen by the xdist controller: -k and -m are checked too
-            or getattr(option, "keyword", "")
-            or getattr(option, "markexpr", "")
-            or getattr(option, "lf", False)
-            or self.config.args_source == pytest.Config.ArgsSource.ARGS
-            or session.shouldstop
-            or session.shouldfail
-        )
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name != PROPERTY or not isinstance(value, str | dict):
@@ -136,22 +121,17 @@ class Reporter:
         if not self.records and not self.stage_records:
             return
         self.results_path = self.out / RESULTS_FILE
+        # One rule (issue 31): results.json is this session's runs, whatever the selection, and
+        # a copy is kept under sessions/; `e2ebench report A.json B.json` merges sessions.
         fresh = list(self.records.values())
-        records = fresh
-        if self.partial(session) and self.results_path.is_file():
-            # Runs this session did not select keep their last record (issue 14.6).
-            try:
-                previous = results.load(self.results_path)["tasks"]
-            except results.ResultsError as exc:
-                self.problems.append(f"{exc}; replaced by this session's runs only")
-            else:
-                records = results.merge(previous, fresh)
         self.document = results.build(
-            records,
+            fresh,
             [results.run_key(r) for r in fresh],
             list(self.stage_records.values()),
         )
         results.write(self.results_path, self.document)
+        self.session_path = session_file(self.out / SESSIONS_DIR)
+        results.write(self.session_path, self.document)
         if self.settings.html is not None:
             from .html import write_html
 
@@ -368,3 +348,16 @@ def _write_table(tr, headers: list[str], sections: list[list[list[str]]], left: 
             tr.write_line("-" * len(line(headers)))
         for row in section:
             tr.write_line(line(row))
+
+
+def session_file(folder: Path) -> Path:
+    """A new file name in ``folder`` for this session's results: its UTC time, made unique."""
+    import time
+
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    folder.mkdir(parents=True, exist_ok=True)
+    path, n = folder / f"{stamp}.json", 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stamp}-{n}.json"
+    return path
