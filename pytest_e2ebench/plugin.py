@@ -83,6 +83,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
+    # One malformed task is that task's collection error, not the end of the session: the
+    # other tasks run (issue 31); the error is reported and the exit status says so.
+    config.option.continue_on_collection_errors = True
     if workerinput is not None:
         # Node ids stay as collected (dist.RunScheduling keeps a run together): a worker of
         # --dist loadgroup would append the group to each id.

@@ -250,3 +250,45 @@ def test_missing_dir_output_skip_and_the_ini_twin(pytester, tasks):
     pytester.makeini("[pytest]\ne2ebench_missing = maybe\n")
     bad = pytester.runpytest("--e2e-agent=dir:outs", "--e2e-tasks=tasks")
     bad.stderr.fnmatch_lines(["*e2ebench_missing='maybe': use one of stop, empty, skip*"])
+
+
+# --- 5, 7, 9. one session: a malformed task, --tb=line, the summary's columns and files ------
+
+
+@pytest.fixture(scope="module")
+def plain_session(tmp_path_factory):
+    """reference and nop on a calc task's R2, beside a task whose task.toml does not parse."""
+    from conftest import TaskFactory
+
+    root = tmp_path_factory.mktemp("plain")
+    factory = TaskFactory(root)
+    factory.make("calc")
+    broken = factory.make("broken")
+    (broken / "task.toml").write_text('id = "broken"\ntitle = "unclosed\n')
+    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-k", "R2", "--tb=line")
+    return run_session(root, *args, "-q")
+
+
+@pytest.mark.slow
+def test_a_malformed_task_is_its_own_collection_error_and_the_rest_run(plain_session):
+    out = plain_session.stdout
+    assert "1 failed, 1 passed" in out and "1 error" in out, out[-2000:]
+    assert "ERROR collecting tasks/broken/task.toml" in out
+    assert "Interrupted" not in out
+    assert plain_session.returncode == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.slow
+def test_tb_line_is_one_line_per_requirement(plain_session):
+    out = plain_session.stdout
+    assert "R2 not implemented (nop, run 1): Subtraction" in out
+    assert "tests did not pass:" not in out  # the list of failing tests is --tb=long's
+    assert "impl by task quarter" not in out
+
+
+@pytest.mark.slow
+def test_summary_shows_tokens_sent_and_generated_and_names_its_files(plain_session):
+    out = plain_session.stdout
+    header = next(line for line in out.splitlines() if line.startswith("task "))
+    assert "tok_in" in header and "tok_out" in header and "exec" not in header
+    assert "results: " in out and "this session's results, kept: " in out

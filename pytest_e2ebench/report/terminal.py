@@ -27,7 +27,8 @@ COLUMNS = (
     ("balanced", "balanced", "pct"),
     ("line", "line_coverage", "pct"),
     ("branch", "branch_coverage", "pct"),
-    ("tokens", "tokens_sent", "int"),
+    ("tok_in", "tokens_sent", "int"),  # tokens sent to the model
+    ("tok_out", "tokens_generated", "int"),  # tokens it generated
     ("cost$", "cost_usd", "money"),
     ("steps", "steps", "int"),
     ("time_s", "duration_s", "secs"),
@@ -36,6 +37,11 @@ COLUMNS = (
 EXEC_COLUMN = ("exec", "executability", "pct")
 # Shown only when an app task ran: RealDevWorld's SQ (mean case result, 0 if not executable).
 SQ_COLUMN = ("SQ", "sq", "pct")
+# What the less obvious columns mean, said under the table when they are shown.
+LEGEND = {
+    "exec": "share of runs whose web app loads without a breaking error",
+    "SQ": "RealDevWorld's mean case result (0 when the app does not run)",
+}
 # Appended to the runs cell of a row whose means leave out runs that ended in an error.
 PARTIAL_MARK = "*"
 
@@ -48,8 +54,8 @@ def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
         return text if std is None else f"{text}±{100 * std:.1f}"
     if kind == "money":
         return f"{value:.4f}"
-    if kind == "secs":
-        return f"{value:.1f}"
+    if kind == "secs":  # an agent that copies files takes no measurable time
+        return f"{value:.1f}" if value >= 0.05 else "<0.1"
     return f"{value:.0f}"
 
 
@@ -181,6 +187,8 @@ class Reporter:
             tr.write_line(f"html report: {self.html_path}")
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
+        if self.session_path is not None:
+            tr.write_line(f"this session's results, kept: {self.session_path}")
 
     def _stage_table(self, tr) -> None:
         """Per (stage, agent): results.json's stage summary, one metric column each."""
@@ -262,6 +270,9 @@ def write_summary(tr, document: dict) -> None:
     columns = columns_for(records)
     headers = ["task", "agent", "runs", *(c[0] for c in columns)]
     _write_table(tr, headers, [task_rows(records, columns), overall_rows(summary, columns)], 2)
+    legend = [f"{c[0]}: {LEGEND[c[0]]}" for c in columns if c[0] in LEGEND]
+    if legend:
+        tr.write_line("; ".join(legend))
     errored = [r for r in records if r.get("metrics") is None]
     if errored:
         kinds = sorted({(r.get("error") or {}).get("kind", "unknown") for r in errored})
@@ -286,7 +297,8 @@ def write_summary(tr, document: dict) -> None:
                 f"{agent}: {ks}; best of {best['runs']} {100 * best['impl_rate']:.1f}% (impl)"
             )
         quarters = stats.get("by_quarter") or {}
-        if len(quarters) > 1:
+        # a leakage check (docs/metrics.md): asked for with -v, not every session's business
+        if len(quarters) > 1 and getattr(tr, "verbosity", 0) > 0:
             parts = [
                 f"{q} {_fmt(v['impl_rate']['mean'], 'pct')} ({v['tasks']} tasks)"
                 for q, v in quarters.items()
