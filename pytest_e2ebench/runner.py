@@ -43,6 +43,11 @@ COVERAGE_TIMEOUT = 300.0
 COVERAGE_XML = "coverage.xml"
 COVERAGE_HTML = "htmlcov"
 COVERAGE_SOURCE = "source"  # the intake copy of the project the reports read
+# why a web task's suites have no coverage (results.json's coverage_note says it, issue 31)
+WEB_COVERAGE = (
+    "not measured: a web task's scenarios drive a browser against the served app, which "
+    "coverage does not run under"
+)
 SOURCE_LIMITS = IntakeLimits(max_files=20_000, max_bytes=256 << 20, max_file_bytes=16 << 20)
 PROBE_LIMIT = 64 << 20  # bytes of the probe's results file read (a big suite writes ~1 MB)
 # What a test run imports from its environment (the probe comes from the harness's folder).
@@ -607,7 +612,7 @@ def run_suite(
         "output_truncated": done.truncated,
         # what the sandbox itself stopped (e.g. disk_quota): harness facts, not output
         "contained": list(done.contained),
-        "coverage": None
+        "coverage": {"error": WEB_COVERAGE}
         if web is not None
         else coverage_totals(
             eval_dir / f"{name}-coverage", repo, [suite / "coverage"], reports=name == "extended"
