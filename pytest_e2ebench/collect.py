@@ -178,7 +178,15 @@ class RequirementItem(pytest.Item):
         verdict = next(r for r in self.record["requirements"] if r["id"] == self.requirement.id)
         if verdict["verdict"] == IMPLEMENTED:
             return
-        pytest.fail(self._explain(verdict), pytrace=False)
+        lines = self._explain(verdict).splitlines()
+        # --tb: line (and no) is one line per requirement, short the verdict and where the
+        # details are; long and auto the whole explanation (issue 31)
+        style = getattr(self.config.option, "tbstyle", "auto")
+        if style in ("line", "no"):
+            lines = lines[:1]
+        elif style == "short":
+            lines = [*lines[:2], *(x for x in lines if x.startswith("details: "))]
+        pytest.fail("\n".join(lines), pytrace=False)
 
     def _explain(self, verdict: dict) -> str:
         req = self.requirement

@@ -114,7 +114,11 @@ def _worker_config(session: dict) -> pytest.Config:
     os.chdir(session["dir"])
     os.environ.update(session["env"])
     # As an xdist worker: the plugin sees workerinput, so it neither reports nor submits.
-    config = _prepareconfig([*session["args"], "--capture=no"], plugins=None)
+    # This process imported the plugin to unpickle the task, so pytest cannot rewrite its
+    # asserts and warns; a project ini with filterwarnings=error (this repository's) made that
+    # warning fail every run (issue 31). The worker runs no test: the warning is moot here.
+    args = [*session["args"], "--capture=no", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    config = _prepareconfig(args, plugins=None)
     config.workerinput = {"workerid": f"ray-{os.getpid()}", _STARTED: session["started"]}
     config.workeroutput = {}
     config._do_configure()

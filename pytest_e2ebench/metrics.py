@@ -111,6 +111,17 @@ def suite_metrics(tests: list[Mapping], coverage: Mapping | None) -> dict:
     counts = test_counts(tests)
     total = sum(counts.values())
     cov = coverage or {}
+    note = cov.get("error")
+    if note is None and counts["passed"] and cov.get("statements") and not cov.get("covered_lines"):
+        # Tests that pass without running a line of the project ran it where coverage could
+        # not follow (a server killed before it saved its data, a program not in Python): 0 %
+        # would be a wrong number, so the coverage is unknown and says why (issue 31).
+        note = (
+            f"no line of the project was measured although {counts['passed']} test(s) passed: "
+            "the tests ran it in a process coverage could not follow (killed before it saved "
+            "its data, or not Python)"
+        )
+        cov = {}
     return {
         **counts,
         "total": total,
@@ -119,10 +130,12 @@ def suite_metrics(tests: list[Mapping], coverage: Mapping | None) -> dict:
         "test_acc": ratio(counts["passed"], total),
         "line_coverage": ratio(cov.get("covered_lines", 0), cov.get("statements", 0)),
         "branch_coverage": ratio(cov.get("covered_branches", 0), cov.get("branches", 0)),
-        "covered_lines": cov.get("covered_lines") if coverage else None,
-        "covered_branches": cov.get("covered_branches") if coverage else None,
+        "covered_lines": cov.get("covered_lines") if cov else None,
+        "covered_branches": cov.get("covered_branches") if cov else None,
         # coverage.py's XML and HTML reports of this suite, where the harness wrote them
         "coverage_reports": cov.get("reports") or None,
+        # why line and branch coverage are null although the suite ran (None: they are not)
+        "coverage_note": note,
     }
 
 

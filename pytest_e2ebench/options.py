@@ -24,6 +24,7 @@ DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 LLM_CACHE_MODES = ("off", "record", "replay")
 COV_REPORTS = ("term", "xml", "html")
 EXECUTORS = ("local", "ray")
+MISSING_MODES = ("stop", "empty", "skip")  # --e2e-missing: a dir: agent's absent outputs
 
 
 def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, **kwargs) -> None:
@@ -140,6 +141,14 @@ def addoption(parser: pytest.Parser) -> None:
             "what a stage is given of the earlier stages: modular (default: the task's "
             "reference outputs, as DevEval) or e2e (the agent's own outputs in the same run).",
             {"choices": STAGE_MODES},
+        ),
+        (
+            "missing",
+            "stop",
+            "when a dir:PATH agent has no output folder for a selected task: stop (default: "
+            "the session stops before any run and names the folders), empty (grade them as "
+            "empty repositories, 0 %%), skip (leave those tasks out for that agent).",
+            {"choices": MISSING_MODES},
         ),
         (
             "max-steps",
@@ -299,6 +308,7 @@ class Settings:
     cov_xml: Path | None = None
     cov_report: tuple[str, ...] = ()
     executor: str = "local"
+    missing: str = "stop"
     ray_address: str = ""
     ray_cpus: float = 1.0
     ray_browsers: int = 1
@@ -394,6 +404,11 @@ def resolve(config: pytest.Config) -> Settings:
         raise pytest.UsageError(
             f"ini option e2ebench_executor={executor!r}: use one of {', '.join(EXECUTORS)}"
         )
+    missing = opt.e2e_missing or str(config.getini("e2ebench_missing"))
+    if missing not in MISSING_MODES:
+        raise pytest.UsageError(
+            f"ini option e2ebench_missing={missing!r}: use one of {', '.join(MISSING_MODES)}"
+        )
     if app_steps < 1:
         raise pytest.UsageError(f"--e2e-app-steps={app_steps}: must be 1 or more")
     return Settings(
@@ -427,6 +442,7 @@ def resolve(config: pytest.Config) -> Settings:
         cov_xml=_optional_path(config, opt.e2e_cov_xml, "e2ebench_cov_xml"),
         cov_report=_cov_report(config, opt.e2e_cov_report),
         executor=executor,
+        missing=missing,
         ray_address=opt.e2e_ray_address or str(config.getini("e2ebench_ray_address")),
         ray_cpus=_number(config, None, "e2ebench_ray_cpus", "", float),
         ray_browsers=_number(config, None, "e2ebench_ray_browsers", "", int),

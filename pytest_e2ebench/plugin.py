@@ -66,6 +66,10 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None:
         _warn_stray_dirs(config, settings.tasks)
+        if settings.missing == "stop" and config.getoption("numprocesses", None):
+            from .agents.builtin import precheck_missing
+
+            precheck_missing(config, config.stash[AGENTS], settings.tasks, settings.runs)
         if not config.option.collectonly:
             # first: a dead endpoint stops the session before anything slower is set up
             _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
@@ -79,6 +83,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(settings.tasks)]  # only benchmark tasks, not testpaths
+    # One malformed task is that task's collection error, not the end of the session: the
+    # other tasks run (issue 31); the error is reported and the exit status says so.
+    config.option.continue_on_collection_errors = True
     if workerinput is not None:
         # Node ids stay as collected (dist.RunScheduling keeps a run together): a worker of
         # --dist loadgroup would append the group to each id.
@@ -234,12 +241,22 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``-m TAG``: the runs' metrics are over the requirements selected (issue 12.8); every
     implement item runs before any other stage's (issue 26: no stage reveals a reference
-    while an implement stage of the session is still to run; see ``settle_implements``)."""
+    while an implement stage of the session is still to run; see ``settle_implements``);
+    ``--e2e-missing``: a ``dir:`` agent's selected tasks without output (issue 31)."""
     evaluator = config.stash.get(EVALUATOR, None)
     if evaluator is None:
         return
     from .collect import RequirementItem, implement_first
     from .runs import RunKey
+
+    if not config.option.collectonly:
+        from .agents.builtin import check_missing
+
+        lines = check_missing(config, items, config.stash[SETTINGS].missing)
+        tr = config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None and not hasattr(config, "workerinput"):
+            for line in lines:
+                tr.write_line(line, yellow=True)
 
     if config.option.markexpr:
         evaluator.select(item for item in items if isinstance(item, RequirementItem))

@@ -44,6 +44,11 @@ COVERAGE_TIMEOUT = 300.0
 COVERAGE_XML = "coverage.xml"
 COVERAGE_HTML = "htmlcov"
 COVERAGE_SOURCE = "source"  # the intake copy of the project the reports read
+# why a web task's suites have no coverage (results.json's coverage_note says it, issue 31)
+WEB_COVERAGE = (
+    "not measured: a web task's scenarios drive a browser against the served app, which "
+    "coverage does not run under"
+)
 SOURCE_LIMITS = IntakeLimits(max_files=20_000, max_bytes=256 << 20, max_file_bytes=16 << 20)
 PROBE_LIMIT = 64 << 20  # bytes of the probe's results file read (a big suite writes ~1 MB)
 # What a test run imports from its environment (the probe comes from the harness's folder).
@@ -67,12 +72,18 @@ def _run_section(root: Path, data: Path) -> str:
     return f"[run]\nbranch = True\nsource =\n    {root}\nomit =\n{omit}\ndata_file = {data}\n"
 
 
-def _coveragerc(where: Path, repo: Path, data: Path) -> Path:
+def _coveragerc(where: Path, repo: Path, data: Path, copies: list[Path]) -> Path:
+    """The run's rc file: the project, and ``copies`` (folders where tests may copy it)."""
     rc = where / "coveragerc"
+    # Tests of command-line tools copy the project to a temporary folder and run it there as
+    # a subprocess (gradebook, tipcalc): those folders are measured too, and the report maps
+    # files found there back to the project's (coverage_totals, issue 31).
+    extra = "".join(f"    {c}\n" for c in copies)
     rc.write_text(
-        _run_section(repo, data) + "parallel = True\n"
-        # Tests of command-line tools start subprocesses: measure those too (coverage >= 7.10).
-        "patch = subprocess\n"
+        _run_section(repo, data).replace("\nomit =", f"\n{extra}omit =", 1) + "parallel = True\n"
+        # ... and the subprocesses themselves (coverage >= 7.10), which save their data when
+        # they are terminated (a server a fixture stops) as well as when they exit
+        "patch = subprocess\nsigterm = True\n"
     )
     return rc
 
@@ -206,16 +217,70 @@ class _ProbePipe:
             os.close(self._file)
 
 
-def _report_rc(where: Path, repo: Path, source: Path) -> Path:
+# the files a list of coverage data files measured, as JSON (run by the harness's interpreter)
+_MEASURED = (
+    "import json, sys\n"
+    "from coverage import CoverageData\n"
+    "names = set()\n"
+    "for path in sys.argv[1:]:\n"
+    "    data = CoverageData(path)\n"
+    "    data.read()\n"
+    "    names.update(data.measured_files())\n"
+    "print(json.dumps(sorted(names)))\n"
+)
+_GLOB = frozenset("*?[]{}\n\r\\")  # a [paths] entry is a glob: such names are never aliased
+
+
+def copy_prefixes(measured: list[str], repo: Path, source: Path) -> list[str]:
+    """Folders whose files are copies of the project's: ``[paths]`` aliases of ``source``.
+
+    A measured file outside ``repo`` whose last path parts name a file of the project (the
+    longest such match, so ``pkg/mod.py`` is not taken for a top-level ``mod.py``) was run from
+    a copy the tests made (a command-line tool run in a temporary folder); its folder up to
+    that match is an alias of the project.
+    """
+    prefixes = set()
+    inside = str(repo).rstrip("/") + "/"
+    for name in measured:
+        if not name.startswith("/") or name.startswith(inside) or _GLOB & set(name):
+            continue
+        parts = name.split("/")
+        for cut in range(1, len(parts)):  # longest suffix first
+            if (source / "/".join(parts[cut:])).is_file():
+                prefixes.add("/".join(parts[:cut]) or "/")
+                break
+    return sorted(p for p in prefixes if p != "/")
+
+
+def _measured_files(where: Path, files: list[Path]) -> list[str]:
+    """The file names the data files recorded (read by a child under limits: hostile data)."""
+    done = process.run(
+        [sys.executable, "-I", "-c", _MEASURED, *map(str, files)],
+        cwd=where,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        timeout=COVERAGE_TIMEOUT,
+        log=where / "coverage-measured.log",
+        preexec=Limits().apply,
+    )
+    try:
+        names = json.loads(done.output.strip().splitlines()[-1]) if done.returncode == 0 else []
+    except (ValueError, IndexError):
+        return []
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _report_rc(where: Path, repo: Path, source: Path, copies: tuple[str, ...] = ()) -> Path:
     """The rc file of the harness's coverage steps: data remapped from ``repo`` to ``source``.
 
     Reports read only the intake copy ``source`` (``[report] include``), so a data file that
     names a file outside the project (it is the project zone's output) reports nothing.
+    ``copies`` are folders the tests copied the project to (:func:`copy_prefixes`).
     """
     rc = where / "coveragerc"
+    aliases = "".join(f"    {c}\n" for c in copies)
     rc.write_text(
         _run_section(source, where / "combined") + "[paths]\n"
-        f"project =\n    {source}\n    {repo}\n"
+        f"project =\n    {source}\n    {repo}\n{aliases}"
         "[report]\n"
         f"include =\n    {source}/*\n"
         "[html]\n"
@@ -282,7 +347,8 @@ def coverage_totals(
         return None
     source = where / COVERAGE_SOURCE
     copy_tree(repo, source, SOURCE_LIMITS, ignore=("__pycache__", ".git"))
-    rc = _report_rc(where, repo, source)
+    copies = tuple(copy_prefixes(_measured_files(where, files), repo, source))
+    rc = _report_rc(where, repo, source, copies)
     combine = coverage_step(
         where, "combine", ["combine", "--keep", f"--rcfile={rc}", *map(str, files)]
     )
@@ -473,7 +539,8 @@ def run_suite(
             limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
         )
     if web is None:
-        rc = _coveragerc(config_dir, repo, suite / "coverage" / "data")
+        copies = sorted({Path("/tmp"), Path(env.get("TMPDIR") or "/tmp"), work})
+        rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", copies)
         writable = [work, suite / "coverage"]
         command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest"]
     else:
@@ -551,7 +618,7 @@ def run_suite(
         "output_truncated": done.truncated,
         # what the sandbox itself stopped (e.g. disk_quota): harness facts, not output
         "contained": list(done.contained),
-        "coverage": None
+        "coverage": {"error": WEB_COVERAGE}
         if web is not None
         else coverage_totals(
             eval_dir / f"{name}-coverage", repo, [suite / "coverage"], reports=name == "extended"

@@ -1,4 +1,4 @@
-"""Partial sessions merge into results.json; ``e2ebench report`` and ``e2ebench compare``."""
+"""Each session's own results.json; ``e2ebench report`` (merging sessions) and ``compare``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from pytest_e2ebench.report.results import build, write
 from pytest_e2ebench.stats import sign_test
 
 
-def test_partial_session_keeps_the_other_runs(pytester, tasks, results):
+def test_each_session_writes_its_own_runs_and_report_merges_sessions(pytester, tasks, results):
+    """results.json is the session's runs, whatever the selection (issue 31); every session's
+    file stays under sessions/, and `e2ebench report` merges them."""
     tasks.make()
     args = ("--e2e-agent=reference", "--e2e-tasks=tasks", "--e2e-runs=2")
     pytester.runpytest(*args).assert_outcomes(passed=6)
@@ -20,20 +22,22 @@ def test_partial_session_keeps_the_other_runs(pytester, tasks, results):
     assert first["refreshed"] == ["reference/calc/run-1", "reference/calc/run-2"]
     result = pytester.runpytest(*args, "-k", "run-2 and R1")
     result.assert_outcomes(passed=1, deselected=5)
-    result.stdout.fnmatch_lines(["partial session: 1 of 2 runs refreshed*"])
     doc = results()
-    assert doc["refreshed"] == ["reference/calc/run-2"]
-    assert [(r["agent"], r["run"]) for r in doc["tasks"]] == [("reference", 1), ("reference", 2)]
-    assert doc["tasks"][0] == first["tasks"][0]  # the run not selected keeps its record
-    summary = doc["summary"]["reference"]
-    assert summary["runs"] == 2 and summary["refreshed_runs"] == 1
-    assert summary["impl_rate"]["n"] == 2  # the mean is over both runs
-    # under -n the controller sees no deselection: -k itself marks the session partial
+    assert [(r["agent"], r["run"]) for r in doc["tasks"]] == [("reference", 2)]
+    assert doc["summary"]["reference"]["runs"] == 1
+    sessions = sorted((pytester.path / ".e2ebench" / "sessions").glob("*.json"))
+    assert len(sessions) == 2 and json.loads(sessions[-1].read_text()) == doc
+    merged = pytester.path / "merged.json"
+    assert main(["report", *map(str, sessions), "--json", str(merged)]) == 0
+    merged_doc = json.loads(merged.read_text())
+    assert [(r["agent"], r["run"]) for r in merged_doc["tasks"]] == [
+        ("reference", 1),
+        ("reference", 2),
+    ]
+    # under -n too
     result = pytester.runpytest_subprocess(*args, "-n", "2", "-k", "run-1")
     result.assert_outcomes(passed=3)
-    doc = results()
-    assert doc["refreshed"] == ["reference/calc/run-1"]
-    assert len(doc["tasks"]) == 2
+    assert [r["run"] for r in results()["tasks"]] == [1]
 
 
 def test_full_session_replaces_the_file(pytester, tasks, results):

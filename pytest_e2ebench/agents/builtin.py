@@ -79,14 +79,14 @@ class DirAgent(Agent):
 
     def source(self, task: Task, run: int) -> Path | None:
         """Where this agent's output for (task, run) is, if anywhere."""
-        if self._link(task, run):
+        if self.link(task, run):
             return None  # a link could lead anywhere, e.g. to the task's reference
         for candidate in (self.root / task.id / f"run-{run}", self.root / task.id):
             if candidate.is_dir():
                 return candidate
         return None
 
-    def _link(self, task: Task, run: int) -> Path | None:
+    def link(self, task: Task, run: int) -> Path | None:
         """The task's or run's folder if it is a symbolic link (never followed)."""
         task_dir = self.root / task.id
         return next((p for p in (task_dir, task_dir / f"run-{run}") if p.is_symlink()), None)
@@ -94,12 +94,12 @@ class DirAgent(Agent):
     def cache_key(self, task: Task, run: int) -> str:
         src = self.source(task, run)
         if src is None:
-            return "link" if self._link(task, run) else "missing"
+            return "link" if self.link(task, run) else "missing"
         return f"{src}:{tree_hash(src)}"
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
         src = self.source(task, run)
-        link = self._link(task, run)
+        link = self.link(task, run)
         if link is not None:
             return AgentOutcome(
                 note=f"{link} is a symbolic link, which is not followed: graded as an empty "
@@ -141,3 +141,79 @@ def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None
 def pytest_e2ebench_agent_names(config: pytest.Config) -> list[str]:
     """Names of the built-in agents, for help and error messages."""
     return list(BUILTIN_NAMES)
+
+
+def missing_outputs(selected) -> dict[DirAgent, dict[str, Path]]:
+    """Per ``dir:`` agent, the tasks of ``selected`` ((agent, task id, run) triples) it has
+    no output folder for (id -> folder); a link is not missing: it has its own note."""
+    found: dict[DirAgent, dict[str, Path]] = {}
+    for agent, task_id, run in selected:
+        if not isinstance(agent, DirAgent):
+            continue
+        folders = (agent.root / task_id / f"run-{run}", agent.root / task_id)
+        if not any(p.is_dir() or p.is_symlink() for p in folders):
+            found.setdefault(agent, {})[task_id] = agent.root / task_id
+    return found
+
+
+def check_missing(config: pytest.Config, items: list, mode: str) -> list[str]:
+    """``--e2e-missing``: what to do with selected tasks a ``dir:`` agent has no output for.
+
+    A misnamed folder must not look like an agent that wrote nothing (issue 31): ``stop``
+    raises a usage error naming the folders; ``skip`` removes those items (deselected);
+    ``empty`` grades them as empty repositories. Returns the lines to say once, at the start.
+    """
+    missing = missing_outputs((i.agent, i.task.id, i.run) for i in items if hasattr(i, "agent"))
+    if not missing:
+        return []
+    listing = _listing(missing)
+    if mode == "stop":
+        if hasattr(config, "workerinput"):
+            return []  # under -n the controller checked before starting its workers
+        _stop(missing)
+    if mode == "skip":
+        gone = [i for i in items if i.agent in missing and i.task.id in missing[i.agent]]
+        drop = set(map(id, gone))
+        items[:] = [i for i in items if id(i) not in drop]
+        config.hook.pytest_deselected(items=gone)
+        return [f"--e2e-missing=skip: left out, having no output folder: {listing}"]
+    return [f"--e2e-missing=empty: graded as empty repositories (no output folder): {listing}"]
+
+
+def _listing(missing: dict[DirAgent, dict[str, Path]]) -> str:
+    where = {a.spec: sorted(str(p) for p in tasks.values()) for a, tasks in missing.items()}
+    return "; ".join(f"{spec}: {', '.join(paths)}" for spec, paths in where.items())
+
+
+def _stop(missing: dict[DirAgent, dict[str, Path]]) -> None:
+    count = sum(map(len, missing.values()))
+    raise pytest.UsageError(
+        f"no output folder for {count} selected task(s) ({_listing(missing)}). Fix the folder "
+        "names, or choose: --e2e-missing=empty grades them as empty repositories (0 %), "
+        "--e2e-missing=skip leaves them out (ini e2ebench_missing)"
+    )
+
+
+def precheck_missing(config: pytest.Config, agents, tasks: Path, runs: int) -> None:
+    """``--e2e-missing=stop`` under ``-n``: the controller collects nothing, so it checks the
+    task folders before the workers start. ``-k`` is applied to task ids only: a word that
+    names no task (a requirement id, say) is taken to select every task."""
+    from _pytest.mark.expression import Expression
+
+    ids = sorted(p.parent.name for p in tasks.glob("*/task.toml"))
+    keyword = config.option.keyword
+    if keyword:
+        expression = Expression.compile(keyword)
+
+        def matches(task_id: str) -> bool:
+            def word(name: str, **_) -> bool:
+                name = name.lower()
+                return name in task_id.lower() or not any(name in i.lower() for i in ids)
+
+            return expression.evaluate(word)
+
+        ids = [i for i in ids if matches(i)]
+    selected = [(a, i, r) for a in agents for i in ids for r in range(1, runs + 1)]
+    missing = missing_outputs(selected)
+    if missing:
+        _stop(missing)

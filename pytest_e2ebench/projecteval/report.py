@@ -14,15 +14,15 @@ def write_projecteval(tr, document: dict) -> None:
     from ..report.terminal import _write_table
 
     rows = []
-    notes: set[str] = set()
+    notes: dict[str, set[str]] = {}  # an install hint -> the indicators it leaves empty
     for record in document.get("tasks", []):
         found = record.get("projecteval")
         if not found:
             continue
         similarity = found.get("similarity") or {}
-        notes.update(
-            note for note in (found.get("similarity_notes") or {}).values() if "install" in note
-        )
+        for name, note in (found.get("similarity_notes") or {}).items():
+            if "install" in note:
+                notes.setdefault(note, set()).add(name)
         rows.append(
             [
                 record["task"],
@@ -37,8 +37,9 @@ def write_projecteval(tr, document: dict) -> None:
         return
     tr.write_sep("=", "e2ebench projecteval (similarity, not part of the pass rates)")
     _write_table(tr, ["task", "agent", "level", "run", *INDICATORS], [rows], left=2)
-    for note in sorted(notes):
-        tr.write_line(f"similarity: {note}", yellow=True)
+    for note, names in sorted(notes.items()):
+        # the other indicators were computed: name only the ones this note leaves out
+        tr.write_line(f"similarity {', '.join(sorted(names))} not computed: {note}", yellow=True)
     for record in document.get("tasks", []):
         line = cascade_line(record)
         if line:

@@ -18,6 +18,7 @@ from ..stats import mean_std
 from . import results
 
 RESULTS_FILE = "results.json"
+SESSIONS_DIR = "sessions"  # DIR/sessions/<UTC start>.json: every session's own results
 # (header, metric key, format): rates as percentages, counts plain, None as '-'
 COLUMNS = (
     ("impl", "impl_rate", "pct"),
@@ -26,7 +27,8 @@ COLUMNS = (
     ("balanced", "balanced", "pct"),
     ("line", "line_coverage", "pct"),
     ("branch", "branch_coverage", "pct"),
-    ("tokens", "tokens_sent", "int"),
+    ("tok_in", "tokens_sent", "int"),  # tokens sent to the model
+    ("tok_out", "tokens_generated", "int"),  # tokens it generated
     ("cost$", "cost_usd", "money"),
     ("steps", "steps", "int"),
     ("time_s", "duration_s", "secs"),
@@ -35,6 +37,11 @@ COLUMNS = (
 EXEC_COLUMN = ("exec", "executability", "pct")
 # Shown only when an app task ran: RealDevWorld's SQ (mean case result, 0 if not executable).
 SQ_COLUMN = ("SQ", "sq", "pct")
+# What the less obvious columns mean, said under the table when they are shown.
+LEGEND = {
+    "exec": "share of runs whose web app loads without a breaking error",
+    "SQ": "RealDevWorld's mean case result (0 when the app does not run)",
+}
 # Appended to the runs cell of a row whose means leave out runs that ended in an error.
 PARTIAL_MARK = "*"
 
@@ -47,8 +54,8 @@ def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
         return text if std is None else f"{text}±{100 * std:.1f}"
     if kind == "money":
         return f"{value:.4f}"
-    if kind == "secs":
-        return f"{value:.1f}"
+    if kind == "secs":  # an agent that copies files takes no measurable time
+        return f"{value:.1f}" if value >= 0.05 else "<0.1"
     return f"{value:.0f}"
 
 
@@ -59,12 +66,12 @@ class Reporter:
         self.config = config
         self.settings = settings
         self.out = settings.out
-        self.deselected = 0
         self.problems: list[str] = []  # shown in the terminal summary
         self.coverage_lines: list[str] = []
         self.records: dict[RunKey, dict] = {}
         self.stage_records: dict[RunKey, dict] = {}
         self.results_path: Path | None = None
+        self.session_path: Path | None = None
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
@@ -103,22 +110,6 @@ class Reporter:
                 if task is not None:
                     self.collected_tasks[task.id] = task
 
-    def pytest_deselected(self, items) -> None:
-        self.deselected += len(items)
-
-    def partial(self, session: pytest.Session) -> bool:
-        """True when this session evaluated only some runs (-k, -m, --lf, node ids, -x)."""
-        option = self.config.option
-        return bool(
-            self.deselected  # not seen by the xdist controller: -k and -m are checked too
-            or getattr(option, "keyword", "")
-            or getattr(option, "markexpr", "")
-            or getattr(option, "lf", False)
-            or self.config.args_source == pytest.Config.ArgsSource.ARGS
-            or session.shouldstop
-            or session.shouldfail
-        )
-
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name != PROPERTY or not isinstance(value, str | dict):
@@ -136,22 +127,17 @@ class Reporter:
         if not self.records and not self.stage_records:
             return
         self.results_path = self.out / RESULTS_FILE
+        # One rule (issue 31): results.json is this session's runs, whatever the selection, and
+        # a copy is kept under sessions/; `e2ebench report A.json B.json` merges sessions.
         fresh = list(self.records.values())
-        records = fresh
-        if self.partial(session) and self.results_path.is_file():
-            # Runs this session did not select keep their last record (issue 14.6).
-            try:
-                previous = results.load(self.results_path)["tasks"]
-            except results.ResultsError as exc:
-                self.problems.append(f"{exc}; replaced by this session's runs only")
-            else:
-                records = results.merge(previous, fresh)
         self.document = results.build(
-            records,
+            fresh,
             [results.run_key(r) for r in fresh],
             list(self.stage_records.values()),
         )
         results.write(self.results_path, self.document)
+        self.session_path = session_file(self.out / SESSIONS_DIR)
+        results.write(self.session_path, self.document)
         if self.settings.html is not None:
             from .html import write_html
 
@@ -201,6 +187,8 @@ class Reporter:
             tr.write_line(f"html report: {self.html_path}")
         if self.results_path is not None:
             tr.write_line(f"results: {self.results_path}")
+        if self.session_path is not None:
+            tr.write_line(f"this session's results, kept: {self.session_path}")
 
     def _stage_table(self, tr) -> None:
         """Per (stage, agent): results.json's stage summary, one metric column each."""
@@ -282,6 +270,9 @@ def write_summary(tr, document: dict) -> None:
     columns = columns_for(records)
     headers = ["task", "agent", "runs", *(c[0] for c in columns)]
     _write_table(tr, headers, [task_rows(records, columns), overall_rows(summary, columns)], 2)
+    legend = [f"{c[0]}: {LEGEND[c[0]]}" for c in columns if c[0] in LEGEND]
+    if legend:
+        tr.write_line("; ".join(legend))
     errored = [r for r in records if r.get("metrics") is None]
     if errored:
         kinds = sorted({(r.get("error") or {}).get("kind", "unknown") for r in errored})
@@ -306,7 +297,8 @@ def write_summary(tr, document: dict) -> None:
                 f"{agent}: {ks}; best of {best['runs']} {100 * best['impl_rate']:.1f}% (impl)"
             )
         quarters = stats.get("by_quarter") or {}
-        if len(quarters) > 1:
+        # a leakage check (docs/metrics.md): asked for with -v, not every session's business
+        if len(quarters) > 1 and getattr(tr, "verbosity", 0) > 0:
             parts = [
                 f"{q} {_fmt(v['impl_rate']['mean'], 'pct')} ({v['tasks']} tasks)"
                 for q, v in quarters.items()
@@ -368,3 +360,16 @@ def _write_table(tr, headers: list[str], sections: list[list[list[str]]], left: 
             tr.write_line("-" * len(line(headers)))
         for row in section:
             tr.write_line(line(row))
+
+
+def session_file(folder: Path) -> Path:
+    """A new file name in ``folder`` for this session's results: its UTC time, made unique."""
+    import time
+
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    folder.mkdir(parents=True, exist_ok=True)
+    path, n = folder / f"{stamp}.json", 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stamp}-{n}.json"
+    return path

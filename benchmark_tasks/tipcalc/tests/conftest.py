@@ -53,8 +53,13 @@ def app_url(tmp_path_factory, project_dir, pv_session):
         tail = log_path.read_text(errors="replace")[-500:]
         pytest.fail(f"the app {app!r} did not serve on port {port}:\n{tail}", pytrace=False)
     yield f"http://127.0.0.1:{port}"
-    proc.kill()
-    proc.wait()
+    # SIGTERM first: a server run under coverage saves what it measured before it exits
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture(scope="session")

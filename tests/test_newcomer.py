@@ -1,0 +1,294 @@
+"""What a new user tripped over (issue 31), each checked as a user meets it: a benchmark
+session in a pytester folder, its terminal output and its files.
+
+Sessions are shared: one module-scoped session grades several small tasks at once, and the
+tests read its output.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BUNDLED = ROOT / "benchmark_tasks"
+
+TASK_TOML = """\
+id = "{id}"
+title = "{id}"
+kind = "cli"
+language = "python"
+created = 2026-11-01
+source = "tests"
+
+[tests]
+cwd = "project"
+"""
+# A command-line tool: one test runs it in the run's copy of the project, the other copies the
+# project to a temporary folder first (as gradebook's tests do): each takes one branch.
+TOOL = """\
+import sys
+
+a, b = int(sys.argv[1]), int(sys.argv[2])
+if a > b:
+    print("big", a - b)
+else:
+    print("small", b - a)
+"""
+TOOL_TESTS = """\
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+
+def run(where, *args):
+    done = subprocess.run(
+        [sys.executable, "tool.py", *args], cwd=where, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.requirement("R1")
+def test_small_here():
+    assert run(os.getcwd(), "1", "3") == "small 2"
+
+
+@pytest.mark.requirement("R2")
+def test_big_in_a_copy(tmp_path):
+    copy = tmp_path / "project"
+    shutil.copytree(os.getcwd(), copy)
+    assert run(copy, "5", "2") == "big 3"
+"""
+# A server its test kills with SIGKILL: coverage cannot save what the server ran.
+SERVER = """\
+import pathlib
+import time
+
+pathlib.Path("ready").write_text("up")
+time.sleep(120)
+"""
+SERVER_TESTS = """\
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+@pytest.mark.requirement("R1")
+def test_serves(tmp_path):
+    proc = subprocess.Popen([sys.executable, "server.py"], cwd=os.getcwd())
+    deadline = time.monotonic() + 30
+    while not os.path.exists("ready") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    assert open("ready").read() == "up"
+"""
+TWO_REQUIREMENTS = (
+    "# t\n\n## Functional requirements\n\n### R1: One\n\nOne.\n\n### R2: Two\n\nTwo.\n"
+)
+ONE_REQUIREMENT = "# t\n\n## Functional requirements\n\n### R1: One\n\nOne.\n"
+
+
+def cli_task(root: Path, task_id: str, files: dict[str, str], tests: str, reqs: str) -> None:
+    """A task folder whose reference is ``files`` and whose tests are ``tests``."""
+    where = root / task_id
+    (where / "reference").mkdir(parents=True)
+    (where / "tests").mkdir()
+    (where / "task.toml").write_text(TASK_TOML.format(id=task_id))
+    (where / "requirements.md").write_text(reqs)
+    for name, text in files.items():
+        (where / "reference" / name).write_text(text)
+    (where / "tests" / f"test_{task_id}.py").write_text(tests)
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+# --- 1. coverage follows the program into subprocesses and copies -----------------------------
+
+
+@pytest.fixture(scope="module")
+def coverage_session(tmp_path_factory) -> dict:
+    """One reference session: the tool task, the killed server, the bundled gradebook."""
+    root = tmp_path_factory.mktemp("cov")
+    tasks = root / "tasks"
+    cli_task(tasks, "tool", {"tool.py": TOOL}, TOOL_TESTS, TWO_REQUIREMENTS)
+    cli_task(tasks, "killed", {"server.py": SERVER}, SERVER_TESTS, ONE_REQUIREMENT)
+    shutil.copytree(BUNDLED / "gradebook", tasks / "gradebook")
+    done = run_session(root, "--e2e-agent=reference", "--e2e-tasks=tasks")
+    assert done.returncode == 0, done.stdout[-3000:]
+    return {r["task"]: r for r in load(root / ".e2ebench" / "results.json")["tasks"]}
+
+
+def run_session(root: Path, *args: str, timeout: float = 900):
+    """``python -m pytest ARGS`` in ``root`` (plugin autoload on, as a user runs it)."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["tool", "gradebook"])
+def test_coverage_counts_the_program_its_tests_run_as_a_subprocess(coverage_session, task):
+    """Run in the run's copy and in a copy of it in a temporary folder: both count."""
+    metrics = coverage_session[task]["metrics"]
+    assert metrics["impl_rate"] == 1.0
+    assert metrics["line_coverage"] is not None and metrics["line_coverage"] > 0.8, metrics
+    if task == "tool":  # each test takes one branch: only both together make 100 %
+        assert metrics["line_coverage"] == 1.0
+
+
+@pytest.mark.slow
+def test_coverage_it_cannot_measure_is_null_with_a_reason_not_zero(coverage_session):
+    record = coverage_session["killed"]
+    assert record["metrics"]["impl_rate"] == 1.0
+    assert record["metrics"]["line_coverage"] is None
+    note = record["suites"]["extended"]["coverage_note"]
+    assert "1 test(s) passed" in note and "could not follow" in note
+
+
+# --- 2. --e2e-executor=ray from a checkout whose ini turns warnings into errors ----------------
+
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None,
+    reason="Ray is not installed: pip install 'pytest-e2ebench[ray]'",
+)
+
+
+def repository_ini() -> str:
+    """This repository's [tool.pytest.ini_options] (filterwarnings = error), without testpaths."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
+    options = dict(options["ini_options"])
+    options.pop("testpaths", None)
+    options.pop("addopts", None)  # --strict-config would reject the markers' absence: not ours
+    lines = [f"{key} = {json.dumps(value)}" for key, value in options.items()]
+    return "[tool.pytest.ini_options]\n" + "\n".join(lines) + "\n"
+
+
+@needs_ray
+@pytest.mark.slow
+def test_ray_from_a_checkout_with_filterwarnings_error_equals_local(tmp_path, monkeypatch):
+    """As `python -m pytest` in the repository: its ini, the plugin imported from the folder."""
+    for task_id in ("bankrec", "cfgmerge", "colormixer"):
+        shutil.copytree(BUNDLED / task_id, tmp_path / "tasks" / task_id)
+    (tmp_path / "pyproject.toml").write_text(repository_ini())
+    # `python -m pytest` in a checkout imports the plugin from the checkout's folder, not
+    # through the editable install's finder: that is what made the Ray worker warn
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks")
+    local = run_session(tmp_path, *args, "--e2e-out=loc", "--e2e-executor=local")
+    ray = run_session(tmp_path, *args, "--e2e-out=ray", "--e2e-executor=ray")
+    assert "RayTaskError" not in ray.stdout
+    assert ray.returncode == local.returncode == 1, ray.stdout[-3000:]
+    docs = [
+        json.loads((tmp_path / d / "results.json").read_text().replace(f"/{d}/", "/OUT/"))
+        for d in ("loc", "ray")
+    ]
+    assert len(docs[1]["tasks"]) == 6
+    assert comparable(docs[0]) == comparable(docs[1])
+
+
+def comparable(doc: dict) -> list:
+    """Each run's verdicts and metrics, times left out."""
+    times = {"duration_s"}
+    return sorted(
+        (
+            r["task"],
+            r["agent"],
+            r["run"],
+            json.dumps(r["requirements"], sort_keys=True),
+            {k: v for k, v in r["metrics"].items() if k not in times},
+        )
+        for r in doc["tasks"]
+    )
+
+
+# --- 3. a dir: agent's missing output folder stops the session, or the user chooses ------------
+
+
+def test_missing_dir_output_stops_at_the_start_naming_the_folders(pytester, tasks):
+    tasks.make("calc")
+    tasks.make("other")
+    (pytester.path / "outs" / "other").mkdir(parents=True)
+    result = pytester.runpytest("--e2e-agent=dir:outs", "--e2e-tasks=tasks")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no output folder for 1 selected task(s)*outs/calc)*"])
+    result.stderr.fnmatch_lines(["*--e2e-missing=empty*--e2e-missing=skip*"])
+    assert not (pytester.path / ".e2ebench" / "results.json").exists()
+    # under -n the controller, which collects nothing, checks the folders itself
+    under_n = pytester.runpytest("--e2e-agent=dir:outs", "--e2e-tasks=tasks", "-n", "2")
+    assert under_n.ret == pytest.ExitCode.USAGE_ERROR
+    under_n.stderr.fnmatch_lines(["*no output folder for 1 selected task(s)*outs/calc)*"])
+
+
+def test_missing_dir_output_skip_and_the_ini_twin(pytester, tasks):
+    tasks.make("calc")
+    (pytester.path / "outs").mkdir()
+    pytester.makeini("[pytest]\ne2ebench_missing = skip\n")
+    result = pytester.runpytest("--e2e-agent=dir:outs", "--e2e-tasks=tasks")
+    result.stdout.fnmatch_lines(["*--e2e-missing=skip: left out*outs/calc*"])
+    result.assert_outcomes(deselected=3)
+    pytester.makeini("[pytest]\ne2ebench_missing = maybe\n")
+    bad = pytester.runpytest("--e2e-agent=dir:outs", "--e2e-tasks=tasks")
+    bad.stderr.fnmatch_lines(["*e2ebench_missing='maybe': use one of stop, empty, skip*"])
+
+
+# --- 5, 7, 9. one session: a malformed task, --tb=line, the summary's columns and files ------
+
+
+@pytest.fixture(scope="module")
+def plain_session(tmp_path_factory):
+    """reference and nop on a calc task's R2, beside a task whose task.toml does not parse."""
+    from conftest import TaskFactory
+
+    root = tmp_path_factory.mktemp("plain")
+    factory = TaskFactory(root)
+    factory.make("calc")
+    broken = factory.make("broken")
+    (broken / "task.toml").write_text('id = "broken"\ntitle = "unclosed\n')
+    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-k", "R2", "--tb=line")
+    return run_session(root, *args, "-q")
+
+
+@pytest.mark.slow
+def test_a_malformed_task_is_its_own_collection_error_and_the_rest_run(plain_session):
+    out = plain_session.stdout
+    assert "1 failed, 1 passed" in out and "1 error" in out, out[-2000:]
+    assert "ERROR collecting tasks/broken/task.toml" in out
+    assert "Interrupted" not in out
+    assert plain_session.returncode == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.slow
+def test_tb_line_is_one_line_per_requirement(plain_session):
+    out = plain_session.stdout
+    assert "R2 not implemented (nop, run 1): Subtraction" in out
+    assert "tests did not pass:" not in out  # the list of failing tests is --tb=long's
+    assert "impl by task quarter" not in out
+
+
+@pytest.mark.slow
+def test_summary_shows_tokens_sent_and_generated_and_names_its_files(plain_session):
+    out = plain_session.stdout
+    header = next(line for line in out.splitlines() if line.startswith("task "))
+    assert "tok_in" in header and "tok_out" in header and "exec" not in header
+    assert "results: " in out and "this session's results, kept: " in out
