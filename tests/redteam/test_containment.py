@@ -1,6 +1,6 @@
 """Red-team attacks on the trust boundary (issue 11), each graded through ``dir:``.
 
-Unlike ``tests/test_attacks.py`` (resource bombs in ``add``), these attack the harness itself:
+Unlike ``tests/redteam/test_attacks.py`` (resource bombs in ``add``), these attack the harness itself:
 root inside the sandbox, code that runs outside it, builds that write where they must not, a
 filesystem that leaks the answers, intake, quotas, forged verdicts, runs that vanish or are
 excused, skips, daemons, the host network, ``results.json`` and the shared uv cache.

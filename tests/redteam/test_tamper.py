@@ -473,7 +473,7 @@ def test_honeypots_land_in_their_module_or_class_whatever_the_seed(tmp_path):
 
 # --- honeypots never fail an honest project: every candidate, every bundled task ------------
 
-BUNDLED = Path(__file__).resolve().parents[1] / "benchmark_tasks"
+BUNDLED = Path(__file__).resolve().parents[2] / "benchmark_tasks"
 
 
 def _bundled_python_tasks():

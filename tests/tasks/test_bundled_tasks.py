@@ -9,7 +9,7 @@ import pytest
 from pytest_e2ebench.selfcheck import check
 from pytest_e2ebench.task import find_task_dirs, load_task
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "benchmark_tasks"
 TASK_DIRS = find_task_dirs(TASKS)
 LOADED = [load_task(d) for d in TASK_DIRS]
