@@ -8,9 +8,11 @@ failed test are kept to look at, like ``tmp_path_retention_policy = "failed"``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -198,3 +200,67 @@ def git(where: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *args], cwd=where, env=env, check=True, capture_output=True, text=True
     ).stdout.strip()
+
+
+# --- one benchmark session shared by many tests (docs/testing.md) -----------------------------
+
+
+class Batch:
+    """One benchmark session in a folder of its own, run once and read by many tests.
+
+    A module- or session-scoped fixture makes the tasks (``self.tasks``) and one ``dir:``
+    submission per variant (``out/<task>/run-<n>/``), runs the session once in a subprocess
+    (pytester, the in-process runner, is per test) and every parametrized test then asserts on
+    its own run's record: the reference is built and censused once for all the variants.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tasks = TaskFactory(root)
+        self.out = root / "out"
+        self.done: subprocess.CompletedProcess | None = None
+
+    def variant(self, task: str, run: int) -> Path:
+        """The submission folder of run ``run`` of ``task`` (``dir:`` reads it)."""
+        return self.out / task / f"run-{run}"
+
+    def run(self, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+        """``python -m pytest ARGS`` in the batch's folder, as pytester would run it."""
+        env = dict(os.environ, HOME=str(self.root), USERPROFILE=str(self.root))
+        for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
+            env.pop(name, None)  # the outer session's, not the benchmark's
+        command = [sys.executable, "-m", "pytest", f"--basetemp={self.root / 'basetemp'}"]
+        self.done = subprocess.run(
+            [*command, *args],
+            cwd=self.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        return self.done
+
+    def results(self, out: str = ".e2ebench") -> dict:
+        return json.loads((self.root / out / "results.json").read_text())
+
+    def record(self, task: str, run: int, agent: str = "dir-out") -> dict:
+        """The results.json record of one run; the session's output if it has none."""
+        for record in self.results()["tasks"]:
+            if (record["task"], record["run"], record["agent"]) == (task, run, agent):
+                return record
+        raise AssertionError(f"no record of {agent} {task} run {run}:\n{self.output()}")
+
+    def output(self) -> str:
+        done = self.done
+        return "" if done is None else done.stdout[-4000:] + done.stderr[-2000:]
+
+
+@contextlib.contextmanager
+def batch_folder(request: pytest.FixtureRequest, tmp_path_factory, name: str):
+    """A folder for a :class:`Batch`, removed at the end unless one of its readers failed."""
+    root = tmp_path_factory.mktemp(name)
+    failed_before = request.session.testsfailed
+    yield root
+    if request.session.testsfailed == failed_before:
+        with contextlib.suppress(OSError):
+            remove(root)

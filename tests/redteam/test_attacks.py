@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CALC_CODE
+from conftest import CALC_CODE, Batch, batch_folder
 from pytest_e2ebench.sandbox import resolve_mode
 
 pytestmark = pytest.mark.skipif(
@@ -86,33 +86,69 @@ def _survivors() -> list[int]:
     return found
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("attack", sorted(ATTACKS))
-def test_attack_scores_zero_on_its_target(pytester, tasks, results, attack):
+# Runs of one session do not overlap, and each variant has its own outside file and marker:
+# these share one session (one reference build and census), one run folder each. The fork
+# bomb and the memory bomb stay alone: they are about what the machine has left afterwards.
+ALONE = ("fork_bomb", "memory_bomb")
+BATCHED = [a for a in sorted(ATTACKS) if a not in ALONE]
+
+
+def _outside(attack: str) -> Path:
     # outside the workspace and outside /tmp (which the sandbox replaces with its own)
-    outside = Path("/etc") / f"{MARKER}-{attack}.txt"
-    root = tasks.make(toml_extra="[tests]\ntimeout = 5\n")
-    code = ATTACKS[attack].format(HOST="127.0.0.1:9", OUTSIDE=outside, TASKS=root.parent)
-    tasks.reference(pytester.path / "out" / "calc", dict(CALC_CODE, add=code))
-    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks", "--e2e-timeout=120")
-    result.assert_outcomes(passed=2, failed=1)
-    run = results()["tasks"][0]
+    return Path("/etc") / f"{MARKER}-{attack}.txt"
+
+
+def _submit(tasks, where: Path, attack: str) -> None:
+    code = ATTACKS[attack].format(HOST="127.0.0.1:9", OUTSIDE=_outside(attack), TASKS=tasks.tasks)
+    tasks.reference(where, dict(CALC_CODE, add=code))
+
+
+def _assert_contained(attack: str, run: dict, log: Path) -> None:
+    """R1 alone fails, nothing was written outside, the sandbox says what it stopped."""
     assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R1"]
-    assert not outside.exists()
+    assert not _outside(attack).exists()
     if attack in EXPECTED:
         assert EXPECTED[attack] in run["test_run"]["containment"], run["test_run"]
     assert _survivors() == []
-    log = (
-        pytester.path
-        / ".e2ebench"
-        / "dir-out"
-        / "calc"
-        / "run-1"
-        / "eval"
-        / "extended"
-        / "pytest.log"
-    )
     assert log.stat().st_size <= 1 << 20  # output beyond the bound is dropped
+
+
+@pytest.fixture(scope="module")
+def attack_batch(request, tmp_path_factory):
+    """Every attack of BATCHED graded in one session: run n is the n-th attack."""
+    with batch_folder(request, tmp_path_factory, "attacks") as root:
+        batch = Batch(root)
+        batch.tasks.make(toml_extra="[tests]\ntimeout = 5\n")
+        for n, attack in enumerate(BATCHED, 1):
+            _submit(batch.tasks, batch.variant("calc", n), attack)
+        batch.run(
+            "--e2e-agent=dir:out",
+            "--e2e-tasks=tasks",
+            "--e2e-timeout=120",
+            f"--e2e-runs={len(BATCHED)}",
+        )
+        yield batch
+        for attack in BATCHED:
+            _outside(attack).unlink(missing_ok=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", BATCHED)
+def test_attack_scores_zero_on_its_target(attack_batch, attack):
+    n = BATCHED.index(attack) + 1
+    log = attack_batch.root / ".e2ebench/dir-out/calc" / f"run-{n}" / "eval/extended/pytest.log"
+    _assert_contained(attack, attack_batch.record("calc", n), log)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ALONE)
+def test_attack_alone_scores_zero_on_its_target(pytester, tasks, results, attack):
+    tasks.make(toml_extra="[tests]\ntimeout = 5\n")
+    _submit(tasks, pytester.path / "out" / "calc", attack)
+    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks", "--e2e-timeout=120")
+    result.assert_outcomes(passed=2, failed=1)
+    log = pytester.path / ".e2ebench/dir-out/calc/run-1/eval/extended/pytest.log"
+    _assert_contained(attack, results()["tasks"][0], log)
 
 
 PATCH_PYTEST = (
@@ -166,21 +202,46 @@ FORGERS = {
 }
 
 
+CONFTEST_FORGE = (
+    "import pytest\n\n"
+    "@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n"
+    "    outcome = yield\n"
+    "    report = outcome.get_result()\n"
+    "    report.outcome = 'passed'\n"
+)
+# a conftest (at the root and in the package) and an ini that switches the probe off
+FORGERS["conftest"] = {
+    "conftest.py": CONFTEST_FORGE,
+    "calc/conftest.py": CONFTEST_FORGE,
+    "pytest.ini": "[pytest]\naddopts = -p no:e2ebench_probe\n",
+}
+FORGER_NAMES = sorted(FORGERS)
+
+
+@pytest.fixture(scope="module")
+def forger_batch(request, tmp_path_factory):
+    """Every forger graded in one session: run n is the n-th of FORGER_NAMES."""
+    with batch_folder(request, tmp_path_factory, "forgers") as root:
+        batch = Batch(root)
+        batch.tasks.make()
+        for n, forger in enumerate(FORGER_NAMES, 1):
+            imports = forger in ("forged_results_file", "stolen_key")
+            add = "from . import forge  # noqa\n\n" if imports else ""
+            out = batch.tasks.reference(
+                batch.variant("calc", n),
+                dict(CALC_CODE, add=add + "def add(a, b):\n    return 0\n"),
+            )
+            for rel, text in FORGERS[forger].items():
+                (out / rel).write_text(text)
+        batch.run("--e2e-agent=dir:out", "--e2e-tasks=tasks", f"--e2e-runs={len(FORGER_NAMES)}")
+        yield batch
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("forger", sorted(FORGERS))
-def test_forging_files_in_the_project_do_not_pass_its_tests(pytester, tasks, results, forger):
-    tasks.make()
-    code = dict(
-        CALC_CODE,
-        add="from . import forge  # noqa\n\ndef add(a, b):\n    return 0\n"
-        if forger in ("forged_results_file", "stolen_key")
-        else "def add(a, b):\n    return 0\n",
-    )
-    out = tasks.reference(pytester.path / "out" / "calc", code)
-    for rel, text in FORGERS[forger].items():
-        (out / rel).write_text(text)
-    pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
-    run = results()["tasks"][0]
+@pytest.mark.parametrize("forger", [f for f in FORGER_NAMES if f != "conftest"])
+def test_forging_files_in_the_project_do_not_pass_its_tests(forger_batch, forger):
+    run = forger_batch.record("calc", FORGER_NAMES.index(forger) + 1)
     verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
     assert verdicts["R1"] == "not_implemented"
     if forger in ("forged_results_file", "stolen_key"):
@@ -202,26 +263,10 @@ def test_killing_its_parent_ends_only_its_own_test_run(pytester, tasks, results)
 
 
 @pytest.mark.slow
-def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(pytester, tasks, results):
-    tasks.make()
-    out = tasks.reference(
-        pytester.path / "out" / "calc", dict(CALC_CODE, add="def add(a, b):\n    return 0\n")
-    )
-    forge = (
-        "import pytest\n\n"
-        "@pytest.hookimpl(hookwrapper=True)\n"
-        "def pytest_runtest_makereport(item, call):\n"
-        "    outcome = yield\n"
-        "    report = outcome.get_result()\n"
-        "    report.outcome = 'passed'\n"
-    )
-    (out / "conftest.py").write_text(forge)
-    (out / "calc" / "conftest.py").write_text(forge)
-    (out / "pytest.ini").write_text("[pytest]\naddopts = -p no:e2ebench_probe\n")
-    pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks").assert_outcomes(
-        passed=2, failed=1
-    )
-    assert results()["tasks"][0]["requirements"][0]["verdict"] == "not_implemented"
+def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(forger_batch):
+    run = forger_batch.record("calc", FORGER_NAMES.index("conftest") + 1)
+    verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+    assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}
 
 
 def test_sandbox_mode_is_reported_and_none_is_warned(pytester, tasks):

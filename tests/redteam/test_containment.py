@@ -1,6 +1,6 @@
 """Red-team attacks on the trust boundary (issue 11), each graded through ``dir:``.
 
-Unlike ``tests/test_attacks.py`` (resource bombs in ``add``), these attack the harness itself:
+Unlike ``tests/redteam/test_attacks.py`` (resource bombs in ``add``), these attack the harness itself:
 root inside the sandbox, code that runs outside it, builds that write where they must not, a
 filesystem that leaks the answers, intake, quotas, forged verdicts, runs that vanish or are
 excused, skips, daemons, the host network, ``results.json`` and the shared uv cache.
@@ -1857,8 +1857,39 @@ def test_add_from_a_command():
 """
 
 
+@contextlib.contextmanager
+def _held_until(arena: Arena, done: Path):
+    """Count the bomb's holding processes until ``done`` exists, then end them as they come.
+
+    The bomb holds its processes for as long as they live (at most 50 s): ending them once the
+    honest run's tests are over keeps the test to the seconds of bombing it needs (it took
+    minutes of fixed sleeps). Yields the counts seen while the honest run was not done.
+    """
+    counts: list[int] = [0]
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            pids = arena.survivors()
+            if done.exists():
+                for pid in pids:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+            else:
+                counts.append(len(pids))
+            stop.wait(0.2)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    try:
+        yield counts
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(400)
+@pytest.mark.timeout(300)
 def test_a_fork_bomb_in_one_run_does_not_sink_a_concurrent_honest_run(arena):
     # sandboxed code of every run is the same unprivileged user, whose process limit is one
     # count for all of them: a run holding 2048 processes leaves a concurrent run none
@@ -1873,7 +1904,13 @@ def test_a_fork_bomb_in_one_run_does_not_sink_a_concurrent_honest_run(arena):
         "        break\n"
         "    if pid == 0:\n"
         "        os.execv('/bin/sh', ['/bin/sh', '-c', 'read x < ' + fifo, MARKER])\n"
-        "time.sleep(50)\n"
+        "deadline = time.time() + 50\n"  # held until the test lets go (or 50 s)
+        "while time.time() < deadline:\n"
+        "    try:\n"
+        "        os.waitpid(-1, os.WNOHANG)\n"
+        "    except ChildProcessError:\n"
+        "        break\n"
+        "    time.sleep(0.2)\n"
     ).replace("MARKER", repr(arena.marker))
     pyproject = (
         '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "e2e_backend"\n'
@@ -1892,7 +1929,11 @@ def test_a_fork_bomb_in_one_run_does_not_sink_a_concurrent_honest_run(arena):
         "honest", toml_extra=FAST, tests={"test_calc.py": CALC_TESTS + HONEST_CLI_TEST}
     )
     arena.tasks.reference(arena.root / "out" / "honest", CALC_CODE)
-    arena.grade("-n", "2")
+    done = arena.root / ".e2ebench" / "dir-out" / "honest" / "run-1" / "eval.json"
+    with _held_until(arena, done) as held:
+        arena.grade("-n", "2")
+    # the bomb held its processes while the honest run was tested (else this proves nothing)
+    assert max(held) >= 100, held
     honest = arena.run("honest")
     assert honest["metrics"]["impl_rate"] == 1.0, (honest.get("notes"), honest.get("test_run"))
     arena.assert_r1_fails()

@@ -20,7 +20,7 @@ from pytest_e2ebench.task import find_task_dirs, load_task
 from pytest_e2ebench.testing.scripted_app import app_judge_script
 from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
 
-ROOT = Path(__file__).resolve().parents[1] / "benchmark_apps"
+ROOT = Path(__file__).resolve().parents[2] / "benchmark_apps"
 APPS = [load_task(d) for d in find_task_dirs(ROOT)]
 
 

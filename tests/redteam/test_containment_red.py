@@ -5,7 +5,7 @@
 * the per-run memory and pids cgroup (:func:`pytest_e2ebench.limits.run_cgroup`);
 * the probe's records arriving live through a pipe (``E2EBENCH_PROBE_OUT_FD``).
 
-They reuse the arena of ``tests/test_containment.py`` (markers, listeners, the uv cache canary,
+They reuse the arena of ``tests/redteam/test_containment.py`` (markers, listeners, the uv cache canary,
 and :meth:`Arena.check` after every session). An attack that is contained is a passing test; one
 that works is kept as a strict ``xfail`` whose reason says exactly what gets through.
 """

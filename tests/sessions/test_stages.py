@@ -335,7 +335,7 @@ def test_bundled_tasks_with_stage_references_are_self_checking(pytester, results
     import shutil
     from pathlib import Path
 
-    bundled = Path(__file__).parent.parent / "benchmark_tasks"
+    bundled = Path(__file__).resolve().parents[2] / "benchmark_tasks"
     staged_tasks = sorted(p.name for p in bundled.iterdir() if (p / "design").is_dir())
     assert len(staged_tasks) >= 3
     for name in staged_tasks:

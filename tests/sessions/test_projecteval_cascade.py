@@ -17,7 +17,7 @@ import pytest
 from pytest_e2ebench.projecteval.masker import mask_tree
 from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, reply
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GRADEBOOK = ROOT / "benchmark_tasks" / "gradebook"
 CHECKLIST = json.loads((GRADEBOOK / "checklist.json").read_text())
 

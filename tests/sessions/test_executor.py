@@ -29,7 +29,7 @@ needs_ray = pytest.mark.skipif(
     importlib.util.find_spec("ray") is None,
     reason="Ray is not installed: pip install 'pytest-e2ebench[ray]'",
 )
-BUNDLED = Path(__file__).resolve().parents[1] / "benchmark_tasks"
+BUNDLED = Path(__file__).resolve().parents[2] / "benchmark_tasks"
 RAY = ("--e2e-executor=ray", "-p", "no:cacheprovider")
 GONE_LIMIT = 20.0  # seconds a Ray cluster's processes get to end after its driver did
 # After a kill -9 of the driver, Ray's per-node agents (not workers: they run no pipeline) try

@@ -21,7 +21,7 @@ from pytest_e2ebench.task import load_task
 
 HAS_RAPIDFUZZ = importlib.util.find_spec("rapidfuzz") is not None
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GRADEBOOK = ROOT / "benchmark_tasks" / "gradebook"
 
 

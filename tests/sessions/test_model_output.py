@@ -2,7 +2,7 @@
 tool calls written as text, answers without calls, calls repeated, a refusal once the
 conversation is long, and the context policy. Outputs are shaped like what a local
 Qwen2.5-Coder model served by llama.cpp sent (issue 19's report), and one is what Gemma 3 270M
-sent here (tests/test_model_tier.py runs it live)."""
+sent here (tests/sessions/test_model_tier.py runs it live)."""
 
 from __future__ import annotations
 

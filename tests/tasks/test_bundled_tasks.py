@@ -1,0 +1,116 @@
+"""The bundled benchmark is self-checking, and big and varied enough to separate agents."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pytest_e2ebench.selfcheck import check
+from pytest_e2ebench.task import Task, find_task_dirs, load_task
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS = ROOT / "benchmark_tasks"
+# Names and kinds only, from task.toml: loading a task at collection fetched the references of
+# the PyPI-sourced tasks before a single test ran (the tests load what they check).
+TASK_DIRS = find_task_dirs(TASKS)
+KINDS = {d.name: tomllib.loads((d / "task.toml").read_text())["kind"] for d in TASK_DIRS}
+# The default run checks one task through the whole pipeline; every bundled task is a check of
+# the tasks, not of the harness: the self-check (--selfcheck) runs all of them.
+REPRESENTATIVE = "semverkit"
+
+
+def _tasks(kind_is_web: bool) -> list[Task]:
+    return [load_task(d) for d in TASK_DIRS if (KINDS[d.name] == "web") == kind_is_web]
+
+
+def _per_task(dirs: list[Path]) -> list:
+    """One param per task folder; all but the representative only under --selfcheck."""
+    return [
+        pytest.param(d, id=d.name, marks=() if d.name == REPRESENTATIVE else pytest.mark.selfcheck)
+        for d in dirs
+    ]
+
+
+def test_there_are_bundled_tasks_of_several_kinds():
+    kinds = list(KINDS.values())
+    assert len(TASK_DIRS) >= 3
+    assert {"library", "cli", "data", "web"} <= set(kinds)
+    assert kinds.count("web") >= 6
+    assert REPRESENTATIVE in KINDS
+
+
+@pytest.mark.parametrize("task_dir", _per_task(TASK_DIRS))
+def test_task_is_valid_with_tests_for_every_requirement_and_four_mutant_classes(task_dir):
+    task = load_task(task_dir)
+    for req in task.requirements:
+        assert task.tests_for(req.id), req.id
+    assert {m.cls for m in task.mutants} == {
+        "missing_feature",
+        "stub",
+        "wrong_logic",
+        "wrong_format",
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_representative_reference_passes_and_its_empty_repository_fails(tmp_path):
+    """One bundled task through the whole pipeline in the default run: 100 % and 0 %."""
+    problems = check(
+        [load_task(TASKS / REPRESENTATIVE)], tmp_path, runs=1, workers="0", mutants=False
+    )
+    assert not problems, "\n".join(problems)
+
+
+# The web tasks run in headless Chromium.
+GROUPS = [
+    pytest.param(False, id="python"),
+    pytest.param(True, id="web", marks=pytest.mark.browser),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.selfcheck
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("web", GROUPS)
+def test_every_bundled_reference_passes_and_every_empty_repository_fails(web, tmp_path):
+    """One run each: every reference scores 100 %, every empty repository 0 %."""
+    problems = check(_tasks(web), tmp_path, runs=1, workers="2", mutants=False)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.selfcheck
+@pytest.mark.timeout(2400)
+@pytest.mark.parametrize("web", GROUPS)
+def test_bundled_tasks_are_self_checking(web, tmp_path):
+    """Reference 100 % in 3 runs, empty repo 0 %, each mutant fails exactly what it declares."""
+    problems = check(_tasks(web), tmp_path, runs=3, workers="2")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "task_dir", [d for d in TASK_DIRS if KINDS[d.name] == "web"], ids=lambda d: d.name
+)
+def test_web_task_has_three_scenarios_per_requirement(task_dir):
+    task = load_task(task_dir)
+    assert len(task.requirements) >= 5
+    for req in task.requirements:
+        assert sum(t.cases for t in task.tests_for(req.id)) >= 3, req.id
+
+
+def test_collect_only_shows_the_task_catalog(pytester, tasks):
+    tasks.make()
+    result = pytester.runpytest(
+        "--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--collect-only", "-q"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*= e2ebench tasks =*",
+            "task*kind*created*source*requirements*tests*mutants*ref files*ref lines",
+            "calc*library*2026-11-01*written here*3*7*0*4*12",
+            "1 tasks*3*7*0*4*12",
+        ]
+    )
