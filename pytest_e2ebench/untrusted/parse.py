@@ -40,10 +40,13 @@ _TOML_LITERAL_END = re.compile(r"['\n]")
 def read_data(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = "") -> bytes | None:
     """The bytes of the regular file ``root/rel`` (None when it does not exist).
 
-    Raises AgentFileError for a link anywhere on the path, a non-regular file, a file larger
+    Raises AgentFileError for a link anywhere below ``root``, a non-regular file, a file larger
     than ``max_bytes``, or a path that is absolute or leaves ``root``.
     """
     where = where or str(rel)
+    # ``root`` is the caller's folder (a run's repo, the dataset the user named): trusted, so
+    # a link in its own path is resolved; below it nothing is followed
+    root = Path(root).resolve()
     try:
         return read_beneath(root, rel, max_bytes)
     except FileNotFoundError:
