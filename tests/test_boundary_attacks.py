@@ -145,6 +145,9 @@ def test_every_run_counts_in_the_mean_and_the_summary_has_no_partial_mark(sessio
     # 12 runs counted: the two honest ones and calc's run 4 (see ATTACKS) pass
     assert stats["impl_rate"]["mean"] == pytest.approx(3 / 12)
     assert (stats["evaluated_runs"], stats["errored_runs"], stats["partial"]) == (12, 0, False)
-    lines = [line for line in session["stdout"].splitlines() if "dir:" in line]
-    assert lines and not any(PARTIAL_MARK in line for line in lines), session["stdout"][-3000:]
+    # the terminal tables: "<task|overall> <agent> <runs>[*] ...", * when a run errored
+    rows = [line.split() for line in session["stdout"].splitlines()]
+    rows = [r for r in rows if r[:1] in (["calc"], ["gradebook"], ["overall"]) and len(r) > 2]
+    assert ["overall", "dir-answers", "6"] in [r[:3] for r in rows], session["stdout"][-3000:]
+    assert not [r for r in rows if PARTIAL_MARK in r[2]], session["stdout"][-3000:]
     assert "ended in an error" not in session["stdout"]

@@ -230,6 +230,9 @@ def test_links_size_encoding_and_absence(tmp_path):
         assert problem in str(info.value) and str(info.value).startswith(rel), rel
     assert parse.read_json(repo, "missing.json") is None
     assert parse.read_text(repo, "sub/nothing.txt") is None
+    assert parse.read_text(repo, "latin.txt/below") is None
+    (tmp_path / "alias").symlink_to(repo)  # the caller's own folder may be reached by a link
+    assert parse.read_data(tmp_path / "alias", "latin.txt") == b"caf\xe9"
 
 
 def test_the_scans_are_linear_on_adversarial_text():

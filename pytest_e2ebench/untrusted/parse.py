@@ -40,15 +40,22 @@ _TOML_LITERAL_END = re.compile(r"['\n]")
 def read_data(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = "") -> bytes | None:
     """The bytes of the regular file ``root/rel`` (None when it does not exist).
 
-    Raises AgentFileError for a link anywhere on the path, a non-regular file, a file larger
+    Raises AgentFileError for a link anywhere below ``root``, a non-regular file, a file larger
     than ``max_bytes``, or a path that is absolute or leaves ``root``.
     """
     where = where or str(rel)
+    # ``root`` is the caller's folder (a run's repo, the dataset the user named): trusted, so
+    # a link in its own path is resolved; below it nothing is followed
+    root = Path(root).resolve()
     try:
         return read_beneath(root, rel, max_bytes)
     except FileNotFoundError:
         return None
     except OSError as exc:
+        # O_NOFOLLOW gives ELOOP for a link, and ENOTDIR for a link opened as a folder (as
+        # for a/b where a is a file, which is just a missing file)
+        if exc.errno == errno.ENOTDIR and not _link_on_path(root, rel):
+            return None
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             raise AgentFileError(
                 where, "is or lies behind a symbolic link (links are not followed)"
@@ -61,6 +68,16 @@ def read_data(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = 
         raise AgentFileError(where, f"is larger than {max_bytes} bytes") from None
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is the file's doing
         raise AgentFileError(where, f"cannot be read ({type(exc).__name__})") from None
+
+
+def _link_on_path(root: Path, rel: str) -> bool:
+    """Whether a component of ``root/rel`` is a symbolic link (for the error message only)."""
+    here = Path(root)
+    for part in Path(rel).parts:
+        here = here / part
+        if here.is_symlink():
+            return True
+    return False
 
 
 def read_text(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = "") -> str | None:

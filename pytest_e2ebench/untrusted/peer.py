@@ -93,7 +93,8 @@ def copy_folder(
     Raises AgentFileError when a link points out of the folder or a limit is reached; other
     entries left out (a dangling link, a FIFO) are in the returned report's ``dropped``.
     """
-    folder = Path(root) if str(rel) == "." else beneath(root, rel)
+    root = Path(root).resolve()  # the dataset's own folder may be reached through a link
+    folder = root if str(rel) == "." else beneath(root, rel)
     where = folder.name if str(rel) == "." else str(rel)
     try:
         report = copy_tree(folder, dest, IntakeLimits(), ignore=ignore)
