@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -118,6 +119,10 @@ class App:
         port = int(spec["port"])
         self.origin = f"http://127.0.0.1:{port}/"
         self.url = self.origin + spec.get("entry", "")
+        if spec.get("external"):
+            # the harness started it apart from us (its own uid and PID namespace, our network)
+            self._await(port, int(os.environ["E2EBENCH_APP_EXIT_FD"]))
+            return
         command = [part.replace("{port}", str(port)) for part in spec["command"]]
         log = open(Path(spec["log"]), "wb")  # noqa: SIM115 - kept open while the app runs
         try:
@@ -139,6 +144,20 @@ class App:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 self.problem = f"the launch command exited ({self.proc.returncode}) before serving"
+                return
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                return
+            time.sleep(0.2)
+        self.problem = f"nothing accepted connections on port {port} within {READY_LIMIT:g} s"
+
+    def _await(self, port: int, ended: int) -> None:
+        """Wait for the harness's app to serve; the harness writes to ``ended`` if it ends."""
+        deadline = time.monotonic() + READY_LIMIT
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([ended], [], [], 0)
+            if ready:
+                status = os.read(ended, 300).decode(errors="replace").strip()
+                self.problem = f"the launch command exited ({status}) before serving"
                 return
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
                 return
