@@ -121,7 +121,9 @@ class App:
         self.url = self.origin + spec.get("entry", "")
         if spec.get("external"):
             # the harness started it apart from us (its own uid and PID namespace, our network)
-            self._await(port, int(os.environ["E2EBENCH_APP_EXIT_FD"]))
+            # and writes its exit status to this pipe when it ends
+            ended = int(os.environ["E2EBENCH_APP_EXIT_FD"])
+            self._await(port, lambda: _status(ended))
             return
         command = [part.replace("{port}", str(port)) for part in spec["command"]]
         log = open(Path(spec["log"]), "wb")  # noqa: SIM115 - kept open while the app runs
@@ -140,23 +142,14 @@ class App:
             return
         finally:
             log.close()
-        deadline = time.monotonic() + READY_LIMIT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                self.problem = f"the launch command exited ({self.proc.returncode}) before serving"
-                return
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-                return
-            time.sleep(0.2)
-        self.problem = f"nothing accepted connections on port {port} within {READY_LIMIT:g} s"
+        self._await(port, self.proc.poll)
 
-    def _await(self, port: int, ended: int) -> None:
-        """Wait for the harness's app to serve; the harness writes to ``ended`` if it ends."""
+    def _await(self, port: int, ended) -> None:
+        """Wait for the app to serve on ``port``; ``ended()`` is its exit status once it ended."""
         deadline = time.monotonic() + READY_LIMIT
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([ended], [], [], 0)
-            if ready:
-                status = os.read(ended, 300).decode(errors="replace").strip()
+            status = ended()
+            if status is not None:
                 self.problem = f"the launch command exited ({status}) before serving"
                 return
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
@@ -171,6 +164,12 @@ class App:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, 9)
             self.proc.wait()
+
+
+def _status(fd: int) -> str | None:
+    """What the harness wrote to ``fd`` (the app's exit status), or None while it runs."""
+    ready, _, _ = select.select([fd], [], [], 0)
+    return os.read(fd, 300).decode(errors="replace").strip() if ready else None
 
 
 class Driver:
