@@ -35,12 +35,14 @@ import dataclasses
 import errno
 import functools
 import os
+import select
 import shlex
 import shutil
 import stat
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -545,11 +547,12 @@ class Sandbox:
                 filled = filled or any(v is not None and is_full(v) for v in (tmp, volume))
                 return quota.check() if writable and views is None else None
 
-            netting, on_start = self._network(stack, network, forward, join_net)
-            pass_fds = (*pass_fds, *netting.pop("fds"))
-            cgroup = stack.enter_context(run_cgroup(limits))
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
+            early: list[bool] = []  # the wrapper's byte, when the network's setup read it
+            netting, on_start = self._network(stack, network, forward, join_net, started_r, early)
+            pass_fds = (*pass_fds, *netting.pop("fds"))
+            cgroup = stack.enter_context(run_cgroup(limits))
             try:
                 done = process.run(
                     self.command(
@@ -575,7 +578,7 @@ class Sandbox:
                 )
             finally:
                 os.close(started_w)  # then the read below sees the end of the pipe
-            started = os.read(started_r, 1) == b"1"
+            started = bool(early) or os.read(started_r, 1) == b"1"
             # measured once more: a burst at the very end
             full = bool(watch()) or done.stopped == "disk_quota" or filled
             # the kernel killed a process at the run's memory limit (read before the cgroup goes)
@@ -595,9 +598,16 @@ class Sandbox:
         network: bool,
         forward: Sequence[int],
         join_net: int | None,
+        started_r: int,
+        early: list[bool],
     ) -> tuple[dict, Callable | None]:
         """The command's keyword arguments and descriptors (``fds``) for its network, and
-        what sets that network up once the command started (None: nothing to set up)."""
+        what sets that network up once the command started (None: nothing to set up).
+
+        The setup waits for the wrapper's "started" byte on ``started_r`` (noted in
+        ``early``): by then bubblewrap has set the namespace's loopback up, which the setup
+        must not race, and the wrapper waits at the gate.
+        """
         if join_net is not None and self.mode != "none":
             return {"fds": (join_net,), "join_net": join_net}, None  # set up by its maker
         if not (network or forward) or self.mode == "none":
@@ -622,9 +632,25 @@ class Sandbox:
         def on_start(proc) -> None:
             if unclosed:
                 os.close(unclosed.pop())  # bubblewrap holds its own copy: EOF is its doing
-            net.attach(proc)
+            if _await_byte(started_r, proc):
+                early.append(True)
+                net.attach(proc)
 
         return netting, on_start
+
+
+def _await_byte(fd: int, proc, limit: float = 120.0) -> bool:
+    """True once the wrapper wrote its "started" byte to ``fd``; False when the command ended
+    without it (the caller's check reports that the sandbox did not start)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            return os.read(fd, 1) == b"1"
+        if proc.poll() is not None:
+            ready, _, _ = select.select([fd], [], [], 0)
+            return bool(ready) and os.read(fd, 1) == b"1"
+    raise InfrastructureError("sandbox", f"the sandbox did not start within {limit:g} s")
 
 
 def _chown_tree(root: Path, uid: int) -> None:

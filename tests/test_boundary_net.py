@@ -406,3 +406,55 @@ def test_a_command_app_with_network_cannot_reach_its_driver_its_browser_or_the_h
     # driver's or the browser's
     cmdlines = [g for got in snoop.values() for g in got if g.startswith("cmdline:")]
     assert [c.split("\0")[0] for c in cmdlines] == ["cmdline:bwrap"], cmdlines
+
+
+# --- pure logic: the allow-list and which ports are forwarded ------------------------------
+
+
+def test_a_cmd_agents_environment_is_the_allow_list_and_its_loopback_urls_are_forwarded():
+    from pytest_e2ebench.agents.cmd import agent_environment
+
+    harness = {
+        "PATH": "/usr/bin",
+        "HOME": "/root",
+        "LC_ALL": "C.UTF-8",
+        "OPENAI_BASE_URL": "http://127.0.0.1:8123/v1",
+        "OPENAI_API_KEY": "sk-allowed",
+        "ANTHROPIC_API_KEY": "sk-other-provider",
+        "AWS_SECRET_ACCESS_KEY": "cloud",
+        "PROXY_URL": "http://localhost/",
+        "REMOTE": "https://api.example.com/v1",
+    }
+    names = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PROXY_URL", "REMOTE", "ABSENT")
+    env, ports = agent_environment(names, harness)
+    assert set(env) == {"PATH", "HOME", "LC_ALL", *names} - {"ABSENT"}
+    assert ports == (8123, 80)  # loopback URLs only; the remote endpoint needs no forward
+    assert agent_environment((), harness) == (
+        {"PATH": "/usr/bin", "HOME": "/root", "LC_ALL": "C.UTF-8"},
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    "value, port",
+    [
+        ("http://127.0.0.1:8000/v1", 8000),
+        ("https://localhost/v1", 443),
+        ("http://[::1]:8000/", None),  # the forward listens on 127.0.0.1 only
+        ("http://10.0.0.5:8000/", None),
+        ("127.0.0.1:8000", None),
+        ("http://127.0.0.1:99999/", None),
+        ("file:///etc/passwd", None),
+    ],
+)
+def test_only_a_loopback_url_names_a_port_to_forward(value, port):
+    from pytest_e2ebench.agents.cmd import loopback_port
+
+    assert loopback_port(value) == port
+
+
+def test_an_agent_env_that_is_no_variable_name_is_a_usage_error(pytester):
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-agent-env=OPENAI_API_KEY,1-BAD")
+    result.stderr.fnmatch_lines(
+        ["*--e2e-agent-env=OPENAI_API_KEY,1-BAD: '1-BAD' is not a variable name*"]
+    )
