@@ -35,11 +35,14 @@ import dataclasses
 import errno
 import functools
 import os
+import select
 import shlex
 import shutil
 import stat
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -50,6 +53,9 @@ from .limits import Limits, Quota, RunCgroup, is_full, run_cgroup, sized_tmpfs
 
 MODES = ("auto", "bwrap", "unshare", "none")
 UNPRIVILEGED_UID = 65534  # nobody
+# A second unprivileged uid (no account needed): an app task's own server runs as it, apart
+# from its browser and driver (``nobody``), so it cannot trace, signal or read them.
+APP_UID = 65533
 # The system, read-only: folders bound whole, and /etc files a program may need (no secrets:
 # shadow, ssh keys and the like are never bound). Missing ones are skipped.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -234,6 +240,7 @@ class Sandbox:
 
     mode: str = "none"
     limits: Limits = Limits()
+    uid: int = UNPRIVILEGED_UID  # who runs the code when the harness is root
 
     @property
     def drops_privileges(self) -> bool:
@@ -249,7 +256,7 @@ class Sandbox:
         for root in writable:
             root.mkdir(parents=True, exist_ok=True)
             if self.drops_privileges:
-                _chown_tree(root, UNPRIVILEGED_UID)
+                _chown_tree(root, self.uid)
 
     def command(
         self,
@@ -265,6 +272,7 @@ class Sandbox:
         gate_fd: int | None = None,
         info_fd: int | None = None,
         resolv: Path | None = None,
+        join_net: int | None = None,
     ) -> list[str]:
         """``args`` wrapped for this sandbox's mode.
 
@@ -278,6 +286,8 @@ class Sandbox:
         only says whether it gets user-mode networking there (:mod:`.network`), set up by the
         harness while the wrapper waits on ``gate_fd`` (bubblewrap reports the namespace's
         process on ``info_fd``); ``resolv`` is the resolv.conf then shown at /etc/resolv.conf.
+        ``join_net`` (a descriptor of a namespace :func:`.network.shared` made) is a namespace
+        to run in instead of a new one.
         """
         inner = list(args)
         if gate_fd is not None:
@@ -306,8 +316,8 @@ class Sandbox:
         if self.drops_privileges:
             inner = [
                 "setpriv",
-                f"--reuid={UNPRIVILEGED_UID}",
-                f"--regid={UNPRIVILEGED_UID}",
+                f"--reuid={self.uid}",
+                f"--regid={self.uid}",
                 "--clear-groups",
                 "--inh-caps=-all",
                 "--bounding-set=-all",
@@ -315,12 +325,17 @@ class Sandbox:
                 "--",
                 *inner,
             ]
+        joined = [] if join_net is None else ["nsenter", f"--net=/proc/self/fd/{join_net}"]
         if self.mode == "bwrap":
+            spaces = self._bwrap_namespaces()
+            if join_net is not None:
+                spaces.remove("--unshare-net")
             return [
+                *joined,
                 "bwrap",
                 *self._bwrap_layout(cwd, writable, readable, tmp, views or {}),
                 *(["--ro-bind", str(resolv), "/etc/resolv.conf"] if resolv else []),
-                *self._bwrap_namespaces(),
+                *spaces,
                 *(["--info-fd", str(info_fd)] if info_fd is not None else []),
                 "--die-with-parent",
                 "--chdir",
@@ -331,13 +346,15 @@ class Sandbox:
         spaces = []
         if self.mode == "unshare":
             spaces = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
+            if join_net is not None:
+                spaces.remove("--net")
         reach = self._reach(cwd, writable, readable) if self.drops_privileges else ""
         if reach:
             # a private mount namespace, so the unprivileged user reaches its paths (bash: the
             # descriptors it opens are above 9)
             spaces = ["--mount", "--propagation", "private", *spaces]
             inner = ["/bin/bash", "-c", f'{reach} && exec "$@"', "e2ebench-reach", *inner]
-        return ["unshare", *spaces, "--", *inner] if spaces else inner
+        return [*joined, "unshare", *spaces, "--", *inner] if spaces else inner
 
     def _reach(self, cwd: Path, writable: Sequence[Path], readable: Sequence[Path]) -> str:
         """Shell lines (run as root in a private mount namespace, before dropping privileges)
@@ -488,12 +505,16 @@ class Sandbox:
         limit: int = process.OUTPUT_LIMIT,
         pass_fds: tuple[int, ...] = (),
         forward: Sequence[int] = (),
+        join_net: int | None = None,
+        stop: threading.Event | None = None,
     ) -> process.Completed:
         """Run generated code: wrapped, limited, and afterwards nothing of it left running.
 
         ``network`` gives the command user-mode networking in its own namespace (the outside,
         never the host's loopback); ``forward`` host loopback ports it may reach all the same
-        (a ``cmd:`` agent's model endpoint). See :mod:`.network`.
+        (a ``cmd:`` agent's model endpoint). See :mod:`.network`. ``join_net`` runs it in a
+        namespace shared with another run instead (:func:`.network.shared`, which set it up).
+        When ``stop`` is set the command is ended (``stopped`` = ``"ended"``).
 
         Raises :class:`InfrastructureError` when the sandbox itself could not start (decided
         from a pipe the sandbox's own wrapper writes to, never from the command's output).
@@ -519,16 +540,19 @@ class Sandbox:
 
             def watch() -> str | None:
                 nonlocal filled
+                if stop is not None and stop.is_set():
+                    return "ended"
                 # a full /tmp or overlay volume is contained by the tmpfs itself (ENOSPC): only
                 # recorded; folders written directly are measured, and stopped when over
                 filled = filled or any(v is not None and is_full(v) for v in (tmp, volume))
                 return quota.check() if writable and views is None else None
 
-            netting, on_start = self._network(stack, network, forward)
-            pass_fds = (*pass_fds, *netting.pop("fds"))
-            cgroup = stack.enter_context(run_cgroup(limits))
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
+            early: list[bool] = []  # the wrapper's byte, when the network's setup read it
+            netting, on_start = self._network(stack, network, forward, join_net, started_r, early)
+            pass_fds = (*pass_fds, *netting.pop("fds"))
+            cgroup = stack.enter_context(run_cgroup(limits))
             try:
                 done = process.run(
                     self.command(
@@ -554,7 +578,7 @@ class Sandbox:
                 )
             finally:
                 os.close(started_w)  # then the read below sees the end of the pipe
-            started = os.read(started_r, 1) == b"1"
+            started = bool(early) or os.read(started_r, 1) == b"1"
             # measured once more: a burst at the very end
             full = bool(watch()) or done.stopped == "disk_quota" or filled
             # the kernel killed a process at the run's memory limit (read before the cgroup goes)
@@ -569,10 +593,23 @@ class Sandbox:
         return dataclasses.replace(done, contained=contained)
 
     def _network(
-        self, stack: contextlib.ExitStack, network: bool, forward: Sequence[int]
+        self,
+        stack: contextlib.ExitStack,
+        network: bool,
+        forward: Sequence[int],
+        join_net: int | None,
+        started_r: int,
+        early: list[bool],
     ) -> tuple[dict, Callable | None]:
         """The command's keyword arguments and descriptors (``fds``) for its network, and
-        what sets that network up once the command started (None: an empty namespace)."""
+        what sets that network up once the command started (None: nothing to set up).
+
+        The setup waits for the wrapper's "started" byte on ``started_r`` (noted in
+        ``early``): by then bubblewrap has set the namespace's loopback up, which the setup
+        must not race, and the wrapper waits at the gate.
+        """
+        if join_net is not None and self.mode != "none":
+            return {"fds": (join_net,), "join_net": join_net}, None  # set up by its maker
         if not (network or forward) or self.mode == "none":
             return {"fds": ()}, None  # none: the host's network, as warned
         info_r = info_w = None
@@ -595,9 +632,25 @@ class Sandbox:
         def on_start(proc) -> None:
             if unclosed:
                 os.close(unclosed.pop())  # bubblewrap holds its own copy: EOF is its doing
-            net.attach(proc)
+            if _await_byte(started_r, proc):
+                early.append(True)
+                net.attach(proc)
 
         return netting, on_start
+
+
+def _await_byte(fd: int, proc, limit: float = 120.0) -> bool:
+    """True once the wrapper wrote its "started" byte to ``fd``; False when the command ended
+    without it (the caller's check reports that the sandbox did not start)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            return os.read(fd, 1) == b"1"
+        if proc.poll() is not None:
+            ready, _, _ = select.select([fd], [], [], 0)
+            return bool(ready) and os.read(fd, 1) == b"1"
+    raise InfrastructureError("sandbox", f"the sandbox did not start within {limit:g} s")
 
 
 def _chown_tree(root: Path, uid: int) -> None:

@@ -334,3 +334,127 @@ def test_a_cmd_agent_sees_only_the_allow_list_and_reaches_its_model(session):
     shell = {"PWD", "SHLVL", "_", "OLDPWD"}
     assert set(env) - allowed - shell == {k for k in env if k.startswith("LC_")}
     assert (session["probe"] / "model.txt").read_text().startswith("200 ")
+
+
+# --- an app task's command app: apart from its browser and driver -------------------------
+
+# Before serving, the app tries what a process of the driver's uid could do to the driver and
+# the browser (read their environment and memory, take a descriptor with pidfd_getfd, attach
+# with ptrace, signal them), and calls the harness's listener; it writes what it got.
+SNOOP = """import contextlib, ctypes, functools, http.server, json, os, signal, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+found, me = {}, os.getpid()
+for entry in os.listdir("/proc"):
+    if not entry.isdigit() or int(entry) == me:
+        continue
+    pid, got = int(entry), []
+    for name in ("environ", "mem", "cmdline"):
+        try:
+            with open(f"/proc/{pid}/{name}", "rb") as fh:
+                got.append(f"{name}:" + fh.read(4096).decode(errors="replace"))
+        except OSError as exc:
+            got.append(f"{name}:denied {exc.errno}")
+    try:
+        pidfd = os.pidfd_open(pid)
+        taken = libc.syscall(438, pidfd, 3, 0)  # pidfd_getfd(pidfd, 3, 0)
+        got.append("getfd:" + ("denied" if taken < 0 else "TAKEN"))
+    except OSError as exc:
+        got.append(f"getfd:denied {exc.errno}")
+    got.append("ptrace:" + ("denied" if libc.ptrace(16, pid, 0, 0) != 0 else "ATTACHED"))
+    found[pid] = got
+with contextlib.suppress(ProcessLookupError):
+    os.kill(-1, signal.SIGKILL)
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[2])), 3).close()
+    found["host"] = "open"
+except OSError as exc:
+    found["host"] = "refused " + type(exc).__name__
+with open("snoop.json", "w") as fh:
+    json.dump(found, fh)
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_bwrap
+@needs_slirp
+@pytest.mark.skipif(os.geteuid() != 0, reason="an app runs apart from its driver under root")
+def test_a_command_app_with_network_cannot_reach_its_driver_its_browser_or_the_host(
+    pytester, tasks, results, listeners
+):
+    from test_app import make_command_app, run, scripted
+
+    loop, _ = listeners
+    make_command_app(tasks, SNOOP)
+    toml = tasks.tasks / "greeter" / "task.toml"
+    command = f'command = ["python3", "server.py", "{{port}}", "{loop.port}"]\nnetwork = true\n'
+    toml.write_text(
+        toml.read_text().replace('command = ["python3", "server.py", "{port}"]\n', command)
+    )
+    with ScriptedLLM() as llm:
+        scripted(llm)
+        result = run(pytester, llm, "--e2e-agent=reference")
+    result.assert_outcomes(passed=3)  # honest: it serves, the browser reaches it on loopback
+    snoop = json.loads(next(pytester.path.glob(".e2ebench/**/eval/app/snoop.json")).read_text())
+    assert snoop.pop("host").startswith("refused") and loop.hits == []
+    # only its own PID namespace's first process is there, and nothing of it is readable
+    for pid, got in snoop.items():
+        assert all(("denied" in g) for g in got if not g.startswith("cmdline:")), (pid, got)
+    # the one process it sees is its sandbox's own first process (bubblewrap's), none of the
+    # driver's or the browser's
+    cmdlines = [g for got in snoop.values() for g in got if g.startswith("cmdline:")]
+    assert [c.split("\0")[0] for c in cmdlines] == ["cmdline:bwrap"], cmdlines
+
+
+# --- pure logic: the allow-list and which ports are forwarded ------------------------------
+
+
+def test_a_cmd_agents_environment_is_the_allow_list_and_its_loopback_urls_are_forwarded():
+    from pytest_e2ebench.agents.cmd import agent_environment
+
+    harness = {
+        "PATH": "/usr/bin",
+        "HOME": "/root",
+        "LC_ALL": "C.UTF-8",
+        "OPENAI_BASE_URL": "http://127.0.0.1:8123/v1",
+        "OPENAI_API_KEY": "sk-allowed",
+        "ANTHROPIC_API_KEY": "sk-other-provider",
+        "AWS_SECRET_ACCESS_KEY": "cloud",
+        "PROXY_URL": "http://localhost/",
+        "REMOTE": "https://api.example.com/v1",
+    }
+    names = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PROXY_URL", "REMOTE", "ABSENT")
+    env, ports = agent_environment(names, harness)
+    assert set(env) == {"PATH", "HOME", "LC_ALL", *names} - {"ABSENT"}
+    assert ports == (8123, 80)  # loopback URLs only; the remote endpoint needs no forward
+    assert agent_environment((), harness) == (
+        {"PATH": "/usr/bin", "HOME": "/root", "LC_ALL": "C.UTF-8"},
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    "value, port",
+    [
+        ("http://127.0.0.1:8000/v1", 8000),
+        ("https://localhost/v1", 443),
+        ("http://[::1]:8000/", None),  # the forward listens on 127.0.0.1 only
+        ("http://10.0.0.5:8000/", None),
+        ("127.0.0.1:8000", None),
+        ("http://127.0.0.1:99999/", None),
+        ("file:///etc/passwd", None),
+    ],
+)
+def test_only_a_loopback_url_names_a_port_to_forward(value, port):
+    from pytest_e2ebench.agents.cmd import loopback_port
+
+    assert loopback_port(value) == port
+
+
+def test_an_agent_env_that_is_no_variable_name_is_a_usage_error(pytester):
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-agent-env=OPENAI_API_KEY,1-BAD")
+    result.stderr.fnmatch_lines(
+        ["*--e2e-agent-env=OPENAI_API_KEY,1-BAD: '1-BAD' is not a variable name*"]
+    )

@@ -1,11 +1,16 @@
 """The harness's end of a sandboxed browser on a generated app (driver: :mod:`e2ebench_app`).
 
-The driver, the app it launches and Chromium all run inside one sandbox run (no network but
-loopback, writing only to the run's app copy and work folder). The harness talks to the driver
-over a socket pair passed as a descriptor: JSON lines both ways, each answer bounded in size
-and time. Whatever the page does, a command returns within the command limit (the task's
-``[tests] timeout``) plus :data:`GRACE` seconds or the session is declared broken; the driver
-ends itself after the limit, and the sandbox run's own timeout ends everything left.
+The driver and Chromium run inside one sandbox run (no network but loopback unless the task
+asks for it, writing only to the run's app copy and work folder). A static app is served by the
+driver there. A ``launch = "command"`` app runs, when the harness is root, in a sandbox run of
+its own (its own PID namespace and uid, :data:`~pytest_e2ebench.sandbox.APP_UID`) that joins
+the driver's network namespace (:func:`pytest_e2ebench.network.shared`): the browser reaches
+it on loopback, and it cannot trace, signal or read the memory of the driver or the browser.
+The harness talks to the driver over a socket pair passed as a descriptor: JSON lines both
+ways, each answer bounded in size and time. Whatever the page does, a command returns within
+the command limit (the task's ``[tests] timeout``) plus :data:`GRACE` seconds or the session is
+declared broken; the driver ends itself after the limit, and the sandbox run's own timeout ends
+everything left.
 """
 
 from __future__ import annotations
@@ -15,15 +20,17 @@ import binascii
 import contextlib
 import dataclasses
 import json
+import os
 import resource
 import socket
 import threading
 from pathlib import Path
 
+from .. import network
 from ..errors import InfrastructureError
 from ..probe import PROBE_DIR
 from ..runner import _env
-from ..sandbox import Sandbox
+from ..sandbox import APP_UID, Sandbox
 from ..untrusted.parse import loads_json
 from ..web import browser_binaries
 from . import AppSpec
@@ -66,34 +73,57 @@ class BrowserSession:
         self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
         self.completed = None
+        self._stack = contextlib.ExitStack()
+        self._shared: int | None = None  # the namespace a command app shares with the browser
+        self._app_exit: tuple[int, int] | None = None  # the driver hears the app's end here
+        self._app_thread: threading.Thread | None = None
+        self._stop_app = threading.Event()
+        self.app_completed = None
+        self.port = 0
+
+    def _apart(self) -> None:
+        """For a command app under a root harness: the namespace it will share, and the pipe
+        on which the driver hears that it ended (it is not the driver's child)."""
+        if self.spec.launch != "command" or not self.sandbox.drops_privileges:
+            return
+        if self.sandbox.mode == "none":
+            return
+        self._shared = self._stack.enter_context(network.shared(self.spec.network))
+        if self._shared is not None:
+            self._app_exit = os.pipe()
+            for fd in self._app_exit:
+                self._stack.callback(os.close, fd)
 
     def __enter__(self) -> BrowserSession:
         home, artifacts = self.work / "home", self.work / "artifacts"
         home.mkdir(parents=True, exist_ok=True)
         artifacts.mkdir(parents=True, exist_ok=True)
+        self._apart()
         mine, theirs = socket.socketpair()
         self._sock = mine
         env = _env(self.python, home)
         env.update(browser_binaries(), E2EBENCH_APP_FD=str(theirs.fileno()))
-        port = _free_port()
-        # Chromium reserves far more address space than it uses: no address-space limit.
-        sandbox = dataclasses.replace(
-            self.sandbox,
-            limits=dataclasses.replace(self.sandbox.limits, address_space=resource.RLIM_INFINITY),
-        )
+        fds = (theirs.fileno(),)
+        if self._app_exit is not None:
+            env["E2EBENCH_APP_EXIT_FD"] = str(self._app_exit[0])
+            fds += (self._app_exit[0],)
+        self.port = _free_port()
+        sandbox = _unlimited(self.sandbox)
+        apart = self._shared is not None
 
         def run() -> None:
             try:
                 self.completed = sandbox.run(
                     [str(self.python), str(PROBE_DIR / DRIVER)],
-                    cwd=self.app_dir,
+                    cwd=self.work if apart else self.app_dir,
                     env=env,
                     timeout=self.timeout,
                     log=self.work / "driver.log",
-                    writable=[self.work, self.app_dir],
+                    writable=[self.work] if apart else [self.work, self.app_dir],
                     readable=[self.python.parent.parent, PROBE_DIR],
-                    network=self.spec.network,
-                    pass_fds=(theirs.fileno(),),
+                    network=self.spec.network and not apart,
+                    pass_fds=fds,
+                    join_net=self._shared,
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by the next command
                 self._failure = exc
@@ -109,21 +139,56 @@ class BrowserSession:
             {
                 **self.spec.to_dict(),
                 "dir": str(self.app_dir),
-                "port": port,
+                "port": self.port,
                 "artifacts": str(artifacts),
                 "log": str(self.work / "app.log"),
                 "command_limit": self.command_limit,
+                "external": apart,
             }
         )
         return self
 
+    def _launch_app(self) -> None:
+        """Start a command app in its own sandbox run, in the browser's namespace."""
+        box = dataclasses.replace(_unlimited(self.sandbox), uid=APP_UID)
+        command = [part.replace("{port}", str(self.port)) for part in self.spec.command]
+        env = _env(self.python, self.app_dir)
+        env.update(PORT=str(self.port), HOST="127.0.0.1")
+
+        def run() -> None:
+            status = "no status"
+            try:
+                self.app_completed = box.run(
+                    command,
+                    cwd=self.app_dir,
+                    env=env,
+                    timeout=self.timeout,
+                    log=self.work / "app.log",
+                    writable=[self.app_dir],
+                    readable=[self.python.parent.parent],
+                    join_net=self._shared,
+                    stop=self._stop_app,
+                )
+                status = str(self.app_completed.returncode)
+            except BaseException as exc:  # noqa: BLE001 - the driver reports it as the app's
+                status = f"not started: {str(exc)[:200]}"
+            finally:
+                with contextlib.suppress(OSError):
+                    os.write(self._app_exit[1], status.encode() + b"\n")
+
+        self._app_thread = threading.Thread(target=run, daemon=True)
+        self._app_thread.start()
+
     def __exit__(self, *exc_info) -> None:
         with contextlib.suppress(OSError, SessionBroken):
             self._send({"op": "quit"})
-        if self._thread is not None:
-            self._thread.join(timeout=30)
+        self._stop_app.set()
+        for thread in (self._app_thread, self._thread):
+            if thread is not None:
+                thread.join(timeout=30)
         if self._sock is not None:
             self._sock.close()
+        self._stack.close()
 
     def _send(self, message: dict) -> None:
         try:
@@ -170,6 +235,8 @@ class BrowserSession:
             raise InfrastructureError(
                 "browser", f"the app's browser did not start: {launched['error']}"
             )
+        if self._shared is not None:
+            self._launch_app()
         try:
             answer = self.command("start", START_LIMIT)
         except SessionBroken as exc:
@@ -192,6 +259,13 @@ def save_screenshot(data: object, path: Path) -> str | None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(raw)
     return str(path)
+
+
+def _unlimited(sandbox: Sandbox) -> Sandbox:
+    """``sandbox`` without an address-space limit: Chromium (and Node) reserve far more
+    address space than they use."""
+    limits = dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY)
+    return dataclasses.replace(sandbox, limits=limits)
 
 
 def _free_port() -> int:

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import InfrastructureError
@@ -52,7 +52,7 @@ INFO_LIMIT = 1 << 16  # bytes of bubblewrap's --info-fd JSON read at most
 _NS_GET_USERNS = 0xB701  # ioctl: the user namespace owning a namespace (linux/nsfs.h)
 FIX = "install slirp4netns (apt-get install slirp4netns)"
 
-__all__ = ["DNS", "FIX", "Forwarder", "UserNet", "missing", "resolv_conf"]
+__all__ = ["DNS", "FIX", "Forwarder", "UserNet", "missing", "resolv_conf", "shared"]
 
 
 def missing() -> str | None:
@@ -151,6 +151,11 @@ class UserNet:
             net = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
         except OSError as exc:
             raise self._error(f"its namespace is gone ({exc})") from None
+        self.adopt(net)
+        os.write(self._gate_w, b"1")
+
+    def adopt(self, net: int) -> None:
+        """Set up the namespace ``net`` (a descriptor this object now owns and closes)."""
         self._fds.append(net)
         owner = None
         if os.geteuid() != 0:
@@ -164,7 +169,6 @@ class UserNet:
         if self.forward:
             self.forwarder = Forwarder(self._listeners(net, owner), self.forward)
             self.forwarder.start()
-        os.write(self._gate_w, b"1")
 
     def _enter(self, net: int, owner: int | None) -> list[str]:
         """An nsenter prefix acting in the namespace (pass ``net`` and ``owner``)."""
@@ -280,3 +284,31 @@ class UserNet:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._fds = []
+
+
+@contextlib.contextmanager
+def shared(outside: bool) -> Iterator[int | None]:
+    """A network namespace that several sandbox runs join (an app and its browser), set up
+    like a step's (:class:`UserNet`); its descriptor, or None where only a root harness can
+    make one that a second run can join."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("nsenter") is None:
+        yield None
+        return
+    holder = subprocess.Popen(
+        ["unshare", "--net", "--", "/bin/sh", "-c", "read x"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    net = UserNet(outside=outside, forward=(), info=None)
+    try:
+        pid = net._pid(holder)  # noqa: SLF001 - the same module
+        net.adopt(os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC))
+        holder.stdin.close()  # the descriptor keeps the namespace; its first process may end
+        holder.wait(timeout=READY_LIMIT)
+        yield net._fds[0]  # noqa: SLF001
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+        net.close()

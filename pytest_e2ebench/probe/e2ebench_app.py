@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -118,6 +119,12 @@ class App:
         port = int(spec["port"])
         self.origin = f"http://127.0.0.1:{port}/"
         self.url = self.origin + spec.get("entry", "")
+        if spec.get("external"):
+            # the harness started it apart from us (its own uid and PID namespace, our network)
+            # and writes its exit status to this pipe when it ends
+            ended = int(os.environ["E2EBENCH_APP_EXIT_FD"])
+            self._await(port, lambda: _status(ended))
+            return
         command = [part.replace("{port}", str(port)) for part in spec["command"]]
         log = open(Path(spec["log"]), "wb")  # noqa: SIM115 - kept open while the app runs
         try:
@@ -135,10 +142,15 @@ class App:
             return
         finally:
             log.close()
+        self._await(port, self.proc.poll)
+
+    def _await(self, port: int, ended) -> None:
+        """Wait for the app to serve on ``port``; ``ended()`` is its exit status once it ended."""
         deadline = time.monotonic() + READY_LIMIT
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                self.problem = f"the launch command exited ({self.proc.returncode}) before serving"
+            status = ended()
+            if status is not None:
+                self.problem = f"the launch command exited ({status}) before serving"
                 return
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
                 return
@@ -152,6 +164,12 @@ class App:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, 9)
             self.proc.wait()
+
+
+def _status(fd: int) -> str | None:
+    """What the harness wrote to ``fd`` (the app's exit status), or None while it runs."""
+    ready, _, _ = select.select([fd], [], [], 0)
+    return os.read(fd, 300).decode(errors="replace").strip() if ready else None
 
 
 class Driver:

@@ -423,9 +423,11 @@ def test_an_app_evaluation_is_recorded_and_replayed_offline_with_identical_verdi
     assert list((out / "reference/greeter").glob("run-1/eval/cases/F2-1.json"))
 
 
-KILLER = """import functools, http.server, os, signal, sys
-# Hostile: the app runs with the driver's uid, so it can signal the driver and the browser.
-os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but itself
+KILLER = """import contextlib, functools, http.server, os, signal, sys
+# Hostile: it signals every process it may. It runs apart from the driver and the browser (its
+# own uid and PID namespace), so there are none: it serves as if nothing happened.
+with contextlib.suppress(ProcessLookupError):
+    os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but itself
 handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
 """
@@ -433,16 +435,15 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_
 
 @browser
 @pytest.mark.slow
-def test_a_command_app_that_kills_the_driver_and_the_browser_fails_and_is_no_harness_error(
+def test_a_command_app_that_kills_what_it_can_does_not_reach_the_driver_or_the_browser(
     pytester, tasks, results, llm
 ):
-    # The app starts only after the browser, so killing them cannot pass for "the browser did
-    # not start" (an infrastructure error: no grade at all); the app is simply not executable.
+    # The app runs apart from the browser and its driver (issue 26): its kill(-1) finds
+    # nothing to signal, and the app is graded as the honest one.
     make_command_app(tasks, KILLER)
     scripted(llm)
     result = run(pytester, llm, "--e2e-agent=reference")
-    result.assert_outcomes(failed=3)
+    result.assert_outcomes(passed=3)
     record = results()["tasks"][0]
     assert record["status"] != "error"
-    assert record["metrics"]["executability"] == 0.0 and record["metrics"]["sq"] == 0.0
-    assert llm.requests == []  # not executable: no model asked
+    assert record["metrics"]["executability"] == 1.0
