@@ -86,25 +86,16 @@ def _functions(code) -> list:
     return found
 
 
-class _PassHookConfig:
-    """What pytest's rewriter asks of its config: with ``enable_assertion_pass_hook`` on."""
-
-    @staticmethod
-    def getini(name):
-        return name == "enable_assertion_pass_hook"
-
-
 def _compiled(path: str, source: bytes) -> list:
-    """The module's code as pytest would run it: assertions rewritten (the pass hook off or on),
-    or plainly (a helper module pytest does not rewrite, ``--assert=plain``)."""
+    """The module's code as pytest would run it: assertions rewritten, or plainly (a helper
+    module pytest does not rewrite, ``--assert=plain``). The harness's ini never turns on
+    ``enable_assertion_pass_hook`` (not among testconf's settings), which would change it."""
     from _pytest.assertion.rewrite import rewrite_asserts
 
-    out = [compile(source, path, "exec", dont_inherit=True)]
-    for config in (None, _PassHookConfig()):
-        tree = ast.parse(source, filename=path)
-        rewrite_asserts(tree, source, path, config)
-        out.append(compile(tree, path, "exec", dont_inherit=True))
-    return out
+    tree = ast.parse(source, filename=path)
+    rewrite_asserts(tree, source, path, None)
+    plain = compile(source, path, "exec", dont_inherit=True)
+    return [plain, compile(tree, path, "exec", dont_inherit=True)]
 
 
 class SuiteCode:
@@ -142,9 +133,9 @@ class SuiteCode:
             self.defined[path] = {q.rpartition(".")[2] for q in table}
 
     def check(self, nodeid: str, item) -> str:
-        """ "" when the test ``item`` runs the suite's code for it, else what is wrong."""
+        """Empty when the test ``item`` runs the suite's code for it, else what is wrong."""
         path = _node_path(item)
-        file = os.path.realpath(str(path)) if path is not None else ""
+        file = _real(str(path)) if path is not None else ""
         if file not in self.codes:
             return ""  # not a Python test of the suite (e.g. a doctest of a text file)
         space = vars(item)
@@ -156,10 +147,28 @@ class SuiteCode:
         name = nodeid.rpartition("::")[2].partition("[")[0]
         if code.co_name != name and name in self.defined[file]:
             return f"{nodeid}: runs the suite's {code.co_qualname}, not {name}"
-        table = self.codes[os.path.realpath(code.co_filename)]
-        if _digest(code) not in table.get(code.co_qualname, ()):
+        table = self.codes[_real(code.co_filename)]
+        if _digest_once(code) not in table.get(code.co_qualname, ()):
             return f"{nodeid}: its code is not what the suite's file compiles to"
         return ""
+
+
+_REAL: dict[str, str] = {}
+_DIGESTS: dict[int, tuple] = {}  # id -> (code, digest): the code kept, so its id stays its own
+
+
+def _real(path: str) -> str:
+    """``os.path.realpath``, once per path (a test's file is checked at each of its reports)."""
+    if path not in _REAL:
+        _REAL[path] = os.path.realpath(path)
+    return _REAL[path]
+
+
+def _digest_once(code) -> str:
+    known = _DIGESTS.get(id(code))
+    if known is None or known[0] is not code:
+        known = _DIGESTS[id(code)] = (code, _digest(code))
+    return known[1]
 
 
 def _node_path(item):
@@ -177,7 +186,7 @@ def _test_code(obj, codes: dict):
         if type(obj) is not types.FunctionType:
             return None, f"a {type(obj).__name__}, not a function"
         code = obj.__code__
-        if os.path.realpath(code.co_filename) in codes:
+        if _real(code.co_filename) in codes:
             return code, ""
         # a decorator's wrapper (functools.wraps): the suite's function is behind it
         obj = vars(obj).get("__wrapped__")
