@@ -470,3 +470,38 @@ def test_a_passing_honeypot_is_evidence_only_where_its_original_passed():
     assert evidence("passed", "failed") == []  # as the reference does
     found = evidence("passed", "passed")
     assert "hidden tests that the reference fails passed: tests/test_a.py::test_copy[1]" in found
+
+
+# A test tool that gives its wrapper the test's file name, as hypothesis's @given does.
+TOOL = """\
+import functools
+
+def given(test):
+    def wrapped_test(*args, **kwargs):
+        return test(*args, **kwargs)
+    wrapped_test.__code__ = wrapped_test.__code__.replace(
+        co_filename=test.__code__.co_filename, co_firstlineno=test.__code__.co_firstlineno
+    )
+    wrapped_test.__name__ = test.__name__
+    return wrapped_test
+
+def logged(test):
+    @functools.wraps(test)
+    def wrapper(*args, **kwargs):
+        return test(*args, **kwargs)
+    return wrapper
+"""
+
+
+def test_a_test_tools_wrappers_are_the_suites_code(pytester, monkeypatch):
+    tool = pytester.path / "tool"
+    tool.mkdir()
+    (tool / "fake_tool.py").write_text(TOOL)
+    monkeypatch.setenv("E2EBENCH_PROBE_TRUSTED", str(tool))
+    tests = (
+        f"import sys\nsys.path.insert(0, {str(tool)!r})\nfrom fake_tool import given, logged\n"
+        "from project import VALUE\n\n@given\ndef test_it():\n    assert VALUE == 1\n\n"
+        "@logged\ndef test_logged():\n    assert VALUE == 1\n"
+    )
+    found = _probe_run(pytester, monkeypatch, "VALUE = 1\n", tests)
+    assert found["changed"] == [] and set(found["outcomes"].values()) == {"passed"}
