@@ -11,6 +11,9 @@ test into an outcome (pytest's runner, reports, test functions, assertion rewrit
 hook calling, the hook implementations, and the probe's own signing) and checks it again at
 collection end, at every report and at session end: a change is written as a ``tamper`` record
 naming what changed (issue 11, class 7; the harness's cross-checks are in ``tamper.py``).
+In the runs of the harness's Python suites it also checks that every test runs the code
+compiled from the suite's files, and reports what the project's code does to the suite or the
+harness through an audit hook (``e2ebench_guard.py``, issue 26).
 """
 
 import hmac
