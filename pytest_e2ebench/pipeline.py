@@ -45,6 +45,12 @@ REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each t
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
 STAGE_FORMAT = 4
 MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
+# What an app task without a model needs: its judge is an LLM whatever agent wrote the app.
+APP_WITHOUT_MODEL = (
+    "An app task's cases are played by an LLM driving a browser, for every agent (the "
+    "reference too): give it a model, or leave the app tasks out (the default --e2e-tasks="
+    "benchmark_tasks has none; benchmark_apps/ holds them, docs/apps.md)."
+)
 ERROR_FILE = "error.txt"  # in the run folder: the traceback of a run that ended in an error
 # Limits whose excess is a disk quota in containment terms (max_depth is not).
 QUOTA_LIMITS = frozenset({"max_bytes", "max_files", "max_file_bytes"})
@@ -506,7 +512,11 @@ class Evaluator:
         def llm_of():
             # Only an executable app needs a model: the empty project is graded without one.
             try:
-                require_endpoint(settings, f"the app task {task.id} (judged by a browser agent)")
+                require_endpoint(
+                    settings,
+                    f"the app task {task.id} (judged by a browser agent, whatever the agent)",
+                    APP_WITHOUT_MODEL,
+                )
             except pytest.UsageError as exc:
                 raise InfrastructureError("judge", str(exc)) from None
             return ctx.llm()
