@@ -76,6 +76,7 @@ class Evaluator:
     executor: RayExecutor | None = None
     # False in a Ray worker: the driver announces the run (pytest_e2ebench_run_finished)
     announce: bool = True
+    total_runs: int = 0  # the runs the session selected (plugin.pytest_collection_modifyitems)
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -90,7 +91,11 @@ class Evaluator:
         reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
         show = reporter.live_line if reporter is not None and not reporter.distributed else None
         path = progress.progress_file(self.settings.out, key)
-        return progress.writer(path, show, key=key if isinstance(key, RunKey) else None)
+        # how far the session is: only a plain session's process sees every run it starts
+        position = f"{len(self._done) + 1}/{self.total_runs}" if show and self.total_runs else ""
+        return progress.writer(
+            path, show, key=key if isinstance(key, RunKey) else None, position=position
+        )
 
     def run_dir(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> Path:
         """Where the stages of (task, agent, run) live (a ProjectEval level has its own)."""
@@ -120,6 +125,7 @@ class Evaluator:
         key = RunKey.of(task, agent, run, stage)
         if key not in self._done:
             result = self._done[key] = self.outcome(task, agent, run, stage)
+            self.progress_for(key)({"done": True})  # the run's stages said what they did
             if stage == IMPLEMENT and self.announce:
                 ctx = self.context(task, agent, run)
                 if not isinstance(result, dict):
@@ -413,6 +419,7 @@ class Evaluator:
         )
         migration = stage.load()
         if migration is None:
+            ctx.progress({"doing": f"adapting the reference tests ({mode} migration)"})
             out = stage.reset(create=False)  # the migrator creates it
             start = time.monotonic()
             migrated_now = run_migration(self.config, task, repo, out, mode, ctx)
@@ -439,6 +446,7 @@ class Evaluator:
         )
         test_run = stage.load()
         if test_run is None:
+            ctx.progress({"doing": "running the reference tests"})
             eval_dir = stage.reset()
             test_run = stage.commit(
                 runner.run_all(
@@ -598,6 +606,8 @@ class Evaluator:
         """The environment of ``stage``: cached, or built now (and the project installed)."""
         install = stage.load()
         if install is None:
+            # the longest wait of a cold session (minutes): say so (issue 31)
+            ctx.progress({"doing": "building its environment (the project and the test tools)"})
             built = venv.build(
                 stage.reset(),
                 repo,

@@ -246,6 +246,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         from .agents.builtin import check_missing
 
         lines = check_missing(config, items, config.stash[SETTINGS].missing)
+        runs = {(i.task.id, i.agent.label, i.run) for i in items if hasattr(i, "agent")}
+        evaluator.total_runs = len(runs)
         tr = config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None and not hasattr(config, "workerinput"):
             for line in lines:

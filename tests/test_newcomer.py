@@ -343,3 +343,15 @@ def test_without_a_model_the_advice_names_the_demo_model(pytester, tasks):
     result = pytester.runpytest("--e2e-agent=vanilla", "--e2e-tasks=tasks")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*e2ebench demo-model*"])
+
+
+# --- 6. long work says what it does and how far the session is --------------------------------
+
+
+@pytest.mark.slow
+def test_each_run_says_its_environment_build_and_test_run_with_its_place(plain_session):
+    import re
+
+    out = plain_session.stdout
+    for doing in ("building its environment", "running the reference tests"):
+        assert re.search(rf"\[e2ebench\] \w+ calc run-1 \([12]/2\): {doing}", out), out[:3000]
