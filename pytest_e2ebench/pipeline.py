@@ -76,7 +76,8 @@ class Evaluator:
     executor: RayExecutor | None = None
     # False in a Ray worker: the driver announces the run (pytest_e2ebench_run_finished)
     announce: bool = True
-    total_runs: int = 0  # the runs the session selected (plugin.pytest_collection_modifyitems)
+    # (task, agent label, run) of the runs the session selected (pytest_collection_modifyitems)
+    session_runs: set = dataclasses.field(default_factory=set)
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -91,8 +92,10 @@ class Evaluator:
         reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
         show = reporter.live_line if reporter is not None and not reporter.distributed else None
         path = progress.progress_file(self.settings.out, key)
-        # how far the session is: only a plain session's process sees every run it starts
-        position = f"{len(self._done) + 1}/{self.total_runs}" if show and self.total_runs else ""
+        # how far the session is: only a plain session's process sees every run it starts (a
+        # run the harness makes for itself, the reference's census, has no place)
+        selected = isinstance(key, RunKey) and (key.task, key.agent, key.run) in self.session_runs
+        position = f"{len(self._done) + 1}/{len(self.session_runs)}" if show and selected else ""
         return progress.writer(
             path, show, key=key if isinstance(key, RunKey) else None, position=position
         )
