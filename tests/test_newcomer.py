@@ -266,6 +266,7 @@ def plain_session(tmp_path_factory):
     broken = factory.make("broken")
     (broken / "task.toml").write_text('id = "broken"\ntitle = "unclosed\n')
     args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-k", "R2", "--tb=line")
+    args += ("--junitxml=junit.xml", "--e2e-html=report.html")
     return run_session(root, *args, "-q")
 
 
@@ -291,7 +292,8 @@ def test_summary_shows_tokens_sent_and_generated_and_names_its_files(plain_sessi
     out = plain_session.stdout
     header = next(line for line in out.splitlines() if line.startswith("task "))
     assert "tok_in" in header and "tok_out" in header and "exec" not in header
-    assert "results: " in out and "this session's results, kept: " in out
+    for named in ("results: ", "this session's results, kept: ", "html report: ", "junit xml: "):
+        assert out.count(named) == 1, named  # each file once, also under -q
 
 
 # --- 8. a first LLM-agent run without a model: e2ebench demo-model -----------------------------
