@@ -10,7 +10,9 @@ results files; ``e2ebench compare A.json B.json`` compares two agents on the sam
 ``e2ebench verify-import e2edev SRC TASKS`` compares the harness with E2EDev's Behave runner on
 the imported reference apps, ``e2ebench verify-import pytest TASKS`` with plain pytest on
 imported Python suites; ``e2ebench model fetch|serve`` a small local model behind llama-server
-for the model test tier. The benchmark itself runs through pytest (``pytest --e2e-agent=...``).
+for the model test tier; ``e2ebench demo-model`` a stand-in model that writes each task's
+reference, for a first LLM-agent run. The benchmark itself runs through pytest
+(``pytest --e2e-agent=...``).
 """
 
 from __future__ import annotations
@@ -77,6 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     localmodel.add_arguments(modelling)
     modelling.set_defaults(run=localmodel.run)
+    from .testing import demo_model
+
+    demo = commands.add_parser(
+        "demo-model",
+        help="a stand-in OpenAI-compatible model that writes each task's reference (no model "
+        "needed for a first LLM-agent run)",
+    )
+    demo_model.add_arguments(demo)
+    demo.set_defaults(run=demo_model.run)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

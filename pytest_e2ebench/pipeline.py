@@ -45,6 +45,12 @@ REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each t
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
 STAGE_FORMAT = 4
 MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
+# What an app task without a model needs: its judge is an LLM whatever agent wrote the app.
+APP_WITHOUT_MODEL = (
+    "An app task's cases are played by an LLM driving a browser, for every agent (the "
+    "reference too): give it a model, or leave the app tasks out (the default --e2e-tasks="
+    "benchmark_tasks has none; benchmark_apps/ holds them, docs/apps.md)."
+)
 ERROR_FILE = "error.txt"  # in the run folder: the traceback of a run that ended in an error
 # Limits whose excess is a disk quota in containment terms (max_depth is not).
 QUOTA_LIMITS = frozenset({"max_bytes", "max_files", "max_file_bytes"})
@@ -80,6 +86,8 @@ class Evaluator:
     _settled: dict[RunKey, dict | InfrastructureError | RunFailed] = dataclasses.field(
         default_factory=dict
     )
+    # (task, agent label, run) of the runs the session selected (pytest_collection_modifyitems)
+    session_runs: set = dataclasses.field(default_factory=set)
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -94,7 +102,13 @@ class Evaluator:
         reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
         show = reporter.live_line if reporter is not None and not reporter.distributed else None
         path = progress.progress_file(self.settings.out, key)
-        return progress.writer(path, show, key=key if isinstance(key, RunKey) else None)
+        # how far the session is: only a plain session's process sees every run it starts (a
+        # run the harness makes for itself, the reference's census, has no place)
+        selected = isinstance(key, RunKey) and (key.task, key.agent, key.run) in self.session_runs
+        position = f"{len(self._done) + 1}/{len(self.session_runs)}" if show and selected else ""
+        return progress.writer(
+            path, show, key=key if isinstance(key, RunKey) else None, position=position
+        )
 
     def run_dir(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> Path:
         """Where the stages of (task, agent, run) live (a ProjectEval level has its own)."""
@@ -126,6 +140,7 @@ class Evaluator:
             settled = self._settled.pop(key, None)
             result = settled if settled is not None else self.outcome(task, agent, run, stage)
             self._done[key] = result
+            self.progress_for(key)({"done": True})  # the run's stages said what they did
             if stage == IMPLEMENT and self.announce:
                 ctx = self.context(task, agent, run)
                 if not isinstance(result, dict):
@@ -446,6 +461,7 @@ class Evaluator:
         )
         migration = stage.load()
         if migration is None:
+            ctx.progress({"doing": f"adapting the reference tests ({mode} migration)"})
             out = stage.reset(create=False)  # the migrator creates it
             start = time.monotonic()
             migrated_now = run_migration(self.config, task, repo, out, mode, ctx)
@@ -472,6 +488,7 @@ class Evaluator:
         )
         test_run = stage.load()
         if test_run is None:
+            ctx.progress({"doing": "running the reference tests"})
             eval_dir = stage.reset()
             test_run = stage.commit(
                 runner.run_all(
@@ -545,7 +562,11 @@ class Evaluator:
         def llm_of():
             # Only an executable app needs a model: the empty project is graded without one.
             try:
-                require_endpoint(settings, f"the app task {task.id} (judged by a browser agent)")
+                require_endpoint(
+                    settings,
+                    f"the app task {task.id} (judged by a browser agent, whatever the agent)",
+                    APP_WITHOUT_MODEL,
+                )
             except pytest.UsageError as exc:
                 raise InfrastructureError("judge", str(exc)) from None
             return ctx.llm()
@@ -627,6 +648,8 @@ class Evaluator:
         """The environment of ``stage``: cached, or built now (and the project installed)."""
         install = stage.load()
         if install is None:
+            # the longest wait of a cold session (minutes): say so (issue 31)
+            ctx.progress({"doing": "building its environment (the project and the test tools)"})
             built = venv.build(
                 stage.reset(),
                 repo,

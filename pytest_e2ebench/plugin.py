@@ -253,6 +253,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         from .agents.builtin import check_missing
 
         lines = check_missing(config, items, config.stash[SETTINGS].missing)
+        runs = {(i.task.id, i.agent.label, i.run) for i in items if hasattr(i, "agent")}
+        evaluator.session_runs = runs
         tr = config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None and not hasattr(config, "workerinput"):
             for line in lines:

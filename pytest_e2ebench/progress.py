@@ -34,6 +34,7 @@ def writer(
     show: Callable[[str], None] | None = None,
     every: float = SHOW_EVERY,
     key: RunKey | None = None,
+    position: str = "",
 ) -> Callable[[dict], None]:
     """A callback an agent calls with its state (role, step, max_steps, tokens, cost_usd).
 
@@ -41,6 +42,8 @@ def writer(
     ``key`` (the run's) goes into the file, so the line names the run without parsing a name.
     """
     named = {"run": path.stem, **({"key": key.to_dict()} if key is not None else {})}
+    if position:  # "3/24": the run's place among the session's runs
+        named["position"] = position
     last = [0.0]
     shown = [-every, ""]
 
@@ -49,7 +52,10 @@ def writer(
             remove(path)
             return
         now = time.monotonic()
-        if show is not None and now - shown[0] >= every:
+        # a new step of the run (its environment, its tests) is said at once; an agent's
+        # steps at most every ``every`` seconds
+        doing = info.get("doing")
+        if show is not None and (now - shown[0] >= every or (doing and doing not in shown[1])):
             line = describe({**info, **named})
             if line != shown[1]:
                 shown[:] = [now, line]
@@ -71,7 +77,10 @@ def describe(info: dict) -> str:
         which = " ".join(run_folder(PurePath(), RunKey.from_dict(info["key"])).parts)
     except (KeyError, TypeError, ValueError):  # a file without its key: its name, as it is
         which = str(info.get("run", "?")).replace("--", " ")
-    parts = [f"[e2ebench] {which}:"]
+    where = f" ({info['position']})" if info.get("position") else ""
+    parts = [f"[e2ebench] {which}{where}:"]
+    if info.get("doing"):
+        parts.append(str(info["doing"]))
     if info.get("role"):
         parts.append(str(info["role"]))
     if info.get("step") is not None:

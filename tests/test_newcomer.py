@@ -266,6 +266,7 @@ def plain_session(tmp_path_factory):
     broken = factory.make("broken")
     (broken / "task.toml").write_text('id = "broken"\ntitle = "unclosed\n')
     args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-k", "R2", "--tb=line")
+    args += ("--junitxml=junit.xml", "--e2e-html=report.html")
     return run_session(root, *args, "-q")
 
 
@@ -291,4 +292,68 @@ def test_summary_shows_tokens_sent_and_generated_and_names_its_files(plain_sessi
     out = plain_session.stdout
     header = next(line for line in out.splitlines() if line.startswith("task "))
     assert "tok_in" in header and "tok_out" in header and "exec" not in header
-    assert "results: " in out and "this session's results, kept: " in out
+    for named in ("results: ", "this session's results, kept: ", "html report: ", "junit xml: "):
+        assert out.count(named) == 1, named  # each file once, also under -q
+
+
+# --- 8. a first LLM-agent run without a model: e2ebench demo-model -----------------------------
+
+
+@pytest.mark.slow
+def test_demo_model_command_serves_a_model_that_writes_the_reference(pytester, tasks, results):
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tasks.make("calc")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pytest_e2ebench.cli", "demo-model", "--tasks", "tasks"],
+        cwd=pytester.path,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = server.stdout.readline()
+        command = server.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/v1", first).group(0)
+        assert "--e2e-agent=vanilla --e2e-model=demo-model" in command and url in command
+        result = pytester.runpytest(
+            "--e2e-agent=vanilla",
+            "--e2e-model=demo-model",
+            f"--e2e-llm-base-url={url}",
+            "--e2e-tasks=tasks",
+        )
+        result.assert_outcomes(passed=3)
+        metrics = results()["tasks"][0]["metrics"]
+        assert metrics["tokens_sent"] > 0 and metrics["tokens_generated"] > 0
+    finally:
+        server.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 10
+        while server.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if server.poll() is None:
+            server.kill()
+        server.wait()
+        server.stdout.close()
+    assert server.returncode == 0
+
+
+def test_without_a_model_the_advice_names_the_demo_model(pytester, tasks):
+    tasks.make("calc")
+    result = pytester.runpytest("--e2e-agent=vanilla", "--e2e-tasks=tasks")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*e2ebench demo-model*"])
+
+
+# --- 6. long work says what it does and how far the session is --------------------------------
+
+
+@pytest.mark.slow
+def test_each_run_says_its_environment_build_and_test_run_with_its_place(plain_session):
+    import re
+
+    out = plain_session.stdout
+    for doing in ("building its environment", "running the reference tests"):
+        assert re.search(rf"\[e2ebench\] \w+ calc run-1 \([12]/2\): {doing}", out), out[:3000]

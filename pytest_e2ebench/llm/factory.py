@@ -13,9 +13,16 @@ from .base import LLMUnavailable
 from .cache import CachedLLM
 from .outage import Guarded
 
+NO_MODEL_HINT = (
+    "To check the harness without a model, run --e2e-agent=reference; to see an LLM agent's "
+    "whole run without one, start `e2ebench demo-model` (a stand-in model that writes each "
+    "task's reference) and use the options it prints."
+)
 
-def require_endpoint(settings: Settings, what: str) -> None:
-    """UsageError unless ``what`` (e.g. ``--e2e-agent=sdagent-dt``) has a model and endpoint."""
+
+def require_endpoint(settings: Settings, what: str, hint: str = NO_MODEL_HINT) -> None:
+    """UsageError unless ``what`` (e.g. ``--e2e-agent=sdagent-dt``) has a model and endpoint;
+    ``hint`` says what to do without one."""
     missing = []
     if not settings.model and settings.llm_cache != "replay":
         missing.append("a model: --e2e-model=NAME (or ini e2ebench_model)")
@@ -25,10 +32,7 @@ def require_endpoint(settings: Settings, what: str) -> None:
             "e2ebench_llm_base_url), with the key in $OPENAI_API_KEY"
         )
     if missing:
-        raise pytest.UsageError(
-            f"{what} calls an LLM and needs {' and '.join(missing)}. To check the "
-            "harness without a model, run --e2e-agent=reference."
-        )
+        raise pytest.UsageError(f"{what} calls an LLM and needs {' and '.join(missing)}. {hint}")
 
 
 class _NoEndpoint:

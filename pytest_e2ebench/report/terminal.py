@@ -189,6 +189,9 @@ class Reporter:
             tr.write_line(f"results: {self.results_path}")
         if self.session_path is not None:
             tr.write_line(f"this session's results, kept: {self.session_path}")
+        xml = getattr(self.config.option, "xmlpath", None)
+        if xml and self.config.get_verbosity() < 0:  # pytest names it itself unless -q
+            tr.write_line(f"junit xml: {Path(xml).resolve()}")
 
     def _stage_table(self, tr) -> None:
         """Per (stage, agent): results.json's stage summary, one metric column each."""

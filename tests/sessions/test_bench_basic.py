@@ -72,7 +72,9 @@ def test_dir_agent_prefers_run_folders_and_notes_missing_tasks(pytester, tasks, 
     tasks.make("other")
     tasks.reference(pytester.path / "outputs" / "calc" / "run-1", CALC_CODE)
     tasks.reference(pytester.path / "outputs" / "calc" / "run-2", {})
-    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks", "--e2e-runs=2")
+    result = pytester.runpytest(
+        "--e2e-agent=dir:outputs", "--e2e-tasks=tasks", "--e2e-runs=2", "--e2e-missing=empty"
+    )
     result.assert_outcomes(passed=3, failed=9)
     runs = {(r["task"], r["run"]): r for r in results()["tasks"]}
     assert runs["calc", 1]["metrics"]["impl_rate"] == 1.0

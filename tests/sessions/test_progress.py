@@ -73,6 +73,6 @@ def test_a_plain_session_shows_live_progress(pytester, tasks):
         )
     result.assert_outcomes(failed=3)
     result.stdout.fnmatch_lines(
-        ["[[]e2ebench[]] sdagent-single calc run-1: engineer step 1/200 · * tokens · $*"]
+        ["[[]e2ebench[]] sdagent-single calc run-1 (1/1): engineer step 1/200 · * tokens · $*"]
     )
     assert "Captured stdout" not in result.stdout.str()

@@ -48,7 +48,7 @@ def test_table_shows_mean_and_std_over_runs(pytester, tasks):
     result.stdout.fnmatch_lines(
         [
             "*= e2ebench summary =*",
-            "task*agent*runs*impl*req_acc*pass*balanced*line*branch*tokens*cost$*steps*time_s",
+            "task*agent*runs*impl*req_acc*pass*balanced*line*branch*tok_in*tok_out*cost$*steps*time_s",
             "calc*dir-out*2*83.3%*83.3%*",
             "overall*dir-out*2*83.3%±23.6*",
             "results: */.e2ebench/results.json",

@@ -18,7 +18,15 @@ import pytest
 
 from conftest import CALC_CODE
 
-ARGS = ("--e2e-agent=dir:out", "--e2e-tasks=tasks", "-n", "2", "-p", "no:cacheprovider")
+ARGS = (
+    "--e2e-agent=dir:out",
+    "--e2e-tasks=tasks",
+    "-n",
+    "2",
+    "-p",
+    "no:cacheprovider",
+    "--e2e-missing=empty",
+)
 TASK_IDS = ("t1", "t2", "t3", "t4")
 RUNS = "dir-out/*/run-1"
 OUTCOMES = {"passed": 8, "failed": 4}  # t1, t2: 3 + 3; t3: 2 + 1 (R3 broken); t4 (no output): 3
