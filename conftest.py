@@ -34,3 +34,27 @@ def pytest_collection_modifyitems(config, items):
         for marker, reason in skips.items():
             if marker in item.keywords:
                 item.add_marker(pytest.mark.skip(reason=reason))
+    # The tests that run benchmark sessions first (a stable sort: each file keeps its order):
+    # under -n 2 the long ones start at once instead of one worker finishing them alone at the
+    # end while the other idles (docs/testing.md).
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent under -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``-n`` (xdist's ``load``): the tests of one ``TestBatch...`` class (the readers of
+    one shared benchmark session, tests/conftest.py's Batch) go to one worker, so the session
+    is run once; every other test is handed out one at a time, as with ``load``. (xdist's own
+    ``loadgroup`` tags node ids in a way pytest 9 no longer honours, so it groups nothing.)"""
+    if config.getvalue("dist") != "load":
+        return None  # an explicit --dist other than load: xdist's own
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BatchScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            parts = nodeid.split("::")
+            if len(parts) > 2 and parts[1].startswith("TestBatch"):
+                return "::".join(parts[:2])
+            return nodeid
+
+    return BatchScheduling(config, log)

@@ -224,9 +224,12 @@ class Batch:
         """The submission folder of run ``run`` of ``task`` (``dir:`` reads it)."""
         return self.out / task / f"run-{run}"
 
-    def run(self, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-        """``python -m pytest ARGS`` in the batch's folder, as pytester would run it."""
-        env = dict(os.environ, HOME=str(self.root), USERPROFILE=str(self.root))
+    def run(
+        self, *args: str, timeout: float = 900, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess:
+        """``python -m pytest ARGS`` in the batch's folder, as pytester would run it, with
+        ``env`` added to the environment."""
+        env = dict(os.environ, HOME=str(self.root), USERPROFILE=str(self.root), **(env or {}))
         for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
             env.pop(name, None)  # the outer session's, not the benchmark's
         command = [sys.executable, "-m", "pytest", f"--basetemp={self.root / 'basetemp'}"]

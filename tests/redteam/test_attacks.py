@@ -124,7 +124,7 @@ def attack_batch(request, tmp_path_factory):
         batch.run(
             "--e2e-agent=dir:out",
             "--e2e-tasks=tasks",
-            "--e2e-timeout=120",
+            "--e2e-timeout=300",  # the whole test run of one variant, on a busy machine
             f"--e2e-runs={len(BATCHED)}",
         )
         yield batch
@@ -133,11 +133,14 @@ def attack_batch(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("attack", BATCHED)
-def test_attack_scores_zero_on_its_target(attack_batch, attack):
-    n = BATCHED.index(attack) + 1
-    log = attack_batch.root / ".e2ebench/dir-out/calc" / f"run-{n}" / "eval/extended/pytest.log"
-    _assert_contained(attack, attack_batch.record("calc", n), log)
+class TestBatchAttacks:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("attack", BATCHED)
+    def test_attack_scores_zero_on_its_target(self, attack_batch, attack):
+        n = BATCHED.index(attack) + 1
+        log = attack_batch.root / ".e2ebench/dir-out/calc" / f"run-{n}/eval/extended/pytest.log"
+        _assert_contained(attack, attack_batch.record("calc", n), log)
 
 
 @pytest.mark.slow
@@ -239,16 +242,6 @@ def forger_batch(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("forger", [f for f in FORGER_NAMES if f != "conftest"])
-def test_forging_files_in_the_project_do_not_pass_its_tests(forger_batch, forger):
-    run = forger_batch.record("calc", FORGER_NAMES.index(forger) + 1)
-    verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
-    assert verdicts["R1"] == "not_implemented"
-    if forger in ("forged_results_file", "stolen_key"):
-        assert "forged_results" in run["test_run"]["containment"]
-
-
-@pytest.mark.slow
 def test_killing_its_parent_ends_only_its_own_test_run(pytester, tasks, results):
     tasks.make()
     kill = "import os, signal\n\ndef add(a, b):\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 0\n"
@@ -263,10 +256,21 @@ def test_killing_its_parent_ends_only_its_own_test_run(pytester, tasks, results)
 
 
 @pytest.mark.slow
-def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(forger_batch):
-    run = forger_batch.record("calc", FORGER_NAMES.index("conftest") + 1)
-    verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
-    assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}
+class TestBatchForgers:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("forger", [f for f in FORGER_NAMES if f != "conftest"])
+    def test_forging_files_in_the_project_do_not_pass_its_tests(self, forger_batch, forger):
+        run = forger_batch.record("calc", FORGER_NAMES.index(forger) + 1)
+        verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+        assert verdicts["R1"] == "not_implemented"
+        if forger in ("forged_results_file", "stolen_key"):
+            assert "forged_results" in run["test_run"]["containment"]
+
+    def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(self, forger_batch):
+        run = forger_batch.record("calc", FORGER_NAMES.index("conftest") + 1)
+        verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+        assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}
 
 
 def test_sandbox_mode_is_reported_and_none_is_warned(pytester, tasks):

@@ -39,7 +39,7 @@ from pathlib import Path
 import pytest
 
 import pytest_e2ebench
-from conftest import CALC_CODE, CALC_TESTS, UV_CACHE
+from conftest import CALC_CODE, CALC_TESTS, UV_CACHE, Batch, batch_folder
 from pytest_e2ebench import limits
 
 
@@ -265,17 +265,18 @@ version = "0.1"
 class Arena:
     """One attack's surroundings: markers, listeners, the uv cache canary, and the checks."""
 
-    def __init__(self, pytester: pytest.Pytester, tasks, monkeypatch) -> None:
-        self.pytester = pytester
+    def __init__(self, root: Path, tasks, *, run: int = 0, secret: str = "") -> None:
+        """``run`` > 0: the variant graded as run ``run`` of a shared session (``ArenaBatch``),
+        its submission in ``out/calc/run-<run>/``; else alone, in ``out/calc/`` as run 1."""
+        self.pytester: pytest.Pytester | None = None  # the arena fixture's, for grade()
         self.tasks = tasks
-        self.root = pytester.path
+        self.root = root
+        self.run_number = max(run, 1)
         self.marker = f"e2ebench-contain-{os.getpid()}-{uuid.uuid4().hex[:10]}"
-        self.secret = SECRET_PREFIX + uuid.uuid4().hex
-        monkeypatch.setenv("OPENAI_API_KEY", self.secret)
+        self.secret = secret or SECRET_PREFIX + uuid.uuid4().hex
         # the harness's uv cache, shared by every run and session (not a per-test one)
         self.cache = UV_CACHE
-        monkeypatch.setenv("UV_CACHE_DIR", str(self.cache))
-        self.out = self.root / "out" / "calc"
+        self.out = self.root / "out" / "calc" / (f"run-{run}" if run else "")
         self.results_file = self.root / ".e2ebench" / "results.json"
         m = self.marker
         self.targets = [
@@ -351,7 +352,7 @@ class Arena:
         return snap
 
     def cfg(self) -> str:
-        suite_guess = self.root / ".e2ebench" / "dir-out" / "calc" / "run-1"
+        suite_guess = self.root / ".e2ebench" / "dir-out" / "calc" / f"run-{self.run_number}"
         return json.dumps(
             {
                 "marker": self.marker,
@@ -377,7 +378,7 @@ class Arena:
     @property
     def repo(self) -> Path:
         """Where the harness puts the agent's project (the run's workspace)."""
-        return self.root / ".e2ebench" / "dir-out" / "calc" / "run-1" / "repo"
+        return self.root / ".e2ebench" / "dir-out" / "calc" / f"run-{self.run_number}" / "repo"
 
     # --- making and grading a submission ---------------------------------------------------
 
@@ -435,7 +436,11 @@ class Arena:
         return json.loads(self.results_file.read_text())
 
     def run(self, task: str = "calc") -> dict:
-        runs = [r for r in self.results()["tasks"] if r["task"] == task and "dir" in r["agent"]]
+        runs = [
+            r
+            for r in self.results()["tasks"]
+            if r["task"] == task and "dir" in r["agent"] and r["run"] == self.run_number
+        ]
         assert runs, f"no record of the {task} run: it vanished (issue 11 class 8)"
         return runs[0]
 
@@ -551,11 +556,44 @@ class Arena:
 
 @pytest.fixture
 def arena(pytester, tasks, monkeypatch):
-    made = Arena(pytester, tasks, monkeypatch)
+    made = Arena(pytester.path, tasks)
+    made.pytester = pytester
+    monkeypatch.setenv("OPENAI_API_KEY", made.secret)
+    monkeypatch.setenv("UV_CACHE_DIR", str(made.cache))
     try:
         yield made
     finally:
         made.cleanup()
+
+
+@contextlib.contextmanager
+def arena_batch(request, tmp_path_factory, name: str, variants: list[str]):
+    """One arena per variant, each graded as its own run of one shared session.
+
+    Each variant keeps its own marker, listeners, canary and run folder, so each test checks
+    its own harm after the session; they share the session's secret (one environment).
+    The caller submits each variant, then grades them all with :func:`grade_batch`.
+    """
+    with batch_folder(request, tmp_path_factory, name) as root:
+        batch = Batch(root)
+        secret = SECRET_PREFIX + uuid.uuid4().hex
+        arenas = {
+            variant: Arena(root, batch.tasks, run=n, secret=secret)
+            for n, variant in enumerate(variants, 1)
+        }
+        try:
+            yield arenas
+        finally:
+            for made in arenas.values():
+                made.cleanup()
+
+
+def grade_batch(arenas: dict) -> None:
+    """Grade the submissions of an :func:`arena_batch` in one session."""
+    first = next(iter(arenas.values()))
+    env = {"OPENAI_API_KEY": first.secret, "UV_CACHE_DIR": str(UV_CACHE)}
+    runs = f"--e2e-runs={len(arenas)}"
+    Batch(first.root).run("--e2e-agent=dir:out", "--e2e-tasks=tasks", *TIMEOUT, runs, env=env)
 
 
 def _libc() -> str:
@@ -667,14 +705,24 @@ ROOT_ATTACKS = {
 }
 
 
+@pytest.fixture(scope="module")
+def root_batch(request, tmp_path_factory):
+    """Every root attack as its own run of one session."""
+    with arena_batch(request, tmp_path_factory, "root", sorted(ROOT_ATTACKS)) as arenas:
+        for attack, made in arenas.items():
+            made.submit(attack=ROOT_ATTACKS[attack].replace("{TASKS}", str(made.root / "tasks")))
+        grade_batch(arenas)
+        yield arenas
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("attack", sorted(ROOT_ATTACKS))
-def test_class1_no_root_in_the_sandbox(arena, attack):
-    code = ROOT_ATTACKS[attack].replace("{TASKS}", str(arena.root / "tasks"))
-    arena.submit(attack=code)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
+class TestBatchRoot:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("attack", sorted(ROOT_ATTACKS))
+    def test_class1_no_root_in_the_sandbox(self, root_batch, attack):
+        root_batch[attack].assert_r1_fails()
+        root_batch[attack].check()
 
 
 # === class 2: generated code running outside the sandbox =======================================
@@ -984,19 +1032,30 @@ READ_ATTACKS = {
 }
 
 
+@pytest.fixture(scope="module")
+def read_batch(request, tmp_path_factory):
+    """Every read attack as its own run of one session."""
+    with arena_batch(request, tmp_path_factory, "read", sorted(READ_ATTACKS)) as arenas:
+        for attack, made in arenas.items():
+            code = (
+                READ_ATTACKS[attack]
+                .replace("{CHECKOUT}", str(CHECKOUT))
+                .replace("{HOME}", str(REAL_HOME))
+                .replace("{ROOT}", str(made.root))
+            )
+            made.submit(attack=code)
+        grade_batch(arenas)
+        yield arenas
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("attack", sorted(READ_ATTACKS))
-def test_class4_nothing_to_read_outside(arena, attack):
-    code = (
-        READ_ATTACKS[attack]
-        .replace("{CHECKOUT}", str(CHECKOUT))
-        .replace("{HOME}", str(REAL_HOME))
-        .replace("{ROOT}", str(arena.root))
-    )
-    arena.submit(attack=code)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
+class TestBatchRead:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("attack", sorted(READ_ATTACKS))
+    def test_class4_nothing_to_read_outside(self, read_batch, attack):
+        read_batch[attack].assert_r1_fails()
+        read_batch[attack].check()
 
 
 @pytest.mark.slow
@@ -1468,16 +1527,27 @@ _r.call_and_report = _car
 }
 
 
+@pytest.fixture(scope="module")
+def forger_batch(request, tmp_path_factory):
+    """Every forger as its own run of one session."""
+    with arena_batch(request, tmp_path_factory, "forgers", sorted(FORGERS)) as arenas:
+        for forger, made in arenas.items():
+            made.submit(
+                add="def add(a, b):\n    return 0\n",
+                at_import=FORGERS[forger] + made.standalone(f"forger-{forger}"),
+            )
+        grade_batch(arenas)
+        yield arenas
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("forger", sorted(FORGERS))
-def test_class7_forged_verdicts_sink_the_run(arena, forger):
-    arena.submit(
-        add="def add(a, b):\n    return 0\n",
-        at_import=FORGERS[forger] + arena.standalone(f"forger-{forger}"),
-    )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
+class TestBatchForgedVerdicts:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("forger", sorted(FORGERS))
+    def test_class7_forged_verdicts_sink_the_run(self, forger_batch, forger):
+        forger_batch[forger].assert_r1_fails(forging=True)
+        forger_batch[forger].check()
 
 
 SHADOW_HMAC = """\
@@ -1724,16 +1794,27 @@ SKIPPERS = {
 }
 
 
+@pytest.fixture(scope="module")
+def skipper_batch(request, tmp_path_factory):
+    """Every skipper as its own run of one session."""
+    with arena_batch(request, tmp_path_factory, "skippers", sorted(SKIPPERS)) as arenas:
+        for skipper, made in arenas.items():
+            made.submit(add=SKIPPERS[skipper])
+        grade_batch(arenas)
+        yield arenas
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("skipper", sorted(SKIPPERS))
-def test_class9_skips_from_the_project_count_as_not_passed(arena, skipper):
-    arena.submit(add=SKIPPERS[skipper])
-    arena.grade()
-    run = arena.assert_r1_fails()
-    metrics = run["metrics"]
-    assert metrics["pass_rate"] is not None and metrics["pass_rate"] < 1.0, metrics
-    assert metrics["pass_rate"] == pytest.approx(4 / 7), metrics  # 4 of 7 reference tests
-    arena.check()
+class TestBatchSkippers:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("skipper", sorted(SKIPPERS))
+    def test_class9_skips_from_the_project_count_as_not_passed(self, skipper_batch, skipper):
+        arena = skipper_batch[skipper]
+        metrics = arena.assert_r1_fails()["metrics"]
+        assert metrics["pass_rate"] is not None and metrics["pass_rate"] < 1.0, metrics
+        assert metrics["pass_rate"] == pytest.approx(4 / 7), metrics  # 4 of 7 reference tests
+        arena.check()
 
 
 # === daemons, the host network, results.json, the uv cache =====================================
@@ -1766,13 +1847,24 @@ DAEMONS = {
 }
 
 
+@pytest.fixture(scope="module")
+def daemon_batch(request, tmp_path_factory):
+    """Every daemon as its own run of one session (each tagged with its own marker)."""
+    with arena_batch(request, tmp_path_factory, "daemons", sorted(DAEMONS)) as arenas:
+        for how, made in arenas.items():
+            made.submit(attack=DAEMONS[how].replace("{MARKER}", made.marker))
+        grade_batch(arenas)
+        yield arenas
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("how", sorted(DAEMONS))
-def test_daemons_from_the_test_run_do_not_survive(arena, how):
-    arena.submit(attack=DAEMONS[how].replace("{MARKER}", arena.marker))
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
+class TestBatchDaemons:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("how", sorted(DAEMONS))
+    def test_daemons_from_the_test_run_do_not_survive(self, daemon_batch, how):
+        daemon_batch[how].assert_r1_fails()
+        daemon_batch[how].check()
 
 
 @pytest.mark.slow

@@ -374,18 +374,6 @@ NOTHING = {
 }
 
 
-@pytest.mark.slow
-def test_probe_pipe_writer_replaced_with_a_re_signing_one(arena):
-    arena.submit(
-        add="def add(a, b):\n    return 0\n",
-        at_import=PIPE_FORGER + arena.standalone("pipe-forger"),
-        files=NOTHING,
-    )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
-
-
 # No key: raw records written into the probe's descriptor (its number read from the probe) in the
 # middle of the run, each a complete line claiming a pass, and a half line that glues itself to
 # the probe's next record.
@@ -405,18 +393,6 @@ try:
 except OSError:
     pass
 """
-
-
-@pytest.mark.slow
-def test_probe_pipe_raw_records_without_the_key_are_evidence(arena):
-    arena.submit(
-        add="def add(a, b):\n    return 0\n",
-        at_import=PIPE_RAW + arena.standalone("pipe-raw"),
-    )
-    arena.grade()
-    run = arena.assert_r1_fails(forging=True)
-    assert "tampered" in run["test_run"]["containment"], run["test_run"]
-    arena.check()
 
 
 # No probe touched at all: every function returns an object equal to everything, except when
@@ -460,18 +436,57 @@ def _answer(*args):
 """
 
 
-@pytest.mark.slow
-def test_always_equal_objects_that_avoid_the_honeypots(arena):
+def _always_equal(arena) -> None:
     files = {"calc/_answer.py": ALWAYS_EQUAL}
     for name in ("add", "sub", "mul"):
         files[f"calc/{name}.py"] = (
             f"from ._answer import _answer\n\ndef {name}(a, b):\n    return _answer(a, b)\n"
         )
     arena.submit(add=files.pop("calc/add.py"), files=files)
-    arena.grade()
-    run = arena.assert_r1_fails(forging=True)
-    assert "tampered" in run["test_run"]["containment"], run["test_run"]
-    arena.check()
+
+
+# The three forgers of the probe's records, each its own run of one session.
+FORGERS = {
+    "pipe_writer": lambda arena: arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        at_import=PIPE_FORGER + arena.standalone("pipe-forger"),
+        files=NOTHING,
+    ),
+    "pipe_raw": lambda arena: arena.submit(
+        add="def add(a, b):\n    return 0\n",
+        at_import=PIPE_RAW + arena.standalone("pipe-raw"),
+    ),
+    "always_equal": _always_equal,
+}
+
+
+@pytest.fixture(scope="module")
+def probe_forgers(request, tmp_path_factory):
+    names = sorted(FORGERS)
+    with test_containment.arena_batch(request, tmp_path_factory, "probe", names) as arenas:
+        for name, made in arenas.items():
+            FORGERS[name](made)
+        test_containment.grade_batch(arenas)
+        yield arenas
+
+
+@pytest.mark.slow
+class TestBatchProbeForgers:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    def test_probe_pipe_writer_replaced_with_a_re_signing_one(self, probe_forgers):
+        probe_forgers["pipe_writer"].assert_r1_fails(forging=True)
+        probe_forgers["pipe_writer"].check()
+
+    def test_probe_pipe_raw_records_without_the_key_are_evidence(self, probe_forgers):
+        run = probe_forgers["pipe_raw"].assert_r1_fails(forging=True)
+        assert "tampered" in run["test_run"]["containment"], run["test_run"]
+        probe_forgers["pipe_raw"].check()
+
+    def test_always_equal_objects_that_avoid_the_honeypots(self, probe_forgers):
+        run = probe_forgers["always_equal"].assert_r1_fails(forging=True)
+        assert "tampered" in run["test_run"]["containment"], run["test_run"]
+        probe_forgers["always_equal"].check()
 
 
 @pytest.mark.slow
