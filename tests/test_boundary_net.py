@@ -456,3 +456,55 @@ def test_an_agent_env_that_is_no_variable_name_is_a_usage_error(pytester):
     result.stderr.fnmatch_lines(
         ["*--e2e-agent-env=OPENAI_API_KEY,1-BAD: '1-BAD' is not a variable name*"]
     )
+
+
+# --- structure: the one place ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode, flag", [("bwrap", "--unshare-net"), ("unshare", "--net")])
+@pytest.mark.parametrize("network", [False, True])
+def test_every_sandboxed_command_gets_a_network_namespace_of_its_own(mode, flag, network):
+    box = Sandbox(mode=mode)
+    args = box.command(["true"], cwd=Path("/"), network=network, gate_fd=12)
+    assert flag in args and "nsenter" not in args
+    # the command runs behind the gate the network's setup opens
+    gate = args.index("e2ebench-gate")
+    assert "read -r -n1 -u 12" in args[gate - 1] and args[gate + 1 :] == ["true"]
+    joined = box.command(["true"], cwd=Path("/"), network=network, join_net=9)
+    assert flag not in joined and joined[:2] == ["nsenter", "--net=/proc/self/fd/9"]
+
+
+def test_no_sandboxed_command_is_given_the_harness_environment():
+    """A call of ``.run(...)`` with sandbox arguments (``writable``, ``readable``, ``network``)
+    whose ``env`` reads ``os.environ`` wholesale hands the harness's keys to the project zone."""
+    import ast
+
+    import pytest_e2ebench
+
+    root = Path(pytest_e2ebench.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "probe" in path.parts:  # runs inside the sandbox already
+            continue
+        for func in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            # names the function binds to something read from os.environ (env = dict(...))
+            tainted = {
+                target.id
+                for node in ast.walk(func)
+                if isinstance(node, ast.Assign) and "os.environ" in ast.unparse(node.value)
+                for target in node.targets
+                if isinstance(target, ast.Name)
+            }
+            for node in ast.walk(func):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                names = {k.arg for k in node.keywords}
+                if node.func.attr != "run" or not names & {"writable", "readable", "network"}:
+                    continue
+                for kw in node.keywords:
+                    text = ast.unparse(kw.value) if kw.arg == "env" else ""
+                    if "os.environ" in text or text in tainted:
+                        found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert sorted(set(found)) == []
