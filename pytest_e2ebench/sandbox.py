@@ -289,6 +289,43 @@ class Sandbox:
         ``join_net`` (a descriptor of a namespace :func:`.network.shared` made) is a namespace
         to run in instead of a new one.
         """
+        inner = self._wrap(args, cwd, started_fd, gate_fd)
+        joined = [] if join_net is None else ["nsenter", f"--net=/proc/self/fd/{join_net}"]
+        if self.mode == "bwrap":
+            spaces = self._bwrap_namespaces()
+            if join_net is not None:
+                spaces.remove("--unshare-net")
+            return [
+                *joined,
+                "bwrap",
+                *self._bwrap_layout(cwd, writable, readable, tmp, views or {}),
+                *(["--ro-bind", str(resolv), "/etc/resolv.conf"] if resolv else []),
+                *spaces,
+                *(["--info-fd", str(info_fd)] if info_fd is not None else []),
+                "--die-with-parent",
+                "--chdir",
+                "/" if started_fd is not None else str(cwd),
+                "--",
+                *inner,
+            ]
+        spaces = []
+        if self.mode == "unshare":
+            spaces = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
+            if join_net is not None:
+                spaces.remove("--net")
+        reach = self._reach(cwd, writable, readable) if self.drops_privileges else ""
+        if reach:
+            # a private mount namespace, so the unprivileged user reaches its paths (bash: the
+            # descriptors it opens are above 9)
+            spaces = ["--mount", "--propagation", "private", *spaces]
+            inner = ["/bin/bash", "-c", f'{reach} && exec "$@"', "e2ebench-reach", *inner]
+        return [*joined, "unshare", *spaces, "--", *inner] if spaces else inner
+
+    def _wrap(
+        self, args: Sequence[str], cwd: Path, started_fd: int | None, gate_fd: int | None
+    ) -> list[str]:
+        """``args`` behind the wrappers run inside the sandbox: the unprivileged user, the
+        "started" byte, the network's gate (outermost first)."""
         inner = list(args)
         if gate_fd is not None:
             # the step's network is set up from outside: nothing of the command runs before
@@ -325,36 +362,7 @@ class Sandbox:
                 "--",
                 *inner,
             ]
-        joined = [] if join_net is None else ["nsenter", f"--net=/proc/self/fd/{join_net}"]
-        if self.mode == "bwrap":
-            spaces = self._bwrap_namespaces()
-            if join_net is not None:
-                spaces.remove("--unshare-net")
-            return [
-                *joined,
-                "bwrap",
-                *self._bwrap_layout(cwd, writable, readable, tmp, views or {}),
-                *(["--ro-bind", str(resolv), "/etc/resolv.conf"] if resolv else []),
-                *spaces,
-                *(["--info-fd", str(info_fd)] if info_fd is not None else []),
-                "--die-with-parent",
-                "--chdir",
-                "/" if started_fd is not None else str(cwd),
-                "--",
-                *inner,
-            ]
-        spaces = []
-        if self.mode == "unshare":
-            spaces = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
-            if join_net is not None:
-                spaces.remove("--net")
-        reach = self._reach(cwd, writable, readable) if self.drops_privileges else ""
-        if reach:
-            # a private mount namespace, so the unprivileged user reaches its paths (bash: the
-            # descriptors it opens are above 9)
-            spaces = ["--mount", "--propagation", "private", *spaces]
-            inner = ["/bin/bash", "-c", f'{reach} && exec "$@"', "e2ebench-reach", *inner]
-        return [*joined, "unshare", *spaces, "--", *inner] if spaces else inner
+        return inner
 
     def _reach(self, cwd: Path, writable: Sequence[Path], readable: Sequence[Path]) -> str:
         """Shell lines (run as root in a private mount namespace, before dropping privileges)
@@ -522,20 +530,8 @@ class Sandbox:
         writable = [Path(p) for p in writable]
         self.prepare(writable)
         quota = Quota(writable, self.limits)
-        limits = self.limits
         with contextlib.ExitStack() as stack:
-            tmp = volume = views = None
-            if self.mode == "bwrap" and self.drops_privileges:
-                tmp = stack.enter_context(
-                    sized_tmpfs(limits.tmp_bytes, limits.tmp_inodes, ("tmp", "shm"))
-                )
-                if writable:
-                    # every write to the writable folders lands in one tmpfs of the quota's size
-                    volume = stack.enter_context(
-                        sized_tmpfs(limits.quota_bytes, limits.quota_files)
-                    )
-                if volume is not None:
-                    views = stack.enter_context(overlay.overlays(volume, writable))
+            tmp, volume, views = self._volumes(stack, writable)
             filled = False
 
             def watch() -> str | None:
@@ -552,7 +548,7 @@ class Sandbox:
             early: list[bool] = []  # the wrapper's byte, when the network's setup read it
             netting, on_start = self._network(stack, network, forward, join_net, started_r, early)
             pass_fds = (*pass_fds, *netting.pop("fds"))
-            cgroup = stack.enter_context(run_cgroup(limits))
+            cgroup = stack.enter_context(run_cgroup(self.limits))
             try:
                 done = process.run(
                     self.command(
@@ -591,6 +587,19 @@ class Sandbox:
             )
         contained = (("disk_quota",) if full else ()) + (("memory",) if memory else ())
         return dataclasses.replace(done, contained=contained)
+
+    def _volumes(self, stack: contextlib.ExitStack, writable: list[Path]) -> tuple:
+        """Under bubblewrap with a root harness: the sized tmpfs of /tmp and /dev/shm, the
+        one the writable folders' overlays write to, and those overlays (else Nones)."""
+        if not (self.mode == "bwrap" and self.drops_privileges):
+            return None, None, None
+        limits = self.limits
+        tmp = stack.enter_context(sized_tmpfs(limits.tmp_bytes, limits.tmp_inodes, ("tmp", "shm")))
+        if not writable:
+            return tmp, None, None
+        # every write to the writable folders lands in one tmpfs of the quota's size
+        volume = stack.enter_context(sized_tmpfs(limits.quota_bytes, limits.quota_files))
+        return tmp, volume, stack.enter_context(overlay.overlays(volume, writable))
 
     def _network(
         self,

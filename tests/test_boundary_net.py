@@ -13,7 +13,11 @@ here, generated code as ``nobody``), each with its harm marker and an honest con
   secret of the harness's is absent, the names given with ``--e2e-agent-env`` present), calls
   the forwarded scripted model (answered) and the harness's listener (refused), and a web app
   with ``network = true`` whose page calls the same listener (refused) while both apps, which
-  behave honestly otherwise, still pass every requirement.
+  behave honestly otherwise, still pass every requirement;
+* a ``launch = "command"`` app with network snooping on its driver and browser (environ, mem,
+  pidfd_getfd, ptrace, kill) and calling the harness: it sees none of them, gets nothing, and
+  is graded as the honest app;
+* pure logic: the allow-list, which URLs name a port to forward, a bad ``--e2e-agent-env``.
 """
 
 from __future__ import annotations
@@ -244,7 +248,7 @@ for (const url of URLS) { fetch(url, {mode: 'no-cors'}).catch(() => {}); }
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory):
+def session(tmp_path_factory):  # one test uses it: under -n a module fixture runs per worker
     """One benchmark session: a ``dir:`` attacker and a ``cmd:`` agent on a
     web task with ``network = true``; a harness listener and a scripted model outside."""
     root = tmp_path_factory.mktemp("boundary-net")
@@ -300,40 +304,34 @@ def session(tmp_path_factory):
     return {"done": done, "runs": runs, "probe": probe, "hits": loop.hits + anywhere.hits}
 
 
-@pytest.mark.parametrize("agent", ["dir", "cmd"])
 @pytest.mark.slow
 @pytest.mark.browser
 @needs_bwrap
 @needs_slirp
-def test_a_web_task_with_network_still_passes_honestly(session, agent):
-    run = session["runs"][agent]
-    verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
-    assert verdicts == {"R1": "implemented", "R2": "implemented"}, session["done"].stdout[-3000:]
-
-
-@pytest.mark.slow
-@pytest.mark.browser
-@needs_bwrap
-@needs_slirp
-def test_no_host_listener_was_reached_by_the_page_or_the_agent(session):
-    assert session["hits"] == []
-    assert (session["probe"] / "host.txt").read_text().startswith("refused")
-
-
-@pytest.mark.slow
-@pytest.mark.browser
-@needs_bwrap
-@needs_slirp
-def test_a_cmd_agent_sees_only_the_allow_list_and_reaches_its_model(session):
+def test_a_web_task_with_network_and_a_cmd_agent_reach_nothing_of_the_host(session):
+    """One session (one test, so -n runs it once); every broken marker is listed."""
+    broken = []
+    for agent in ("dir", "cmd"):  # honest: both apps pass, the page's calls aside
+        verdicts = {r["id"]: r["verdict"] for r in session["runs"][agent]["requirements"]}
+        if verdicts != {"R1": "implemented", "R2": "implemented"}:
+            broken.append(f"{agent}: {verdicts}\n{session['done'].stdout[-3000:]}")
+    if session["hits"]:  # the page's fetches and the agent's connection
+        broken.append(f"the harness's listeners were reached: {session['hits']}")
+    if not (session["probe"] / "host.txt").read_text().startswith("refused"):
+        broken.append("the cmd: agent reached the harness's listener")
     env = json.loads((session["probe"] / "env.json").read_text())
-    assert SECRET not in env
-    assert env["OPENAI_API_KEY"] == "sk-allowed" and env["OPENAI_BASE_URL"].startswith("http")
+    if SECRET in env:
+        broken.append("the harness's secret reached the cmd: agent")
     allowed = {"PATH", "HOME", "TERM", "TZ", "LANG", "LANGUAGE", "OPENAI_BASE_URL"}
     allowed |= {"OPENAI_API_KEY", "E2EBENCH_TASK", "E2EBENCH_RUN", "E2EBENCH_STAGE"}
-    # what the sandbox's own wrappers and the shell set are not the harness's
-    shell = {"PWD", "SHLVL", "_", "OLDPWD"}
-    assert set(env) - allowed - shell == {k for k in env if k.startswith("LC_")}
-    assert (session["probe"] / "model.txt").read_text().startswith("200 ")
+    allowed |= {"PWD", "SHLVL", "_", "OLDPWD"}  # the shell's own
+    extra = {k for k in env if k not in allowed and not k.startswith("LC_")}
+    if extra or env.get("OPENAI_API_KEY") != "sk-allowed":
+        broken.append(f"the cmd: agent's environment is not the allow-list: {sorted(extra)}")
+    model = (session["probe"] / "model.txt").read_text()
+    if not model.startswith("200 "):  # honest: the forwarded model endpoint answers
+        broken.append(f"the cmd: agent did not reach its model: {model[:300]}")
+    assert broken == []
 
 
 # --- an app task's command app: apart from its browser and driver -------------------------
@@ -458,3 +456,55 @@ def test_an_agent_env_that_is_no_variable_name_is_a_usage_error(pytester):
     result.stderr.fnmatch_lines(
         ["*--e2e-agent-env=OPENAI_API_KEY,1-BAD: '1-BAD' is not a variable name*"]
     )
+
+
+# --- structure: the one place ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode, flag", [("bwrap", "--unshare-net"), ("unshare", "--net")])
+@pytest.mark.parametrize("network", [False, True])
+def test_every_sandboxed_command_gets_a_network_namespace_of_its_own(mode, flag, network):
+    box = Sandbox(mode=mode)
+    args = box.command(["true"], cwd=Path("/"), network=network, gate_fd=12)
+    assert flag in args and "nsenter" not in args
+    # the command runs behind the gate the network's setup opens
+    gate = args.index("e2ebench-gate")
+    assert "read -r -n1 -u 12" in args[gate - 1] and args[gate + 1 :] == ["true"]
+    joined = box.command(["true"], cwd=Path("/"), network=network, join_net=9)
+    assert flag not in joined and joined[:2] == ["nsenter", "--net=/proc/self/fd/9"]
+
+
+def test_no_sandboxed_command_is_given_the_harness_environment():
+    """A call of ``.run(...)`` with sandbox arguments (``writable``, ``readable``, ``network``)
+    whose ``env`` reads ``os.environ`` wholesale hands the harness's keys to the project zone."""
+    import ast
+
+    import pytest_e2ebench
+
+    root = Path(pytest_e2ebench.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "probe" in path.parts:  # runs inside the sandbox already
+            continue
+        for func in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            # names the function binds to something read from os.environ (env = dict(...))
+            tainted = {
+                target.id
+                for node in ast.walk(func)
+                if isinstance(node, ast.Assign) and "os.environ" in ast.unparse(node.value)
+                for target in node.targets
+                if isinstance(target, ast.Name)
+            }
+            for node in ast.walk(func):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                names = {k.arg for k in node.keywords}
+                if node.func.attr != "run" or not names & {"writable", "readable", "network"}:
+                    continue
+                for kw in node.keywords:
+                    text = ast.unparse(kw.value) if kw.arg == "env" else ""
+                    if "os.environ" in text or text in tainted:
+                        found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert sorted(set(found)) == []
