@@ -9,9 +9,9 @@ tampered. Which tests are copied, their names, places and values come from a per
 Honeypots never count in a metric or verdict.
 
 The new values are the suite's own: another expected value of the same type from the suite's
-assertions (what the reference returns for another input), and a copy lands anywhere in its
-scope, before or after its original, so neither its value nor its place tells it from a real
-test (issue 26; a value far from the old one, or a word appended, was recognised). A project with
+assertions (what the reference returns for another input), so its value does not tell it from
+a real test (issue 26; a value far from the old one, or a word appended, was recognised). A copy
+follows its original (a stateful test must meet the state its original left). A project with
 a plain bug can return such a value, so a passing honeypot is evidence only when its original
 passed too: one expression cannot equal two different values (:mod:`.tamper`).
 """
@@ -224,10 +224,6 @@ def _name(original: str, taken: set[str], rng: random.Random) -> str:
     return name
 
 
-def _decorator_lines(stmt: ast.stmt) -> list[int]:
-    return [d.lineno for d in getattr(stmt, "decorator_list", [])]
-
-
 def _copy(source: bytes, cand: _Candidate, rng: random.Random, taken: set[str], pool: Iterable):
     """(insertion offset, text, new name) of a honeypot copy of ``cand``."""
     lines = _offsets(source)
@@ -253,18 +249,13 @@ def _copy(source: bytes, cand: _Candidate, rng: random.Random, taken: set[str], 
     )
     if not text.endswith(b"\n"):
         text += b"\n"
-    # anywhere in its scope, before or after the original (a copy that always followed its
-    # original was told apart by that, issue 26), but after the scope's last statement before
-    # the original that is not a function: its decorators may use the names defined there
+    # after the original, or after any later statement of the same scope: never before it, so
+    # the original runs first and a stateful test (one that registers a name, say) meets the
+    # state its original left, as in the suite (a copy placed before it broke unitcalc's
+    # reference); so the order of a pair tells the copy (docs/sandbox.md)
     index = cand.body.index(func)
-    floor = max((i for i in range(index) if not isinstance(cand.body[i], _Funcs)), default=-1)
-    # before or after it with equal chances: which of a pair came first says nothing
-    before = rng.random() < 0.5
-    after = rng.randint(floor, index - 1) if before else rng.randint(index, len(cand.body) - 1)
-    if after < 0:
-        at = lines[min([cand.body[0].lineno] + _decorator_lines(cand.body[0]))]
-    else:
-        at = _line_end(lines, cand.body[after].end_lineno, source)
+    after = cand.body[rng.randint(index, len(cand.body) - 1)]
+    at = _line_end(lines, after.end_lineno, source)
     # as many blank lines as the module has before the original: a copy looks like the rest
     blank = 0
     while first - blank - 1 >= 1 and not source[lines[first - blank - 1] : start].strip():

@@ -344,21 +344,20 @@ def _test_names(source: str) -> list[str]:
     return names
 
 
-def test_the_attacks_recogniser_picks_honeypots_no_better_than_chance(tmp_path):
-    """Within each pair (a honeypot and the real test it copies) the review's rule (the copy
-    that follows, with a constant moved by >= 1000 or a word appended) and plain order do no
-    better than a coin (0.5); only a classifier holding the public suite names the copy, which
-    layers (a) and (b) are for (docs/sandbox.md)."""
+def test_the_attacks_value_rule_no_longer_finds_the_honeypots(tmp_path):
+    """The review's rule (a copy of an earlier test with a constant moved by >= 1000 or a word
+    appended) names few of the honeypots now that their values are the suite's own. What
+    still names a copy, its place after the original and its absence from the public suite,
+    is measured too and said in docs/sandbox.md: the probe's check of the test code and the
+    audit hook are what stop a project that uses them."""
     picks = _picks(tmp_path, range(6))
     total = len(picks["later"])
     assert total >= 100, total  # every pair is ordered: enough pairs to measure
-    for name in ("review", "later"):
-        decided = len(picks[name])
-        bound = 0.5 + 3 * (0.25 / max(decided, 1)) ** 0.5  # three standard deviations
-        assert sum(picks[name]) <= bound * decided, (name, sum(picks[name]), decided)
-    # the review's rule no longer even finds the pairs: it named 1.0 of them before
+    # the values no longer tell: the review's rule named every honeypot, now few
     assert len(picks["review"]) <= 0.1 * total, (len(picks["review"]), total)
-    assert all(picks["public suite"])  # said, not hidden: the set difference finds them
+    # said, not hidden (docs/sandbox.md): a copy follows its original, and is not in the
+    # public suite, so order or the set difference name it
+    assert all(picks["later"]) and all(picks["public suite"])
 
 
 # --- the probe's layers, in a plain pytest process ------------------------------------------
