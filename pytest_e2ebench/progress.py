@@ -97,10 +97,15 @@ class Monitor:
     """Controller side: prints changed progress files every ``SHOW_EVERY`` seconds."""
 
     def __init__(
-        self, folder: Path, write_line: Callable[[str], None], every: float = SHOW_EVERY
+        self,
+        folder: Path,
+        write_line: Callable[[str], None],
+        every: float = SHOW_EVERY,
+        status: Callable[[], str] | None = None,
     ) -> None:
         self.folder = folder
         self.write_line = write_line
+        self.status = status  # how far the session is, e.g. "3/24 runs done", after each line
         self.every = every
         self._seen: dict[str, str] = {}
         self._stop = threading.Event()
@@ -132,5 +137,6 @@ class Monitor:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
+            status = self.status() if self.status is not None else ""
             for line in self.poll():
-                self.write_line(line)
+                self.write_line(f"{line} [{status}]" if status else line)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
+import time
 import tomllib
 from pathlib import Path
 
@@ -357,3 +358,22 @@ def test_each_run_says_its_environment_build_and_test_run_with_its_place(plain_s
     out = plain_session.stdout
     for doing in ("building its environment", "running the reference tests"):
         assert re.search(rf"\[e2ebench\] \w+ calc run-1 \([12]/2\): {doing}", out), out[:3000]
+
+
+def test_under_n_the_progress_lines_say_how_many_runs_are_done(tmp_path):
+    """The controller counts the runs from a worker's item ids and adds the count."""
+    from pytest_e2ebench.progress import Monitor
+    from pytest_e2ebench.report.terminal import RUN_IN_ID
+
+    agents, runs, reqs = ("x", "dir-o"), (1, 2), ("R1", "R2")
+    ids = [f"tasks/t/task.toml::t[{a}-run-{r}-{q}]" for a in agents for r in runs for q in reqs]
+    assert len({RUN_IN_ID.search(i).groups() for i in ids}) == 4
+    (tmp_path / "run.json").write_text(json.dumps({"run": "x--t--run-1", "doing": "building"}))
+    lines: list[str] = []
+    monitor = Monitor(tmp_path, lines.append, every=0.05, status=lambda: "1/4 runs done")
+    monitor.start()
+    deadline = time.monotonic() + 5
+    while not lines and time.monotonic() < deadline:
+        time.sleep(0.05)
+    monitor.stop()
+    assert lines == ["[e2ebench] x t run-1: building [1/4 runs done]"]

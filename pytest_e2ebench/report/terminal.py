@@ -7,6 +7,7 @@ properties, which pytest-xdist carries over), and writes through the terminal re
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from ..stats import mean_std
 from . import results
 
 RESULTS_FILE = "results.json"
+# an item id's run: "tasks/calc/task.toml::calc[agent-run-2-R1]" -> (calc, agent, 2)
+RUN_IN_ID = re.compile(r"::([^\[]+)\[(.+)-run-(\d+)-")
 SESSIONS_DIR = "sessions"  # DIR/sessions/<UTC start>.json: every session's own results
 # (header, metric key, format): rates as percentages, counts plain, None as '-'
 COLUMNS = (
@@ -72,6 +75,7 @@ class Reporter:
         self.stage_records: dict[RunKey, dict] = {}
         self.results_path: Path | None = None
         self.session_path: Path | None = None
+        self.total_runs = 0  # under -n, from the workers' item ids
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
@@ -100,8 +104,18 @@ class Reporter:
         if tr is not None and self.distributed and not self.config.option.collectonly:
             from ..progress import Monitor
 
-            self.monitor = Monitor(self.out / "progress", tr.write_line)
+            self.monitor = Monitor(self.out / "progress", tr.write_line, status=self._done_runs)
             self.monitor.start()
+
+    def _done_runs(self) -> str:
+        """How far a -n session is: runs whose record arrived, of the runs the workers hold."""
+        return f"{len(self.records)}/{self.total_runs} runs done" if self.total_runs else ""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:
+        """-n: the controller collects nothing; the runs are counted from a worker's ids."""
+        runs = {m.groups() for m in map(RUN_IN_ID.search, ids) if m is not None}
+        self.total_runs = max(self.total_runs, len(runs))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly:
