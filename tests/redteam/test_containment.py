@@ -1130,19 +1130,33 @@ def _link(path: Path, target: str | Path) -> None:
     os.symlink(target, path)
 
 
+LINKS = ["absolute", "relative", "file"]
+
+
+@pytest.fixture(scope="module")
+def link_batch(request, tmp_path_factory):
+    """Every link to the reference as its own run of one session."""
+    with arena_batch(request, tmp_path_factory, "links", LINKS) as arenas:
+        for how, made in arenas.items():
+            out = made.submit(add="def add(a, b):\n    return 0\n")
+            reference = made.root / "tasks" / "calc" / "reference" / "calc"
+            if how == "file":
+                _link(out / "calc" / "add.py", reference / "add.py")
+            else:
+                target = reference if how == "absolute" else os.path.relpath(reference, out)
+                _link(out / "calc", target)
+        grade_batch(arenas)
+        yield arenas
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["absolute", "relative", "file"])
-def test_class5_links_to_the_reference_are_not_followed(arena, how):
-    out = arena.submit(add="def add(a, b):\n    return 0\n")
-    reference = arena.root / "tasks" / "calc" / "reference" / "calc"
-    if how == "file":
-        _link(out / "calc" / "add.py", reference / "add.py")
-    else:
-        target = reference if how == "absolute" else os.path.relpath(reference, out)
-        _link(out / "calc", target)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
+class TestBatchLinks:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("how", LINKS)
+    def test_class5_links_to_the_reference_are_not_followed(self, link_batch, how):
+        link_batch[how].assert_r1_fails()
+        link_batch[how].check()
 
 
 @pytest.mark.slow
@@ -1562,26 +1576,6 @@ globals().update({k: v for k, v in vars(_module).items() if not k.startswith("__
 """
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("packaging", [True, False])
-def test_class7_a_project_module_shadowing_the_stdlib_runs_before_the_probe(arena, packaging):
-    # the project's top-level names are found first on sys.meta_path: a module named like a
-    # standard module the probe imports later (hmac) runs inside the probe's import
-    forge = FORGERS["patch_call_and_report"] + SHADOW_HMAC + arena.standalone("shadow-hmac")
-    files = {"hmac.py": forge}
-    if packaging:
-        files["pyproject.toml"] = (
-            '[build-system]\nrequires = ["setuptools>=61"]\n'
-            'build-backend = "setuptools.build_meta"\n\n'
-            '[project]\nname = "calc"\nversion = "0.1"\n\n'
-            '[tool.setuptools]\npackages = ["calc"]\npy-modules = ["hmac"]\n'
-        )
-    arena.submit(add="def add(a, b):\n    return 0\n", packaging=packaging, files=files)
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
-
-
 # Forges only the node ids of the task's public test file (an attacker who has read the
 # benchmark's tests): hidden honeypot tests keep failing, the counts and exit status agree.
 SELECTIVE = """\
@@ -1599,23 +1593,6 @@ def _car(item, when, log=True, **kw):
     return rep
 _r.call_and_report = _car
 """
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("when", ["after_the_probe", "before_the_probe"])
-def test_class7_forging_exactly_the_public_tests(arena, when):
-    forge = SELECTIVE + arena.standalone("selective")
-    if when == "after_the_probe":
-        arena.submit(add="def add(a, b):\n    return 0\n", at_import=forge)
-    else:  # from a shadowed stdlib module the probe imports (see the test above)
-        arena.submit(
-            add="def add(a, b):\n    return 0\n",
-            packaging=False,
-            files={"hmac.py": forge + SHADOW_HMAC},
-        )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
 
 
 # At exit, after the probe's last line: take the key from the probe's module, and send the
@@ -1657,14 +1634,73 @@ _atexit.register(_e2e_resign)
 """
 
 
+def _shadow(made: Arena, packaging: bool) -> None:
+    # the project's top-level names are found first on sys.meta_path: a module named like a
+    # standard module the probe imports later (hmac) runs inside the probe's import
+    forge = FORGERS["patch_call_and_report"] + SHADOW_HMAC + made.standalone("shadow-hmac")
+    files = {"hmac.py": forge}
+    if packaging:
+        files["pyproject.toml"] = (
+            '[build-system]\nrequires = ["setuptools>=61"]\n'
+            'build-backend = "setuptools.build_meta"\n\n'
+            '[project]\nname = "calc"\nversion = "0.1"\n\n'
+            '[tool.setuptools]\npackages = ["calc"]\npy-modules = ["hmac"]\n'
+        )
+    made.submit(add="def add(a, b):\n    return 0\n", packaging=packaging, files=files)
+
+
+def _selective(made: Arena, when: str) -> None:
+    forge = SELECTIVE + made.standalone("selective")
+    if when == "after_the_probe":
+        made.submit(add="def add(a, b):\n    return 0\n", at_import=forge)
+    else:  # from a shadowed stdlib module the probe imports (see _shadow)
+        made.submit(
+            add="def add(a, b):\n    return 0\n",
+            packaging=False,
+            files={"hmac.py": forge + SHADOW_HMAC},
+        )
+
+
+# Attacks on the probe from the project's own modules, each its own run of one session.
+PROBE_ATTACKS = {
+    "shadow-True": lambda made: _shadow(made, True),
+    "shadow-False": lambda made: _shadow(made, False),
+    "public-after_the_probe": lambda made: _selective(made, "after_the_probe"),
+    "public-before_the_probe": lambda made: _selective(made, "before_the_probe"),
+    "resign": lambda made: made.submit(add="def add(a, b):\n    return 0\n", at_import=RESIGN),
+}
+
+
+@pytest.fixture(scope="module")
+def probe_batch(request, tmp_path_factory):
+    with arena_batch(request, tmp_path_factory, "probe", sorted(PROBE_ATTACKS)) as arenas:
+        for name, made in arenas.items():
+            PROBE_ATTACKS[name](made)
+        grade_batch(arenas)
+        yield arenas
+
+
 @pytest.mark.slow
-def test_class7_results_file_re_signed_at_exit(arena):
-    arena.submit(add="def add(a, b):\n    return 0\n", at_import=RESIGN)
-    arena.grade()
-    run = arena.assert_r1_fails(forging=True)
-    # the forged records arrived after the probe's end, as evidence
-    assert "tampered" in run["test_run"]["containment"], run["test_run"]
-    arena.check()
+class TestBatchProbe:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("packaging", [True, False])
+    def test_class7_a_project_module_shadowing_the_stdlib_runs_before_the_probe(
+        self, probe_batch, packaging
+    ):
+        probe_batch[f"shadow-{packaging}"].assert_r1_fails(forging=True)
+        probe_batch[f"shadow-{packaging}"].check()
+
+    @pytest.mark.parametrize("when", ["after_the_probe", "before_the_probe"])
+    def test_class7_forging_exactly_the_public_tests(self, probe_batch, when):
+        probe_batch[f"public-{when}"].assert_r1_fails(forging=True)
+        probe_batch[f"public-{when}"].check()
+
+    def test_class7_results_file_re_signed_at_exit(self, probe_batch):
+        run = probe_batch["resign"].assert_r1_fails(forging=True)
+        # the forged records arrived after the probe's end, as evidence
+        assert "tampered" in run["test_run"]["containment"], run["test_run"]
+        probe_batch["resign"].check()
 
 
 TWO_MODULES = {
@@ -1727,12 +1763,9 @@ EXCUSES = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("excuse", ["fake_bwrap_line", "fake_missing_probe", "fake_missing_pytest"])
-def test_class8_text_from_the_project_is_no_infrastructure_error(arena, excuse):
-    text = EXCUSES[excuse]
+def _crash_with(text: str) -> str:
     # pytest captures fds 1 and 2 while it imports test modules: write to the saved originals
-    crash = (
+    return (
         "import gc, os\n"
         "fds = [o.targetfd_save for o in gc.get_objects()\n"
         "       if type(o).__name__ == 'FDCapture' and hasattr(o, 'targetfd_save')]\n"
@@ -1743,27 +1776,51 @@ def test_class8_text_from_the_project_is_no_infrastructure_error(arena, excuse):
         "        pass\n"
         "os._exit(1)\n"
     )
-    arena.submit(add="def add(a, b):\n    return 0\n", at_import=crash)
-    arena.grade()
-    run = arena.run()
-    assert run["status"] != "error", run.get("error")
-    assert arena.verdicts()["R1"] == "not_implemented"
-    arena.check()
+
+
+PROJECT_EXCUSES = ["fake_bwrap_line", "fake_missing_probe", "fake_missing_pytest"]
+BUILD_EXCUSES = ["fake_bwrap_line", "fake_missing_pytest"]
+
+
+@pytest.fixture(scope="module")
+def excuse_batch(request, tmp_path_factory):
+    """Every excuse, from the project's tests and from its build, as its own run of one session."""
+    variants = [f"project-{e}" for e in PROJECT_EXCUSES] + [f"build-{e}" for e in BUILD_EXCUSES]
+    with arena_batch(request, tmp_path_factory, "excuses", variants) as arenas:
+        for variant, made in arenas.items():
+            where, _, excuse = variant.partition("-")
+            text = EXCUSES[excuse]
+            if where == "project":
+                made.submit(add="def add(a, b):\n    return 0\n", at_import=_crash_with(text))
+            else:
+                setup = (
+                    f"import sys\nprint({text!r}, flush=True)\n"
+                    f"print({text!r}, file=sys.stderr)\nsys.exit(1)\n"
+                )
+                made.submit(add="def add(a, b):\n    return a + b\n", files={"setup.py": setup})
+        grade_batch(arenas)
+        yield arenas
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("excuse", ["fake_bwrap_line", "fake_missing_pytest"])
-def test_class8_text_from_the_build_is_no_infrastructure_error(arena, excuse):
-    text = EXCUSES[excuse]
-    setup = (
-        f"import sys\nprint({text!r}, flush=True)\nprint({text!r}, file=sys.stderr)\nsys.exit(1)\n"
-    )
-    arena.submit(add="def add(a, b):\n    return a + b\n", files={"setup.py": setup})
-    arena.grade()
-    run = arena.run()
-    assert run["status"] != "error", run.get("error")
-    assert set(arena.verdicts().values()) == {"not_implemented"}  # it did not install
-    arena.check()
+class TestBatchExcuses:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    @pytest.mark.parametrize("excuse", PROJECT_EXCUSES)
+    def test_class8_text_from_the_project_is_no_infrastructure_error(self, excuse_batch, excuse):
+        arena = excuse_batch[f"project-{excuse}"]
+        run = arena.run()
+        assert run["status"] != "error", run.get("error")
+        assert arena.verdicts()["R1"] == "not_implemented"
+        arena.check()
+
+    @pytest.mark.parametrize("excuse", BUILD_EXCUSES)
+    def test_class8_text_from_the_build_is_no_infrastructure_error(self, excuse_batch, excuse):
+        arena = excuse_batch[f"build-{excuse}"]
+        run = arena.run()
+        assert run["status"] != "error", run.get("error")
+        assert set(arena.verdicts().values()) == {"not_implemented"}  # it did not install
+        arena.check()
 
 
 @pytest.mark.slow
