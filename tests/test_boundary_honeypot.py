@@ -350,7 +350,7 @@ def test_the_attacks_value_rule_no_longer_finds_the_honeypots(tmp_path):
     still names a copy, its place after the original and its absence from the public suite,
     is measured too and said in docs/sandbox.md: the probe's check of the test code and the
     audit hook are what stop a project that uses them."""
-    picks = _picks(tmp_path, range(6))
+    picks = _picks(tmp_path, range(4))
     total = len(picks["later"])
     assert total >= 100, total  # every pair is ordered: enough pairs to measure
     # the values no longer tell: the review's rule named every honeypot, now few
