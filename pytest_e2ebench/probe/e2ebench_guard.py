@@ -231,8 +231,6 @@ _EVENTS = _FORBIDDEN | {
     "exec",
     "sys._getframe",
     "object.__setattr__",
-    "os.listdir",
-    "os.scandir",
     "os.system",
     "subprocess.Popen",
     "os.posix_spawn",
@@ -241,7 +239,7 @@ _EVENTS = _FORBIDDEN | {
 _FUNCTION_FIELDS = ("__code__", "__defaults__", "__kwdefaults__")
 _DISPLAY = (os.sep + "linecache.py",)
 _LIMIT = 20  # audit records per run: the first ones are the evidence
-_state: dict = {"busy": False, "seen": set(), "emit": None, "suite": (), "dirs": frozenset()}
+_state: dict = {"busy": False, "seen": set(), "emit": None, "suite": ()}
 _state.update(trusted=(), stdlib=())
 _getframe = sys._getframe
 _realpath = os.path.realpath
@@ -263,9 +261,8 @@ def install_audit_hook(suite: SuiteCode, trusted: tuple[str, ...], emit) -> None
     stdlib = tuple(os.path.join(p, "") for s in stdlib for p in {s, _realpath(s)})
     tools = {paths["purelib"], paths["platlib"], *trusted}
     tools = tuple(os.path.join(p, "") for s in tools if s for p in {s, _realpath(s)})
-    folders = {os.path.dirname(f) for f in suite.codes}
     _state.update(emit=emit, stdlib=(*stdlib, "<frozen "), trusted=tools)
-    _state.update(suite=(suite.folder,) if suite.folder else (), dirs=frozenset(folders))
+    _state.update(suite=(suite.folder,) if suite.folder else ())
     sys.addaudithook(audit)
 
 
@@ -312,9 +309,6 @@ def _judge(event: str, args: tuple, direct: bool) -> str:
         return "" if event.startswith("marshal.") and not direct else event
     if event == "open":
         return f"read the suite's {args[0]}" if _suite_file(args[0], (".py", ".pyc")) else ""
-    if event in ("os.listdir", "os.scandir"):
-        path = _absolute(args[0]) if args else ""
-        return f"listed the suite's {path}" if path and _realpath(path) in _state["dirs"] else ""
     if event == "compile":
         return _compiling(args, direct)
     if event == "exec":
