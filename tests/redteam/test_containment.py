@@ -871,8 +871,7 @@ except Exception:
 """
 
 
-@pytest.mark.slow
-def test_class3_setup_py_writes_a_pth_into_the_test_venv(arena):
+def _class3_setup_py_writes_a_pth_into_the_test_venv(arena: Arena) -> None:
     forge = PATCH_REPORTS + arena.standalone("venv-pth")
     setup = (
         f"FORGE = {forge!r}\nPLANT = {arena.standalone('venv-coverage')!r}\n"
@@ -881,13 +880,9 @@ def test_class3_setup_py_writes_a_pth_into_the_test_venv(arena):
         + "from setuptools import setup\nsetup()\n"
     )
     arena.submit(add="def add(a, b):\n    return 0\n", files={"setup.py": setup})
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
 
 
-@pytest.mark.slow
-def test_class3_build_backend_on_backend_path_writes_a_pth(arena):
+def _class3_build_backend_on_backend_path_writes_a_pth(arena: Arena) -> None:
     forge = PATCH_REPORTS + arena.standalone("backend-pth")
     backend = (
         f"FORGE = {forge!r}\nPLANT = {arena.standalone('backend-coverage')!r}\n"
@@ -904,13 +899,9 @@ def test_class3_build_backend_on_backend_path_writes_a_pth(arena):
         add="def add(a, b):\n    return 0\n",
         files={"pyproject.toml": pyproject, "_build/e2e_backend.py": backend},
     )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
 
 
-@pytest.mark.slow
-def test_class3_wheel_carrying_a_pth_file(arena):
+def _class3_wheel_carrying_a_pth_file(arena: Arena) -> None:
     forge = PATCH_REPORTS + arena.standalone("wheel-pth")
     backend = (
         WHEEL_BACKEND
@@ -922,13 +913,9 @@ def test_class3_wheel_carrying_a_pth_file(arena):
         add="def add(a, b):\n    return 0\n",
         files={"pyproject.toml": BACKEND_PYPROJECT, "_build/e2e_backend.py": backend},
     )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
 
 
-@pytest.mark.slow
-def test_class3_wheel_overwriting_pytest_and_the_probe(arena):
+def _class3_wheel_overwriting_pytest_and_the_probe(arena: Arena) -> None:
     # the wheel ships _pytest/reports.py (the real one plus a forger), pluggy and coverage files
     patch = PATCH_REPORTS.replace("_e2e_reports.", "").replace(
         "import _pytest.reports as _e2e_reports\n", ""
@@ -949,9 +936,45 @@ def test_class3_wheel_overwriting_pytest_and_the_probe(arena):
         add="def add(a, b):\n    return 0\n",
         files={"pyproject.toml": BACKEND_PYPROJECT, "_build/e2e_backend.py": backend},
     )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
+
+
+# Each writes the forger where the build can reach: its own run of one session.
+BUILD_ATTACKS = {
+    "setup_py_pth": _class3_setup_py_writes_a_pth_into_the_test_venv,
+    "backend_pth": _class3_build_backend_on_backend_path_writes_a_pth,
+    "wheel_pth": _class3_wheel_carrying_a_pth_file,
+    "wheel_overwrites_pytest": _class3_wheel_overwriting_pytest_and_the_probe,
+}
+
+
+@pytest.fixture(scope="module")
+def build_batch(request, tmp_path_factory):
+    with arena_batch(request, tmp_path_factory, "builds", sorted(BUILD_ATTACKS)) as arenas:
+        for name, made in arenas.items():
+            BUILD_ATTACKS[name](made)
+        grade_batch(arenas)
+        yield arenas
+
+
+@pytest.mark.slow
+class TestBatchBuilds:
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+
+    def _caught(self, made: Arena) -> None:
+        made.assert_r1_fails(forging=True)
+        made.check()
+
+    def test_class3_setup_py_writes_a_pth_into_the_test_venv(self, build_batch):
+        self._caught(build_batch["setup_py_pth"])
+
+    def test_class3_build_backend_on_backend_path_writes_a_pth(self, build_batch):
+        self._caught(build_batch["backend_pth"])
+
+    def test_class3_wheel_carrying_a_pth_file(self, build_batch):
+        self._caught(build_batch["wheel_pth"])
+
+    def test_class3_wheel_overwriting_pytest_and_the_probe(self, build_batch):
+        self._caught(build_batch["wheel_overwrites_pytest"])
 
 
 @pytest.mark.slow
