@@ -175,12 +175,18 @@ class Stage:
 
 
 @contextlib.contextmanager
-def locked(run_dir: Path) -> Iterator[None]:
-    """Hold an exclusive lock on a run directory (two processes never build one run)."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with (run_dir / ".lock").open("w") as fh:
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the lock file ``path`` (created, with its folder), so two
+    processes never fill one cache entry or build one run at once; released on exit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def locked(run_dir: Path):
+    """Hold an exclusive lock on a run directory (two processes never build one run)."""
+    return file_lock(run_dir / ".lock")

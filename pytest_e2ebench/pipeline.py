@@ -8,7 +8,6 @@ reuses what is still valid. The run directory is locked while a process works on
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import time
 import traceback
@@ -23,7 +22,7 @@ from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
 from .contracts import RunRecord
 from .errors import InfrastructureError, RunFailed
-from .intake import SKIP_PATTERNS, IntakeLimits, IntakeReport, copy_tree
+from .intake import IntakeLimits, intake_notes, intake_summary
 from .judge import judge
 from .metrics import run_metrics, suite_metrics
 from .migrate import run_migration
@@ -35,7 +34,7 @@ from .task import Task
 from .testconf import TestSettings
 from .verdicts import census, containment, effective_tests, sink_tampered, tampered_message
 from .web import web_requirements
-from .workspace import code_size, suffixes_for
+from .workspace import code_size, suffixes_for, take_in
 
 if TYPE_CHECKING:
     from .executor import RayExecutor
@@ -44,7 +43,6 @@ RECORD_SCHEMA = "e2ebench-run/1"
 REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each test has
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
 STAGE_FORMAT = 4
-MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
 ERROR_FILE = "error.txt"  # in the run folder: the traceback of a run that ended in an error
 # Limits whose excess is a disk quota in containment terms (max_depth is not).
 QUOTA_LIMITS = frozenset({"max_bytes", "max_files", "max_file_bytes"})
@@ -599,68 +597,6 @@ class Evaluator:
             )
             install = stage.commit(built.to_dict())
         return install
-
-
-def take_in(workspace: Path, limits: IntakeLimits, earlier: dict | None = None) -> IntakeReport:
-    """Pass what an agent wrote through intake: copy it to a clean folder and swap.
-
-    Links are resolved or dropped, non-regular files dropped (see :mod:`.intake`). When a limit
-    is exceeded the workspace is left empty: the run is graded as an empty repository, the
-    agent's failure. ``earlier`` is a report of an intake the agent itself made (``dir:``):
-    what it dropped or exceeded counts too.
-    """
-    raw = workspace.with_name(f"{workspace.name}.raw")
-    remove(raw)
-    if not os.path.lexists(workspace):
-        workspace.mkdir()  # the agent removed it: an empty repository
-    os.rename(workspace, raw)  # a link in the workspace's place is renamed, not followed
-    try:
-        report = copy_tree(raw, workspace, limits, ignore=SKIP_PATTERNS)
-    except ValueError:
-        workspace.mkdir()
-        report = IntakeReport(dropped=[(".", "the workspace is not a folder")])
-    finally:
-        remove(raw)
-    if earlier:
-        first = IntakeReport.from_dict(earlier)
-        report.dropped[:0] = first.dropped
-        report.exceeded = first.exceeded or report.exceeded
-    if report.exceeded:
-        remove(workspace)
-        workspace.mkdir()
-        report.files = report.bytes = 0
-    return report
-
-
-def intake_summary(intake: dict | None) -> dict | None:
-    """The record's ``intake``: counts, the limit exceeded, the first dropped entries."""
-    if not intake:
-        return None
-    dropped = intake.get("dropped", [])
-    return {
-        "files": intake.get("files"),
-        "bytes": intake.get("bytes"),
-        "exceeded": intake.get("exceeded"),
-        "dropped": dropped[:MAX_LISTED_DROPPED],
-        "dropped_total": len(dropped),
-    }
-
-
-def intake_notes(intake: dict | None) -> list[str]:
-    """What intake stopped at or dropped, as notes for a record."""
-    if not intake:
-        return []
-    notes = []
-    if intake.get("exceeded"):
-        notes.append(
-            f"intake stopped at the {intake['exceeded']} limit (see intake in the record): "
-            "graded as an empty repository"
-        )
-    if intake.get("dropped"):
-        n = len(intake["dropped"])
-        first = ", ".join(f"{p} ({r})" for p, r in intake["dropped"][:3])
-        notes.append(f"intake dropped {n} {'entry' if n == 1 else 'entries'}: {first}")
-    return notes
 
 
 def build_record(

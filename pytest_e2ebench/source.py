@@ -10,8 +10,6 @@ repository instead (a URL or a local path; E2EDevBench pins commits): fetched th
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -25,6 +23,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from .cache import file_lock
 from .errors import E2EBenchError
 
 DOWNLOAD_TIMEOUT = 600
@@ -63,17 +62,6 @@ def sha256_of(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-@contextlib.contextmanager
-def _lock(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def index_files(name: str, timeout: float = DOWNLOAD_TIMEOUT) -> list[dict]:
@@ -157,7 +145,7 @@ def fetch_sdist(pin: str, sha256: str) -> Path:
     name, version = parse_pin(pin)
     dest = cache_root() / "sources" / f"{name}-{version}-{sha256[:16]}"
     marker = dest / ".complete"
-    with _lock(cache_root() / "sources" / f".{name}-{version}.lock"):
+    with file_lock(cache_root() / "sources" / f".{name}-{version}.lock"):
         if not marker.is_file():
             if dest.exists():
                 shutil.rmtree(dest)  # half-unpacked by a killed session
@@ -191,7 +179,7 @@ def fetch_commit(url: str, commit: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9]+", "-", url.rstrip("/").rsplit("/", 1)[-1]).strip("-") or "repo"
     dest = cache_root() / "sources" / f"git-{slug}-{commit[:16]}"
     marker = dest / ".complete"
-    with _lock(cache_root() / "sources" / f".git-{slug}-{commit[:16]}.lock"):
+    with file_lock(cache_root() / "sources" / f".git-{slug}-{commit[:16]}.lock"):
         if not marker.is_file():
             if dest.exists():
                 shutil.rmtree(dest)

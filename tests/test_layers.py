@@ -66,12 +66,34 @@ def _absolute(module: str, path: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _is_script_block(node: ast.AST) -> bool:
+    """``if __name__ == "__main__":`` -- code that runs only when the file is run as a script,
+    as the module ``__main__`` (the top of any import chain), never when it is imported."""
+    test = getattr(node, "test", None)
+    return (
+        isinstance(node, ast.If)
+        and isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
+
+
+def _walk_module(tree: ast.Module):
+    """Every node of a module, its script block (``if __name__ == "__main__":``) left out."""
+    todo = [n for n in tree.body if not _is_script_block(n)]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
 def _imports_in(module: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     """The first-party imports of one module, and its ``alias._private`` attribute accesses."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found: list[Import] = []
     bound: dict[str, str] = {}  # a local name bound to a first-party module
-    for node in ast.walk(tree):
+    for node in _walk_module(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] != PACKAGE:
@@ -93,7 +115,7 @@ def _imports_in(module: str, path: Path, modules: dict[str, Path]) -> list[Impor
                     loose.append(alias.name)
             if loose:
                 found.append(Import(module, base, tuple(loose), node.lineno))
-    for node in ast.walk(tree):
+    for node in _walk_module(tree):
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)

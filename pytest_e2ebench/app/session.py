@@ -21,8 +21,7 @@ import threading
 from pathlib import Path
 
 from ..errors import InfrastructureError
-from ..probe import PROBE_DIR
-from ..runner import _env
+from ..probe import PROBE_DIR, project_env
 from ..sandbox import Sandbox
 from ..web import browser_binaries
 from . import AppSpec
@@ -72,7 +71,7 @@ class BrowserSession:
         artifacts.mkdir(parents=True, exist_ok=True)
         mine, theirs = socket.socketpair()
         self._sock = mine
-        env = _env(self.python, home)
+        env = project_env(self.python, home)
         env.update(browser_binaries(), E2EBENCH_APP_FD=str(theirs.fileno()))
         port = _free_port()
         # Chromium reserves far more address space than it uses: no address-space limit.

@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from ..cache import file_hash, locked, tree_hash
-from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
+from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, intake_notes, read_text
 from ..mutants import MUTANTS_FILE
+from ..workspace import take_in
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
@@ -99,8 +100,6 @@ def generate_stage(
     ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here; ``scope``
     names their conversations in the LLM cache (``ctx.scope``).
     """
-    from ..pipeline import take_in
-
     agent, run = ctx.agent, ctx.key.run
     cached = evaluator._stage(
         stage_dir,
@@ -141,8 +140,6 @@ def generate_stage(
 
 def evaluate(evaluator, ctx) -> dict:
     """The stage record of the run ``ctx`` (a RunContext of a stage); see docs/stages.md."""
-    from ..pipeline import intake_notes
-
     task, agent, run, stage = ctx.task, ctx.agent, ctx.key.run, ctx.key.stage
     settings = ctx.settings
     agent_run_dir = evaluator.run_dir(task, agent, run)
