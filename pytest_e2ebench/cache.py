@@ -79,11 +79,10 @@ def _hash_file(digest, name: str, dir_fd: int, max_bytes: int) -> int:
 
 def file_hash(path: Path) -> str:
     """SHA-256 of one file's name and bytes."""
-    digest = hashlib.sha256(path.name.encode() + b"\0")
     with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(
+            fh, lambda: hashlib.sha256(path.name.encode() + b"\0")
+        ).hexdigest()
 
 
 def key_of(*parts: object) -> str:

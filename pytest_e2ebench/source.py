@@ -57,11 +57,8 @@ def parse_pin(pin: str) -> tuple[str, str]:
 
 def sha256_of(path: Path) -> str:
     """Hex SHA-256 of a file."""
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def index_files(name: str, timeout: float = DOWNLOAD_TIMEOUT) -> list[dict]:
