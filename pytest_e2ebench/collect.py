@@ -16,9 +16,8 @@ import pytest
 from .agents import Agent
 from .contracts import RECORD_PROPERTY as PROPERTY
 from .errors import InfrastructureError, RunFailed, TaskError
-from .pipeline import error_record
+from .run.record import error_record, error_stage_record
 from .stages import IMPLEMENT, StageReferences, item_names
-from .stages.run import error_stage_record
 from .stash import AGENTS, EVALUATOR, SETTINGS
 from .task import Requirement, Task, at_level, load_task
 from .verdicts import IMPLEMENTED

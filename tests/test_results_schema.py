@@ -17,10 +17,9 @@ import pytest
 
 from pytest_e2ebench.agents.builtin import NopAgent
 from pytest_e2ebench.errors import InfrastructureError, RunFailed
-from pytest_e2ebench.pipeline import error_record
 from pytest_e2ebench.report import results
+from pytest_e2ebench.run.record import error_record, error_stage_record
 from pytest_e2ebench.schema import RESULTS_SCHEMA, results_problems, results_schema
-from pytest_e2ebench.stages.run import error_stage_record
 from pytest_e2ebench.task import load_task
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from ..cache import file_hash, locked, tree_hash
-from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, intake_notes, read_text
+from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
 from ..mutants import MUTANTS_FILE
+from ..run.record import stage_record
 from ..workspace import take_in
 from . import (
     ACCEPTANCE_DIR,
@@ -29,7 +30,6 @@ from . import (
     testing,
 )
 
-STAGE_RECORD = "e2ebench-stage/1"
 BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
 INSTRUCTIONS = {
     "design": (
@@ -174,26 +174,7 @@ def evaluate(evaluator, ctx) -> dict:
             work = graded.reset()
             scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
             grade = graded.commit(_grade(evaluator, ctx, repo, scope, work))
-    notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
-    notes += intake_notes(agent_data.get("intake"))
-    return {
-        "schema": STAGE_RECORD,
-        "task": task.id,
-        "agent": agent.label,
-        "run": run,
-        "stage": stage,
-        "mode": settings.stage_mode,
-        "status": "ok",
-        "items": grade["items"],
-        "metrics": grade["metrics"],
-        "details": {k: v for k, v in grade.items() if k not in ("items", "metrics", "note")},
-        "agent_run": {
-            k: agent_data.get(k)
-            for k in ("tokens_sent", "tokens_generated", "cost_usd", "steps", "duration_s")
-        },
-        "notes": notes,
-        "dir": str(stage_dir),
-    }
+    return stage_record(ctx, agent_data, grade)
 
 
 def _grade(evaluator, ctx, repo: Path, scope: str, work: Path) -> dict:
@@ -220,20 +201,3 @@ def _grade(evaluator, ctx, repo: Path, scope: str, work: Path) -> dict:
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
     shared = ctx.out / ".shared"
     return testing.grade(repo / folder, task, work, shared, sandbox, ctx.settings.timeout)
-
-
-def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) -> dict:
-    """The record of a stage the harness could not evaluate (metrics None)."""
-    return {
-        "schema": STAGE_RECORD,
-        "task": task.id,
-        "agent": agent.label,
-        "run": run,
-        "stage": stage,
-        "status": "error",
-        "error": {"type": type(exc).__name__, "message": str(exc)},
-        "items": {},
-        "metrics": None,
-        "notes": [],
-        "dir": str(stage_dir),
-    }
