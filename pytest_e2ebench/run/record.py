@@ -206,6 +206,18 @@ def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseExc
     }
 
 
+def _stage_head(task, agent, run: int, stage: str, status: str) -> dict:
+    """The keys every stage record starts with: which run and stage, and its status."""
+    return {
+        "schema": STAGE_RECORD,
+        "task": task.id,
+        "agent": agent.label,
+        "run": run,
+        "stage": stage,
+        "status": status,
+    }
+
+
 def stage_record(ctx, agent_data: dict, grade: dict) -> dict:
     """The record of a lifecycle stage graded in the run ``ctx`` (docs/stages.md): the agent's
     answer (``agent_data``) and its grade."""
@@ -214,13 +226,8 @@ def stage_record(ctx, agent_data: dict, grade: dict) -> dict:
     notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
     notes += intake_notes(agent_data.get("intake"))
     return {
-        "schema": STAGE_RECORD,
-        "task": task.id,
-        "agent": agent.label,
-        "run": run,
-        "stage": stage,
+        **_stage_head(task, agent, run, stage, "ok"),
         "mode": settings.stage_mode,
-        "status": "ok",
         "items": grade["items"],
         "metrics": grade["metrics"],
         "details": {k: v for k, v in grade.items() if k not in ("items", "metrics", "note")},
@@ -236,12 +243,7 @@ def stage_record(ctx, agent_data: dict, grade: dict) -> dict:
 def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) -> dict:
     """The record of a stage the harness could not evaluate (metrics None)."""
     return {
-        "schema": STAGE_RECORD,
-        "task": task.id,
-        "agent": agent.label,
-        "run": run,
-        "stage": stage,
-        "status": "error",
+        **_stage_head(task, agent, run, stage, "error"),
         "error": {"type": type(exc).__name__, "message": str(exc)},
         "items": {},
         "metrics": None,
