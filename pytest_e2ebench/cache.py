@@ -79,11 +79,10 @@ def _hash_file(digest, name: str, dir_fd: int, max_bytes: int) -> int:
 
 def file_hash(path: Path) -> str:
     """SHA-256 of one file's name and bytes."""
-    digest = hashlib.sha256(path.name.encode() + b"\0")
     with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(
+            fh, lambda: hashlib.sha256(path.name.encode() + b"\0")
+        ).hexdigest()
 
 
 def key_of(*parts: object) -> str:
@@ -175,12 +174,18 @@ class Stage:
 
 
 @contextlib.contextmanager
-def locked(run_dir: Path) -> Iterator[None]:
-    """Hold an exclusive lock on a run directory (two processes never build one run)."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with (run_dir / ".lock").open("w") as fh:
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the lock file ``path`` (created, with its folder), so two
+    processes never fill one cache entry or build one run at once; released on exit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def locked(run_dir: Path):
+    """Hold an exclusive lock on a run directory (two processes never build one run)."""
+    return file_lock(run_dir / ".lock")

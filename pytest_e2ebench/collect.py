@@ -7,7 +7,6 @@ requirement is implemented and fails with the failing tests otherwise.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterator
@@ -15,17 +14,16 @@ from collections.abc import Iterator
 import pytest
 
 from .agents import Agent
+from .contracts import RECORD_PROPERTY as PROPERTY
 from .errors import InfrastructureError, RunFailed, TaskError
-from .pipeline import error_record
+from .run.record import error_record, error_stage_record
 from .stages import IMPLEMENT, StageReferences, item_names
-from .stages.run import error_stage_record
 from .stash import AGENTS, EVALUATOR, SETTINGS
-from .task import Requirement, Task, load_task
+from .task import Requirement, Task, at_level, load_task
 from .verdicts import IMPLEMENTED
 
 # The user property that carries a run's record to the reporter, as JSON text (what
 # --junitxml writes into its <property value="…">, and what a script reading it can parse).
-PROPERTY = "e2ebench"
 MAX_LISTED_FAILURES = 10
 # An item's name is "<task>[<agent>-run-<n>-<requirement>]"; without the requirement, its run.
 # ``<task>[<agent>-run-<n>-<requirement, feature or stage artefact>]``
@@ -41,15 +39,6 @@ def run_scope(nodeid: str) -> str | None:
     """The part of a requirement item's node id that names its run; None for other ids."""
     match = _RUN_OF_ITEM.match(nodeid)
     return match[1] if match else None
-
-
-def at_level(task: Task, settings) -> Task:
-    """``task`` at the session's ProjectEval level and mode (#17; unchanged for other tasks)."""
-    if settings.level is None or task.projecteval is None:
-        return task
-    # ProjectEval's cascade starts before the code at level 1 or 2 (level 3 is direct)
-    cascade = settings.projecteval_mode == "cascade" and settings.level < 3
-    return dataclasses.replace(task, level=settings.level, cascade=cascade)
 
 
 def implement_first(items: list[pytest.Item]) -> list[pytest.Item]:

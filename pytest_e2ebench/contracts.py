@@ -12,6 +12,8 @@ import dataclasses
 from typing import Any
 
 VERDICTS = ("implemented", "not_implemented", "inconclusive")
+# the user_properties key a run's record rides on from an xdist worker to the reporter
+RECORD_PROPERTY = "e2ebench"
 
 
 def _split(cls, data: dict) -> tuple[dict, dict]:

@@ -29,7 +29,8 @@ from .errors import InfrastructureError, RunFailed
 from .limits import Limits
 from .runs import RunKey
 from .stages import IMPLEMENT
-from .stash import AGENTS, EVALUATOR
+from .stash import AGENTS, EVALUATOR, SETTINGS
+from .task import at_level, load_task
 
 INSTALL_HINT = "pip install 'pytest-e2ebench[ray]'"
 BROWSER = "browser"  # the custom resource a web or app run reserves: a node runs that many
@@ -133,9 +134,6 @@ def run_pipeline(session: dict, task_root: str, run_key: dict, stages: list[str]
 
     Never raises for a run's own failure: Ray retries only what it sees as a lost worker.
     """
-    from .collect import at_level
-    from .stash import SETTINGS
-    from .task import load_task
 
     config = _worker_config(session)
     evaluator = config.stash[EVALUATOR]

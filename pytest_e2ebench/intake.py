@@ -23,6 +23,7 @@ _CHUNK = 1 << 20
 # Larger Python sources are not parsed: 2 MB of "1+1+…" already takes ~400 MB of AST, and no
 # real module is that big. Parsing is the costly step; reading is bounded separately.
 MAX_SOURCE_BYTES = 2 << 20
+MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
 # What the AST parser raises on hostile input besides SyntaxError: ValueError (NUL bytes),
 # RecursionError and MemoryError (deep nesting), UnicodeDecodeError (bad coding cookie).
 PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError)
@@ -444,3 +445,34 @@ def _walk(
                 yield from _walk(sub, rel, skip, depth - 1)
         finally:
             os.close(sub)
+
+
+def intake_summary(intake: dict | None) -> dict | None:
+    """The record's ``intake``: counts, the limit exceeded, the first dropped entries."""
+    if not intake:
+        return None
+    dropped = intake.get("dropped", [])
+    return {
+        "files": intake.get("files"),
+        "bytes": intake.get("bytes"),
+        "exceeded": intake.get("exceeded"),
+        "dropped": dropped[:MAX_LISTED_DROPPED],
+        "dropped_total": len(dropped),
+    }
+
+
+def intake_notes(intake: dict | None) -> list[str]:
+    """What intake stopped at or dropped, as notes for a record."""
+    if not intake:
+        return []
+    notes = []
+    if intake.get("exceeded"):
+        notes.append(
+            f"intake stopped at the {intake['exceeded']} limit (see intake in the record): "
+            "graded as an empty repository"
+        )
+    if intake.get("dropped"):
+        n = len(intake["dropped"])
+        first = ", ".join(f"{p} ({r})" for p, r in intake["dropped"][:3])
+        notes.append(f"intake dropped {n} {'entry' if n == 1 else 'entries'}: {first}")
+    return notes

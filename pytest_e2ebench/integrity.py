@@ -85,14 +85,10 @@ def _state(path: Path) -> str:
         return f"link:{os.readlink(path)}"
     if not stat.S_ISREG(mode):
         return "not a regular file"
-    digest = hashlib.sha256()
+    # opened without following a link planted in the file's place since the lstat above
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        while chunk := os.read(fd, 1 << 20):
-            digest.update(chunk)
-    finally:
-        os.close(fd)
-    return f"sha256:{digest.hexdigest()}"
+    with os.fdopen(fd, "rb") as fh:
+        return f"sha256:{hashlib.file_digest(fh, 'sha256').hexdigest()}"
 
 
 def _record(site: Path, dist_info: str) -> list[str]:

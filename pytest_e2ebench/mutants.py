@@ -12,7 +12,6 @@ repository holds a few lines per mutant rather than a copy of the project.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import shutil
@@ -134,32 +133,9 @@ def materialize(tasks: list, out: Path) -> dict:
     return manifest
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line: write the mutants of all tasks under a folder."""
-    from .task import find_task_dirs, load_task
-
-    parser = argparse.ArgumentParser(
-        prog="python -m pytest_e2ebench.mutants",
-        description="Write every task's mutants as OUT/<task>/run-<k>/ for --e2e-agent=dir:OUT.",
-    )
-    parser.add_argument("tasks", type=Path, help="folder of task folders")
-    parser.add_argument("out", type=Path, help="empty or new output folder")
-    opts = parser.parse_args(argv)
-    if opts.out.exists() and any(opts.out.iterdir()):
-        parser.error(f"{opts.out} is not empty")
-    try:
-        tasks = [load_task(d) for d in find_task_dirs(opts.tasks)]
-        manifest = materialize(tasks, opts.out)
-    except E2EBenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    runs = max((len(v) for v in manifest.values()), default=0)
-    print(
-        f"wrote {sum(len(v) for v in manifest.values())} mutants of {len(manifest)} tasks; "
-        f"grade them with: pytest --e2e-agent=dir:{opts.out} --e2e-runs={runs}"
-    )
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    # the command line loads tasks, which is the task model's (above this module): it lives
+    # with the self-check, and this file run as a script hands over to it
+    from pytest_e2ebench.selfcheck import mutants_main
+
+    sys.exit(mutants_main())

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from .llm.cache import LLM_CACHE_MODES
+
 DEFAULT_TASKS = "benchmark_tasks"
 DEFAULT_OUT = ".e2ebench"
 DEFAULT_TIMEOUT = 900.0
@@ -21,7 +23,6 @@ DEFAULT_MAX_STEPS = 200  # E2EDevBench §4.1
 DEFAULT_AGENT_TIMEOUT = 3600.0
 DEFAULT_APP_STEPS = 20  # actions per test case of the app judge's browser agent
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
-LLM_CACHE_MODES = ("off", "record", "replay")
 COV_REPORTS = ("term", "xml", "html")
 EXECUTORS = ("local", "ray")
 MISSING_MODES = ("stop", "empty", "skip")  # --e2e-missing: a dir: agent's absent outputs

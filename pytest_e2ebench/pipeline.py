@@ -8,7 +8,6 @@ reuses what is still valid. The run directory is locked while a process works on
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import time
 import traceback
@@ -23,28 +22,26 @@ from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
 from .contracts import RunRecord
 from .errors import InfrastructureError, RunFailed
-from .intake import SKIP_PATTERNS, IntakeLimits, IntakeReport, copy_tree
+from .intake import IntakeLimits
 from .judge import judge
-from .metrics import run_metrics, suite_metrics
 from .migrate import run_migration
 from .options import Settings
+from .run.record import build_record, error_record
 from .runs import RunContext, RunKey, run_folder
 from .stages import IMPLEMENT
 from .stages import run as stage_run
 from .task import Task
 from .testconf import TestSettings
-from .verdicts import census, containment, effective_tests, sink_tampered, tampered_message
+from .verdicts import census, effective_tests
 from .web import web_requirements
-from .workspace import code_size, suffixes_for
+from .workspace import code_size, suffixes_for, take_in
 
 if TYPE_CHECKING:
     from .executor import RayExecutor
 
-RECORD_SCHEMA = "e2ebench-run/1"
 REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each test has
 # Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
 STAGE_FORMAT = 4
-MAX_LISTED_DROPPED = 20  # dropped entries listed in a record (intake may drop thousands)
 # What an app task without a model needs: its judge is an LLM whatever agent wrote the app.
 APP_WITHOUT_MODEL = (
     "An app task's cases are played by an LLM driving a browser, for every agent (the "
@@ -52,8 +49,6 @@ APP_WITHOUT_MODEL = (
     "benchmark_tasks has none; benchmark_apps/ holds them, docs/apps.md)."
 )
 ERROR_FILE = "error.txt"  # in the run folder: the traceback of a run that ended in an error
-# Limits whose excess is a disk quota in containment terms (max_depth is not).
-QUOTA_LIMITS = frozenset({"max_bytes", "max_files", "max_file_bytes"})
 
 
 @dataclasses.dataclass
@@ -661,227 +656,3 @@ class Evaluator:
             )
             install = stage.commit(built.to_dict())
         return install
-
-
-def take_in(workspace: Path, limits: IntakeLimits, earlier: dict | None = None) -> IntakeReport:
-    """Pass what an agent wrote through intake: copy it to a clean folder and swap.
-
-    Links are resolved or dropped, non-regular files dropped (see :mod:`.intake`). When a limit
-    is exceeded the workspace is left empty: the run is graded as an empty repository, the
-    agent's failure. ``earlier`` is a report of an intake the agent itself made (``dir:``):
-    what it dropped or exceeded counts too.
-    """
-    raw = workspace.with_name(f"{workspace.name}.raw")
-    remove(raw)
-    if not os.path.lexists(workspace):
-        workspace.mkdir()  # the agent removed it: an empty repository
-    os.rename(workspace, raw)  # a link in the workspace's place is renamed, not followed
-    try:
-        report = copy_tree(raw, workspace, limits, ignore=SKIP_PATTERNS)
-    except ValueError:
-        workspace.mkdir()
-        report = IntakeReport(dropped=[(".", "the workspace is not a folder")])
-    finally:
-        remove(raw)
-    if earlier:
-        first = IntakeReport.from_dict(earlier)
-        report.dropped[:0] = first.dropped
-        report.exceeded = first.exceeded or report.exceeded
-    if report.exceeded:
-        remove(workspace)
-        workspace.mkdir()
-        report.files = report.bytes = 0
-    return report
-
-
-def intake_summary(intake: dict | None) -> dict | None:
-    """The record's ``intake``: counts, the limit exceeded, the first dropped entries."""
-    if not intake:
-        return None
-    dropped = intake.get("dropped", [])
-    return {
-        "files": intake.get("files"),
-        "bytes": intake.get("bytes"),
-        "exceeded": intake.get("exceeded"),
-        "dropped": dropped[:MAX_LISTED_DROPPED],
-        "dropped_total": len(dropped),
-    }
-
-
-def intake_notes(intake: dict | None) -> list[str]:
-    """What intake stopped at or dropped, as notes for a record."""
-    if not intake:
-        return []
-    notes = []
-    if intake.get("exceeded"):
-        notes.append(
-            f"intake stopped at the {intake['exceeded']} limit (see intake in the record): "
-            "graded as an empty repository"
-        )
-    if intake.get("dropped"):
-        n = len(intake["dropped"])
-        first = ", ".join(f"{p} ({r})" for p, r in intake["dropped"][:3])
-        notes.append(f"intake dropped {n} {'entry' if n == 1 else 'entries'}: {first}")
-    return notes
-
-
-def build_record(
-    task: Task,
-    agent: Agent,
-    run: int,
-    run_dir: Path,
-    agent_data: dict,
-    install: dict,
-    test_run: dict,
-    code: dict,
-    migration: dict,
-    tests: list[dict],
-    judgement: dict,
-    selected: set[str] | None = None,
-) -> dict:
-    """The JSON-able record of one run: verdicts, metrics, suites and where things are.
-
-    With ``selected`` (``-m``), requirements, reference tests and metrics are those of the
-    selected requirements only (coverage and the agent's cost stay the whole run's).
-    """
-    extended_run = test_run["extended"]
-    # issue 11, class 7: results contradicted by independent evidence fail every requirement
-    evidence = extended_run.get("tamper_evidence") or []
-    requirements = sink_tampered(judgement["verdicts"], evidence)
-    selection = None
-    if selected is not None and len(selected) < len(requirements):
-        requirements = [r for r in requirements if r["id"] in selected]
-        tests = [t for t in tests if selected.intersection(t.get("requirements", ()))]
-        selection = {
-            "requirements": [r["id"] for r in requirements],
-            "of": len(task.requirements),
-        }
-    extended = suite_metrics(tests, extended_run.get("coverage"))
-    original_run = test_run.get("original")
-    if original_run is None:
-        original, everything = None, extended
-    else:
-        own = original_run["tests"] + [
-            {"nodeid": e["nodeid"], "outcome": "error", "message": e["message"]}
-            for e in original_run["collect_errors"]
-        ]
-        original = suite_metrics(own, original_run.get("coverage"))
-        everything = suite_metrics(tests + own, test_run.get("all_coverage"))
-    notes = [n for n in (agent_data.get("note"),) if n]
-    intake = agent_data.get("intake")
-    notes += intake_notes(intake)
-    labels = set(containment(extended_run, tests))
-    if intake and intake.get("exceeded") in QUOTA_LIMITS:
-        labels.add("disk_quota")
-    if not install.get("ok", True):
-        # The reason names the step and its log (logs/<step>.log) when there is one.
-        reason = install.get("reason") or "see venv.json in the run folder"
-        notes.append(f"the project failed to install: {reason}")
-    if extended_run.get("status") != "completed":
-        notes.append(f"test run {extended_run.get('status')}")
-    if evidence:
-        notes.append(tampered_message(evidence)[:500])
-    if migration.get("missing"):
-        notes.append(f"missing after migration: {', '.join(migration['missing'][:8])}")
-    if migration.get("weakened"):
-        notes.append(f"{len(migration['weakened'])} test(s) weakened by migration count as failed")
-    if migration.get("changed"):
-        changed = sorted(migration["changed"])
-        notes.append(
-            f"migration changed {len(changed)} test module(s): {', '.join(changed[:5])}"
-            + (" …" if len(changed) > 5 else "")
-        )
-    record = {
-        "schema": RECORD_SCHEMA,
-        "task": task.id,
-        "agent": agent.label,
-        "agent_spec": agent.spec,
-        "run": run,
-        "status": "ok",
-        "requirements": requirements,
-        "metrics": run_metrics(
-            requirements,
-            extended,
-            code,
-            agent_data,
-            extended_run.get("web"),
-            extended_run.get("app"),
-        ),
-        # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
-        "suites": {"original": original, "extended": extended, "all": everything},
-        "migration": {
-            k: migration.get(k)
-            for k in ("migrator", "packages", "mapped", "missing", "weakened", "changed")
-        },
-        "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
-        "install": {"method": install.get("method"), "ok": install.get("ok")},
-        "test_run": {
-            **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
-            "containment": sorted(labels),
-        },
-        "containment": {"tampered": bool(evidence), "evidence": evidence},
-        "intake": intake_summary(intake),
-        # web tasks: did the app load without a breaking script error; browser start times
-        **({"web": extended_run["web"]} if extended_run.get("web") else {}),
-        # app tasks: SQ, the case verdicts, the judge's LLM cost (and the LLM-score baseline)
-        **({"app": extended_run["app"]} if extended_run.get("app") else {}),
-        "notes": notes,
-        "task_meta": task_meta(task),
-        "dir": str(run_dir),
-    }
-    if selection is not None:
-        record["selection"] = selection
-    extra = {k: v for k, v in judgement.items() if k != "verdicts"}
-    record.update(extra)
-    # the keys a judge added: results.json keeps them (report.results.build)
-    record["judge_extra"] = sorted(extra)
-    return record
-
-
-def task_meta(task: Task) -> dict:
-    """Task facts for analysis (kind, release date for leakage by quarter, size)."""
-    return {
-        "title": task.title,
-        "kind": task.kind,
-        "created": task.created.isoformat(),
-        "source": task.source,
-        **task.size,
-    }
-
-
-def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseException) -> dict:
-    """The record of a run the harness could not evaluate (metrics are None, never 0).
-
-    ``error.kind`` is ``infrastructure`` for an InfrastructureError and ``harness`` for any
-    other exception (:class:`RunFailed`); ``error.traceback`` is the file with the traceback.
-    """
-    stage = getattr(exc, "stage", "harness")
-    kind = "harness" if isinstance(exc, RunFailed) else "infrastructure"
-    level = {"level": task.level} if task.level is not None else {}  # ProjectEval (#17)
-    if task.cascade:
-        level["projecteval_mode"] = "cascade"
-    return {
-        **level,
-        "schema": RECORD_SCHEMA,
-        "task": task.id,
-        "agent": agent.label,
-        "agent_spec": agent.spec,
-        "run": run,
-        "status": "error",
-        "error": {
-            "stage": stage,
-            "kind": kind,
-            "type": getattr(exc, "exc_type", type(exc).__name__),
-            "message": str(exc),
-            "traceback": getattr(exc, "traceback_file", None),
-        },
-        "requirements": [
-            {"id": r.id, "title": r.title, "tags": list(r.tags), "verdict": "inconclusive"}
-            for r in task.requirements
-        ],
-        "metrics": None,
-        "suites": {"original": None, "extended": None, "all": None},
-        "notes": [],
-        "task_meta": task_meta(task),
-        "dir": str(run_dir),
-    }

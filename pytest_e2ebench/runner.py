@@ -32,7 +32,7 @@ from pathlib import Path
 from . import finder, honeypot, process, skips, tamper, testconf
 from .errors import InfrastructureError
 from .intake import IntakeLimits, copy_tree, read_regular
-from .probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN
+from .probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
 from .sandbox import Limits, Sandbox
 from .testconf import TestSettings
 from .untrusted.parse import loads_json
@@ -55,7 +55,6 @@ PROBE_LIMIT = 64 << 20  # bytes of the probe's results file read (a big suite wr
 _TOOLS = ("pytest", "_pytest", "pluggy", "pytest_timeout.py")
 _COVERAGE_TOOLS = ("coverage",)
 _WEB_TOOLS = ("pytest_bdd", "selenium")
-_KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
 _IGNORE = shutil.ignore_patterns("__pycache__")
 INI = textwrap.dedent(
     """\
@@ -86,27 +85,6 @@ def _coveragerc(where: Path, repo: Path, data: Path, copies: list[Path]) -> Path
         "patch = subprocess\nsigterm = True\n"
     )
     return rc
-
-
-def _env(venv_python: Path, home: Path) -> dict[str, str]:
-    """The environment of a test run."""
-    env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
-    env["PATH"] = f"{venv_python.parent}{os.pathsep}{env.get('PATH', os.defpath)}"
-    env.update(
-        PYTHONPATH=str(PROBE_DIR),
-        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-        PYTHONDONTWRITEBYTECODE="1",
-        # `python -m` in the project's folder (the agent's own suite) must not put that folder
-        # first on sys.path: a module there named like a test tool would shadow it
-        PYTHONSAFEPATH="1",
-        PYTHONHASHSEED="0",
-        PYTHONIOENCODING="utf-8",
-        HOME=str(home),
-        TZ="UTC",
-        VIRTUAL_ENV=str(venv_python.parent.parent),
-    )
-    env.setdefault("LANG", "C.UTF-8")
-    return env
 
 
 def read_probe(path: Path, key: str) -> dict:
@@ -518,7 +496,7 @@ def run_suite(
         args = ["--rootdir", str(repo), *common, str(repo)]
         trusted = repo
     key = secrets.token_hex(32)
-    env = _env(venv_python, work / "home")
+    env = project_env(venv_python, work / "home")
     # where the probe accepts hook implementations from besides the test tools: conftest.py
     # files of the harness's tests, or of the agent's own tests in its own suite
     env["E2EBENCH_PROBE_TRUSTED"] = str(trusted)

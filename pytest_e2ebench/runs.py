@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .stages import IMPLEMENT, STAGES
 from .stash import OUTAGE, SANDBOX
@@ -25,7 +25,6 @@ from .stash import OUTAGE, SANDBOX
 if TYPE_CHECKING:
     import pytest
 
-    from .agents import Agent
     from .options import Settings
     from .task import Task
 
@@ -35,6 +34,13 @@ STAGE_PREFIX = "stage-"
 CASCADE = "cascade"  # ProjectEval's cascade mode (#17): its own run beside the direct one
 LAYOUT = "<out>/<agent>/<task>[/level-<level>[-cascade]]/run-<n>[/stage-<stage>]"
 _FIELDS = ("task", "agent", "run", "level", "stage", "mode")
+
+
+class RunAgent(Protocol):
+    """What a run's key and context need of its agent (an :class:`~pytest_e2ebench.agents.Agent`,
+    whose module imports this one): the label its runs are filed under."""
+
+    label: str
 
 
 def name_problem(field: str, value: object) -> str | None:
@@ -84,7 +90,7 @@ class RunKey:
             raise ValueError(f"not a run key: {'; '.join(problems)}")
 
     @classmethod
-    def of(cls, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> RunKey:
+    def of(cls, task: Task, agent: RunAgent, run: int, stage: str = IMPLEMENT) -> RunKey:
         """The key of ``agent``'s run ``run`` of ``task`` (at the task's level, if any)."""
         return cls(task.id, agent.label, run, task.level, stage, CASCADE if task.cascade else None)
 
@@ -230,7 +236,7 @@ class RunContext:
     inputs: Path | None = None
     key: RunKey = None  # type: ignore[assignment]  # set in __post_init__ when left out
     task: Task | None = None
-    agent: Agent | None = None
+    agent: RunAgent | None = None  # the agents.Agent of the run
     # The run's record once it is built (the pytest_e2ebench_run_finished hook sees it).
     record: dict | None = None
     # the conversations' name in the LLM cache when it is not the run's own (ProjectEval's

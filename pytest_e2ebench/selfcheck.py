@@ -20,9 +20,35 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .errors import TaskError
+from .errors import E2EBenchError, TaskError
 from .mutants import materialize
 from .task import Task, find_task_dirs, load_task
+
+
+def mutants_main(argv: list[str] | None = None) -> int:
+    """``python -m pytest_e2ebench.mutants TASKS OUT``: write the mutants of all tasks under a
+    folder, ready for ``--e2e-agent=dir:OUT``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_e2ebench.mutants",
+        description="Write every task's mutants as OUT/<task>/run-<k>/ for --e2e-agent=dir:OUT.",
+    )
+    parser.add_argument("tasks", type=Path, help="folder of task folders")
+    parser.add_argument("out", type=Path, help="empty or new output folder")
+    opts = parser.parse_args(argv)
+    if opts.out.exists() and any(opts.out.iterdir()):
+        parser.error(f"{opts.out} is not empty")
+    try:
+        tasks = [load_task(d) for d in find_task_dirs(opts.tasks)]
+        manifest = materialize(tasks, opts.out)
+    except E2EBenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    runs = max((len(v) for v in manifest.values()), default=0)
+    print(
+        f"wrote {sum(len(v) for v in manifest.values())} mutants of {len(manifest)} tasks; "
+        f"grade them with: pytest --e2e-agent=dir:{opts.out} --e2e-runs={runs}"
+    )
+    return 0
 
 
 def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess:

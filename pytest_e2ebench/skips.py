@@ -19,7 +19,7 @@ import ast
 import functools
 from pathlib import Path
 
-from .testindex import _dotted, is_test_module
+from .testindex import dotted_name, is_test_module
 
 _MARKS = frozenset({"skip", "skipif", "xfail"})
 _CALLS = frozenset(
@@ -33,16 +33,16 @@ def skips(node: ast.AST) -> bool:
     """True when ``node`` contains a skip or xfail mark, call or raise."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Attribute):
-            if sub.attr in _MARKS and _dotted(sub.value).endswith("mark"):
+            if sub.attr in _MARKS and dotted_name(sub.value).endswith("mark"):
                 return True
             if sub.attr == "expectedFailure":
                 return True
         elif isinstance(sub, ast.Call):
-            if _dotted(sub.func).rpartition(".")[2] in _CALLS:
+            if dotted_name(sub.func).rpartition(".")[2] in _CALLS:
                 return True
         elif isinstance(sub, ast.Raise) and sub.exc is not None:
             target = sub.exc.func if isinstance(sub.exc, ast.Call) else sub.exc
-            if _dotted(target).endswith(_RAISED):
+            if dotted_name(target).endswith(_RAISED):
                 return True
     return False
 
@@ -50,7 +50,7 @@ def skips(node: ast.AST) -> bool:
 def _is_fixture(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for dec in func.decorator_list:
         target = dec.func if isinstance(dec, ast.Call) else dec
-        if _dotted(target).rpartition(".")[2] == "fixture":
+        if dotted_name(target).rpartition(".")[2] == "fixture":
             return True
     return False
 
@@ -79,7 +79,7 @@ def _requested(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Fixture names a function requests: its parameters and ``usefixtures`` marks."""
     names = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
     for dec in func.decorator_list:
-        if isinstance(dec, ast.Call) and _dotted(dec.func).endswith("usefixtures"):
+        if isinstance(dec, ast.Call) and dotted_name(dec.func).endswith("usefixtures"):
             names |= {a.value for a in dec.args if isinstance(a, ast.Constant)}
     return names
 

@@ -10,8 +10,6 @@ repository instead (a URL or a local path; E2EDevBench pins commits): fetched th
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import os
 import re
@@ -24,6 +22,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from .cache import file_lock
 from .errors import E2EBenchError
 from .untrusted.parse import loads_json
 
@@ -58,22 +57,8 @@ def parse_pin(pin: str) -> tuple[str, str]:
 
 def sha256_of(path: Path) -> str:
     """Hex SHA-256 of a file."""
-    digest = hashlib.sha256()
     with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-@contextlib.contextmanager
-def _lock(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def index_files(name: str, timeout: float = DOWNLOAD_TIMEOUT) -> list[dict]:
@@ -157,7 +142,7 @@ def fetch_sdist(pin: str, sha256: str) -> Path:
     name, version = parse_pin(pin)
     dest = cache_root() / "sources" / f"{name}-{version}-{sha256[:16]}"
     marker = dest / ".complete"
-    with _lock(cache_root() / "sources" / f".{name}-{version}.lock"):
+    with file_lock(cache_root() / "sources" / f".{name}-{version}.lock"):
         if not marker.is_file():
             if dest.exists():
                 shutil.rmtree(dest)  # half-unpacked by a killed session
@@ -191,7 +176,7 @@ def fetch_commit(url: str, commit: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9]+", "-", url.rstrip("/").rsplit("/", 1)[-1]).strip("-") or "repo"
     dest = cache_root() / "sources" / f"git-{slug}-{commit[:16]}"
     marker = dest / ".complete"
-    with _lock(cache_root() / "sources" / f".git-{slug}-{commit[:16]}.lock"):
+    with file_lock(cache_root() / "sources" / f".git-{slug}-{commit[:16]}.lock"):
         if not marker.is_file():
             if dest.exists():
                 shutil.rmtree(dest)

@@ -30,6 +30,7 @@ TASK_FILE = "task.toml"
 REQUIREMENTS_FILE = "requirements.md"
 REFERENCE_DIR = "reference"
 DEFAULT_TEST_TIMEOUT = 30.0
+CHECKS_DIR = "checks"  # a task's own checks (checks/test_*.py, run with the harness's fixtures)
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _HEADING = r"^###\s+(?P<id>{p}\d+)\s*:\s*(?P<title>\S.*?)\s*$"
@@ -453,10 +454,18 @@ def load_task(root: Path) -> Task:
     )
 
 
+def scan_checks(root: Path) -> tuple[list[StaticTest], list[str]]:
+    """The checks under ``<task>/checks/`` with their requirement tags, plus problems.
+
+    Read statically when the task is loaded (the checks run in :mod:`.checks`)."""
+    folder = root / CHECKS_DIR
+    if not folder.is_dir():
+        return [], []
+    return scan_tests(folder, label=CHECKS_DIR)
+
+
 def _checks(root: Path, name: str, known: set[str] | None, problems: list[str]) -> list:
     """The task's checks (``checks/test_*.py``), each tagged with requirements it knows."""
-    from .checks import CHECKS_DIR, scan_checks
-
     checks, scan_problems = scan_checks(root)
     problems.extend(f"{name}/{p}" for p in scan_problems)
     for check in checks:
@@ -584,3 +593,12 @@ def stray_dirs(root: Path) -> list[Path]:
 def find_task_dirs(root: Path) -> list[Path]:
     """Task folders (folders holding task.toml) under ``root``, sorted."""
     return sorted(p.parent for p in root.rglob(TASK_FILE) if "reference" not in p.parts)
+
+
+def at_level(task: Task, settings) -> Task:
+    """``task`` at the session's ProjectEval level and mode (#17; unchanged for other tasks)."""
+    if settings.level is None or task.projecteval is None:
+        return task
+    # ProjectEval's cascade starts before the code at level 1 or 2 (level 3 is direct)
+    cascade = settings.projecteval_mode == "cascade" and settings.level < 3
+    return dataclasses.replace(task, level=settings.level, cascade=cascade)

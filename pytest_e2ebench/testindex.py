@@ -89,7 +89,8 @@ class StaticTest:
         return self.nodeid.split("::", 1)[0]
 
 
-def _dotted(node: ast.AST) -> str:
+def dotted_name(node: ast.AST) -> str:
+    """``a.b.c`` of an attribute chain over a name; the part it could read of anything else."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -103,7 +104,7 @@ def _mark_name(node: ast.AST) -> str | None:
     """``pytest.mark.requirement(...)`` -> ``requirement``; None for anything else."""
     if not isinstance(node, ast.Call):
         return None
-    dotted = _dotted(node.func)
+    dotted = dotted_name(node.func)
     head, _, name = dotted.rpartition(".")
     if head.endswith("mark") and name:
         return name
@@ -192,7 +193,7 @@ def _is_fixture(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """``@pytest.fixture`` / ``@fixture(...)``: a fixture named ``test_*`` is not a test."""
     for dec in node.decorator_list:
         target = dec.func if isinstance(dec, ast.Call) else dec
-        if _dotted(target).rpartition(".")[2] in ("fixture", "yield_fixture"):
+        if dotted_name(target).rpartition(".")[2] in ("fixture", "yield_fixture"):
             return True
     return False
 
@@ -221,7 +222,7 @@ class _Module:
         """``cls``'s base classes defined in this module, nearest first (the MRO, roughly)."""
         out: list[ast.ClassDef] = []
         for base in cls.bases:
-            name = _dotted(base)
+            name = dotted_name(base)
             local = self.classes.get(name)
             if local is not None and name not in seen and local is not cls:
                 out.append(local)
@@ -232,7 +233,7 @@ class _Module:
         """A ``unittest.TestCase`` subclass (directly, or through a class of this module):
         pytest collects it whatever its name."""
         for base in cls.bases:
-            name = _dotted(base)
+            name = dotted_name(base)
             if name.rpartition(".")[2].endswith("TestCase"):
                 return True
             local = self.classes.get(name)

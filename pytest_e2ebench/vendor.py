@@ -37,8 +37,9 @@ import tempfile
 import urllib.parse
 from pathlib import Path, PurePosixPath
 
+from .cache import file_lock
 from .errors import InfrastructureError
-from .source import _lock, cache_root, sha256_of
+from .source import cache_root, sha256_of
 
 ROUTE_PREFIX = "/__e2ebench__/vendor/"
 ROUTES_FILE = "routes.json"
@@ -275,7 +276,7 @@ def fetch(name: str, version: str) -> Path:
     marker = dest / ".complete"
     if marker.is_file():
         return dest / "package"
-    with _lock(dest.parent / f".{dest.name}.lock"):
+    with file_lock(dest.parent / f".{dest.name}.lock"):
         if not marker.is_file():
             if dest.exists():
                 shutil.rmtree(dest)  # half-unpacked by a killed session

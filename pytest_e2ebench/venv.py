@@ -174,7 +174,7 @@ def find_python(version: str, logs: Path) -> str:
     return path[0]
 
 
-def _create(
+def create_venv(
     venv: Path,
     logs: Path,
     packages: list[str],
@@ -295,7 +295,7 @@ def bare(venv: Path, repo: Path, logs: Path) -> InstallResult:
     For the setup stage: the agent's dependencies are installed into it afterwards, so what
     its examples import must come from them (not from the test tools of :func:`build`).
     """
-    _create(venv, logs, [], stage="venv")
+    create_venv(venv, logs, [], stage="venv")
     roots = finder.project_names(repo, integrity.snapshot(venv).names)
     finder.install(integrity.site_packages(venv), roots)
     found = ", ".join(sorted(roots)) or "nothing"
@@ -319,7 +319,7 @@ def build(
     (``install_project=False``): it is served, and no test process imports it.
     """
     tools = [*tool_requirements(), *test_requires]
-    _create(venv, logs, tools, stage="venv", python=python)
+    create_venv(venv, logs, tools, stage="venv", python=python)
     if not install_project:
         return InstallResult("served", True, "a web app: served from the repository, not installed")
     logs.mkdir(parents=True, exist_ok=True)
@@ -339,7 +339,7 @@ def build(
             # As after a failed ``pip install``: nothing of the project is left half-way
             # (nor a dependency's changes to the tools): start again from the tools alone.
             shutil.rmtree(venv)
-            _create(venv, logs, tools, stage="venv", prefix="clean-", python=python)
+            create_venv(venv, logs, tools, stage="venv", prefix="clean-", python=python)
         message = str(exc)
         reason = message.splitlines()[0].rstrip(":")
         cause = uv_cause(message)
@@ -355,7 +355,7 @@ def _install(
     with tempfile.TemporaryDirectory(prefix="e2ebench-build-", ignore_cleanup_errors=True) as tmp:
         folders = backend.BuildFolders(Path(tmp))
         folders.prepare(repo)
-        _create(folders.env, logs, [], stage="venv", prefix="build-")
+        create_venv(folders.env, logs, [], stage="venv", prefix="build-")
         build_python = python_of(folders.env)
         _fetch("build-requirements", system["requires"], build_python, logs)
         runner = backend.HookRunner(sandbox or Sandbox(), folders, logs)
@@ -397,7 +397,7 @@ def agent_env(venv: Path, logs: Path) -> dict[str, str]:
     """
     if not python_of(venv).exists():
         # setuptools: so the agent can pip install --no-build-isolation without a network
-        _create(
+        create_venv(
             venv,
             logs,
             [*tool_requirements(), "setuptools"],

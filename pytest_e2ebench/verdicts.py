@@ -121,7 +121,7 @@ def effective_tests(
         seen = {rec["nodeid"] for rec in ran}
         if not ran or any(case not in seen for case in cases):
             lacking = [case for case in cases if case not in seen]
-            out.extend(_missing(test, collect_errors, status, lacking if ran else cases))
+            out.extend(missing_records(test, collect_errors, status, lacking if ran else cases))
     if not reference:
         # Tests generated at run time that the static scan could not see: keep their own tags
         # (the reference's own run, or no census to hold them against).
@@ -152,7 +152,9 @@ def sink_tampered(verdicts: list[dict], evidence: list[str]) -> list[dict]:
     ]
 
 
-def _missing(test, collect_errors: dict[str, str], status: str, ids: list[str]) -> list[dict]:
+def missing_records(
+    test, collect_errors: dict[str, str], status: str, ids: list[str]
+) -> list[dict]:
     """Error records for a test (or the cases ``ids`` of it) that has no result, saying why."""
     error = collect_errors.get(test.file) or next(iter(collect_errors.values()), None)
     if error is not None:

@@ -10,7 +10,15 @@ import fnmatch
 import os
 from pathlib import Path
 
-from .intake import MAX_SOURCE_BYTES, read_text
+from .cache import remove
+from .intake import (
+    MAX_SOURCE_BYTES,
+    SKIP_PATTERNS,
+    IntakeLimits,
+    IntakeReport,
+    copy_tree,
+    read_text,
+)
 from .testindex import TEST_FILE_PATTERNS
 
 IGNORED_DIRS = frozenset(
@@ -104,3 +112,34 @@ def coverage_omit(repo: Path) -> list[str]:
 def is_installable(repo: Path) -> bool:
     """True when the project has packaging metadata a Python installer understands."""
     return any((repo / name).is_file() for name in PACKAGING_FILES)
+
+
+def take_in(workspace: Path, limits: IntakeLimits, earlier: dict | None = None) -> IntakeReport:
+    """Pass what an agent wrote through intake: copy it to a clean folder and swap.
+
+    Links are resolved or dropped, non-regular files dropped (see :mod:`.intake`). When a limit
+    is exceeded the workspace is left empty: the run is graded as an empty repository, the
+    agent's failure. ``earlier`` is a report of an intake the agent itself made (``dir:``):
+    what it dropped or exceeded counts too.
+    """
+    raw = workspace.with_name(f"{workspace.name}.raw")
+    remove(raw)
+    if not os.path.lexists(workspace):
+        workspace.mkdir()  # the agent removed it: an empty repository
+    os.rename(workspace, raw)  # a link in the workspace's place is renamed, not followed
+    try:
+        report = copy_tree(raw, workspace, limits, ignore=SKIP_PATTERNS)
+    except ValueError:
+        workspace.mkdir()
+        report = IntakeReport(dropped=[(".", "the workspace is not a folder")])
+    finally:
+        remove(raw)
+    if earlier:
+        first = IntakeReport.from_dict(earlier)
+        report.dropped[:0] = first.dropped
+        report.exceeded = first.exceeded or report.exceeded
+    if report.exceeded:
+        remove(workspace)
+        workspace.mkdir()
+        report.files = report.bytes = 0
+    return report

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from pytest_e2ebench.cache import remove
+from pytest_e2ebench.schema import results_problems
 from pytest_e2ebench.venv import uv_binary
 
 
@@ -185,10 +186,15 @@ def tasks(pytester: pytest.Pytester) -> TaskFactory:
 
 @pytest.fixture
 def results(pytester: pytest.Pytester):
-    """Read ``<dir>/results.json`` (default: the pytester run's ``.e2ebench``)."""
+    """Read ``<dir>/results.json`` (default: the pytester run's ``.e2ebench``), validated
+    against pytest_e2ebench/schema/results.schema.json."""
 
     def read(out: str | Path = ".e2ebench") -> dict:
-        return json.loads((pytester.path / out / "results.json").read_text())
+        document = json.loads((pytester.path / out / "results.json").read_text())
+        # every session of the suite checks its results.json against the checked-in schema
+        problems = results_problems(document)
+        assert not problems, "results.json does not match its schema:\n" + "\n".join(problems)
+        return document
 
     return read
 

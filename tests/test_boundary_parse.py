@@ -74,6 +74,8 @@ ALLOWED = {
     "probe/e2ebench_guard.py": "inside the sandboxed test run; compiles the suite's own files",
     "stages/variants.py": "a harness copy of the task's reference (task content)",
     "testing/demo_model.py": "the task's reference files, served by the stand-in model",
+    "importers/__init__.py": "reads back the task.toml text the importer just wrote",
+    "schema/__init__.py": "the package's own JSON Schema file",
 }
 
 # names under which the boundary modules are imported (``from ..untrusted import peer``)

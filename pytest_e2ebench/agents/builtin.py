@@ -10,6 +10,8 @@ import pytest
 from ..cache import tree_hash
 from ..errors import AgentError
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree
+from ..projecteval.skeleton import reference_step
+from ..stages import reference_artefacts
 from ..task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
@@ -27,13 +29,9 @@ class ReferenceAgent(Agent):
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
         if task.projecteval is not None and ctx.stage in ("checklist", "skeleton"):
-            from ..projecteval.cascade import reference_step
-
             reference_step(task, ctx.stage, workspace)  # ProjectEval's cascade (#17)
             return AgentOutcome()
         if ctx.stage != "implement":
-            from ..stages import reference_artefacts
-
             reference_artefacts(task, ctx.stage, workspace)
             return AgentOutcome()
         if task.reference_dir is None:

@@ -28,8 +28,7 @@ from pathlib import Path
 
 from .. import network
 from ..errors import InfrastructureError
-from ..probe import PROBE_DIR
-from ..runner import _env
+from ..probe import PROBE_DIR, project_env
 from ..sandbox import APP_UID, Sandbox
 from ..untrusted.parse import loads_json
 from ..web import browser_binaries
@@ -101,7 +100,7 @@ class BrowserSession:
         self._apart()
         mine, theirs = socket.socketpair()
         self._sock = mine
-        env = _env(self.python, home)
+        env = project_env(self.python, home)
         env.update(browser_binaries(), E2EBENCH_APP_FD=str(theirs.fileno()))
         fds = (theirs.fileno(),)
         if self._app_exit is not None:
@@ -152,7 +151,7 @@ class BrowserSession:
         """Start a command app in its own sandbox run, in the browser's namespace."""
         box = dataclasses.replace(_unlimited(self.sandbox), uid=APP_UID)
         command = [part.replace("{port}", str(self.port)) for part in self.spec.command]
-        env = _env(self.python, self.app_dir)
+        env = project_env(self.python, self.app_dir)
         env.update(PORT=str(self.port), HOST="127.0.0.1")
 
         def run() -> None:

@@ -23,23 +23,15 @@ from pathlib import Path
 
 from .. import process
 from ..intake import read_regular
-from ..testindex import StaticTest, scan_tests
+from ..task import CHECKS_DIR
+from ..testindex import StaticTest
 from ..untrusted.parse import loads_json
-from ..verdicts import _missing, base_nodeid
+from ..verdicts import base_nodeid, missing_records
 from .fixtures import CONTEXT_ENV
 
-CHECKS_DIR = "checks"
 PLUGIN = "pytest_e2ebench.checks.fixtures"
 RESULTS_LIMIT = 16 << 20  # bytes of the check session's results file read
 INI = "[pytest]\n"  # the session's own ini: no setting of the folder around the output applies
-
-
-def scan_checks(root: Path) -> tuple[list[StaticTest], list[str]]:
-    """The checks under ``<task>/checks/`` with their requirement tags, plus problems."""
-    folder = root / CHECKS_DIR
-    if not folder.is_dir():
-        return [], []
-    return scan_tests(folder, label=CHECKS_DIR)
 
 
 def run_checks(
@@ -133,7 +125,7 @@ def joined(
     out: list[dict] = []
     for check in checks:
         mine = by_base.pop(check.nodeid, [])
-        out.extend(mine or _missing(check, errors, status, []))
+        out.extend(mine or missing_records(check, errors, status, []))
     for recs in by_base.values():  # cases the static scan could not see: their own tags
         out.extend(r for r in recs if r.get("requirements"))
     return out

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from ..intake import IntakeLimits, copy_tree, read_bytes, walk
+from ..probe import project_env
 from ..task import Requirement, Task, load_task
 
 CONTEXT_ENV = "E2EBENCH_CHECKS_CONTEXT"
@@ -97,8 +98,6 @@ class VenvRunner:
 
         ``timeout`` is capped by the session's ``--e2e-timeout``.
         """
-        from ..runner import _env
-
         args = [str(self.python) if i == 0 and a == "python" else a for i, a in enumerate(args)]
         where = self._work / f"command-{next(self._count)}"
         home = where / "home"
@@ -108,7 +107,7 @@ class VenvRunner:
         done = self._sandbox.run(
             args,
             cwd=cwd,
-            env=_env(self.python, home),
+            env=project_env(self.python, home),
             timeout=min(timeout, self._limit),
             log=where / "output.log",
             writable=[cwd, home],

@@ -6,7 +6,12 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
+import tomllib
 from pathlib import Path
+
+import tomli_w
+
+from ..task import TASK_FILE
 
 REPORT_FILE = "import-report.json"
 
@@ -17,6 +22,20 @@ def write_report(out: Path, reports: list) -> Path:
     path.write_text(
         json.dumps([dataclasses.asdict(r) for r in reports], indent=2) + "\n", encoding="utf-8"
     )
+    return path
+
+
+def write_task_toml(folder: Path, meta: dict) -> Path:
+    """Write ``folder/task.toml`` from ``meta`` (tables as nested dicts, ``created`` a date).
+
+    The TOML library quotes every value, so a peer's title with a backslash, a quote, a newline
+    or any Unicode stays one valid string; the text is read back before it is written, so an
+    importer never leaves a file the task loader cannot parse.
+    """
+    text = tomli_w.dumps(meta)
+    tomllib.loads(text)
+    path = folder / TASK_FILE
+    path.write_text(text, encoding="utf-8")
     return path
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as dt
-import json
 import re
 import shutil
 import sys
@@ -43,7 +42,7 @@ from ..untrusted.parse import read_json
 from ..untrusted.peer import beneath, copy_file, copy_folder, relative_path
 from ..untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
-from . import write_report
+from . import write_report, write_task_toml
 
 CONFIG = "repo_config.json"
 DOCUMENTS = ("PRD", "UML_class", "UML_sequence", "architecture_design")
@@ -186,19 +185,27 @@ def _write_task(repo, root, config, texts, dependency_text, created, report) -> 
     (root / "requirements.md").write_text(prd.rstrip() + "\n" + REQUIREMENTS, encoding="utf-8")
     requires = _runtime_requirements(dependency_text, report) if dependencies else []
     data = _copy_data(repo, config, dependencies, root / "data", report)
-    (root / "task.toml").write_text(
-        f'id = {json.dumps(task)}\ntitle = {json.dumps(title[:120])}\nkind = "library"\n'
-        f'language = "python"\ncreated = {created.isoformat()}\n'
-        f'source = {json.dumps(f"DevEval {repo.name}")}\n\n[tests]\npath = "tests"\n'
-        "timeout = 60\n"
+    tests = {
+        "path": "tests",
+        "timeout": 60,
         # DevEval runs its tests from the repository root, with its required files there
-        'cwd = "project"\n'
-        + ('data = "data"\n' if data else "")
+        "cwd": "project",
+        **({"data": "data"} if data else {}),
         # the dependency file: what the reference imports (it has no packaging to declare it)
-        + f"requires = {json.dumps(requires)}\n"
-        + "\n[tests.requirements]\n"
-        'R1 = ["tests/acceptance/*"]\nR2 = ["tests/unit/*"]\n',
-        encoding="utf-8",
+        "requires": requires,
+        "requirements": {"R1": ["tests/acceptance/*"], "R2": ["tests/unit/*"]},
+    }
+    write_task_toml(
+        root,
+        {
+            "id": task,
+            "title": title[:120],
+            "kind": "library",
+            "language": "python",
+            "created": created,
+            "source": f"DevEval {repo.name}",
+            "tests": tests,
+        },
     )
     for kind, folder in suites.items():
         _copy(repo, folder, root / "tests" / kind, report)

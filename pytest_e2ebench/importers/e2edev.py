@@ -34,7 +34,6 @@ import argparse
 import ast
 import dataclasses
 import datetime as dt
-import json
 import re
 import shutil
 import sys
@@ -47,7 +46,7 @@ from ..untrusted.parse import read_json
 from ..untrusted.peer import copy_folder
 from ..untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
-from . import write_report
+from . import write_report, write_task_toml
 
 TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
@@ -462,20 +461,22 @@ def import_project(
             "test environment)"
         )
     summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
-    title = _title(str(summary.get("overview") or project.name)).replace('"', "'")
-    (dest / "task.toml").write_text(
-        f'id = "{tid}"\n'
-        f'title = "{title}"\n'
-        'kind = "web"\n'
-        'language = "javascript"\n'
-        f"created = {created.isoformat()}\n"
-        f'source = "E2EDev {project.name} (imported by pytest-e2ebench)"\n\n'
-        "[tests]\n"
-        'path = "tests"\n'
-        f"timeout = {SCENARIO_TIMEOUT}\n"
-        f"network = {'true' if network else 'false'}\n"
-        f"requires = {json.dumps(report.requires)}\n",
-        encoding="utf-8",
+    write_task_toml(
+        dest,
+        {
+            "id": tid,
+            "title": _title(str(summary.get("overview") or project.name)),
+            "kind": "web",
+            "language": "javascript",
+            "created": created,
+            "source": f"E2EDev {project.name} (imported by pytest-e2ebench)",
+            "tests": {
+                "path": "tests",
+                "timeout": SCENARIO_TIMEOUT,
+                "network": bool(network),
+                "requires": list(report.requires),
+            },
+        },
     )
     return report
 

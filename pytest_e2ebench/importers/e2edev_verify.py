@@ -185,7 +185,7 @@ def _behave_reason(stdout: str) -> str:
 def behave_env(out: Path, tasks: list[Path]) -> Path:
     """A virtual environment (uv) for E2EDev's runner: behave, Selenium and pytest pinned to
     the harness's, and every package the tasks' step code needs; its interpreter."""
-    from ..venv import _create, pinned, python_of
+    from ..venv import create_venv, pinned, python_of
 
     needs: set[str] = set()
     for task in tasks:
@@ -197,7 +197,7 @@ def behave_env(out: Path, tasks: list[Path]) -> Path:
     wanted = "\n".join(packages) + "\n"
     if not (marker.is_file() and marker.read_text() == wanted):
         shutil.rmtree(venv, ignore_errors=True)
-        _create(venv, out / "logs", packages, stage="verify")
+        create_venv(venv, out / "logs", packages, stage="verify")
         marker.write_text(wanted)
     return python_of(venv)
 

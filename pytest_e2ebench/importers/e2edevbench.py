@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as dt
-import json
 import os
 import re
 import shutil
@@ -31,7 +30,7 @@ from pathlib import Path
 from ..untrusted.parse import read_json, read_toml
 from ..untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
-from . import write_report
+from . import write_report, write_task_toml
 
 # fixtures and marks in the tests' code -> the pytest plugin that provides them
 MAX_DATASET_BYTES = 64 << 20  # one datasets/*.json file of E2EDevBench
@@ -134,7 +133,7 @@ def _test_requirements(root: Path) -> list[str]:
     return list(out.values())
 
 
-def _reference(entry: dict, files: list[str], offline: bool, report: ProjectReport) -> str:
+def _reference(entry: dict, files: list[str], offline: bool, report: ProjectReport) -> dict:
     """The ``[source]`` table: the sdist when it holds the tests, else the pinned commit."""
     from ..source import SourceError, fetch_sdist, sdist_of
 
@@ -152,7 +151,7 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
                 report.reference = "sdist"
                 report.python = _python_of(root)
                 report.test_requires = _test_requirements(root)
-                return f'[source]\npypi = "{name}=={version}"\nsha256 = "{sha}"\n'
+                return {"pypi": f"{name}=={version}", "sha256": sha}
             why = f"the sdist {name}=={version} ships no {missing[0]}"
         except (SourceError, KeyError, TypeError) as exc:
             why = f"the sdist {name}=={version} could not be used ({exc})"
@@ -165,7 +164,7 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
         f"{why}: the reference is commit {commit[:12]} of {url} (fetched when the task is "
         "loaded; needs the git host)"
     )
-    return f'[source]\ngit = {json.dumps(url)}\ncommit = "{commit}"\n'
+    return {"git": url, "commit": commit}
 
 
 def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> ProjectReport:
@@ -240,25 +239,17 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     (root / "requirements.md").write_text(
         srs.rstrip() + "\n\n## Requirements\n\n" + "\n".join(sections), encoding="utf-8"
     )
-    lines = [
-        f"id = {json.dumps(task)}",
-        f"title = {json.dumps(str(entry.get('description') or name)[:120])}",
-        'kind = "library"',
-        'language = "python"',
-        f"created = {created.isoformat()}",
-        "",
-        source,
-        "[tests]",
-        f"path = {json.dumps(tests_path)}",
-        "timeout = 60",
-        f"plugins = {json.dumps(_plugins(plugins, report.test_requires))}",
-        f"requires = {json.dumps(_others(report.test_requires))}",
-        *([f'python = "{report.python}"'] if report.python else []),
-        "",
-        "[tests.requirements]",
-        *(f"{rid} = {json.dumps(globs)}" for rid, globs in mapping.items()),
-    ]
-    (root / "task.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tests = {
+        "path": tests_path,
+        "timeout": 60,
+        "plugins": _plugins(plugins, report.test_requires),
+        "requires": _others(report.test_requires),
+        **({"python": report.python} if report.python else {}),
+        "requirements": dict(mapping),
+    }
+    title = str(entry.get("description") or name)[:120]
+    meta = {"id": task, "title": title, "kind": "library", "language": "python"}
+    write_task_toml(root, {**meta, "created": created, "source": source, "tests": tests})
     report.task, report.requirements = task, len(sections)
     if plugins:
         report.notes.append(f"pytest plugins the tests use: {', '.join(plugins)}")

@@ -33,7 +33,7 @@ from ..errors import AgentFileError
 from ..untrusted.parse import read_json
 from ..untrusted.peer import SAFE_ID, beneath, copy_file, safe_id
 from . import add_arguments as shared_arguments
-from . import write_report
+from . import write_report, write_task_toml
 
 PROJECTS = "project_eval_project.json"
 ANSWERS = "project_eval_answer.json"
@@ -312,24 +312,30 @@ def _import(project, answers, cpvs, material, out, created, report) -> None:
     else:
         # ProjectEval's expected messages quote pandas 2's formatting of values
         requires = ["openpyxl", "pandas<3", "rapidfuzz", "statsmodels", "matplotlib"]
-    (root / "task.toml").write_text(
-        f'id = "{task}"\n'
-        f"title = {json.dumps(_title(prompt))}\n"
-        'kind = "cli"\n'
-        'language = "python"\n'
-        f"created = {created.isoformat()}\n"
-        f'source = "ProjectEval project {pid} ({kind}), imported by e2ebench import projecteval"\n'
-        "\n[tests]\n"
-        'path = "tests"\n'
-        "timeout = 60\n"
-        f"requires = {json.dumps(requires)}\n"
-        + ("browser = true\n" if website else "")
-        + "\n[projecteval]\n"
-        'level1 = "level1.md"\n'
-        'checklist = "checklist.json"\n'
-        'parameters = "parameters.json"\n'
-        + ('skeleton = "skeleton"\n' if report.skeleton_files else ""),
-        encoding="utf-8",
+    write_task_toml(
+        root,
+        {
+            "id": task,
+            "title": _title(prompt),
+            "kind": "cli",
+            "language": "python",
+            "created": created,
+            "source": (
+                f"ProjectEval project {pid} ({kind}), imported by e2ebench import projecteval"
+            ),
+            "tests": {
+                "path": "tests",
+                "timeout": 60,
+                "requires": requires,
+                **({"browser": True} if website else {}),
+            },
+            "projecteval": {
+                "level1": "level1.md",
+                "checklist": "checklist.json",
+                "parameters": "parameters.json",
+                **({"skeleton": "skeleton"} if report.skeleton_files else {}),
+            },
+        },
     )
     report.task = task
 

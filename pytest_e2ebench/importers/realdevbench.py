@@ -31,6 +31,7 @@ from ..intake import IntakeLimits
 from ..untrusted import peer
 from ..untrusted.parse import loads_json
 from . import add_arguments as shared_arguments
+from . import write_task_toml
 
 DATA_DIR = Path("data") / "benchmark"
 TITLE_LIMIT = 80
@@ -146,14 +147,10 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[dict]:
             root = out / task_id
             root.mkdir(parents=True, exist_ok=True)
             scenario = str(project.get("scenario") or "").lower()
-            (root / "task.toml").write_text(
-                f'id = "{task_id}"\ntitle = {json.dumps(label)}\nkind = "app"\n'
-                f'language = "javascript"\ncreated = {created.isoformat()}\n'
-                f"source = {json.dumps(f'RealDevBench {label}')}\n\n[app]\n"
-                'launch = "static"\n'
-                + (f'scenario = "{scenario}"\n' if scenario in SCENARIOS else ""),
-                encoding="utf-8",
-            )
+            app = {"launch": "static", **({"scenario": scenario} if scenario in SCENARIOS else {})}
+            meta = {"id": task_id, "title": label, "kind": "app", "language": "javascript"}
+            meta.update(created=created, source=f"RealDevBench {label}", app=app)
+            write_task_toml(root, meta)
             (root / "requirements.md").write_text(
                 requirements_md(project, features), encoding="utf-8"
             )

@@ -44,9 +44,8 @@ from .similarity import (
     code_similarity,
     python_sources,
 )
-from .skeleton import write_skeleton
+from .skeleton import CHECKLIST, CODE, SKELETON, write_skeleton
 
-CHECKLIST, SKELETON, CODE = "checklist", "skeleton", "code"
 STEPS = (CHECKLIST, SKELETON)  # the steps before the code (ctx.stage of their agent runs)
 MAX_LISTED = 200  # skeleton files named in the code step's brief
 FORMAT = (
@@ -115,15 +114,6 @@ class Cascade:
 
 def _agent_run(data: dict) -> dict:
     return {k: data.get(k) for k in AGENT_KEYS}
-
-
-def reference_step(task, step: str, workspace: Path) -> None:
-    """The oracle's artefact of ``step``: the task's own checklist or skeleton."""
-    if step == CHECKLIST:
-        text = json.dumps(list(task.projecteval.checklist_raw), indent=2, ensure_ascii=False)
-        (workspace / CHECKLIST_FILE).write_text(text + "\n", encoding="utf-8")
-    elif step == SKELETON:
-        write_skeleton(task, workspace)
 
 
 def read_checklist(repo: Path):

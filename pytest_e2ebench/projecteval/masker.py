@@ -17,7 +17,7 @@ from pathlib import Path
 from . import PARAMETERS_FILE
 
 MASK_ATTRIBUTE = "data-mask"
-_SKIP = ("__pycache__", "*.pyc", "*.egg-info", PARAMETERS_FILE)
+NOT_COPIED = ("__pycache__", "*.pyc", "*.egg-info", PARAMETERS_FILE)
 _MASKED_OPEN = re.compile(
     r"<(?P<tag>[A-Za-z][A-Za-z0-9-]*)(?P<before>[^>]*?)\s" + MASK_ATTRIBUTE + r"(?:=\"[^\"]*\")?"
     r"(?P<after>[^>]*)>",
@@ -71,7 +71,7 @@ def mask_html(source: str) -> str:
 
 def mask_tree(reference: Path, dest: Path) -> list[str]:
     """Write the skeleton of ``reference`` into ``dest``; return its files (posix paths)."""
-    shutil.copytree(reference, dest, ignore=shutil.ignore_patterns(*_SKIP), dirs_exist_ok=True)
+    shutil.copytree(reference, dest, ignore=shutil.ignore_patterns(*NOT_COPIED), dirs_exist_ok=True)
     files = []
     for path in sorted(p for p in dest.rglob("*") if p.is_file()):
         if path.suffix == ".py":

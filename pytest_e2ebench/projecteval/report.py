@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..report.table import write_table
+
 INDICATORS = ("checklist", "skeleton", "code", "parameters")
 
 
@@ -11,8 +13,6 @@ def _cell(value) -> str:
 
 def write_projecteval(tr, document: dict) -> None:
     """Write the ``e2ebench projecteval`` section (indicators are never part of pass rates)."""
-    from ..report.terminal import _write_table
-
     rows = []
     notes: dict[str, set[str]] = {}  # an install hint -> the indicators it leaves empty
     for record in document.get("tasks", []):
@@ -36,7 +36,7 @@ def write_projecteval(tr, document: dict) -> None:
     if not rows:
         return
     tr.write_sep("=", "e2ebench projecteval (similarity, not part of the pass rates)")
-    _write_table(tr, ["task", "agent", "level", "run", *INDICATORS], [rows], left=2)
+    write_table(tr, ["task", "agent", "level", "run", *INDICATORS], [rows], left=2)
     for note, names in sorted(notes.items()):
         # the other indicators were computed: name only the ones this note leaves out
         tr.write_line(f"similarity {', '.join(sorted(names))} not computed: {note}", yellow=True)

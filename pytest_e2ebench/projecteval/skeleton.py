@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 import shutil
 from pathlib import Path
 
-from .masker import _SKIP, mask_tree
+from . import CHECKLIST_FILE
+from .masker import NOT_COPIED, mask_tree
+
+CHECKLIST, SKELETON, CODE = "checklist", "skeleton", "code"  # the cascade's steps (#17)
 
 
 def _kept(rel: Path) -> bool:
-    return not any(fnmatch.fnmatch(part, pattern) for part in rel.parts for pattern in _SKIP)
+    return not any(fnmatch.fnmatch(part, pattern) for part in rel.parts for pattern in NOT_COPIED)
 
 
 def skeleton_files(task) -> list[str]:
@@ -31,9 +35,18 @@ def write_skeleton(task, dest: Path) -> list[str]:
     spec = task.projecteval
     if spec.skeleton_dir is not None:
         shutil.copytree(
-            spec.skeleton_dir, dest, ignore=shutil.ignore_patterns(*_SKIP), dirs_exist_ok=True
+            spec.skeleton_dir, dest, ignore=shutil.ignore_patterns(*NOT_COPIED), dirs_exist_ok=True
         )
         return skeleton_files(task)
     if task.reference_dir is None:
         return []
     return mask_tree(task.reference_dir, dest)
+
+
+def reference_step(task, step: str, workspace: Path) -> None:
+    """The oracle's artefact of ``step``: the task's own checklist or skeleton."""
+    if step == CHECKLIST:
+        text = json.dumps(list(task.projecteval.checklist_raw), indent=2, ensure_ascii=False)
+        (workspace / CHECKLIST_FILE).write_text(text + "\n", encoding="utf-8")
+    elif step == SKELETON:
+        write_skeleton(task, workspace)

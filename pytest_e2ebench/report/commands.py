@@ -19,7 +19,8 @@ from .. import stats
 from ..verdicts import IMPLEMENTED
 from . import results
 from .results import ResultsError
-from .terminal import _fmt, write_summary
+from .table import fmt
+from .terminal import write_summary
 
 COMPARE_METRICS = ("impl_rate", "req_acc", "pass_rate", "test_acc", "balanced")
 
@@ -170,8 +171,7 @@ def compare(args: argparse.Namespace, out: TextIO | None = None) -> int:
     for task, row in result["tasks"].items():
         delta = f"{100 * row['delta']:+.1f}"
         lines.write_line(
-            f"{task.ljust(width)}  {_fmt(row['a'], 'pct'):>7}  {_fmt(row['b'], 'pct'):>7}  "
-            f"{delta:>7}"
+            f"{task.ljust(width)}  {fmt(row['a'], 'pct'):>7}  {fmt(row['b'], 'pct'):>7}  {delta:>7}"
         )
     ci = result["ci95"]
     ci_text = "n/a (one task)" if ci is None else f"[{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]"

@@ -21,7 +21,7 @@ from ..intake import read_bytes
 from ..runs import RunKey
 from ..verdicts import IMPLEMENTED
 from . import svg
-from .terminal import _fmt
+from .table import fmt
 
 # (label, metric key, format) of the overview, in E2EDev's order
 OVERVIEW = (
@@ -49,7 +49,7 @@ def fmt_ci(ci: list[float] | None, kind: str) -> str:
     """``[low, high]`` in the metric's format, '' without an interval."""
     if not ci:
         return ""
-    return f"[{_fmt(ci[0], kind)}, {_fmt(ci[1], kind)}]"
+    return f"[{fmt(ci[0], kind)}, {fmt(ci[1], kind)}]"
 
 
 def overview(summary: dict) -> list[dict]:
@@ -64,8 +64,8 @@ def overview(summary: dict) -> list[dict]:
                 {
                     "label": label,
                     "key": key,
-                    "mean": _fmt(s.get("mean"), kind),
-                    "std": "" if std is None else "±" + _fmt(std, kind).rstrip("%"),
+                    "mean": fmt(s.get("mean"), kind),
+                    "std": "" if std is None else "±" + fmt(std, kind).rstrip("%"),
                     "ci": fmt_ci(s.get("ci95"), kind),
                     "n": s.get("n", 0),
                 }
@@ -229,7 +229,7 @@ def run_view(record: dict) -> dict:
     return {
         "id": _run_id(record),
         "record": record,
-        "metrics": [(label, _fmt(metrics.get(key), kind)) for label, key, kind in OVERVIEW],
+        "metrics": [(label, fmt(metrics.get(key), kind)) for label, key, kind in OVERVIEW],
         "failing": failing,
         "screenshots": screenshots(record),
         "trajectory": trajectory(record),
@@ -282,7 +282,7 @@ def render(document: dict) -> str:
         scatter=cost_scatter(records, agents),
         taxonomy=taxonomy(records, agents),
         quarters=quarters,
-        fmt=_fmt,
+        fmt=fmt,
         runs=[run_view(r) for r in records],
         color=svg.color,
     )

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from ..collect import PROPERTY
+from ..contracts import RECORD_PROPERTY as PROPERTY
 from ..runs import RunKey
 from ..stats import mean_std
 from . import results
+from .table import fmt, write_table
 
 RESULTS_FILE = "results.json"
 # an item id's run: "tasks/calc/task.toml::calc[agent-run-2-R1]" -> (calc, agent, 2)
@@ -47,19 +48,6 @@ LEGEND = {
 }
 # Appended to the runs cell of a row whose means leave out runs that ended in an error.
 PARTIAL_MARK = "*"
-
-
-def _fmt(value: float | None, kind: str, std: float | None = None) -> str:
-    if value is None:
-        return "-"
-    if kind == "pct":
-        text = f"{100 * value:.1f}%"
-        return text if std is None else f"{text}±{100 * std:.1f}"
-    if kind == "money":
-        return f"{value:.4f}"
-    if kind == "secs":  # an agent that copies files takes no measurable time
-        return f"{value:.1f}" if value >= 0.05 else "<0.1"
-    return f"{value:.0f}"
 
 
 class Reporter:
@@ -214,19 +202,19 @@ class Reporter:
         for stage, agents in summary.items():
             for agent, stats in agents.items():
                 cells = [
-                    f"{key} {_fmt(value['mean'], 'pct')}"
+                    f"{key} {fmt(value['mean'], 'pct')}"
                     for key, value in stats.items()
                     if isinstance(value, dict) and value.get("mean") is not None
                 ]
                 rows.append([stage, agent, str(stats["runs"]), "  ".join(cells) or "-"])
         tr.write_sep("=", "e2ebench stages")
-        _write_table(tr, ["stage", "agent", "runs", "metrics (mean over runs)"], [rows], left=4)
+        write_table(tr, ["stage", "agent", "runs", "metrics (mean over runs)"], [rows], left=4)
 
     def _catalog(self, tr) -> None:
         from ..catalog import HEADERS, rows
 
         tr.write_sep("=", "e2ebench tasks")
-        _write_table(tr, list(HEADERS), [rows(self.collected_tasks.values())], left=4)
+        write_table(tr, list(HEADERS), [rows(self.collected_tasks.values())], left=4)
 
     def _selection_line(self, tr) -> None:
         """-m: say that the metrics are over the requirements it selected."""
@@ -286,7 +274,7 @@ def write_summary(tr, document: dict) -> None:
     tr.write_sep("=", "e2ebench summary")
     columns = columns_for(records)
     headers = ["task", "agent", "runs", *(c[0] for c in columns)]
-    _write_table(tr, headers, [task_rows(records, columns), overall_rows(summary, columns)], 2)
+    write_table(tr, headers, [task_rows(records, columns), overall_rows(summary, columns)], 2)
     legend = [f"{c[0]}: {LEGEND[c[0]]}" for c in columns if c[0] in LEGEND]
     if legend:
         tr.write_line("; ".join(legend))
@@ -317,7 +305,7 @@ def write_summary(tr, document: dict) -> None:
         # a leakage check (docs/metrics.md): asked for with -v, not every session's business
         if len(quarters) > 1 and getattr(tr, "verbosity", 0) > 0:
             parts = [
-                f"{q} {_fmt(v['impl_rate']['mean'], 'pct')} ({v['tasks']} tasks)"
+                f"{q} {fmt(v['impl_rate']['mean'], 'pct')} ({v['tasks']} tasks)"
                 for q, v in quarters.items()
             ]
             tr.write_line(f"{agent}: impl by task quarter: {', '.join(parts)}")
@@ -343,7 +331,7 @@ def task_rows(records: list[dict], columns: tuple) -> list[list[str]]:
         cells = [task, agent, runs]
         for _, key, kind in columns:
             stats = mean_std(m[key] for m in metrics)
-            cells.append(_fmt(stats["mean"], kind) if metrics else "error")
+            cells.append(fmt(stats["mean"], kind) if metrics else "error")
         rows.append(cells)
     return rows
 
@@ -356,27 +344,9 @@ def overall_rows(summary: dict, columns: tuple) -> list[list[str]]:
         cells = ["overall", agent, f"{stats['runs']}{mark}"]
         for _, key, kind in columns:
             s = stats.get(key, {"mean": None, "std": None})
-            cells.append(_fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
+            cells.append(fmt(s["mean"], kind, s["std"] if stats["runs"] > 1 else None))
         rows.append(cells)
     return rows
-
-
-def _write_table(tr, headers: list[str], sections: list[list[list[str]]], left: int) -> None:
-    """Aligned columns (the first ``left`` to the left, the rest right), a rule between sections."""
-    body = [row for section in sections for row in section]
-    widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(headers)]
-
-    def line(cells: list[str]) -> str:
-        first = [c.ljust(w) for c, w in zip(cells[:left], widths[:left], strict=True)]
-        rest = [c.rjust(w) for c, w in zip(cells[left:], widths[left:], strict=True)]
-        return "  ".join(first + rest).rstrip()
-
-    tr.write_line(line(headers))
-    for index, section in enumerate(sections):
-        if index:
-            tr.write_line("-" * len(line(headers)))
-        for row in section:
-            tr.write_line(line(row))
 
 
 def session_file(folder: Path) -> Path:

@@ -23,10 +23,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..cache import file_lock
 from ..errors import InfrastructureError
 from ..intake import read_regular
 from ..sandbox import Sandbox
-from ..source import _lock, cache_root
+from ..source import cache_root
 from ..untrusted.parse import loads_json
 
 # Pinned: a parser upgrade must not change grades silently.
@@ -92,7 +93,7 @@ def parser_dir() -> Path:
     """The harness's Mermaid install (made on first use): node_modules and the script."""
     dest = cache_root() / f"mermaid-{PACKAGES[0].split('@')[1]}"
     marker = dest / ".complete"
-    with _lock(cache_root() / ".mermaid.lock"):
+    with file_lock(cache_root() / ".mermaid.lock"):
         if not marker.is_file():
             _install(dest)
             marker.write_text(" ".join(PACKAGES) + "\n")

@@ -15,6 +15,8 @@ from pathlib import Path
 from ..cache import file_hash, locked, tree_hash
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
 from ..mutants import MUTANTS_FILE
+from ..run.record import stage_record
+from ..workspace import take_in
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
@@ -29,7 +31,6 @@ from . import (
     variants,
 )
 
-STAGE_RECORD = "e2ebench-stage/1"
 BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
 INSTRUCTIONS = {
     "design": (
@@ -106,8 +107,6 @@ def generate_stage(
     ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here; ``scope``
     names their conversations in the LLM cache (``ctx.scope``).
     """
-    from ..pipeline import take_in
-
     agent, run = ctx.agent, ctx.key.run
     cached = evaluator._stage(
         stage_dir,
@@ -148,8 +147,6 @@ def generate_stage(
 
 def evaluate(evaluator, ctx) -> dict:
     """The stage record of the run ``ctx`` (a RunContext of a stage); see docs/stages.md."""
-    from ..pipeline import intake_notes
-
     task, agent, run, stage = ctx.task, ctx.agent, ctx.key.run, ctx.key.stage
     settings = ctx.settings
     agent_run_dir = evaluator.run_dir(task, agent, run)
@@ -187,26 +184,7 @@ def evaluate(evaluator, ctx) -> dict:
             work = graded.reset()
             scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
             grade = graded.commit(_grade(evaluator, ctx, repo, scope, work))
-    notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
-    notes += intake_notes(agent_data.get("intake"))
-    return {
-        "schema": STAGE_RECORD,
-        "task": task.id,
-        "agent": agent.label,
-        "run": run,
-        "stage": stage,
-        "mode": settings.stage_mode,
-        "status": "ok",
-        "items": grade["items"],
-        "metrics": grade["metrics"],
-        "details": {k: v for k, v in grade.items() if k not in ("items", "metrics", "note")},
-        "agent_run": {
-            k: agent_data.get(k)
-            for k in ("tokens_sent", "tokens_generated", "cost_usd", "steps", "duration_s")
-        },
-        "notes": notes,
-        "dir": str(stage_dir),
-    }
+    return stage_record(ctx, agent_data, grade)
 
 
 def _grade(evaluator, ctx, repo: Path, scope: str, work: Path) -> dict:
@@ -233,20 +211,3 @@ def _grade(evaluator, ctx, repo: Path, scope: str, work: Path) -> dict:
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
     shared = ctx.out / ".shared"
     return testing.grade(repo / folder, task, work, shared, sandbox, ctx.settings.timeout)
-
-
-def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) -> dict:
-    """The record of a stage the harness could not evaluate (metrics None)."""
-    return {
-        "schema": STAGE_RECORD,
-        "task": task.id,
-        "agent": agent.label,
-        "run": run,
-        "stage": stage,
-        "status": "error",
-        "error": {"type": type(exc).__name__, "message": str(exc)},
-        "items": {},
-        "metrics": None,
-        "notes": [],
-        "dir": str(stage_dir),
-    }

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from pytest_e2ebench.errors import TaskError
-from pytest_e2ebench.mutants import MutantError, apply, main
+from pytest_e2ebench.mutants import MutantError, apply
+from pytest_e2ebench.selfcheck import mutants_main as main
 from pytest_e2ebench.task import load_task
 
 MUTANTS = """
