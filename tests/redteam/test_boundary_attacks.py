@@ -24,7 +24,7 @@ import pytest
 from conftest import CALC_CODE, TaskFactory
 from pytest_e2ebench.report.terminal import PARTIAL_MARK
 
-GRADEBOOK = Path(__file__).resolve().parents[1] / "benchmark_tasks" / "gradebook"
+GRADEBOOK = Path(__file__).resolve().parents[2] / "benchmark_tasks" / "gradebook"
 PARAMS = "parameters.json"
 DEEP = "nested deeper than 64 levels"
 # (task, run) -> what a note of the run must say; run 1 of each task is the honest answer

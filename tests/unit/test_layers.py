@@ -8,7 +8,7 @@ importing module's package; ``import a.b`` and ``from a import b`` both count, `
 b`` as an import of the module ``a.b`` when that is a module, else of ``a`` for the name ``b``.
 
 The layer table lives in docs/architecture.md (section "Layers"), so the rule a reader sees is
-the rule this test holds. ``python tests/test_layers.py`` prints the measured numbers (cycles,
+the rule this test holds. ``python tests/unit/test_layers.py`` prints the measured numbers (cycles,
 private imports, layer breaks, functions over 60 and 80 lines) without running pytest.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "pytest_e2ebench"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 

@@ -36,7 +36,7 @@ from test_stages import MUTANTS  # the calc task's add-subtracts mutant
 from conftest import TaskFactory
 from pytest_e2ebench.stages.variants import VARIANT_NOTE, variant_source, write_variant
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HONEST_UNIT = (
     "from calc import add, mul, sub\n\n"
     "def test_calc():\n    assert add(1, 2) == 3 and sub(5, 3) == 2 and mul(3, 4) == 12\n"

@@ -22,12 +22,12 @@ from pytest_e2ebench.run.record import error_record, error_stage_record
 from pytest_e2ebench.schema import RESULTS_SCHEMA, results_problems, results_schema
 from pytest_e2ebench.task import load_task
 
-ROOT = Path(__file__).resolve().parent.parent
-STORED = sorted((Path(__file__).parent / "data" / "results").glob("*.json"))
+ROOT = Path(__file__).resolve().parents[2]
+STORED = sorted((Path(__file__).parents[1] / "data" / "results").glob("*.json"))
 
 
 def _stored(name: str) -> dict:
-    return json.loads((Path(__file__).parent / "data" / "results" / name).read_text())
+    return json.loads((Path(__file__).parents[1] / "data" / "results" / name).read_text())
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema():

@@ -24,7 +24,7 @@ import pytest
 from pytest_e2ebench import honeypot
 from pytest_e2ebench.sandbox import resolve_mode
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "benchmark_tasks"
 TASKS = ("semverkit", "cronexpr")
 
