@@ -289,6 +289,10 @@ class Sandbox:
         ``join_net`` (a descriptor of a namespace :func:`.network.shared` made) is a namespace
         to run in instead of a new one.
         """
+        if join_net is not None:
+            # the namespace's descriptor gets the command into it and no further: the app
+            # (another uid than its driver) must not hold a handle of the harness's
+            args = ["/bin/bash", "-c", f'exec {join_net}<&-; exec "$@"', "e2ebench-net", *args]
         inner = self._wrap(args, cwd, started_fd, gate_fd)
         joined = [] if join_net is None else ["nsenter", f"--net=/proc/self/fd/{join_net}"]
         if self.mode == "bwrap":
