@@ -1,0 +1,285 @@
+"""An independent attack round on issue 26's boundary (network namespaces, the bounded parser,
+peer data, the probe's guard), as an unprivileged agent's code would make the attacks.
+
+Cheap: two sandboxed commands (no benchmark session) and in-process checks. Each test names
+its attack; an attack that still works is an ``xfail(strict=True)`` naming the fix, so the
+test turns red (XPASS) once the fix lands and the mark must go.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_e2ebench import network as usernet
+from pytest_e2ebench.errors import AgentFileError
+from pytest_e2ebench.sandbox import Sandbox, resolve_mode
+from pytest_e2ebench.untrusted import parse, peer
+
+needs_bwrap = pytest.mark.skipif(
+    resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
+)
+needs_slirp = pytest.mark.skipif(usernet.missing() is not None, reason=usernet.FIX)
+PROBE = Path(__file__).resolve().parents[1] / "pytest_e2ebench" / "probe"
+
+# Run in the sandbox: argv = TCP port, UDP port, then the host's IPv6 addresses. Prints JSON.
+EDGES = r"""
+import json, os, socket, stat, sys
+tcp_port, udp_port, six = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+out = {"fds": sorted(int(f) for f in os.listdir("/proc/self/fd") if int(f) > 2)}
+out["fd_targets"] = [os.readlink(f"/proc/self/fd/{f}") for f in out["fds"] if os.path.exists(f"/proc/self/fd/{f}")]
+
+def tcp(name, addr, family=socket.AF_INET, dev=None):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(3)
+    try:
+        if dev:  # unprivileged since Linux 5.7: leave through tap0 whatever the route says
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, dev.encode())
+        s.connect(addr)
+        out[name] = "open:" + s.recv(32).decode(errors="replace")
+    except OSError as exc:
+        out[name] = "refused:" + type(exc).__name__
+    finally:
+        s.close()
+
+tcp("dns address, another port", ("10.0.2.3", tcp_port))
+tcp("gateway", ("10.0.2.2", tcp_port))
+tcp("slirp broadcast", ("10.0.2.255", tcp_port))
+tcp("v6 loopback", ("::1", tcp_port), socket.AF_INET6)
+tcp("v4-mapped gateway", ("::ffff:10.0.2.2", tcp_port), socket.AF_INET6)
+for a in six:
+    tcp(f"host v6 {a}", (a, tcp_port), socket.AF_INET6)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+for a in ("255.255.255.255", "10.0.2.255", "10.0.2.2", "10.0.2.3"):
+    try:
+        u.sendto(b"udp-" + a.encode(), (a, udp_port))
+    except OSError:
+        pass
+b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+tap = os.path.exists("/sys/class/net/tap0") or "tap0" in open("/proc/net/dev").read()
+if tap:
+    b.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"tap0")
+for a in ("127.0.0.1", "127.0.0.2") if tap else ():
+    tcp(f"{a} bound to tap0", (a, tcp_port), dev="tap0")
+    try:  # a datagram slirp4netns would hand to the host's loopback as addressed
+        b.sendto(b"udp-tap0-" + a.encode(), (a, udp_port))
+    except OSError:
+        pass
+for kind, args in (("raw", (socket.AF_INET, socket.SOCK_RAW, 6)), ("packet", (17, 3))):
+    try:
+        socket.socket(*args).close()
+        out[kind] = "open"
+    except OSError as exc:
+        out[kind] = "refused:" + type(exc).__name__
+out["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+out["sys"] = os.path.exists("/sys/class")
+try:
+    out["pid1_environ"] = len(open("/proc/1/environ", "rb").read())
+except OSError as exc:
+    out["pid1_environ"] = "refused:" + type(exc).__name__
+out["unix_sockets"] = open("/proc/net/unix").read().splitlines()[1:]
+found = []
+for root, dirs, files in os.walk("/"):
+    if root in ("/proc", "/sys", "/dev", "/usr"):
+        dirs[:] = []
+    for f in files:
+        p = os.path.join(root, f)
+        try:
+            if stat.S_ISSOCK(os.lstat(p).st_mode):
+                found.append(p)
+        except OSError:
+            pass
+out["path_sockets"] = found
+print(json.dumps(out))
+"""
+
+
+class Catch:
+    """Host listeners on every interface (TCP and UDP) that record what reaches them."""
+
+    def __init__(self) -> None:
+        self.tcp = socket.create_server(("0.0.0.0", 0))
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("0.0.0.0", 0))
+        self.six = socket.create_server(("::", self.tcp.getsockname()[1]), family=socket.AF_INET6)
+        self.hits: list = []
+        for sock in (self.tcp, self.six):
+            threading.Thread(target=self._accept, args=(sock,), daemon=True).start()
+        threading.Thread(target=self._datagrams, daemon=True).start()
+
+    def _accept(self, sock) -> None:
+        while True:
+            try:
+                conn, peer_addr = sock.accept()
+            except OSError:
+                return
+            self.hits.append(("tcp", peer_addr))
+            with conn:
+                conn.sendall(b"HOST-SECRET")
+
+    def _datagrams(self) -> None:
+        while True:
+            try:
+                self.hits.append(("udp", self.udp.recvfrom(64)))
+            except OSError:
+                return
+
+    def close(self) -> None:
+        for sock in (self.tcp, self.udp, self.six):
+            sock.close()
+
+
+def host_v6() -> list[str]:
+    """The host's own global IPv6 addresses (slirp4netns here has no IPv6)."""
+    try:
+        links = json.loads(subprocess.run(["ip", "-j", "-6", "addr"], capture_output=True).stdout)
+    except (OSError, ValueError):
+        return []
+    return [a["local"] for x in links for a in x["addr_info"] if a.get("scope") == "global"]
+
+
+def edges(tmp_path: Path, catch: Catch, **kwargs) -> dict:
+    """Run :data:`EDGES` as a sandboxed step (bwrap, ``kwargs`` for ``Sandbox.run``)."""
+    ports = [str(catch.tcp.getsockname()[1]), str(catch.udp.getsockname()[1])]
+    kwargs.update(cwd=Path("/"), env={"PATH": os.defpath}, timeout=90)
+    kwargs["log"] = tmp_path / f"edges-{time.monotonic_ns()}.log"
+    args = [sys.executable, "-I", "-c", EDGES, *ports, *host_v6()]
+    done = Sandbox(mode="bwrap").run(args, **kwargs)
+    assert done.returncode == 0, done.output
+    return json.loads(done.output.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def catch():
+    made = Catch()
+    yield made
+    made.close()
+
+
+@needs_bwrap
+@needs_slirp
+def test_the_edges_of_a_step_with_network_reach_nothing_of_the_host(tmp_path, catch):
+    """Attack: slirp4netns' DNS address on another port, its broadcast, IPv6 (loopback, v4-mapped, the host's global address), UDP broadcast,
+    raw and packet sockets; and, the one that worked, TCP and UDP to 127.0.0.1 from a socket
+    bound to ``tap0`` (slirp4netns relayed both to the host's loopback until 127.0.0.0/8 was
+    routed unreachable in the namespace's main table); and what the process inherits or sees (descriptors, /proc, /sys,
+    the harness's environment through PID 1, Unix sockets)."""
+    seen = edges(tmp_path, catch, network=True)
+    time.sleep(0.5)  # a datagram in flight
+    assert catch.hits == []
+    reached = {k: v for k, v in seen.items() if isinstance(v, str) and v.startswith("open")}
+    assert reached == {}
+    assert seen["fd_targets"] == [] and seen["pids"] == [1, 2] and seen["sys"] is False
+    assert str(seen["pid1_environ"]).startswith("refused")
+    assert seen["unix_sockets"] == [] and seen["path_sockets"] == []
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="a shared namespace needs a root harness")
+def test_a_command_app_in_a_shared_namespace_inherits_no_descriptor_of_it(tmp_path, catch):
+    """Attack: a ``launch = "command"`` app joins its browser's namespace through a descriptor
+    of it, and held that descriptor (``net:[…]``): harmless alone (setns needs a capability it
+    lacks), but nothing of the harness should cross. Now closed before the command starts."""
+    with usernet.shared(False) as net:
+        seen = edges(tmp_path, catch, join_net=net)
+    assert seen["fd_targets"] == [], seen["fd_targets"]
+
+
+# -- the bounded parser's depth scan -----------------------------------------------------------
+
+DEEP = "[" * 200 + "]" * 200
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"x = '''a''''\ny = {DEEP}\n",  # a literal multi-line string may end in up to 5 quotes
+        f"x = '''a'''''\ny = {DEEP}\n",
+        f'x = """a""""\ny = {DEEP}\n',  # the same for basic multi-line strings
+        f'x = """a"""""\ny = {DEEP}\n',
+    ],
+    ids=["literal+1", "literal+2", "basic+1", "basic+2"],
+)
+def test_the_toml_scan_sees_nesting_after_a_multiline_string_with_extra_quotes(text):
+    """Attack: TOML lets a multi-line string end in four or five quotes; a scan that stops at
+    the first three mistakes the rest for an unterminated string and measures nothing after
+    it, so tomllib met the nesting unmeasured (RecursionError at 900 levels: caught, but only
+    because everything is; value_depth caught 200)."""
+    assert parse.toml_depth(text) > parse.MAX_DEPTH
+    import tomllib
+
+    assert tomllib.loads(text.replace(DEEP, "1"))["x"].startswith("a")  # valid TOML
+
+
+# -- peer data ---------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a hard link in a dataset is copied as the file it shares (fix: refuse a regular "
+    "file whose link count exceeds the links to it found inside the dataset)",
+)
+def test_an_importer_does_not_copy_a_hard_link_to_a_file_beside_the_dataset(tmp_path):
+    """Attack: a dataset whose extraction left a hard link (tarfile without a filter, a
+    shared machine) to a file outside it: no symbolic link anywhere, so nothing is refused."""
+    secret = tmp_path / "secret.env"
+    secret.write_text("API_KEY=hunter2\n")
+    (tmp_path / "ds" / "proj").mkdir(parents=True)
+    os.link(secret, tmp_path / "ds" / "proj" / "config.txt")
+    with pytest.raises(AgentFileError):
+        peer.copy_folder(tmp_path / "ds", "proj", tmp_path / "out")
+
+
+# -- the probe's guard ---------------------------------------------------------------------------
+
+SILENCE = r"""
+import gc, sys
+sys.path.insert(0, sys.argv[1])
+import _pytest.nodes  # loaded by pytest before the probe in a test run
+import e2ebench_guard as guard
+got = []
+guard.install_audit_hook(guard.SuiteCode(sys.argv[2]), (), got.append)
+gc.get_objects()
+before = len(got)
+sys.modules["e2ebench_guard"]._state["busy"] = True  # a dictionary write: no audit event
+gc.get_objects()
+open(sys.argv[2] + "/test_a.py").read()
+import ctypes
+ctypes.string_at(id(got), 8)
+sys.modules["e2ebench_guard"]._state["busy"] = False  # put back before the probe's next check
+print(json.dumps([before, len(got) - before]) if (json := __import__("json")) else "")
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the audit hook's switches are a module dictionary the project can write (fix: no "
+    "mutable module state in the hook: detect re-entry from the stack, keep the folders and the "
+    "writer in its __defaults__, whose change is itself an audited event)",
+)
+def test_a_project_cannot_switch_the_audit_hook_off_with_a_dictionary_write(tmp_path):
+    """Attack: ``sys.modules['e2ebench_guard']._state['busy'] = True`` (the hook's re-entry
+    flag) makes the hook return at once for every event; the project then reads the suite,
+    walks ``gc`` and uses ``ctypes`` unseen, and clears the flag before the probe looks."""
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "test_a.py").write_text("def test_a():\n    assert 1 == 1\n")
+    project = tmp_path / "project.py"  # outside the standard library and the tools: the project's
+    project.write_text(SILENCE)
+    done = subprocess.run(
+        [sys.executable, str(project), str(PROBE), str(tmp_path / "suite")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    before, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert before == 1  # the hook works: gc.get_objects is evidence
+    assert after == 3  # and keeps working after the write
