@@ -283,3 +283,55 @@ def test_a_project_cannot_switch_the_audit_hook_off_with_a_dictionary_write(tmp_
     before, after = json.loads(done.stdout.strip().splitlines()[-1])
     assert before == 1  # the hook works: gc.get_objects is evidence
     assert after == 3  # and keeps working after the write
+
+
+# -- the test-writing oracle's variants -----------------------------------------------------------
+
+
+def _shape(text: str) -> str:
+    """What a written test can assert instead of bytes: the syntax tree with docstrings out,
+    each function's locals named by order of appearance, definitions sorted by name."""
+    import ast
+    import hashlib
+
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            body[0] = ast.Pass()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names: dict[str, str] = {}
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names.setdefault(sub.id, f"v{len(names)}")
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and sub.id in names:
+                    sub.id = names[sub.id]
+        if isinstance(node, ast.Module | ast.ClassDef):
+            node.body.sort(key=lambda n: getattr(n, "name", "") or ast.dump(n))
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a test of the code's shape passes every behaviour-preserving variant and kills "
+    "every mutant (fix: the oracle run treats a written test that opens the code under test's "
+    "sources, or reads its code objects, as a failed oracle: the guard's audit hook there)",
+)
+def test_a_written_test_of_the_codes_shape_fails_the_variant_oracle():
+    """Attack on class 6: instead of the reference's file hashes (now caught by the variants),
+    a written test hashes the reference's syntax tree, normalised for what the variants change
+    (layout, comments, docstrings, local names, the order of functions). It passes on the
+    reference and on its variant, and fails on a one-operator mutant: oracle and mutation score
+    100 % with no behaviour tested. Measured on semverkit and cronexpr's references."""
+    from pytest_e2ebench.stages.variants import variant_source
+
+    root = Path(__file__).resolve().parents[1] / "benchmark_tasks"
+    files = [*root.glob("semverkit/reference/**/*.py"), *root.glob("cronexpr/reference/**/*.py")]
+    texts = [p.read_text() for p in files if "test" not in p.name]
+    assert texts
+    survive = [_shape(t) == _shape(variant_source(t)) for t in texts]
+    killed = [_shape(t.replace("==", "!=", 1)) != _shape(t) for t in texts if "==" in t]
+    assert killed and all(killed)  # the shape tells a mutant apart, as a hash would
+    assert not all(survive)  # the oracle's variant must tell this test from a test of behaviour
