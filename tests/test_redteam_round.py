@@ -223,20 +223,25 @@ def test_the_toml_scan_sees_nesting_after_a_multiline_string_with_extra_quotes(t
 # -- peer data ---------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a hard link in a dataset is copied as the file it shares (fix: refuse a regular "
-    "file whose link count exceeds the links to it found inside the dataset)",
-)
 def test_an_importer_does_not_copy_a_hard_link_to_a_file_beside_the_dataset(tmp_path):
     """Attack: a dataset whose extraction left a hard link (tarfile without a filter, a
-    shared machine) to a file outside it: no symbolic link anywhere, so nothing is refused."""
+    shared machine) to a file outside it: no symbolic link anywhere, so it was copied (the
+    secret in the task's materials). Now refused, naming the file."""
     secret = tmp_path / "secret.env"
     secret.write_text("API_KEY=hunter2\n")
     (tmp_path / "ds" / "proj").mkdir(parents=True)
     os.link(secret, tmp_path / "ds" / "proj" / "config.txt")
-    with pytest.raises(AgentFileError):
+    with pytest.raises(AgentFileError, match="config.txt is a hard link"):
         peer.copy_folder(tmp_path / "ds", "proj", tmp_path / "out")
+    with pytest.raises(AgentFileError, match="hard link"):
+        peer.copy_file(tmp_path / "ds", "proj/config.txt", tmp_path / "one.txt", 1000)
+    assert not (tmp_path / "out" / "config.txt").exists() and not (tmp_path / "one.txt").exists()
+    # honest: two names of one file, both inside the dataset, copy as two files
+    os.unlink(tmp_path / "ds" / "proj" / "config.txt")
+    (tmp_path / "ds" / "proj" / "a.txt").write_text("same\n")
+    os.link(tmp_path / "ds" / "proj" / "a.txt", tmp_path / "ds" / "proj" / "b.txt")
+    peer.copy_folder(tmp_path / "ds", "proj", tmp_path / "honest")
+    assert (tmp_path / "honest" / "b.txt").read_text() == "same\n"
 
 
 # -- the probe's guard ---------------------------------------------------------------------------
