@@ -290,6 +290,52 @@ def test_a_project_cannot_switch_the_audit_hook_off_with_a_dictionary_write(tmp_
     assert after == 3  # and keeps working after the write
 
 
+INSIDE = r"""
+import gc, json, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import _pytest.nodes  # loaded by pytest before the probe in a test run
+import e2ebench_guard as guard
+got = []
+guard.install_audit_hook(guard.SuiteCode(sys.argv[2]), (), got.append)
+ran = []
+
+def act(*_):  # what the project wants to do unseen
+    if not ran:
+        ran.append(len(got))
+        gc.get_objects()
+        open(sys.argv[2] + "/test_a.py").read()
+    return "x"
+
+class Evil:
+    __repr__ = __str__ = act
+
+try:
+    subprocess.Popen([Evil()])
+except Exception:
+    pass
+print(json.dumps({"ran_inside_hook": bool(ran) and len(got) == ran[0], "events": len(got)}))
+"""
+
+
+def test_the_audit_hook_runs_no_code_of_the_projects_while_it_ignores_events(tmp_path):
+    """Attack: the hook stringified the lists in an event's arguments (``subprocess.Popen``'s
+    argv: ``str(list)`` calls each item's ``__repr__``): the project's code ran *inside* the hook, which
+    ignores every event meanwhile, so ``gc.get_objects`` and a read of the suite went unseen (0
+    events; a state-hiding fix would not help). Now the hook reads exact types only."""
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "test_a.py").write_text("def test_a():\n    assert 1 == 1\n")
+    project = tmp_path / "project.py"
+    project.write_text(INSIDE)
+    done = subprocess.run(
+        [sys.executable, str(project), str(PROBE), str(tmp_path / "suite")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["ran_inside_hook"] is False, seen
+
+
 # -- the test-writing oracle's variants -----------------------------------------------------------
 
 

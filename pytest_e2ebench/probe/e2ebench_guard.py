@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import pathlib
 import re
 import sys
 import sysconfig
@@ -319,8 +320,21 @@ def _judge(event: str, args: tuple, direct: bool) -> str:
         return f"took the harness's frame in {file}" if file.startswith(_state["trusted"]) else ""
     if event == "object.__setattr__":
         return _function_change(args[0], args[1], direct)
-    text = " ".join(str(a) for a in args if type(a) in (str, bytes, list, tuple))
+    text = _words(args)
     return f"started {event} on the suite" if any(s in text for s in _state["suite"]) else ""
+
+
+def _words(args: tuple) -> str:
+    """The strings among ``args`` and in their lists, joined. Only exact ``str``, ``bytes``
+    and pathlib paths are read: ``str()`` of anything else (a list's items) would run the
+    project's ``__repr__`` inside the hook, where every event it raises is ignored."""
+    items = [x for a in args for x in (a if type(a) in (list, tuple) else (a,))]
+    return " ".join(
+        os.fsdecode(x) if type(x) is bytes else str(x) for x in items if type(x) in _WORDS
+    )
+
+
+_WORDS = (str, bytes, pathlib.PurePosixPath, pathlib.PosixPath)
 
 
 def _note_impersonation(obj, name: str, value) -> None:
@@ -352,7 +366,7 @@ def _compiling(args: tuple, direct: bool) -> str:
     named = filename if type(filename) is str else ""
     if named.startswith((*_state["trusted"], *_state["stdlib"])):
         return f"compiled code named as the harness's {filename}"
-    if ast.AST in type(source).__mro__:
+    if issubclass(type(source), ast.AST):  # (C-level: a metaclass's __mro__ is never called)
         return "compiled a syntax tree"
     if type(source) in (str, bytes) and _TEST_DEF.search(os.fsencode(source)[:_MAX_BYTES]):
         return "compiled source that defines tests"
