@@ -246,6 +246,19 @@ def test_an_importer_does_not_copy_a_hard_link_to_a_file_beside_the_dataset(tmp_
 
 # -- the probe's guard ---------------------------------------------------------------------------
 
+
+def as_project(tmp_path: Path, script: str):
+    """Run ``script`` as a project's file (outside the standard library and the tools) beside
+    a one-test suite, with the guard importable; its last line of output, as JSON."""
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "test_a.py").write_text("def test_a():\n    assert 1 == 1\n")
+    project = tmp_path / "project.py"
+    project.write_text(script)
+    args = [sys.executable, str(project), str(PROBE), str(tmp_path / "suite")]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 SILENCE = r"""
 import gc, sys
 sys.path.insert(0, sys.argv[1])
@@ -275,17 +288,7 @@ def test_a_project_cannot_switch_the_audit_hook_off_with_a_dictionary_write(tmp_
     """Attack: ``sys.modules['e2ebench_guard']._state['busy'] = True`` (the hook's re-entry
     flag) makes the hook return at once for every event; the project then reads the suite,
     walks ``gc`` and uses ``ctypes`` unseen, and clears the flag before the probe looks."""
-    (tmp_path / "suite").mkdir()
-    (tmp_path / "suite" / "test_a.py").write_text("def test_a():\n    assert 1 == 1\n")
-    project = tmp_path / "project.py"  # outside the standard library and the tools: the project's
-    project.write_text(SILENCE)
-    done = subprocess.run(
-        [sys.executable, str(project), str(PROBE), str(tmp_path / "suite")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    before, after = json.loads(done.stdout.strip().splitlines()[-1])
+    before, after = as_project(tmp_path, SILENCE)
     assert before == 1  # the hook works: gc.get_objects is evidence
     assert after == 3  # and keeps working after the write
 
@@ -319,20 +322,10 @@ print(json.dumps({"ran_inside_hook": bool(ran) and len(got) == ran[0], "events":
 
 def test_the_audit_hook_runs_no_code_of_the_projects_while_it_ignores_events(tmp_path):
     """Attack: the hook stringified the lists in an event's arguments (``subprocess.Popen``'s
-    argv: ``str(list)`` calls each item's ``__repr__``): the project's code ran *inside* the hook, which
-    ignores every event meanwhile, so ``gc.get_objects`` and a read of the suite went unseen (0
+    argv: ``str(list)`` calls each item's ``__repr__``): the project's code ran *inside*
+    the hook, which ignores every event meanwhile, so ``gc.get_objects`` and a read of the suite went unseen (0
     events; a state-hiding fix would not help). Now the hook reads exact types only."""
-    (tmp_path / "suite").mkdir()
-    (tmp_path / "suite" / "test_a.py").write_text("def test_a():\n    assert 1 == 1\n")
-    project = tmp_path / "project.py"
-    project.write_text(INSIDE)
-    done = subprocess.run(
-        [sys.executable, str(project), str(PROBE), str(tmp_path / "suite")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = as_project(tmp_path, INSIDE)
     assert seen["ran_inside_hook"] is False, seen
 
 
