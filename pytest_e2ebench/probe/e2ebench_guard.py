@@ -140,8 +140,10 @@ class SuiteCode:
         if file not in self.codes:
             return ""  # not a Python test of the suite (e.g. a doctest of a text file)
         space = vars(item)
-        if "_obj" not in space:
-            return ""  # not fetched yet: pytest fetches it (and the next check sees it)
+        if space.get("_obj") is None:
+            # not fetched yet (pytest fetches it, and the next check sees it), or let go: a
+            # unittest item's teardown sets it to None after the test ran (checked then)
+            return ""
         code, where = _test_code(space["_obj"], self.codes)
         if code is not None and _IMPERSONATED.get(id(code)) is code:
             return ""  # a test tool's wrapper under the test's name (hypothesis's @given)
