@@ -260,7 +260,7 @@ def as_project(tmp_path: Path, script: str):
 
 
 SILENCE = r"""
-import gc, sys
+import gc, json, sys, threading
 sys.path.insert(0, sys.argv[1])
 import _pytest.nodes  # loaded by pytest before the probe in a test run
 import e2ebench_guard as guard
@@ -268,29 +268,34 @@ got = []
 guard.install_audit_hook(guard.SuiteCode(sys.argv[2]), (), got.append)
 gc.get_objects()
 before = len(got)
-sys.modules["e2ebench_guard"]._state["busy"] = True  # a dictionary write: no audit event
-gc.get_objects()
+space = vars(guard)  # every switch a plain write reaches (no audit event for any of them)
+space["_state"] = {"busy": True, "seen": set(), "emit": None}  # the old flag, if it came back
+space["_BUSY"].add(threading.get_ident())  # the re-entry set, were it the hook's
+space["_SEEN"].update((str(i), str(i)) for i in range(100))  # fake reports fill the limit
+space["_CONFIG"].update(emit=None, suite=(), stdlib=("/",), trusted=("/",))
+space["_EVENTS"] = space["_FORBIDDEN"] = frozenset()
+space["_judge"] = space["_project_frame"] = lambda *a: None
+space["_realpath"] = space["type"] = lambda *a: None
+gc.get_referrers(got)
 open(sys.argv[2] + "/test_a.py").read()
 import ctypes
 ctypes.string_at(id(got), 8)
-sys.modules["e2ebench_guard"]._state["busy"] = False  # put back before the probe's next check
-print(json.dumps([before, len(got) - before]) if (json := __import__("json")) else "")
+print(json.dumps([before, len(got) - before, [r["changed"] for r in got]]))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the audit hook's switches are a module dictionary the project can write (fix: no "
-    "mutable module state in the hook: detect re-entry from the stack, keep the folders and the "
-    "writer in its __defaults__, whose change is itself an audited event)",
-)
 def test_a_project_cannot_switch_the_audit_hook_off_with_a_dictionary_write(tmp_path):
     """Attack: ``sys.modules['e2ebench_guard']._state['busy'] = True`` (the hook's re-entry
-    flag) makes the hook return at once for every event; the project then reads the suite,
-    walks ``gc`` and uses ``ctypes`` unseen, and clears the flag before the probe looks."""
-    before, after = as_project(tmp_path, SILENCE)
+    flag) made the hook return at once for every event; the project then read the suite,
+    walked ``gc`` and used ``ctypes`` unseen, and cleared the flag before the probe looked.
+    Now the installed hook is a sealed copy (its own globals and builtins, a per-thread
+    re-entry set): no write to the module, its sets or its dictionaries reaches it."""
+    before, after, changed = as_project(tmp_path, SILENCE)
     assert before == 1  # the hook works: gc.get_objects is evidence
-    assert after == 3  # and keeps working after the write
+    assert after >= 3, changed  # and keeps working after every write
+    said = " ".join(c for record in changed[before:] for c in record)
+    for evidence in ("gc.get_referrers", "read the suite's", "ctypes.string_at"):
+        assert evidence in said, said
 
 
 INSIDE = r"""
