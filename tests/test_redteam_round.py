@@ -194,6 +194,24 @@ def test_a_command_app_in_a_shared_namespace_inherits_no_descriptor_of_it(tmp_pa
     assert seen["fd_targets"] == [], seen["fd_targets"]
 
 
+@needs_bwrap
+def test_a_run_refuses_a_shared_namespace_descriptor_that_is_closed_or_reused(tmp_path):
+    """The failure the edges test met (``Bad file descriptor``): the maker's descriptor closed,
+    or its number reused by another file, before the run's ``nsenter`` opened it. Each run now
+    enters through a duplicate of its own, checked to be a network namespace's."""
+    from pytest_e2ebench.errors import InfrastructureError
+
+    box = Sandbox(mode="bwrap")
+    kwargs = {"cwd": Path("/"), "env": {"PATH": os.defpath}, "timeout": 30}
+    with open(tmp_path / "reused", "w") as other:
+        with pytest.raises(InfrastructureError, match="not the shared network namespace"):
+            box.run(["true"], join_net=other.fileno(), log=tmp_path / "a.log", **kwargs)
+    closed = os.open(tmp_path / "reused", os.O_RDONLY)
+    os.close(closed)
+    with pytest.raises(InfrastructureError, match="closed"):  # or reused meanwhile
+        box.run(["true"], join_net=closed, log=tmp_path / "b.log", **kwargs)
+
+
 # -- the bounded parser's depth scan -----------------------------------------------------------
 
 DEEP = "[" * 200 + "]" * 200
