@@ -212,6 +212,29 @@ def test_a_run_refuses_a_shared_namespace_descriptor_that_is_closed_or_reused(tm
         box.run(["true"], join_net=closed, log=tmp_path / "b.log", **kwargs)
 
 
+@needs_bwrap
+def test_a_cmd_agent_gets_a_writable_home_of_its_runs_own(tmp_path, monkeypatch):
+    """A ``cmd:`` agent had the harness's HOME (/root), which is not in its sandbox: a tool
+    that keeps a config or cache there failed. Now ``<run>/agent/home/``, writable."""
+    from types import SimpleNamespace
+
+    from pytest_e2ebench.agents.cmd import CommandAgent
+
+    monkeypatch.setenv("HOME", "/root")
+    workspace, artifacts = tmp_path / "ws", tmp_path / "run" / "agent"
+    workspace.mkdir()
+    artifacts.mkdir(parents=True)
+    ctx = SimpleNamespace(
+        artifacts=artifacts, stage="implement", inputs=None, sandbox=Sandbox(mode="bwrap")
+    )
+    task = SimpleNamespace(id="t", requirements_text="r")
+    command = 'cd && git config --global user.name x && echo "$HOME" > {workspace}/home.txt'
+    outcome = CommandAgent("cmd:x", command, 60).generate(task, 1, workspace, ctx)
+    assert outcome.details["exit_status"] == 0, (artifacts / "cmd.log").read_text()
+    assert (workspace / "home.txt").read_text().strip() == str(artifacts / "home")
+    assert "name = x" in (artifacts / "home" / ".gitconfig").read_text()
+
+
 # -- the bounded parser's depth scan -----------------------------------------------------------
 
 DEEP = "[" * 200 + "]" * 200
