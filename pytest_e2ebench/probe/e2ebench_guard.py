@@ -12,7 +12,9 @@ standard library and pytest, like the probe.
   does that no honest library does under test (reading the suite's modules, compiling code that
   claims a suite file, walking the garbage collector, reaching the harness's frames, swapping a
   function's code, tracing, ``ctypes``). A hook cannot be removed, and its report is written
-  before the code that raised the event gets control back.
+  before the code that raised the event gets control back. The hook installed is a sealed
+  copy (:func:`seal`): nothing in this module's namespace is what it reads, so no write to
+  the module (a dictionary write raises no audit event) switches it off.
 """
 
 from __future__ import annotations
