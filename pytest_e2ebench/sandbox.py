@@ -289,6 +289,10 @@ class Sandbox:
         ``join_net`` (a descriptor of a namespace :func:`.network.shared` made) is a namespace
         to run in instead of a new one.
         """
+        if join_net is not None:
+            # the namespace's descriptor gets the command into it and no further: the app
+            # (another uid than its driver) must not hold a handle of the harness's
+            args = ["/bin/bash", "-c", f'exec {join_net}<&-; exec "$@"', "e2ebench-net", *args]
         inner = self._wrap(args, cwd, started_fd, gate_fd)
         joined = [] if join_net is None else ["nsenter", f"--net=/proc/self/fd/{join_net}"]
         if self.mode == "bwrap":
@@ -618,7 +622,9 @@ class Sandbox:
         must not race, and the wrapper waits at the gate.
         """
         if join_net is not None and self.mode != "none":
-            return {"fds": (join_net,), "join_net": join_net}, None  # set up by its maker
+            own = _own_namespace(join_net)
+            stack.callback(os.close, own)
+            return {"fds": (own,), "join_net": own}, None  # set up by its maker
         if not (network or forward) or self.mode == "none":
             return {"fds": ()}, None  # none: the host's network, as warned
         info_r = info_w = None
@@ -646,6 +652,35 @@ class Sandbox:
                 net.attach(proc)
 
         return netting, on_start
+
+
+def _own_namespace(fd: int) -> int:
+    """This run's own duplicate of a shared network namespace's descriptor ``fd``, checked.
+
+    Several runs join one namespace at once (an app and its browser, each from its thread):
+    with the maker's descriptor itself, one that ended or a maker that closed it could leave
+    the number closed, or reused by another file, before ``nsenter`` opened it (``Bad file
+    descriptor`` in the command app's run). A duplicate lives as long as this run; one that is
+    not a network namespace's (``net:[…]``) is refused here rather than entered.
+    """
+    try:
+        own = os.dup(fd)
+    except OSError as exc:
+        raise InfrastructureError(
+            "sandbox", f"the shared network namespace's descriptor {fd} is closed ({exc})"
+        ) from None
+    try:
+        target = os.readlink(f"/proc/self/fd/{own}")
+    except OSError:
+        target = "?"
+    if not target.startswith("net:["):
+        os.close(own)
+        raise InfrastructureError(
+            "sandbox",
+            f"descriptor {fd} is {target}, not the shared network namespace (net:[…]): "
+            "closed and reused before the command started",
+        )
+    return own
 
 
 def _await_byte(fd: int, proc, limit: float = 120.0) -> bool:

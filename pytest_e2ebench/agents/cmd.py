@@ -8,11 +8,12 @@ outputs; the stage's instruction is in ``brief.md`` beside the requirements (so 
 of ProjectEval's cascade, docs/projecteval.md). Its exit status
 and duration are recorded; a non-zero exit is the agent's result, not an infrastructure error.
 
-Its environment is an allow-list (:func:`agent_environment`): ``PATH``, ``HOME``, ``TERM``,
-``TZ``, the locale, the ``E2EBENCH_*`` variables of the run, and the variables the user names
-with ``--e2e-agent-env`` (ini ``e2ebench_agent_env``): never the harness's other keys and
-tokens. It has network in a namespace of its own (docs/sandbox.md); a named variable that is
-a URL on the host's loopback (its model endpoint) has that one port forwarded there.
+Its environment is an allow-list (:func:`agent_environment`): ``PATH``, ``TERM``, ``TZ``, the
+locale, ``HOME`` (the run's own ``<run_dir>/agent/home/``, empty at each attempt: the harness's
+home is not in the sandbox), the ``E2EBENCH_*`` variables of the run, and the variables the
+user names with ``--e2e-agent-env`` (ini ``e2ebench_agent_env``): never the harness's other
+keys and tokens. It has network in a namespace of its own (docs/sandbox.md); a named variable
+that is a URL on the host's loopback (its model endpoint) has that one port forwarded there.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from .base import Agent, AgentOutcome, RunContext, safe_label
 SEES = (
     "it sees its workspace, the requirements document, /usr and a few /etc files read-only, "
     "and a private, empty /tmp; not the host's /tmp, home or checkout, so keep the agent's "
-    "files under /usr/local or pass them in the command; its environment holds PATH, HOME, "
-    "TERM, TZ, the locale, E2EBENCH_* and what --e2e-agent-env names"
+    "files under /usr/local or pass them in the command; its environment holds PATH, "
+    "TERM, TZ, the locale, E2EBENCH_*, what --e2e-agent-env names, and HOME, a writable "
+    "folder of the run's own (<run>/agent/home)"
 )
 # What every command-line agent gets of the harness's environment (besides LC_*).
 BASE_ENV = ("PATH", "HOME", "TERM", "TZ", "LANG", "LANGUAGE")
@@ -100,6 +102,11 @@ class CommandAgent(Agent):
             readable.append(ctx.inputs)
         env, forward = agent_environment(self.env_names)
         env.update(E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run), E2EBENCH_STAGE=ctx.stage)
+        # the harness's HOME (/root) does not exist in the sandbox: tools that keep a config
+        # or a cache there (git, npm, pip, most agents' CLIs) get one of the run's own, fresh
+        # at each attempt (clear_artifacts) and writable as the rest of agent/
+        env["HOME"] = str(ctx.artifacts / "home")
+        (ctx.artifacts / "home").mkdir(exist_ok=True)
         done = ctx.sandbox.run(
             ["bash", "-c", command],
             cwd=workspace,

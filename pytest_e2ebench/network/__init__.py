@@ -178,8 +178,17 @@ class UserNet:
         return args
 
     def _configure(self, net: int, owner: int | None) -> None:
-        """Loopback up, the host's own addresses unreachable (before any route leads there)."""
-        lines = ["link set lo up", *(f"route add unreachable {a}/32" for a in host_addresses())]
+        """Loopback up, the host's own addresses unreachable (before any route leads there).
+
+        ``127.0.0.0/8`` is routed unreachable in the main table too: the namespace's own
+        loopback is the local table's (looked up first), but a socket bound to ``tap0``
+        (``SO_BINDTODEVICE``, unprivileged since Linux 5.7) skips the local routes, and
+        slirp4netns connects a packet addressed to ``127.0.0.1`` to the host's loopback as is
+        (``--disable-host-loopback`` guards only its gateway): a datagram reached a host
+        loopback port, and a SYN opened a host loopback connection.
+        """
+        lines = ["link set lo up", "route add unreachable 127.0.0.0/8"]
+        lines += [f"route add unreachable {a}/32" for a in host_addresses()]
         fds = (net,) if owner is None else (net, owner)
         done = subprocess.run(
             [*self._enter(net, owner), "ip", "-batch", "-"],

@@ -12,14 +12,19 @@ standard library and pytest, like the probe.
   does that no honest library does under test (reading the suite's modules, compiling code that
   claims a suite file, walking the garbage collector, reaching the harness's frames, swapping a
   function's code, tracing, ``ctypes``). A hook cannot be removed, and its report is written
-  before the code that raised the event gets control back.
+  before the code that raised the event gets control back. The hook installed is a sealed
+  copy (:func:`seal`): nothing in this module's namespace is what it reads, so no write to
+  the module (a dictionary write raises no audit event) switches it off.
 """
 
 from __future__ import annotations
 
+import _thread
 import ast
+import builtins
 import hashlib
 import os
+import pathlib
 import re
 import sys
 import sysconfig
@@ -139,8 +144,10 @@ class SuiteCode:
         if file not in self.codes:
             return ""  # not a Python test of the suite (e.g. a doctest of a text file)
         space = vars(item)
-        if "_obj" not in space:
-            return ""  # not fetched yet: pytest fetches it (and the next check sees it)
+        if space.get("_obj") is None:
+            # not fetched yet (pytest fetches it, and the next check sees it), or let go: a
+            # unittest item's teardown sets it to None after the test ran (checked then)
+            return ""
         code, where = _test_code(space["_obj"], self.codes)
         if code is not None and _IMPERSONATED.get(id(code)) is code:
             return ""  # a test tool's wrapper under the test's name (hypothesis's @given)
@@ -150,28 +157,16 @@ class SuiteCode:
         if name in self.defined[file] and (code.co_name, _real(code.co_filename)) != (name, file):
             return f"{nodeid}: runs the suite's {code.co_qualname}, not its own {name}"
         table = self.codes[_real(code.co_filename)]
-        if _digest_once(code) not in table.get(code.co_qualname, ()):
+        if _digest(code) not in table.get(code.co_qualname, ()):
             return f"{nodeid}: its code is not what the suite's file compiles to"
         return ""
 
 
-_REAL: dict[str, str] = {}
-_IMPERSONATED: dict[int, types.CodeType] = {}  # a test tool's code under a suite file's name
-_DIGESTS: dict[int, tuple] = {}  # id -> (code, digest): the code kept, so its id stays its own
-
-
-def _real(path: str) -> str:
-    """``os.path.realpath``, once per path (a test's file is checked at each of its reports)."""
-    if path not in _REAL:
-        _REAL[path] = os.path.realpath(path)
-    return _REAL[path]
-
-
-def _digest_once(code) -> str:
-    known = _DIGESTS.get(id(code))
-    if known is None or known[0] is not code:
-        known = _DIGESTS[id(code)] = (code, _digest(code))
-    return known[1]
+# A test tool's code under a suite file's name, id -> code: a read-only view of the dictionary
+# only the installed hook writes (install_audit_hook); no cache of paths or digests either,
+# since a project could write one (each check computes again: a few microseconds per report)
+_IMPERSONATED = types.MappingProxyType({})
+_real = os.path.realpath
 
 
 def _node_path(item):
@@ -193,7 +188,7 @@ def _test_code(obj, codes: dict):
             return code, ""
         # a test tool's wrapper (functools.wraps): the suite's function is behind it; a
         # wrapper of the project's could run anything in front of the one it names
-        if not code.co_filename.startswith((*_state["trusted"], *_state["stdlib"])):
+        if not code.co_filename.startswith(_TOOLS):
             return None, code.co_filename
         obj = vars(obj).get("__wrapped__")
         if obj is None:
@@ -239,10 +234,39 @@ _EVENTS = _FORBIDDEN | {
 _FUNCTION_FIELDS = ("__code__", "__defaults__", "__kwdefaults__")
 _DISPLAY = (os.sep + "linecache.py",)
 _LIMIT = 20  # audit records per run: the first ones are the evidence
-_state: dict = {"busy": False, "seen": set(), "emit": None, "suite": ()}
-_state.update(trusted=(), stdlib=())
+# The test tools' and the interpreter's folders, set once by install_audit_hook (read by
+# SuiteCode.check; the hook itself reads its own sealed copy)
+_TOOLS: tuple = ()
+# What the hook reads, in its sealed namespace only (see seal); these are the module's
+# placeholders, never read by the hook once installed.
+_CONFIG: dict = {"emit": None, "suite": (), "trusted": (), "stdlib": ()}
+_SEEN: set = set()
+_BUSY: set = set()
 _getframe = sys._getframe
 _realpath = os.path.realpath
+_thread_id = _thread.get_ident
+
+
+def seal(space: dict, entry: str, private: dict):
+    """A copy of the function ``space[entry]`` that reads its globals (and builtins) from a
+    private copy of ``space`` updated with ``private``: every function of the module there is
+    a copy bound to that namespace, and ``entry``'s copy gets a code object of its own.
+
+    Why: what the hook reads through its module (its switches, its folders, its writer, the
+    functions it calls, even ``type`` from builtins) a project can rebind with a plain
+    dictionary write, which raises no audit event, and put back before the next check. The
+    private namespace is reachable only from the returned function, which the caller keeps
+    nowhere the project can read; reaching it takes ``gc`` or frames (audited, docs/sandbox.md).
+    """
+    own = dict(space)
+    own["__builtins__"] = dict(vars(builtins))
+    own.update(private)
+    module = space["__name__"]
+    for name, value in space.items():
+        if type(value) is types.FunctionType and value.__module__ == module:
+            code = value.__code__.replace() if name == entry else value.__code__
+            own[name] = types.FunctionType(code, own, name, value.__defaults__, value.__closure__)
+    return own[entry]
 
 
 def install_audit_hook(suite: SuiteCode, trusted: tuple[str, ...], emit) -> None:
@@ -261,16 +285,26 @@ def install_audit_hook(suite: SuiteCode, trusted: tuple[str, ...], emit) -> None
     stdlib = tuple(os.path.join(p, "") for s in stdlib for p in {s, _realpath(s)})
     tools = {paths["purelib"], paths["platlib"], *trusted}
     tools = tuple(os.path.join(p, "") for s in tools if s for p in {s, _realpath(s)})
-    _state.update(emit=emit, stdlib=(*stdlib, "<frozen "), trusted=tools)
-    _state.update(suite=(suite.folder,) if suite.folder else ())
-    sys.addaudithook(audit)
+    config = {"emit": emit, "stdlib": (*stdlib, "<frozen "), "trusted": tools}
+    config["suite"] = (suite.folder,) if suite.folder else ()
+    global _TOOLS, _IMPERSONATED  # (the probe watches both names: rebinding is evidence)
+    _TOOLS = (*tools, *config["stdlib"])
+    impersonated: dict = {}
+    _IMPERSONATED = types.MappingProxyType(impersonated)
+    private = {"_CONFIG": config, "_SEEN": set(), "_BUSY": set(), "_TOOLS": _TOOLS}
+    private["_IMPERSONATED"] = impersonated
+    sys.addaudithook(seal(globals(), "audit", private))
 
 
 def audit(event, args) -> None:
-    """The audit hook: cheap for every event it does not watch, never raises."""
-    if event not in _EVENTS or _state["busy"]:
+    """The audit hook: cheap for every event it does not watch, never raises. Installed as a
+    sealed copy (see seal): the names it reads here are its private ones."""
+    if event not in _EVENTS:
         return
-    _state["busy"] = True  # its own sys._getframe, and what _emit does, raise events too
+    me = _thread_id()
+    if me in _BUSY:  # its own sys._getframe, and what _emit does, raise events too
+        return
+    _BUSY.add(me)  # per thread: another thread's events are still seen meanwhile
     try:
         caller = _getframe(1)
         who = _project_frame(caller, event)
@@ -282,7 +316,7 @@ def audit(event, args) -> None:
     except Exception:  # an audit hook that raises would break the operation itself
         pass
     finally:
-        _state["busy"] = False
+        _BUSY.discard(me)
 
 
 def _project_frame(frame, event: str = ""):
@@ -291,7 +325,7 @@ def _project_frame(frame, event: str = ""):
     A file read through ``linecache`` is source shown in a traceback or by ``inspect`` (a
     project's ``logging.exception`` reads the test's file that way): no evidence.
     """
-    stdlib, trusted = _state["stdlib"], _state["trusted"]
+    stdlib, trusted = _CONFIG["stdlib"], _CONFIG["trusted"]
     while frame is not None:
         file = frame.f_code.co_filename
         if not file.startswith(stdlib):
@@ -316,11 +350,24 @@ def _judge(event: str, args: tuple, direct: bool) -> str:
     if event == "sys._getframe":
         frame = args[0]
         file = frame.f_code.co_filename if type(frame) is types.FrameType else ""
-        return f"took the harness's frame in {file}" if file.startswith(_state["trusted"]) else ""
+        return f"took the harness's frame in {file}" if file.startswith(_CONFIG["trusted"]) else ""
     if event == "object.__setattr__":
         return _function_change(args[0], args[1], direct)
-    text = " ".join(str(a) for a in args if type(a) in (str, bytes, list, tuple))
-    return f"started {event} on the suite" if any(s in text for s in _state["suite"]) else ""
+    text = _words(args)
+    return f"started {event} on the suite" if any(s in text for s in _CONFIG["suite"]) else ""
+
+
+def _words(args: tuple) -> str:
+    """The strings among ``args`` and in their lists, joined. Only exact ``str``, ``bytes``
+    and pathlib paths are read: ``str()`` of anything else (a list's items) would run the
+    project's ``__repr__`` inside the hook, where every event it raises is ignored."""
+    items = [x for a in args for x in (a if type(a) in (list, tuple) else (a,))]
+    return " ".join(
+        os.fsdecode(x) if type(x) is bytes else str(x) for x in items if type(x) in _WORDS
+    )
+
+
+_WORDS = (str, bytes, pathlib.PurePosixPath, pathlib.PosixPath)
 
 
 def _note_impersonation(obj, name: str, value) -> None:
@@ -328,7 +375,7 @@ def _note_impersonation(obj, name: str, value) -> None:
     the wrapper's new code is the tool's, and passes the suite check."""
     if name != "__code__" or type(obj) is not types.FunctionType:
         return
-    if type(value) is types.CodeType and obj.__code__.co_filename.startswith(_state["trusted"]):
+    if type(value) is types.CodeType and obj.__code__.co_filename.startswith(_CONFIG["trusted"]):
         _IMPERSONATED[id(value)] = value
 
 
@@ -337,7 +384,7 @@ def _function_change(obj, name: str, direct: bool) -> str:
     own functions (``NamedTuple`` sets its ``__new__``'s defaults on the project's behalf)."""
     if type(obj) is not types.FunctionType or name not in _FUNCTION_FIELDS:
         return ""
-    harness = obj.__code__.co_filename.startswith((*_state["trusted"], *_state["stdlib"]))
+    harness = obj.__code__.co_filename.startswith(_TOOLS)
     if name == "__code__" or direct and harness:
         return f"set {name} of function {obj.__qualname__}"
     return ""
@@ -350,9 +397,9 @@ def _compiling(args: tuple, direct: bool) -> str:
     if not direct:
         return ""
     named = filename if type(filename) is str else ""
-    if named.startswith((*_state["trusted"], *_state["stdlib"])):
+    if named.startswith(_TOOLS):
         return f"compiled code named as the harness's {filename}"
-    if ast.AST in type(source).__mro__:
+    if issubclass(type(source), ast.AST):  # (C-level: a metaclass's __mro__ is never called)
         return "compiled a syntax tree"
     if type(source) in (str, bytes) and _TEST_DEF.search(os.fsencode(source)[:_MAX_BYTES]):
         return "compiled source that defines tests"
@@ -381,17 +428,17 @@ def _absolute(path) -> str:
 
 def _suite_file(path, suffixes: tuple[str, ...]) -> bool:
     """Whether ``path`` names one of the suite's Python files (through links too)."""
-    if not _state["suite"] or type(path) not in (str, bytes) and type(path).__module__ != "pathlib":
+    kind = type(path)
+    if not _CONFIG["suite"] or kind not in (str, bytes) and kind.__module__ != "pathlib":
         return False
     path = _absolute(path)
-    return path.endswith(suffixes) and _realpath(path).startswith(_state["suite"])
+    return path.endswith(suffixes) and _realpath(path).startswith(_CONFIG["suite"])
 
 
 def _report(event: str, found: str, frame) -> None:
     key = (event, found)
-    seen = _state["seen"]
-    if key in seen or len(seen) >= _LIMIT:
+    if key in _SEEN or len(_SEEN) >= _LIMIT:
         return
-    seen.add(key)
+    _SEEN.add(key)
     where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
-    _state["emit"]({"kind": "tamper", "when": f"audit {event}", "changed": [f"{where}: {found}"]})
+    _CONFIG["emit"]({"kind": "tamper", "when": f"audit {event}", "changed": [f"{where}: {found}"]})

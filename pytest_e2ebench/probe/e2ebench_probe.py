@@ -17,6 +17,7 @@ harness through an audit hook (``e2ebench_guard.py``, issue 26).
 """
 
 import hmac
+import itertools
 import json
 import math
 import os
@@ -24,7 +25,7 @@ import sys
 import types
 
 import pytest
-from e2ebench_guard import SuiteCode, install_audit_hook
+from e2ebench_guard import SuiteCode, install_audit_hook, seal
 
 # The C functions themselves: what the project does to the hmac and json modules later (a
 # test may well patch json.dumps) does not change what the probe writes and signs.
@@ -89,7 +90,10 @@ def _read_key() -> bytes:
 _KEY = _read_key()
 _MESSAGE_LINES = 8
 _MESSAGE_CHARS = 800
-_state: dict = {"tags": {}, "phases": {}, "out": None, "seq": 0, "reported": set(), "items": {}}
+# "seq": one counter for the probe's lines and its audit hook's (a number taken and never
+# written breaks the sequence, which the harness reports)
+_state: dict = {"tags": {}, "phases": {}, "out": None, "reported": set(), "items": {}}
+_state["seq"] = itertools.count()
 
 
 # Records go out through a bare descriptor number and the os.write taken here: no file object
@@ -100,8 +104,7 @@ _write = os.write
 def _emit(record: dict) -> None:
     if _state["out"] is None:
         return
-    body = _dumps({**record, "seq": _state["seq"]})
-    _state["seq"] += 1
+    body = _dumps({**record, "seq": next(_state["seq"])})
     mac = _hmac_digest(_KEY, body.encode(), "sha256").hex()
     data = (_dumps({"mac": mac, "body": body}) + "\n").encode()
     while data:
@@ -182,6 +185,8 @@ _WATCHED_HOOKS = (
     "pytest_sessionfinish",
 )
 # Used only while pytest imports the test modules (all of them during collection).
+# The guard's module-level values besides its functions (the hook itself reads none of them)
+_GUARD_NAMES = ("_real", "_PATH_SLOT", "_CONSTANTS", "_WRAPPED_DEPTH")
 _COLLECTION_ONLY = ("builtins.", "sys.meta_path", "_pytest.assertion.rewrite.")
 _class_dict = type.__dict__["__dict__"].__get__  # the real one, whatever a metaclass says
 _MISSING = object()
@@ -268,7 +273,7 @@ class _Watch:
                 self._add(f"{dotted}.{name}", lambda s=space, n=name: _parts(s.get(n, _MISSING)))
         guard = vars(sys.modules["e2ebench_guard"])
         for name, value in list(guard.items()):
-            if type(value) is types.FunctionType or name in ("_state", "_getframe"):
+            if type(value) is types.FunctionType or name in _GUARD_NAMES:
                 self._add(f"e2ebench_guard.{name}", lambda n=name: _parts(guard.get(n)))
         probe = vars(sys.modules[__name__])
         for name, value in list(probe.items()):
@@ -369,11 +374,19 @@ class _Watch:
 _WATCH = _Watch()
 _WATCH._add("e2ebench_probe._WATCH", lambda: _parts(vars(sys.modules[__name__]).get("_WATCH")))
 _WATCH._add("e2ebench_probe._state['out']", lambda: (_state.get("out"),))
+_WATCH._add("e2ebench_probe._state['seq']", lambda: (_state.get("seq"),))
 _WATCH._add("e2ebench_probe._SUITE", lambda: (vars(sys.modules[__name__]).get("_SUITE"),))
 if _SUITE.folder:
     # first of the hooks the project could meet: it cannot be removed, and what it sees is
     # written before the code that raised the event runs on
-    install_audit_hook(_SUITE, _WATCH.trusted, _emit)
+    # The hook writes through a sealed copy of _emit (its descriptor, counter, key and helpers
+    # its own): rebinding this module's names cannot silence it, even for a moment.
+    writer = {"out": _state["out"], "seq": _state["seq"]}
+    install_audit_hook(_SUITE, _WATCH.trusted, seal(globals(), "_emit", {"_state": writer}))
+    del writer
+    _GUARD = vars(sys.modules["e2ebench_guard"])
+    for _name in ("_TOOLS", "_IMPERSONATED"):  # set by install_audit_hook, read-only objects
+        _WATCH._add(f"e2ebench_guard.{_name}", lambda n=_name: (_GUARD.get(n),))
 
 
 def _check_code(when: str, nodeids) -> None:

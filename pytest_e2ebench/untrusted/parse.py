@@ -33,7 +33,10 @@ _JSON_STOPS = re.compile(r'[\[\]{}"]')
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _TOML_STOPS = re.compile(r"[\[\]{}\"'#]")
 _TOML_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-_TOML_ML_BASIC = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""', re.DOTALL)
+# A multi-line string may end in up to two quotes more than its delimiter (``"""a"""""``
+# is ``a""``): a scan that stopped at the first three would take the rest for an unterminated
+# string and measure nothing after it.
+_TOML_ML_BASIC = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""(?:""?)?', re.DOTALL)
 _TOML_LITERAL_END = re.compile(r"['\n]")
 
 
@@ -226,7 +229,10 @@ def _toml_skip(text: str, start: int, char: str) -> int:
     if char == "'":
         if text.startswith("'''", start):
             end = text.find("'''", start + 3)
-            return -1 if end < 0 else end + 3
+            if end < 0:
+                return -1
+            extra = len(text[end + 3 : end + 5]) - len(text[end + 3 : end + 5].lstrip("'"))
+            return end + 3 + extra  # up to two quotes of the string's own before the delimiter
         end = _TOML_LITERAL_END.search(text, start + 1)
         return -1 if end is None or end.group() != "'" else end.end()
     if text.startswith('"""', start):

@@ -13,6 +13,8 @@ importer turns it into that project's entry in the import report and goes on wit
 
 from __future__ import annotations
 
+import contextlib
+import fnmatch
 import os
 import re
 import stat
@@ -76,6 +78,11 @@ def read_text(root: Path, rel: str | PurePosixPath, max_bytes: int = parse.MAX_B
 def copy_file(root: Path, rel: str | PurePosixPath, dest: Path, max_bytes: int) -> bool:
     """Copy the dataset file ``root/rel`` to ``dest`` (False: it does not exist)."""
     relative_path(str(rel), str(rel))
+    with contextlib.suppress(OSError):  # a missing file is read_data's to say
+        if os.lstat(beneath(Path(root).resolve(), rel)).st_nlink > 1:
+            raise AgentFileError(
+                str(rel), "is a hard link (it may share a file outside the dataset)"
+            )
     data = parse.read_data(root, str(rel), max_bytes=max_bytes)
     if data is None:
         return False
@@ -96,6 +103,7 @@ def copy_folder(
     root = Path(root).resolve()  # the dataset's own folder may be reached through a link
     folder = root if str(rel) == "." else beneath(root, rel)
     where = folder.name if str(rel) == "." else str(rel)
+    _refuse_hard_links(folder, where, tuple(ignore))
     try:
         report = copy_tree(folder, dest, IntakeLimits(), ignore=ignore)
     except ValueError as exc:
@@ -106,3 +114,26 @@ def copy_folder(
     if report.exceeded:
         raise AgentFileError(where, f"too large to import (intake limit {report.exceeded})")
     return report
+
+
+def _refuse_hard_links(folder: Path, where: str, ignore: tuple[str, ...]) -> None:
+    """AgentFileError when a regular file copied from ``folder`` shares its data with a file
+    outside it: a hard link (left by an archive extracted without a filter, or made on a shared
+    machine) is no symbolic link, and would be copied as the file it shares. Links between
+    files inside ``folder`` are counted and allowed; what ``ignore`` leaves out is not looked at
+    (a local ``git clone`` hard-links ``.git/objects``).
+    """
+    seen: dict[tuple[int, int], list] = {}
+    for top, dirs, names in os.walk(folder):  # links to folders are not followed
+        dirs[:] = [d for d in dirs if not any(fnmatch.fnmatch(d, p) for p in ignore)]
+        for name in names:
+            if any(fnmatch.fnmatch(name, p) for p in ignore):
+                continue
+            with contextlib.suppress(OSError):
+                st = os.lstat(os.path.join(top, name))
+                if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                    seen.setdefault((st.st_dev, st.st_ino), [st.st_nlink, 0, top, name])[1] += 1
+    for nlink, inside, top, name in seen.values():
+        if inside < nlink:
+            shown = Path(top, name).relative_to(folder)
+            raise AgentFileError(where, f"{shown} is a hard link to a file outside the dataset")
