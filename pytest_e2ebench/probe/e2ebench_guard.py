@@ -328,8 +328,10 @@ def _project_frame(frame, event: str = ""):
     stdlib, trusted = _CONFIG["stdlib"], _CONFIG["trusted"]
     while frame is not None:
         file = frame.f_code.co_filename
+        if file.startswith(trusted):  # first: a tool may live below the stdlib's folder
+            return None
         if not file.startswith(stdlib):
-            return None if file.startswith(trusted) else frame
+            return frame
         if event == "open" and file.endswith(_DISPLAY):
             return None
         frame = frame.f_back

@@ -255,7 +255,9 @@ def test_llm_agent_without_endpoint_says_what_to_set(pytester, tasks, monkeypatc
             "ERROR: --e2e-agent=sdagent-dt calls an LLM and needs a model: --e2e-model=NAME (or ini "
             "e2ebench_model) and an endpoint: --e2e-llm-base-url=URL (or $OPENAI_BASE_URL, or ini "
             "e2ebench_llm_base_url), with the key in $OPENAI_API_KEY. To check the harness without "
-            "a model, run --e2e-agent=reference."
+            "a model, run --e2e-agent=reference; to see an LLM agent's whole run without one, start "
+            "`e2ebench demo-model` (a stand-in model that writes each task's reference) and use the "
+            "options it prints."
         ]
     )
 

@@ -10,9 +10,11 @@ import importlib.util
 import json
 import random
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
+import tomli_w
 
 from pytest_e2ebench.errors import TaskError
 from pytest_e2ebench.importers import projecteval as importer
@@ -301,13 +303,9 @@ def test_imported_console_task_reference_passes_and_empty_fails(pytester, tmp_pa
     importer.import_all(_sample(tmp_path / "pe"), pytester.path / "tasks", importer.dt.date.today())
     task_toml = pytester.path / "tasks" / "projecteval-2" / "task.toml"
     # the sample needs none of the console missions' usual libraries: keep its venv small
-    text = task_toml.read_text()
-    start = text.index("requires = ")
-    task_toml.write_text(
-        text[:start]
-        + 'requires = ["rapidfuzz", "openpyxl", "pandas"]'
-        + text[text.index("\n", start) :]
-    )
+    meta = tomllib.loads(task_toml.read_text())
+    meta["tests"]["requires"] = ["rapidfuzz", "openpyxl", "pandas"]
+    task_toml.write_text(tomli_w.dumps(meta))
     pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
     result = pytester.runpytest_subprocess("--e2e-agent=reference,nop", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)

@@ -221,7 +221,8 @@ def test_a_linked_checklist_is_not_followed(tmp_path):
     from pytest_e2ebench.projecteval.cascade import read_checklist
 
     (tmp_path / "checklist.json").symlink_to(GRADEBOOK / "checklist.json")
-    assert read_checklist(tmp_path)[2].startswith("the agent wrote no checklist.json")
+    note = read_checklist(tmp_path)[2]
+    assert note.startswith("checklist.json: is or lies behind a symbolic link"), note
 
 
 def test_the_runs_cost_is_the_whole_cascades_and_the_line_names_each_step():
