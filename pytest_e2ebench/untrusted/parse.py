@@ -15,6 +15,7 @@ caller's to say.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import re
@@ -116,6 +117,22 @@ def decode(data: bytes, where: str) -> str:
         ) from None
 
 
+@contextlib.contextmanager
+def _parsing(where: str, fmt: str, invalid: type[Exception]):
+    """Whatever the parser raises inside becomes the text's AgentFileError (``invalid``: the
+    parser's own error for bad syntax, named as not valid ``fmt``)."""
+    try:
+        yield
+    except invalid as exc:
+        raise AgentFileError(where, f"not valid {fmt} ({_plain(exc)})") from None
+    except (RecursionError, MemoryError) as exc:
+        raise AgentFileError(where, f"cannot be parsed ({type(exc).__name__})") from None
+    except Exception as exc:  # noqa: BLE001 - any parser failure is the text's
+        raise AgentFileError(
+            where, f"not valid {fmt} ({type(exc).__name__}: {_plain(exc)})"
+        ) from None
+
+
 def loads_json(
     text: str | bytes, where: str, *, max_depth: int = MAX_DEPTH, max_chars: int = 0
 ) -> object:
@@ -129,16 +146,8 @@ def loads_json(
     if max_chars and len(text) > max_chars:
         raise AgentFileError(where, f"longer than {max_chars} characters")
     _check_depth(json_depth(text, max_depth), max_depth, where)
-    try:
+    with _parsing(where, "JSON", ValueError):
         return json.loads(text)
-    except ValueError as exc:
-        raise AgentFileError(where, f"not valid JSON ({_plain(exc)})") from None
-    except (RecursionError, MemoryError) as exc:
-        raise AgentFileError(where, f"cannot be parsed ({type(exc).__name__})") from None
-    except Exception as exc:  # noqa: BLE001 - any parser failure is the text's
-        raise AgentFileError(
-            where, f"not valid JSON ({type(exc).__name__}: {_plain(exc)})"
-        ) from None
 
 
 def loads_toml(text: str, where: str, *, max_depth: int = MAX_DEPTH) -> dict:
@@ -149,16 +158,8 @@ def loads_toml(text: str, where: str, *, max_depth: int = MAX_DEPTH) -> dict:
     a structure deeper than ``max_depth``.
     """
     _check_depth(toml_depth(text, max_depth), max_depth, where)
-    try:
+    with _parsing(where, "TOML", tomllib.TOMLDecodeError):
         document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise AgentFileError(where, f"not valid TOML ({_plain(exc)})") from None
-    except (RecursionError, MemoryError) as exc:
-        raise AgentFileError(where, f"cannot be parsed ({type(exc).__name__})") from None
-    except Exception as exc:  # noqa: BLE001 - any parser failure is the text's
-        raise AgentFileError(
-            where, f"not valid TOML ({type(exc).__name__}: {_plain(exc)})"
-        ) from None
     _check_depth(value_depth(document, max_depth), max_depth, where)
     return document
 
