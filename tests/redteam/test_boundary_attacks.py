@@ -117,37 +117,38 @@ def _run(session: dict, task: str, n: int) -> dict:
     return record
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("task", ["gradebook", "calc"])
-def test_the_honest_run_passes(session, task):
-    record = _run(session, task, 1)
-    assert record["metrics"]["impl_rate"] == 1.0, record.get("notes")
+class TestBatchBoundaryAttacks:
+    """The readers of the one session over every hostile file (one xdist worker runs them all)."""
 
+    @pytest.mark.slow
+    @pytest.mark.parametrize("task", ["gradebook", "calc"])
+    def test_the_honest_run_passes(self, session, task):
+        record = _run(session, task, 1)
+        assert record["metrics"]["impl_rate"] == 1.0, record.get("notes")
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("task", "run"), sorted(ATTACKS))
-def test_each_hostile_file_is_the_agents_failure_naming_the_file(session, task, run):
-    record = _run(session, task, run)
-    assert record["status"] == "ok" and not record.get("error"), record.get("error")
-    passes = (task, run) == ("calc", 4)
-    assert record["metrics"] is not None and record["metrics"]["impl_rate"] == float(passes)
-    verdict = "implemented" if passes else "not_implemented"
-    assert {r["verdict"] for r in record["requirements"]} == {verdict}
-    text = json.dumps(record)
-    assert ATTACKS[task, run] in text, record.get("notes")
-    assert "root:x:0:0" not in text  # the link's target was never read
+    @pytest.mark.slow
+    @pytest.mark.parametrize(("task", "run"), sorted(ATTACKS))
+    def test_each_hostile_file_is_the_agents_failure_naming_the_file(self, session, task, run):
+        record = _run(session, task, run)
+        assert record["status"] == "ok" and not record.get("error"), record.get("error")
+        passes = (task, run) == ("calc", 4)
+        assert record["metrics"] is not None and record["metrics"]["impl_rate"] == float(passes)
+        verdict = "implemented" if passes else "not_implemented"
+        assert {r["verdict"] for r in record["requirements"]} == {verdict}
+        text = json.dumps(record)
+        assert ATTACKS[task, run] in text, record.get("notes")
+        assert "root:x:0:0" not in text  # the link's target was never read
 
-
-@pytest.mark.slow
-def test_every_run_counts_in_the_mean_and_the_summary_has_no_partial_mark(session):
-    summary = session["results"]["summary"]
-    (stats,) = summary.values()
-    # 12 runs counted: the two honest ones and calc's run 4 (see ATTACKS) pass
-    assert stats["impl_rate"]["mean"] == pytest.approx(3 / 12)
-    assert (stats["evaluated_runs"], stats["errored_runs"], stats["partial"]) == (12, 0, False)
-    # the terminal tables: "<task|overall> <agent> <runs>[*] ...", * when a run errored
-    rows = [line.split() for line in session["stdout"].splitlines()]
-    rows = [r for r in rows if r[:1] in (["calc"], ["gradebook"], ["overall"]) and len(r) > 2]
-    assert ["overall", "dir-answers", "6"] in [r[:3] for r in rows], session["stdout"][-3000:]
-    assert not [r for r in rows if PARTIAL_MARK in r[2]], session["stdout"][-3000:]
-    assert "ended in an error" not in session["stdout"]
+    @pytest.mark.slow
+    def test_every_run_counts_in_the_mean_and_the_summary_has_no_partial_mark(self, session):
+        summary = session["results"]["summary"]
+        (stats,) = summary.values()
+        # 12 runs counted: the two honest ones and calc's run 4 (see ATTACKS) pass
+        assert stats["impl_rate"]["mean"] == pytest.approx(3 / 12)
+        assert (stats["evaluated_runs"], stats["errored_runs"], stats["partial"]) == (12, 0, False)
+        # the terminal tables: "<task|overall> <agent> <runs>[*] ...", * when a run errored
+        rows = [line.split() for line in session["stdout"].splitlines()]
+        rows = [r for r in rows if r[:1] in (["calc"], ["gradebook"], ["overall"]) and len(r) > 2]
+        assert ["overall", "dir-answers", "6"] in [r[:3] for r in rows], session["stdout"][-3000:]
+        assert not [r for r in rows if PARTIAL_MARK in r[2]], session["stdout"][-3000:]
+        assert "ended in an error" not in session["stdout"]

@@ -257,24 +257,26 @@ EXPECTED = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("task", "variant"), ATTACKED, ids=[f"{t}-{v}" for t, v in ATTACKED])
-def test_a_project_that_forges_the_test_modules_is_tampered(session, task, variant):
-    run = session[(task, variant)]
-    assert run["containment"]["tampered"] is True, run["containment"]
-    assert {r["verdict"] for r in run["requirements"]} == {"not_implemented"}
-    assert run["metrics"]["impl_rate"] == 0.0 and run["metrics"]["pass_rate"] == 0.0
-    evidence = " ".join(run["containment"]["evidence"])
-    for needle in EXPECTED[variant]:
-        assert needle in evidence, evidence
+class TestBatchHoneypotForgers:
+    """The readers of the one session over every honeypot forger (one xdist worker runs them all)."""
 
+    @pytest.mark.slow
+    @pytest.mark.parametrize(("task", "variant"), ATTACKED, ids=[f"{t}-{v}" for t, v in ATTACKED])
+    def test_a_project_that_forges_the_test_modules_is_tampered(self, session, task, variant):
+        run = session[(task, variant)]
+        assert run["containment"]["tampered"] is True, run["containment"]
+        assert {r["verdict"] for r in run["requirements"]} == {"not_implemented"}
+        assert run["metrics"]["impl_rate"] == 0.0 and run["metrics"]["pass_rate"] == 0.0
+        evidence = " ".join(run["containment"]["evidence"])
+        for needle in EXPECTED[variant]:
+            assert needle in evidence, evidence
 
-@pytest.mark.slow
-@pytest.mark.parametrize("task", TASKS)
-def test_the_reference_beside_the_attacks_is_untouched(session, task):
-    run = session[(task, "reference")]
-    assert run["containment"]["tampered"] is False, run["containment"]
-    assert run["metrics"]["impl_rate"] == 1.0 and run["metrics"]["pass_rate"] == 1.0
+    @pytest.mark.slow
+    @pytest.mark.parametrize("task", TASKS)
+    def test_the_reference_beside_the_attacks_is_untouched(self, session, task):
+        run = session[(task, "reference")]
+        assert run["containment"]["tampered"] is False, run["containment"]
+        assert run["metrics"]["impl_rate"] == 1.0 and run["metrics"]["pass_rate"] == 1.0
 
 
 # --- the honeypots, as the attack's recogniser sees them ------------------------------------

@@ -170,40 +170,46 @@ def _implement(session: dict, agent: str, run: int) -> dict:
     return record["metrics"]
 
 
-@pytest.mark.slow
-def test_a_test_of_the_reference_bytes_fails_the_oracle(stage_session):
-    record = _unit(stage_session, "dir-answers", 1)
-    assert record["status"] == "ok", record
-    assert record["metrics"]["oracle_pass"] == 0.0
-    assert record["metrics"]["test_pass_rate"] == 0.0
-    assert record["metrics"]["mutation_score"] is None  # counted only for passing tests
-    failures = record["details"]["variant_failures"]
-    assert [f.split("::")[-1] for f in failures] == ["test_it_is_the_reference"]
-    assert "behaviour-preserving variant" in record["items"]["oracle"]["message"]
+class TestBatchStages:
+    """The readers of the one stage session (one xdist worker runs them all)."""
 
+    @pytest.mark.slow
+    def test_a_test_of_the_reference_bytes_fails_the_oracle(self, stage_session):
+        record = _unit(stage_session, "dir-answers", 1)
+        assert record["status"] == "ok", record
+        assert record["metrics"]["oracle_pass"] == 0.0
+        assert record["metrics"]["test_pass_rate"] == 0.0
+        assert record["metrics"]["mutation_score"] is None  # counted only for passing tests
+        failures = record["details"]["variant_failures"]
+        assert [f.split("::")[-1] for f in failures] == ["test_it_is_the_reference"]
+        assert "behaviour-preserving variant" in record["items"]["oracle"]["message"]
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("agent", "run"), [("dir-answers", 2), ("reference", 1), ("reference", 2)])
-def test_honest_written_tests_pass_on_the_variant_and_kill_the_mutant(stage_session, agent, run):
-    metrics = _unit(stage_session, agent, run)["metrics"]
-    assert metrics["oracle_pass"] == 1.0 and metrics["mutation_score"] == 1.0
+    @pytest.mark.slow
+    @pytest.mark.parametrize(
+        ("agent", "run"), [("dir-answers", 2), ("reference", 1), ("reference", 2)]
+    )
+    def test_honest_written_tests_pass_on_the_variant_and_kill_the_mutant(
+        self, stage_session, agent, run
+    ):
+        metrics = _unit(stage_session, agent, run)["metrics"]
+        assert metrics["oracle_pass"] == 1.0 and metrics["mutation_score"] == 1.0
 
+    @pytest.mark.slow
+    @pytest.mark.parametrize("run", [1, 2])
+    def test_an_agent_with_memory_cannot_carry_the_reference_into_implement(
+        self, stage_session, run
+    ):
+        assert _implement(stage_session, "memory", run)["impl_rate"] == 0.0
+        assert _implement(stage_session, "reference", run)["impl_rate"] == 1.0
 
-@pytest.mark.slow
-@pytest.mark.parametrize("run", [1, 2])
-def test_an_agent_with_memory_cannot_carry_the_reference_into_implement(stage_session, run):
-    assert _implement(stage_session, "memory", run)["impl_rate"] == 0.0
-    assert _implement(stage_session, "reference", run)["impl_rate"] == 1.0
-
-
-@pytest.mark.slow
-def test_every_implement_stage_ran_before_the_reference_was_shown(stage_session):
-    log = stage_session["log"]
-    implemented = [float(t) for t, what, *_ in log if what == "implement"]
-    shown = [float(t) for t, what, *_ in log if what == "shown"]
-    assert len(implemented) == 2 and len(shown) == 2, log
-    assert max(implemented) < min(shown), log
-    assert all(rest == ["True"] for _, what, _run, *rest in log if what == "shown")  # modular
+    @pytest.mark.slow
+    def test_every_implement_stage_ran_before_the_reference_was_shown(self, stage_session):
+        log = stage_session["log"]
+        implemented = [float(t) for t, what, *_ in log if what == "implement"]
+        shown = [float(t) for t, what, *_ in log if what == "shown"]
+        assert len(implemented) == 2 and len(shown) == 2, log
+        assert max(implemented) < min(shown), log
+        assert all(rest == ["True"] for _, what, _run, *rest in log if what == "shown")  # modular
 
 
 @pytest.fixture(scope="module")
@@ -221,19 +227,25 @@ def projecteval_session(tmp_path_factory) -> dict:
     return {"done": done, "records": {r["agent"]: r for r in document["tasks"]}}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("requirement", ["R1", "R2", "R3"])
-def test_a_value_that_matches_every_output_passes_no_requirement(projecteval_session, requirement):
-    records = projecteval_session["records"]
-    verdicts = {r["id"]: r["verdict"] for r in records["dir-answers"]["requirements"]}
-    assert verdicts[requirement] == "not_implemented", projecteval_session["done"].stdout[-3000:]
-    reference = {r["id"]: r["verdict"] for r in records["reference"]["requirements"]}
-    assert reference[requirement] == "implemented"
+class TestBatchProjectEvalEcho:
+    """The readers of the one ProjectEval session with the echo program (on one xdist worker)."""
 
+    @pytest.mark.slow
+    @pytest.mark.parametrize("requirement", ["R1", "R2", "R3"])
+    def test_a_value_that_matches_every_output_passes_no_requirement(
+        self, projecteval_session, requirement
+    ):
+        records = projecteval_session["records"]
+        verdicts = {r["id"]: r["verdict"] for r in records["dir-answers"]["requirements"]}
+        assert verdicts[requirement] == "not_implemented", projecteval_session["done"].stdout[
+            -3000:
+        ]
+        reference = {r["id"]: r["verdict"] for r in records["reference"]["requirements"]}
+        assert reference[requirement] == "implemented"
 
-@pytest.mark.slow
-def test_the_echo_program_fails_on_the_control_run(projecteval_session):
-    assert "also in the output of the control run" in projecteval_session["done"].stdout
+    @pytest.mark.slow
+    def test_the_echo_program_fails_on_the_control_run(self, projecteval_session):
+        assert "also in the output of the control run" in projecteval_session["done"].stdout
 
 
 SAMPLE = '''\

@@ -147,24 +147,28 @@ def run_session(root: Path, *args: str, timeout: float = 900):
     )
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("task", ["tool", "gradebook"])
-def test_coverage_counts_the_program_its_tests_run_as_a_subprocess(coverage_session, task):
-    """Run in the run's copy and in a copy of it in a temporary folder: both count."""
-    metrics = coverage_session[task]["metrics"]
-    assert metrics["impl_rate"] == 1.0
-    assert metrics["line_coverage"] is not None and metrics["line_coverage"] > 0.8, metrics
-    if task == "tool":  # each test takes one branch: only both together make 100 %
-        assert metrics["line_coverage"] == 1.0
+class TestBatchCoverageSession:
+    """The readers of the one coverage session (one xdist worker runs them all)."""
 
+    @pytest.mark.slow
+    @pytest.mark.parametrize("task", ["tool", "gradebook"])
+    def test_coverage_counts_the_program_its_tests_run_as_a_subprocess(
+        self, coverage_session, task
+    ):
+        """Run in the run's copy and in a copy of it in a temporary folder: both count."""
+        metrics = coverage_session[task]["metrics"]
+        assert metrics["impl_rate"] == 1.0
+        assert metrics["line_coverage"] is not None and metrics["line_coverage"] > 0.8, metrics
+        if task == "tool":  # each test takes one branch: only both together make 100 %
+            assert metrics["line_coverage"] == 1.0
 
-@pytest.mark.slow
-def test_coverage_it_cannot_measure_is_null_with_a_reason_not_zero(coverage_session):
-    record = coverage_session["killed"]
-    assert record["metrics"]["impl_rate"] == 1.0
-    assert record["metrics"]["line_coverage"] is None
-    note = record["suites"]["extended"]["coverage_note"]
-    assert "1 test(s) passed" in note and "could not follow" in note
+    @pytest.mark.slow
+    def test_coverage_it_cannot_measure_is_null_with_a_reason_not_zero(self, coverage_session):
+        record = coverage_session["killed"]
+        assert record["metrics"]["impl_rate"] == 1.0
+        assert record["metrics"]["line_coverage"] is None
+        note = record["suites"]["extended"]["coverage_note"]
+        assert "1 test(s) passed" in note and "could not follow" in note
 
 
 # --- 2. --e2e-executor=ray from a checkout whose ini turns warnings into errors ----------------
@@ -271,30 +275,46 @@ def plain_session(tmp_path_factory):
     return run_session(root, *args, "-q")
 
 
-@pytest.mark.slow
-def test_a_malformed_task_is_its_own_collection_error_and_the_rest_run(plain_session):
-    out = plain_session.stdout
-    assert "1 failed, 1 passed" in out and "1 error" in out, out[-2000:]
-    assert "ERROR collecting tasks/broken/task.toml" in out
-    assert "Interrupted" not in out
-    assert plain_session.returncode == pytest.ExitCode.TESTS_FAILED
+class TestBatchPlainSession:
+    """The readers of the one plain session (one xdist worker runs them all)."""
 
+    @pytest.mark.slow
+    def test_a_malformed_task_is_its_own_collection_error_and_the_rest_run(self, plain_session):
+        out = plain_session.stdout
+        assert "1 failed, 1 passed" in out and "1 error" in out, out[-2000:]
+        assert "ERROR collecting tasks/broken/task.toml" in out
+        assert "Interrupted" not in out
+        assert plain_session.returncode == pytest.ExitCode.TESTS_FAILED
 
-@pytest.mark.slow
-def test_tb_line_is_one_line_per_requirement(plain_session):
-    out = plain_session.stdout
-    assert "R2 not implemented (nop, run 1): Subtraction" in out
-    assert "tests did not pass:" not in out  # the list of failing tests is --tb=long's
-    assert "impl by task quarter" not in out
+    @pytest.mark.slow
+    def test_tb_line_is_one_line_per_requirement(self, plain_session):
+        out = plain_session.stdout
+        assert "R2 not implemented (nop, run 1): Subtraction" in out
+        assert "tests did not pass:" not in out  # the list of failing tests is --tb=long's
+        assert "impl by task quarter" not in out
 
+    @pytest.mark.slow
+    def test_summary_shows_tokens_sent_and_generated_and_names_its_files(self, plain_session):
+        out = plain_session.stdout
+        header = next(line for line in out.splitlines() if line.startswith("task "))
+        assert "tok_in" in header and "tok_out" in header and "exec" not in header
+        for named in (
+            "results: ",
+            "this session's results, kept: ",
+            "html report: ",
+            "junit xml: ",
+        ):
+            assert out.count(named) == 1, named  # each file once, also under -q
 
-@pytest.mark.slow
-def test_summary_shows_tokens_sent_and_generated_and_names_its_files(plain_session):
-    out = plain_session.stdout
-    header = next(line for line in out.splitlines() if line.startswith("task "))
-    assert "tok_in" in header and "tok_out" in header and "exec" not in header
-    for named in ("results: ", "this session's results, kept: ", "html report: ", "junit xml: "):
-        assert out.count(named) == 1, named  # each file once, also under -q
+    # 6. long work says what it does (its progress count is further down)
+
+    @pytest.mark.slow
+    def test_each_run_says_its_environment_build_and_test_run_with_its_place(self, plain_session):
+        import re
+
+        out = plain_session.stdout
+        for doing in ("building its environment", "running the reference tests"):
+            assert re.search(rf"\[e2ebench\] \w+ calc run-1 \([12]/2\): {doing}", out), out[:3000]
 
 
 # --- 8. a first LLM-agent run without a model: e2ebench demo-model -----------------------------
@@ -348,16 +368,7 @@ def test_without_a_model_the_advice_names_the_demo_model(pytester, tasks):
     result.stderr.fnmatch_lines(["*e2ebench demo-model*"])
 
 
-# --- 6. long work says what it does and how far the session is --------------------------------
-
-
-@pytest.mark.slow
-def test_each_run_says_its_environment_build_and_test_run_with_its_place(plain_session):
-    import re
-
-    out = plain_session.stdout
-    for doing in ("building its environment", "running the reference tests"):
-        assert re.search(rf"\[e2ebench\] \w+ calc run-1 \([12]/2\): {doing}", out), out[:3000]
+# --- 6. how far the session is --------------------------------------------------------------
 
 
 def test_under_n_the_progress_lines_say_how_many_runs_are_done(tmp_path):
