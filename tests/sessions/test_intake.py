@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.intake import IntakeLimits, IntakeReport, copy_tree
+from pytest_e2ebench.intake import MAX_SOURCE_BYTES, IntakeLimits, IntakeReport, copy_tree
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -416,7 +416,12 @@ def test_hostile_entries_are_dropped_and_the_rest_is_graded(pytester, tasks, res
         fh.write(b"x = 1\n")
     # RecursionError while the AST is built (not a SyntaxError), never imported by the tests
     (out / "calc" / "deep.py").write_text("x = 1" + "+1" * 200_000 + "\n")
-    (out / "calc" / "big.py").write_text("x = 1\n" * 600_000)  # 3.6 MB: over the parse bound
+    # 3.6 MB: over intake's parse bound (MAX_SOURCE_BYTES, decided on bytes alone). Long comment
+    # lines, not 600,000 statements: coverage.py analyses every module of the project for the
+    # run's json, xml and html reports, and on 600,000 statements each report took minutes
+    # (~350 s in all; issue 27) without changing what this test checks.
+    (out / "calc" / "big.py").write_text("x = 1\n" + ("# " + "padding " * 125 + "\n") * 3_600)
+    assert (out / "calc" / "big.py").stat().st_size > MAX_SOURCE_BYTES
     _grade(pytester).assert_outcomes(passed=3)
     run = results()["tasks"][0]
     dropped = dict(run["intake"]["dropped"])
