@@ -44,8 +44,10 @@ def pytest_collection_modifyitems(config, items):
 def pytest_xdist_make_scheduler(config, log):
     """Under ``-n`` (xdist's ``load``): the tests of one ``TestBatch...`` class (the readers of
     one shared benchmark session, tests/conftest.py's Batch) go to one worker, so the session
-    is run once; every other test is handed out one at a time, as with ``load``. (xdist's own
-    ``loadgroup`` tags node ids in a way pytest 9 no longer honours, so it groups nothing.)"""
+    is run once; so do the ``TestShared...`` classes of one name in every file (the readers of
+    a session-scoped one, such as ``calc_session``). Every other test is handed out one at a
+    time, as with ``load``. (xdist's own ``loadgroup`` tags node ids in a way pytest 9 no
+    longer honours, so it groups nothing.)"""
     if config.getvalue("dist") != "load":
         return None  # an explicit --dist other than load: xdist's own
     from xdist.scheduler import LoadScopeScheduling
@@ -53,6 +55,8 @@ def pytest_xdist_make_scheduler(config, log):
     class BatchScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             parts = nodeid.split("::")
+            if len(parts) > 2 and parts[1].startswith("TestShared"):
+                return parts[1]  # every file's readers of one session-scoped session
             if len(parts) > 2 and parts[1].startswith("TestBatch"):
                 return "::".join(parts[:2])
             return nodeid

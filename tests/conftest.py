@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -273,3 +274,57 @@ def batch_folder(request: pytest.FixtureRequest, tmp_path_factory, name: str):
     if request.session.testsfailed == failed_before:
         with contextlib.suppress(OSError):
             remove(root)
+
+
+# --- one session of the calc task shared by the suite's readers of its outputs --------------
+
+# R2 broken (sub adds): run 1 of the calc session's dir: agent; its run 2 is the reference's code
+CALC_MUTANT = dict(CALC_CODE, sub="def sub(a, b):\n    return a + b\n")
+CALC_SESSION_ARGS = (
+    "--e2e-agent=reference,nop,dir:out",
+    "--e2e-tasks=tasks",
+    "--e2e-runs=2",
+    "--e2e-html=report.html",
+    "--e2e-cov-report=term,html",
+    "--e2e-cov-xml=ci/coverage.xml",
+    "--junitxml=junit.xml",
+    "-rf",
+)
+
+
+class SharedSession(Batch):
+    """A :class:`Batch` whose terminal output and JUnit XML the readers match as pytester's."""
+
+    def lines(self) -> pytest.LineMatcher:
+        """The session's stdout, for ``fnmatch_lines`` as on a pytester result."""
+        assert self.done is not None
+        return pytest.LineMatcher(self.done.stdout.splitlines())
+
+    def outcomes(self, agent: str, run: int) -> dict[str, str]:
+        """JUnit outcome (passed, failed, error, skipped) of each of a run's items, by name."""
+        found = {}
+        for case in ElementTree.parse(self.root / "junit.xml").getroot().iter("testcase"):
+            name = case.get("name", "")
+            if f"[{agent}-run-{run}-" in name:
+                tags = [child.tag for child in case if child.tag != "properties"]
+                found[name] = next((t for t in tags if t != "system-out"), "passed")
+        return found
+
+
+@pytest.fixture(scope="session")
+def calc_session(request: pytest.FixtureRequest, tmp_path_factory) -> SharedSession:
+    """One session over the calc task: reference, nop and ``dir:out`` (run 1 with R2 broken,
+    run 2 correct), two runs each, with the HTML report, coverage reports and JUnit XML.
+
+    Read by the tests in ``TestSharedCalc`` classes of any file: the root conftest's scheduler
+    gives them all to one xdist worker, so the session is run once (docs/testing.md).
+    """
+    with batch_folder(request, tmp_path_factory, "calc-session") as root:
+        batch = SharedSession(root)
+        batch.tasks.make()
+        batch.tasks.reference(batch.variant("calc", 1), CALC_MUTANT)
+        batch.tasks.reference(batch.variant("calc", 2), CALC_CODE)
+        batch.run(*CALC_SESSION_ARGS)
+        problems = results_problems(batch.results())
+        assert not problems, "results.json does not match its schema:\n" + "\n".join(problems)
+        yield batch

@@ -10,52 +10,52 @@ import pytest
 from conftest import CALC_CODE, CALC_TESTS
 
 
-def test_reference_passes_every_requirement(pytester, tasks, results):
-    tasks.make()
-    result = pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
-    result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["*e2ebench summary*", "calc*reference*100.0%*100.0%*"])
-    (run,) = results()["tasks"]
-    assert run["metrics"]["impl_rate"] == 1.0
-    assert run["metrics"]["passed"] == 7
-    assert [r["verdict"] for r in run["requirements"]] == ["implemented"] * 3
+@pytest.mark.slow
+class TestSharedCalc:
+    """Readers of tests/conftest.py's one calc session (reference, nop, ``dir:out`` whose run 1
+    has R2 broken): on one xdist worker with every other file's ``TestSharedCalc``."""
 
+    def test_reference_passes_every_requirement(self, calc_session):
+        assert set(calc_session.outcomes("reference", 1).values()) == {"passed"}
+        assert len(calc_session.outcomes("reference", 1)) == 3
+        calc_session.lines().fnmatch_lines(
+            ["*e2ebench summary*", "calc*reference*2*100.0%*100.0%*"]
+        )
+        run = calc_session.record("calc", 1, "reference")
+        assert run["metrics"]["impl_rate"] == 1.0
+        assert run["metrics"]["passed"] == 7
+        assert [r["verdict"] for r in run["requirements"]] == ["implemented"] * 3
 
-def test_nop_fails_every_requirement_with_the_reason(pytester, tasks, results):
-    tasks.make()
-    result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks")
-    result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines(
-        [
-            "*R1 not implemented (nop, run 1): Addition*",
-            "*3 of 3 tests did not pass*",
-            "*FAILED*tests/test_calc.py::test_add*missing: calc.add*",
-        ]
-    )
-    metrics = results()["tasks"][0]["metrics"]
-    assert metrics["impl_rate"] == 0.0
-    assert metrics["failed"] == 7  # 3 parametrized cases + 2 + 2
-    assert metrics["line_coverage"] is None  # no code: does not apply
-    assert metrics["code_lines"] == 0
+    def test_nop_fails_every_requirement_with_the_reason(self, calc_session):
+        assert list(calc_session.outcomes("nop", 1).values()) == ["failure"] * 3
+        calc_session.lines().fnmatch_lines(
+            [
+                "*R1 not implemented (nop, run 1): Addition*",
+                "*3 of 3 tests did not pass*",
+                "*FAILED*tests/test_calc.py::test_add*missing: calc.add*",
+            ]
+        )
+        metrics = calc_session.record("calc", 1, "nop")["metrics"]
+        assert metrics["impl_rate"] == 0.0
+        assert metrics["failed"] == 7  # 3 parametrized cases + 2 + 2
+        assert metrics["line_coverage"] is None  # no code: does not apply
+        assert metrics["code_lines"] == 0
 
-
-def test_dir_agent_missing_feature_fails_exactly_its_requirement(pytester, tasks, results):
-    tasks.make()
-    broken = dict(CALC_CODE, sub="def sub(a, b):\n    return a + b\n")  # wrong logic in R2
-    tasks.reference(pytester.path / "outputs" / "calc", broken)
-    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks", "-rf")
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*R2 not implemented (dir-outputs, run 1): Subtraction*",
-            "*FAILED*tests/test_calc.py::test_sub*assert 8 == 2*",
-            "FAILED tasks/calc/task.toml::calc[[]dir-outputs-run-1-R2[]]*",
-        ]
-    )
-    run = results()["tasks"][0]
-    assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R2"]
-    assert run["metrics"]["req_acc"] == pytest.approx(2 / 3)
-    assert run["metrics"]["pass_rate"] == pytest.approx(5 / 7)
+    def test_dir_agent_missing_feature_fails_exactly_its_requirement(self, calc_session):
+        outcomes = calc_session.outcomes("dir-out", 1)
+        assert sorted(outcomes.values()) == ["failure", "passed", "passed"], outcomes
+        assert outcomes["calc[dir-out-run-1-R2]"] == "failure"
+        calc_session.lines().fnmatch_lines(
+            [
+                "*R2 not implemented (dir-out, run 1): Subtraction*",
+                "*FAILED*tests/test_calc.py::test_sub*assert 8 == 2*",
+                "FAILED tasks/calc/task.toml::calc[[]dir-out-run-1-R2[]]*",
+            ]
+        )
+        run = calc_session.record("calc", 1)
+        assert [r["id"] for r in run["requirements"] if r["verdict"] != "implemented"] == ["R2"]
+        assert run["metrics"]["req_acc"] == pytest.approx(2 / 3)
+        assert run["metrics"]["pass_rate"] == pytest.approx(5 / 7)
 
 
 def test_unimportable_test_module_counts_its_tests_as_errors(pytester, tasks, results):

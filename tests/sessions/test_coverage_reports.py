@@ -68,35 +68,41 @@ def test_reports_read_only_the_copied_project(tmp_path):
     assert [c.attrib["filename"] for c in root.iter("class")] == ["calc/__init__.py"]
 
 
-def test_session_coverage_files_for_ci(pytester, tasks, results):
-    tasks.make()
-    result = pytester.runpytest(
-        "--e2e-agent=reference",
-        "--e2e-tasks=tasks",
-        "--e2e-cov-report=term,html",
-        "--e2e-cov-xml=ci/coverage.xml",
-    )
-    result.stdout.fnmatch_lines(
-        [
-            "*e2ebench coverage (reference tests)*",
-            "coverage of reference calc run-1:",
-            "Name*Stmts*Miss*Branch*BrPart*Cover",
-            "source/calc/*",
-            "TOTAL *",
-            "coverage xml of 1 runs: *ci/coverage.xml",
-            "coverage html of 1 runs: *htmlcov",
+@pytest.mark.slow
+class TestSharedCalc:
+    """A reader of tests/conftest.py's one calc session (with --e2e-cov-report=term,html and
+    --e2e-cov-xml=ci/coverage.xml): on one xdist worker with every other ``TestSharedCalc``."""
+
+    def test_session_coverage_files_for_ci(self, calc_session):
+        calc_session.lines().fnmatch_lines(
+            [
+                "*e2ebench coverage (reference tests)*",
+                "coverage of reference calc run-1:",
+                "Name*Stmts*Miss*Branch*BrPart*Cover",
+                "source/calc/*",
+                "TOTAL *",
+                "coverage xml of 4 runs: *ci/coverage.xml",  # nop's runs have no code
+                "coverage html of 4 runs: *htmlcov",
+            ]
+        )
+        run = calc_session.record("calc", 1, "reference")
+        per_run = run["suites"]["extended"]["coverage_reports"]
+        assert Path(per_run["xml"]).is_relative_to(run["dir"])
+        assert Path(per_run["html"]).is_file()
+        root = ET.parse(calc_session.root / "ci" / "coverage.xml").getroot()
+        names = [c.attrib["filename"] for c in root.iter("class")]
+        runs = {"/".join(n.split("/")[:3]) for n in names}
+        assert runs == {f"{a}/calc/run-{n}" for a in ("reference", "dir-out") for n in (1, 2)}
+        # the reference's run 1 in the session's file is what its own record says
+        hits = [
+            int(line.attrib["hits"])
+            for c in root.iter("class")
+            if c.attrib["filename"].startswith("reference/calc/run-1/")
+            for line in c.iter("line")
         ]
-    )
-    (run,) = results()["tasks"]
-    per_run = run["suites"]["extended"]["coverage_reports"]
-    assert Path(per_run["xml"]).is_relative_to(run["dir"])
-    assert Path(per_run["html"]).is_file()
-    root = ET.parse(pytester.path / "ci" / "coverage.xml").getroot()
-    names = [c.attrib["filename"] for c in root.iter("class")]
-    assert names and all(n.startswith("reference/calc/run-1/") for n in names)
-    rate = int(root.attrib["lines-covered"]) / int(root.attrib["lines-valid"])
-    assert rate == pytest.approx(run["metrics"]["line_coverage"])
-    assert (pytester.path / ".e2ebench" / "htmlcov" / "index.html").is_file()
+        covered = sum(1 for h in hits if h > 0) / len(hits)
+        assert covered == pytest.approx(run["metrics"]["line_coverage"])
+        assert (calc_session.root / ".e2ebench" / "htmlcov" / "index.html").is_file()
 
 
 def test_unknown_coverage_report_is_a_usage_error(pytester, tasks):
