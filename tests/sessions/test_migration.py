@@ -187,12 +187,16 @@ def test_original_extended_and_all_suites(pytester, tasks, results):
     assert results()["tasks"][0]["metrics"]["passed"] == 7  # verdicts and metrics use 'extended'
 
 
-def test_project_without_own_tests_has_no_original_suite(pytester, tasks, results):
-    tasks.make()
-    pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks").assert_outcomes(passed=3)
-    suites = results()["tasks"][0]["suites"]
-    assert suites["original"] is None
-    assert suites["all"] == suites["extended"]
+@pytest.mark.slow
+class TestSharedCalc:
+    """A reader of tests/conftest.py's one calc session (the reference has no tests of its
+    own): on one xdist worker with every other ``TestSharedCalc``."""
+
+    def test_project_without_own_tests_has_no_original_suite(self, calc_session):
+        assert calc_session.outcomes("reference", 1)["calc[reference-run-1-R1]"] == "passed"
+        suites = calc_session.record("calc", 1, "reference")["suites"]
+        assert suites["original"] is None
+        assert suites["all"] == suites["extended"]
 
 
 @pytest.mark.parametrize(
