@@ -97,8 +97,11 @@ def test_reference_full_at_every_level_empty_zero_and_wrong_pv_fails_its_tests(
     cpv["bad_header_message"] = "no such message"
     (wrong / "parameters.json").write_text(json.dumps(cpv))
     for level in (1, 2, 3):
+        # level 3 under --e2e-projecteval-mode=cascade: level 3 is direct whatever the mode, so
+        # this one session is also test_projecteval_cascade's level 3 (issue 27: not run twice)
+        mode = ["--e2e-projecteval-mode=cascade"] if level == 3 else []
         result = pytester.runpytest_subprocess(
-            "--e2e-agent=reference,nop", f"--e2e-level={level}", "-p", "no:cacheprovider"
+            "--e2e-agent=reference,nop", f"--e2e-level={level}", "-p", "no:cacheprovider", *mode
         )
         result.assert_outcomes(passed=3, failed=3)
         result.stdout.fnmatch_lines(
@@ -114,6 +117,9 @@ def test_reference_full_at_every_level_empty_zero_and_wrong_pv_fails_its_tests(
         assert records["nop"]["metrics"]["test_acc"] == 0.0
         sim = records["reference"]["projecteval"]["similarity"]
         assert sim["parameters"] == (1.0 if HAS_RAPIDFUZZ else None)  # None: the extra is absent
+        if level == 3:  # direct: no steps before the code, no cascade recorded
+            reference = records["reference"]
+            assert "projecteval_mode" not in reference and "cascade" not in reference["projecteval"]
     result = pytester.runpytest_subprocess(
         f"--e2e-agent=dir:{tmp_path / 'answers'}", "-p", "no:cacheprovider"
     )
