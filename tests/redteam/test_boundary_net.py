@@ -378,7 +378,6 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_
 @pytest.mark.browser
 @needs_bwrap
 @needs_slirp
-@pytest.mark.skipif(os.geteuid() != 0, reason="an app runs apart from its driver under root")
 def test_a_command_app_with_network_cannot_reach_its_driver_its_browser_or_the_host(
     pytester, tasks, results, listeners
 ):
@@ -470,8 +469,6 @@ def test_every_sandboxed_command_gets_a_network_namespace_of_its_own(mode, flag,
     # the command runs behind the gate the network's setup opens
     gate = args.index("e2ebench-gate")
     assert "read -r -n1 -u 12" in args[gate - 1] and args[gate + 1 :] == ["true"]
-    joined = box.command(["true"], cwd=Path("/"), network=network, join_net=9)
-    assert flag not in joined and joined[:2] == ["nsenter", "--net=/proc/self/fd/9"]
 
 
 def test_no_sandboxed_command_is_given_the_harness_environment():
