@@ -1,0 +1,141 @@
+"""Issue 26, the boundary's remaining edges: what an app, a page or a peer's code can reach.
+
+* a ``launch = "command"`` app lists every listening TCP socket of its network namespace
+  (``/proc/net/tcp``, ``tcp6``) and connects to each: it shared its browser's namespace, so
+  chromedriver's and DevTools' ports were there (no authentication: it could drive the browser
+  that grades it). Now it has a namespace of its own (a relay the harness owns brings the
+  browser to its port), under a root harness and under an unprivileged one (run here with
+  ``setpriv`` as ``nobody``), where it used to run inside the driver's sandbox;
+* a page's script calls chromedriver: it listens on a Fetch "bad port", which Chromium refuses
+  to every page, and DevTools has no port at all (a pipe);
+* E2EDev's runner (``e2ebench verify-import e2edev``) runs the peer's step code: it ran outside
+  the sandbox with the harness's environment. Now through ``Sandbox.run``, an allow-list of
+  variables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from test_app import make_command_app, scripted
+
+from conftest import TaskFactory
+from pytest_e2ebench.sandbox import resolve_mode
+from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+
+needs_bwrap = pytest.mark.skipif(
+    resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
+)
+NOBODY = 65534
+
+# The app: before serving, every listening socket of its namespace, and whether it connects.
+SCAN = """import functools, http.server, json, socket, sys
+found = {}
+for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    try:
+        lines = open(table).read().splitlines()[1:]
+    except OSError:
+        continue
+    for line in lines:
+        fields = line.split()
+        if fields[3] == "0A":  # LISTEN
+            port = int(fields[1].rsplit(":", 1)[1], 16)
+            try:
+                socket.create_connection(("127.0.0.1", port), 2).close()
+                found[port] = "open"
+            except OSError as exc:
+                found[port] = "refused " + type(exc).__name__
+with open("scan.json", "w") as fh:
+    json.dump(found, fh)
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+"""
+INI = """[pytest]
+e2ebench_tasks = tasks
+e2ebench_model = scripted-model
+e2ebench_llm_retries = 0
+e2ebench_app_cases = 3-6
+"""
+
+
+def reachable_by(uid: int) -> bool:
+    """True when ``uid`` can run this interpreter as a harness (its folders readable)."""
+    check = "import pathlib, sys; pathlib.Path(sys.executable).resolve().parent.stat()"
+    drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    done = subprocess.run(["setpriv", *drop, sys.executable, "-c", check], capture_output=True)
+    return done.returncode == 0
+
+
+def app_session(root: Path, llm: ScriptedLLM, *, uid: int | None) -> subprocess.CompletedProcess:
+    """A benchmark session on the scanning app in ``root``; as ``uid`` when given."""
+    (root / "pytest.ini").write_text(INI)
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    args += ["--e2e-agent=reference", f"--e2e-llm-base-url={llm.base_url}"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    if uid is not None:
+        # an unprivileged harness: its own HOME and caches, every file of the session its own
+        home = root / "home"
+        home.mkdir()
+        env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+        subprocess.run(["chown", "-R", f"{uid}:{uid}", str(root)], check=True)
+        drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
+        args = ["setpriv", *drop, *args]
+    return subprocess.run(
+        args, cwd=root, env=env, capture_output=True, text=True, timeout=900, check=False
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_bwrap
+@pytest.mark.parametrize("harness", ["root", "unprivileged"])
+def test_a_command_app_finds_no_port_of_its_browser_under_any_harness(harness):
+    if os.geteuid() != 0:
+        pytest.skip("runs the harness as root and as nobody: needs root to switch")
+    if harness == "unprivileged" and not reachable_by(NOBODY):
+        pytest.skip(f"uid {NOBODY} cannot read this Python ({sys.base_prefix}): no such harness")
+    root = Path(tempfile.mkdtemp(prefix="e2ebench-edges-"))
+    root.chmod(0o755)
+    try:
+        make_command_app(TaskFactory(root), SCAN)
+        with ScriptedLLM() as llm:
+            scripted(llm)
+            done = app_session(root, llm, uid=NOBODY if harness == "unprivileged" else None)
+        assert "3 passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+        scan = json.loads(next(root.glob(".e2ebench/**/eval/app/scan.json")).read_text())
+        assert scan == {}, f"the app reached ports of its browser's: {scan}"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.browser
+def test_a_page_reaches_neither_chromedriver_nor_devtools(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parents[2] / "pytest_e2ebench" / "probe"))
+    import e2ebench_web as web
+
+    browser = web.Browser(tmp_path, offline=True)
+    (tmp_path / "index.html").write_text("<p>hi</p>")
+    server = web.AppServer(tmp_path)
+    try:
+        driver = browser.start()
+        port = driver.service.port
+        assert port in web.DRIVER_PORTS  # in no namespace of its own here: one of them is free
+        driver.get(server.url)
+        called = driver.execute_async_script(
+            "const done = arguments[0];"
+            f"fetch('http://127.0.0.1:{port}/session', {{method: 'POST', mode: 'no-cors',"
+            "  body: '{\"capabilities\": {}}'}).then(() => done('reached'), e => done('' + e));"
+        )
+        assert called.startswith("TypeError"), called
+        # no DevTools port: chromedriver talks to Chromium over a pipe
+        assert "debuggerAddress" not in driver.capabilities.get("goog:chromeOptions", {})
+    finally:
+        browser.quit()
+        server.close()
