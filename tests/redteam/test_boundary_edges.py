@@ -139,3 +139,43 @@ def test_a_page_reaches_neither_chromedriver_nor_devtools(tmp_path):
     finally:
         browser.quit()
         server.close()
+
+
+HOSTILE_STEPS = """import json, os
+from behave import given
+
+@given("the peer's step runs")
+def step(context):
+    with open("env.json", "w") as fh:
+        json.dump(dict(os.environ), fh)
+    try:
+        with open(os.environ.get("E2EBENCH_OUTSIDE", "{outside}"), "w") as fh:
+            fh.write("written by the peer")
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_e2edevs_runner_runs_the_peers_step_code_sandboxed_without_the_harness_env(
+    tmp_path, monkeypatch
+):
+    from pytest_e2ebench.importers.e2edev_verify import behave_env, run_behave_case
+
+    monkeypatch.setenv("E2EBENCH_TEST_SECRET_TOKEN", "s3cret-of-the-harness")
+    outside = tmp_path / "outside.txt"
+    python = behave_env(tmp_path / "out", [])
+    (tmp_path / "proj" / "app").mkdir(parents=True)
+    (tmp_path / "proj" / "app" / "index.html").write_text("<p>hi</p>")
+    case = {
+        "test_case": ["Feature: f\n  Scenario: s\n    Given the peer's step runs\n"],
+        "step_code": HOSTILE_STEPS.replace("{outside}", str(outside)),
+    }
+    work = tmp_path / "work"
+    verdict, why = run_behave_case(
+        tmp_path / "proj", tmp_path / "proj" / "app", None, case, work, 120, python
+    )
+    assert verdict == "pass", why + (work / "behave.log").read_text()[-2000:]
+    env = json.loads((work / "env.json").read_text())
+    assert "E2EBENCH_TEST_SECRET_TOKEN" not in env and not outside.exists()
