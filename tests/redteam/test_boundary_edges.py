@@ -65,18 +65,44 @@ e2ebench_app_cases = 3-6
 """
 
 
-def reachable_by(uid: int) -> bool:
-    """True when ``uid`` can run this interpreter as a harness (its folders readable)."""
+def reachable_by(uid: int, python: str) -> bool:
+    """True when ``uid`` can run ``python`` as a harness (its folders readable)."""
     check = "import pathlib, sys; pathlib.Path(sys.executable).resolve().parent.stat()"
     drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
-    done = subprocess.run(["setpriv", *drop, sys.executable, "-c", check], capture_output=True)
+    done = subprocess.run(["setpriv", *drop, python, "-c", check], capture_output=True)
     return done.returncode == 0
 
 
-def app_session(root: Path, llm: ScriptedLLM, *, uid: int | None) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def nobodys_python():
+    """An interpreter ``nobody`` can run with this checkout installed: this one, or (when it
+    lives where ``nobody`` cannot read, e.g. under /root) a venv of the system's Python of
+    the same version, made with uv."""
+    if reachable_by(NOBODY, sys.executable):
+        yield sys.executable
+        return
+    system = shutil.which(f"python{sys.version_info[0]}.{sys.version_info[1]}", path="/usr/bin")
+    if system is None or shutil.which("uv") is None:
+        pytest.skip(f"uid {NOBODY} cannot read this Python, and no system Python to use")
+    # not under pytest's temporary folder: that is the harness's alone (0700)
+    folder = Path(tempfile.mkdtemp(prefix="e2ebench-nobody-"))
+    folder.chmod(0o755)
+    venv = folder / "venv"
+    subprocess.run(["uv", "venv", "-q", str(venv), "--python", system], check=True)
+    repo = Path(__file__).parents[2]
+    python = str(venv / "bin" / "python")
+    subprocess.run(["uv", "pip", "install", "-q", "--python", python, "-e", str(repo)], check=True)
+    subprocess.run(["chmod", "-R", "a+rX", str(venv)], check=True)
+    yield python
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def app_session(
+    root: Path, llm: ScriptedLLM, *, uid: int | None, python: str = sys.executable
+) -> subprocess.CompletedProcess:
     """A benchmark session on the scanning app in ``root``; as ``uid`` when given."""
     (root / "pytest.ini").write_text(INI)
-    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    args = [python, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     args += ["--e2e-agent=reference", f"--e2e-llm-base-url={llm.base_url}"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     if uid is not None:
@@ -84,6 +110,7 @@ def app_session(root: Path, llm: ScriptedLLM, *, uid: int | None) -> subprocess.
         home = root / "home"
         home.mkdir()
         env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+        env["UV_CACHE_DIR"] = str(home / ".cache" / "uv")
         subprocess.run(["chown", "-R", f"{uid}:{uid}", str(root)], check=True)
         drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
         args = ["setpriv", *drop, *args]
@@ -96,18 +123,19 @@ def app_session(root: Path, llm: ScriptedLLM, *, uid: int | None) -> subprocess.
 @pytest.mark.browser
 @needs_bwrap
 @pytest.mark.parametrize("harness", ["root", "unprivileged"])
-def test_a_command_app_finds_no_port_of_its_browser_under_any_harness(harness):
+def test_a_command_app_finds_no_port_of_its_browser_under_any_harness(harness, request):
     if os.geteuid() != 0:
         pytest.skip("runs the harness as root and as nobody: needs root to switch")
-    if harness == "unprivileged" and not reachable_by(NOBODY):
-        pytest.skip(f"uid {NOBODY} cannot read this Python ({sys.base_prefix}): no such harness")
+    uid, python = None, sys.executable
+    if harness == "unprivileged":
+        uid, python = NOBODY, request.getfixturevalue("nobodys_python")
     root = Path(tempfile.mkdtemp(prefix="e2ebench-edges-"))
     root.chmod(0o755)
     try:
         make_command_app(TaskFactory(root), SCAN)
         with ScriptedLLM() as llm:
             scripted(llm)
-            done = app_session(root, llm, uid=NOBODY if harness == "unprivileged" else None)
+            done = app_session(root, llm, uid=uid, python=python)
         assert "3 passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
         scan = json.loads(next(root.glob(".e2ebench/**/eval/app/scan.json")).read_text())
         assert scan == {}, f"the app reached ports of its browser's: {scan}"
