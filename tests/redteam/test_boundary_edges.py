@@ -15,21 +15,25 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 from test_app import make_command_app, scripted
 
 from conftest import TaskFactory
+from pytest_e2ebench import network as usernet
 from pytest_e2ebench.sandbox import resolve_mode
 from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
 
+needs_slirp = pytest.mark.skipif(usernet.missing() is not None, reason=usernet.FIX)
 needs_bwrap = pytest.mark.skipif(
     resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
 )
@@ -207,3 +211,121 @@ def test_e2edevs_runner_runs_the_peers_step_code_sandboxed_without_the_harness_e
     assert verdict == "pass", why + (work / "behave.log").read_text()[-2000:]
     env = json.loads((work / "env.json").read_text())
     assert "E2EBENCH_TEST_SECRET_TOKEN" not in env and not outside.exists()
+
+
+# --- two sessions at once: a hostile cmd: agent beside a reference run of a web task --------
+
+# The hostile agent, for SECONDS: every port of its loopback, chromedriver's ports and the
+# ports it learnt on slirp4netns' gateway and the host's addresses, then the gateway's whole
+# range once; every open port it finds gets a chromedriver "new session" POST. Then it hands
+# in the honest app.
+ATTACKER = """
+import errno, json, pathlib, select, socket, sys, time
+SECONDS, HOSTS, DRIVER = float(sys.argv[1]), sys.argv[2:], [6000, 6566, 6665, 10080]
+found = {}
+
+def scan(host, ports, wait=0.3):
+    for start in range(0, len(ports), 500):
+        pending = {}
+        for port in ports[start:start + 500]:
+            s = socket.socket(); s.setblocking(False)
+            if s.connect_ex((host, port)) not in (0, errno.EINPROGRESS):
+                s.close(); continue  # refused or unreachable at once
+            pending[s] = port
+        deadline = time.monotonic() + wait
+        while pending and time.monotonic() < deadline:
+            _, ready, _ = select.select([], list(pending), [], 0.05)
+            for s in ready:
+                port = pending.pop(s)
+                ok = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+                # a port connected to itself (TCP's simultaneous open on loopback) is no find
+                if ok and s.getsockname() != s.getpeername():
+                    found[f"{host}:{port}"] = hijack(host, port)
+                s.close()
+        for s in pending:
+            s.close()
+
+def hijack(host, port):
+    try:
+        with socket.create_connection((host, port), 2) as c:
+            body = b'{"capabilities": {}}'
+            c.sendall(b"POST /session HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: "
+                      b"application/json\\r\\nContent-Length: %d\\r\\n\\r\\n" % len(body) + body)
+            return c.recv(200).decode(errors="replace")
+    except OSError as exc:
+        return "open, then " + type(exc).__name__
+
+end = time.monotonic() + SECONDS
+rounds = 0
+while time.monotonic() < end:
+    scan("127.0.0.1", list(range(1, 65536)), 0.05)
+    for host in HOSTS:
+        scan(host, DRIVER)
+    rounds += 1
+scan("10.0.2.2", list(range(1, 65536)), 0.2)
+pathlib.Path("probe").mkdir()
+pathlib.Path("probe/found.json").write_text(json.dumps({"rounds": rounds, "open": found}))
+"""
+
+
+def web_session(root: Path, agent: str, *extra: str) -> subprocess.Popen:
+    """A benchmark session on the web task in ``root`` (started, not awaited)."""
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--e2e-tasks=tasks"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.Popen(
+        [*args, f"--e2e-agent={agent}", *extra],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_bwrap
+@needs_slirp
+def test_a_hostile_session_beside_a_reference_web_run_changes_and_finds_nothing(tmp_path):
+    from test_boundary_net import Listener
+    from test_web import APP as WEB_APP
+    from test_web import SCRIPT as WEB_SCRIPT
+    from test_web import make_web_task
+
+    roots = {name: tmp_path / name for name in ("victim", "attacker")}
+    for root in roots.values():
+        task = make_web_task(TaskFactory(root))
+        toml = task / "task.toml"  # with network: its browser has slirp4netns too
+        toml.write_text(toml.read_text().replace("[tests]\n", "[tests]\nnetwork = true\n"))
+    harness = Listener("0.0.0.0")  # a harness port on every interface, watched
+    hosts = ["10.0.2.2", *usernet.host_addresses()]
+    honest = " && ".join(
+        f"echo {base64.b64encode(text.encode()).decode()} | base64 -d > {name}"
+        for name, text in {"index.html": WEB_APP, "app.js": WEB_SCRIPT}.items()
+    )
+    attack = base64.b64encode(ATTACKER.encode()).decode()
+    hostile = f"echo {attack} | base64 -d > /tmp/a.py && python3 /tmp/a.py 40 {' '.join(hosts)}"
+    try:
+        attacker = web_session(roots["attacker"], f"cmd:{hostile} && {honest}")
+        time.sleep(3)  # the attacker's agent is scanning when the victim's browser starts
+        victim = web_session(roots["victim"], "reference")
+        outputs = {
+            name: proc.communicate(timeout=600)[0]
+            for name, proc in (("victim", victim), ("attacker", attacker))
+        }
+    finally:
+        harness.close()
+    records = {}
+    for name, root in roots.items():
+        written = root / ".e2ebench" / "results.json"
+        assert written.is_file(), outputs[name][-3000:]
+        results = json.loads(written.read_text())
+        records[name] = results["tasks"][0]
+    for name, record in records.items():  # each graded as alone: the honest app, untouched
+        verdicts = {r["id"]: r["verdict"] for r in record["requirements"]}
+        assert verdicts == {"R1": "implemented", "R2": "implemented"}, outputs[name][-3000:]
+        assert not (record.get("containment") or {}).get("tampered"), record.get("containment")
+        assert not record["test_run"].get("containment"), record["test_run"]
+    found = json.loads(next(roots["attacker"].rglob("probe/found.json")).read_text())
+    assert found["rounds"] > 0 and found["open"] == {}, found
+    assert harness.hits == []
