@@ -700,3 +700,10 @@ def harness_paths() -> tuple[Path, ...]:
     found = sorted(p for p in paths if p.is_dir())
     # a folder inside another one is bound with it
     return tuple(p for p in found if not any(q != p and p.is_relative_to(q) for q in found))
+
+
+def machine_sandbox() -> Sandbox:
+    """The sandbox of this machine's ``auto`` mode, for the ``e2ebench`` tools that run peer or
+    reference code outside a pytest session (``Sandbox()`` alone is mode ``none``: no
+    namespaces). Raises :class:`SandboxUnavailable` as ``auto`` does."""
+    return Sandbox(mode=resolve_mode("auto")[0])

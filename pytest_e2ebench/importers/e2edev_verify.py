@@ -265,9 +265,9 @@ def behave_environment(work: Path) -> dict[str, str]:
 def _sandbox():
     """The sandbox of this machine's ``auto`` mode, without an address-space limit
     (Chromium reserves far more than it uses)."""
-    from ..sandbox import Sandbox, resolve_mode
+    from ..sandbox import machine_sandbox
 
-    box = Sandbox(mode=resolve_mode("auto")[0])
+    box = machine_sandbox()
     limits = dataclasses.replace(box.limits, address_space=resource.RLIM_INFINITY)
     return dataclasses.replace(box, limits=limits)
 
