@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -215,10 +214,10 @@ def test_e2edevs_runner_runs_the_peers_step_code_sandboxed_without_the_harness_e
 
 # --- two sessions at once: a hostile cmd: agent beside a reference run of a web task --------
 
-# The hostile agent, for SECONDS: every port of its loopback, chromedriver's ports and the
-# ports it learnt on slirp4netns' gateway and the host's addresses, then the gateway's whole
-# range once; every open port it finds gets a chromedriver "new session" POST. Then it hands
-# in the honest app.
+# The hostile agent, for SECONDS: slirp4netns' gateway's whole range once, then again and again
+# every port of its loopback and chromedriver's ports on the gateway and the host's addresses;
+# every open port it finds gets a chromedriver "new session" POST. Then it hands in the honest
+# app. It notes when it scanned (the victim's browser must have run meanwhile).
 ATTACKER = """
 import errno, json, pathlib, select, socket, sys, time
 SECONDS, HOSTS, DRIVER = float(sys.argv[1]), sys.argv[2:], [6000, 6566, 6665, 10080]
@@ -255,16 +254,18 @@ def hijack(host, port):
     except OSError as exc:
         return "open, then " + type(exc).__name__
 
-end = time.monotonic() + SECONDS
+began, end = time.time(), time.monotonic() + SECONDS
+scan("10.0.2.2", list(range(1, 65536)), 0.2)
 rounds = 0
 while time.monotonic() < end:
     scan("127.0.0.1", list(range(1, 65536)), 0.05)
     for host in HOSTS:
         scan(host, DRIVER)
     rounds += 1
-scan("10.0.2.2", list(range(1, 65536)), 0.2)
 pathlib.Path("probe").mkdir()
-pathlib.Path("probe/found.json").write_text(json.dumps({"rounds": rounds, "open": found}))
+window = [began, time.time()]
+pathlib.Path("probe/found.json").write_text(json.dumps({"rounds": rounds, "open": found,
+                                                         "window": window}))
 """
 
 
@@ -304,11 +305,10 @@ def test_a_hostile_session_beside_a_reference_web_run_changes_and_finds_nothing(
         for name, text in {"index.html": WEB_APP, "app.js": WEB_SCRIPT}.items()
     )
     attack = base64.b64encode(ATTACKER.encode()).decode()
-    hostile = f"echo {attack} | base64 -d > /tmp/a.py && python3 /tmp/a.py 40 {' '.join(hosts)}"
+    hostile = f"echo {attack} | base64 -d > /tmp/a.py && python3 /tmp/a.py 45 {' '.join(hosts)}"
     try:
+        victim = web_session(roots["victim"], "reference")  # ~30 s alone
         attacker = web_session(roots["attacker"], f"cmd:{hostile} && {honest}")
-        time.sleep(3)  # the attacker's agent is scanning when the victim's browser starts
-        victim = web_session(roots["victim"], "reference")
         outputs = {
             name: proc.communicate(timeout=600)[0]
             for name, proc in (("victim", victim), ("attacker", attacker))
@@ -328,4 +328,7 @@ def test_a_hostile_session_beside_a_reference_web_run_changes_and_finds_nothing(
         assert not record["test_run"].get("containment"), record["test_run"]
     found = json.loads(next(roots["attacker"].rglob("probe/found.json")).read_text())
     assert found["rounds"] > 0 and found["open"] == {}, found
+    # the victim's browser ran while the attacker scanned (chromedriver writes its log then)
+    log = next(roots["victim"].rglob("artifacts/chromedriver.log"))
+    assert found["window"][0] < log.stat().st_mtime < found["window"][1], found["window"]
     assert harness.hits == []
