@@ -4,8 +4,9 @@
   (``/proc/net/tcp``, ``tcp6``) and connects to each: it shared its browser's namespace, so
   chromedriver's and DevTools' ports were there (no authentication: it could drive the browser
   that grades it). Now it has a namespace of its own (a relay the harness owns brings the
-  browser to its port), under a root harness and under an unprivileged one (run here with
-  ``setpriv`` as ``nobody``), where it used to run inside the driver's sandbox;
+  browser to its port). Here under an unprivileged harness (``setpriv`` to ``nobody``), where it
+  used to run inside the driver's sandbox; the root harness's case is the snooping app's
+  ``ports`` in test_boundary_net.py;
 * a page's script calls chromedriver: it listens on a Fetch "bad port", which Chromium refuses
   to every page, and DevTools has no port at all (a pipe);
 * E2EDev's runner (``e2ebench verify-import e2edev``) runs the peer's step code: it ran outside
@@ -81,6 +82,8 @@ def nobodys_python():
     """An interpreter ``nobody`` can run with this checkout installed: this one, or (when it
     lives where ``nobody`` cannot read, e.g. under /root) a venv of the system's Python of
     the same version, made with uv."""
+    if os.geteuid() != 0:
+        pytest.skip("runs the harness as nobody: needs root to switch")
     if reachable_by(NOBODY, sys.executable):
         yield sys.executable
         return
@@ -125,13 +128,11 @@ def app_session(
 @pytest.mark.slow
 @pytest.mark.browser
 @needs_bwrap
-@pytest.mark.parametrize("harness", ["root", "unprivileged"])
-def test_a_command_app_finds_no_port_of_its_browser_under_any_harness(harness, request):
-    if os.geteuid() != 0:
-        pytest.skip("runs the harness as root and as nobody: needs root to switch")
-    uid, python = None, sys.executable
-    if harness == "unprivileged":
-        uid, python = NOBODY, request.getfixturevalue("nobodys_python")
+def test_a_command_app_finds_no_port_of_its_browser_under_an_unprivileged_harness(
+    nobodys_python,
+):
+    """The root harness's case: test_boundary_net.py's snooping app (its ``ports``)."""
+    uid, python = NOBODY, nobodys_python
     root = Path(tempfile.mkdtemp(prefix="e2ebench-edges-"))
     root.chmod(0o755)
     try:
@@ -146,6 +147,7 @@ def test_a_command_app_finds_no_port_of_its_browser_under_any_harness(harness, r
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_page_reaches_neither_chromedriver_nor_devtools(tmp_path):
     sys.path.insert(0, str(Path(__file__).parents[2] / "pytest_e2ebench" / "probe"))

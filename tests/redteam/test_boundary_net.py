@@ -367,6 +367,13 @@ try:
     found["host"] = "open"
 except OSError as exc:
     found["host"] = "refused " + type(exc).__name__
+ports = []  # every listening TCP socket of its namespace (chromedriver's, DevTools' when shared)
+for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+    with contextlib.suppress(OSError):
+        for line in open(table).read().splitlines()[1:]:
+            if line.split()[3] == "0A":
+                ports.append(int(line.split()[1].rsplit(":", 1)[1], 16))
+found["ports"] = ports
 with open("snoop.json", "w") as fh:
     json.dump(found, fh)
 handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
@@ -396,6 +403,7 @@ def test_a_command_app_with_network_cannot_reach_its_driver_its_browser_or_the_h
     result.assert_outcomes(passed=3)  # honest: it serves, the browser reaches it on loopback
     snoop = json.loads(next(pytester.path.glob(".e2ebench/**/eval/app/snoop.json")).read_text())
     assert snoop.pop("host").startswith("refused") and loop.hits == []
+    assert snoop.pop("ports") == []  # its own namespace: no port of its browser's
     # only its own PID namespace's first process is there, and nothing of it is readable
     for pid, got in snoop.items():
         assert all(("denied" in g) for g in got if not g.startswith("cmdline:")), (pid, got)
