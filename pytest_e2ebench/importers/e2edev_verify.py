@@ -242,7 +242,9 @@ def run_behave_case(
         cwd=work,
         env=behave_environment(work),
         timeout=timeout,
-        log=work / "behave.log",
+        # beside the folder the step code writes, not in it: a link it put at behave.log
+        # would otherwise be read (and followed) by the report's explanation
+        log=behave_log(work),
         writable=[work],
         readable=[p for p in (Path(python).parent.parent, PROBE_DIR, app, vendor_dir) if p],
         network=network,
@@ -253,6 +255,11 @@ def run_behave_case(
     if "1 feature passed" in out:  # E2EDev's criterion
         return "pass", ""
     return "fail", _behave_reason(out)
+
+
+def behave_log(work: Path) -> Path:
+    """Where the harness keeps a behave run's output: beside its work folder."""
+    return work.parent / f"{work.name}-behave.log"
 
 
 def behave_environment(work: Path) -> dict[str, str]:
@@ -400,7 +407,7 @@ def verify(
         result, job = cases[index], jobs[index]
         result.behave_reruns = [result.behave, *(behave(job, n)[0] for n in (1, 2))]
         project, meta, rid, _, number, _ = job
-        log = work_root / f"{meta['task']}-{rid}-{number}" / "run-1" / "behave.log"
+        log = behave_log(work_root / f"{meta['task']}-{rid}-{number}" / "run-1")
         result.explanation = explain(result, log.read_text() if log.is_file() else "")
         result.explanation = result.explanation or "unexplained"
 

@@ -186,6 +186,7 @@ def step(context):
             fh.write("written by the peer")
     except OSError:
         pass
+    os.symlink("{outside}", "behave.log")  # where the harness kept behave's output
 """
 
 
@@ -194,7 +195,7 @@ def step(context):
 def test_e2edevs_runner_runs_the_peers_step_code_sandboxed_without_the_harness_env(
     tmp_path, monkeypatch
 ):
-    from pytest_e2ebench.importers.e2edev_verify import behave_env, run_behave_case
+    from pytest_e2ebench.importers.e2edev_verify import behave_env, behave_log, run_behave_case
 
     monkeypatch.setenv("E2EBENCH_TEST_SECRET_TOKEN", "s3cret-of-the-harness")
     outside = tmp_path / "outside.txt"
@@ -209,7 +210,9 @@ def test_e2edevs_runner_runs_the_peers_step_code_sandboxed_without_the_harness_e
     verdict, why = run_behave_case(
         tmp_path / "proj", tmp_path / "proj" / "app", None, case, work, 120, python
     )
-    assert verdict == "pass", why + (work / "behave.log").read_text()[-2000:]
+    assert verdict == "pass", why + behave_log(work).read_text()[-2000:]
+    log = behave_log(work)  # the harness's, outside the folder the step code writes
+    assert not log.is_symlink() and "1 feature passed" in log.read_text()
     env = json.loads((work / "env.json").read_text())
     assert "E2EBENCH_TEST_SECRET_TOKEN" not in env and not outside.exists()
 
