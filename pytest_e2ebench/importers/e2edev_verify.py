@@ -80,7 +80,7 @@ ENVIRONMENT = textwrap.dedent(
             for flag in (*web.CHROMIUM_FLAGS, *(() if {network!r} else (web.OFFLINE_FLAG,))):
                 options.add_argument(flag)
             options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="e2ebench-verify-"))
-            service = Service({chromedriver!r})
+            service = Service({chromedriver!r}, port=web.driver_port())
             super().__init__(options=options, service=service)
             pid = service.process.pid
             _started.append((self, [pid, *web._descendants(pid)]))
