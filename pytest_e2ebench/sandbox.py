@@ -272,7 +272,6 @@ class Sandbox:
         gate_fd: int | None = None,
         info_fd: int | None = None,
         resolv: Path | None = None,
-        join_net: int | None = None,
     ) -> list[str]:
         """``args`` wrapped for this sandbox's mode.
 
@@ -286,21 +285,11 @@ class Sandbox:
         only says whether it gets user-mode networking there (:mod:`.network`), set up by the
         harness while the wrapper waits on ``gate_fd`` (bubblewrap reports the namespace's
         process on ``info_fd``); ``resolv`` is the resolv.conf then shown at /etc/resolv.conf.
-        ``join_net`` (a descriptor of a namespace :func:`.network.shared` made) is a namespace
-        to run in instead of a new one.
         """
-        if join_net is not None:
-            # the namespace's descriptor gets the command into it and no further: the app
-            # (another uid than its driver) must not hold a handle of the harness's
-            args = ["/bin/bash", "-c", f'exec {join_net}<&-; exec "$@"', "e2ebench-net", *args]
         inner = self._wrap(args, cwd, started_fd, gate_fd)
-        joined = [] if join_net is None else ["nsenter", f"--net=/proc/self/fd/{join_net}"]
         if self.mode == "bwrap":
             spaces = self._bwrap_namespaces()
-            if join_net is not None:
-                spaces.remove("--unshare-net")
             return [
-                *joined,
                 "bwrap",
                 *self._bwrap_layout(cwd, writable, readable, tmp, views or {}),
                 *(["--ro-bind", str(resolv), "/etc/resolv.conf"] if resolv else []),
@@ -315,15 +304,13 @@ class Sandbox:
         spaces = []
         if self.mode == "unshare":
             spaces = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
-            if join_net is not None:
-                spaces.remove("--net")
         reach = self._reach(cwd, writable, readable) if self.drops_privileges else ""
         if reach:
             # a private mount namespace, so the unprivileged user reaches its paths (bash: the
             # descriptors it opens are above 9)
             spaces = ["--mount", "--propagation", "private", *spaces]
             inner = ["/bin/bash", "-c", f'{reach} && exec "$@"', "e2ebench-reach", *inner]
-        return [*joined, "unshare", *spaces, "--", *inner] if spaces else inner
+        return ["unshare", *spaces, "--", *inner] if spaces else inner
 
     def _wrap(
         self, args: Sequence[str], cwd: Path, started_fd: int | None, gate_fd: int | None
@@ -517,16 +504,17 @@ class Sandbox:
         limit: int = process.OUTPUT_LIMIT,
         pass_fds: tuple[int, ...] = (),
         forward: Sequence[int] = (),
-        join_net: int | None = None,
+        netns: Callable[[usernet.UserNet], None] | None = None,
         stop: threading.Event | None = None,
     ) -> process.Completed:
         """Run generated code: wrapped, limited, and afterwards nothing of it left running.
 
         ``network`` gives the command user-mode networking in its own namespace (the outside,
         never the host's loopback); ``forward`` host loopback ports it may reach all the same
-        (a ``cmd:`` agent's model endpoint). See :mod:`.network`. ``join_net`` runs it in a
-        namespace shared with another run instead (:func:`.network.shared`, which set it up).
-        When ``stop`` is set the command is ended (``stopped`` = ``"ended"``).
+        (a ``cmd:`` agent's model endpoint). See :mod:`.network`. ``netns`` is called with the
+        command's namespace (:class:`.network.UserNet`) once it is set up, before the command
+        runs: the harness relays into it or out of it (an app and its browser). When ``stop``
+        is set the command is ended (``stopped`` = ``"ended"``).
 
         Raises :class:`InfrastructureError` when the sandbox itself could not start (decided
         from a pipe the sandbox's own wrapper writes to, never from the command's output).
@@ -550,7 +538,7 @@ class Sandbox:
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
             early: list[bool] = []  # the wrapper's byte, when the network's setup read it
-            netting, on_start = self._network(stack, network, forward, join_net, started_r, early)
+            netting, on_start = self._network(stack, network, forward, netns, started_r, early)
             pass_fds = (*pass_fds, *netting.pop("fds"))
             cgroup = stack.enter_context(run_cgroup(self.limits))
             try:
@@ -610,7 +598,7 @@ class Sandbox:
         stack: contextlib.ExitStack,
         network: bool,
         forward: Sequence[int],
-        join_net: int | None,
+        netns: Callable | None,
         started_r: int,
         early: list[bool],
     ) -> tuple[dict, Callable | None]:
@@ -621,11 +609,7 @@ class Sandbox:
         ``early``): by then bubblewrap has set the namespace's loopback up, which the setup
         must not race, and the wrapper waits at the gate.
         """
-        if join_net is not None and self.mode != "none":
-            own = _own_namespace(join_net)
-            stack.callback(os.close, own)
-            return {"fds": (own,), "join_net": own}, None  # set up by its maker
-        if not (network or forward) or self.mode == "none":
+        if not (network or forward or netns) or self.mode == "none":
             return {"fds": ()}, None  # none: the host's network, as warned
         info_r = info_w = None
         unclosed: list[int] = []  # bubblewrap's end of the info pipe, until it started
@@ -649,38 +633,9 @@ class Sandbox:
                 os.close(unclosed.pop())  # bubblewrap holds its own copy: EOF is its doing
             if _await_byte(started_r, proc):
                 early.append(True)
-                net.attach(proc)
+                net.attach(proc, netns)
 
         return netting, on_start
-
-
-def _own_namespace(fd: int) -> int:
-    """This run's own duplicate of a shared network namespace's descriptor ``fd``, checked.
-
-    Several runs join one namespace at once (an app and its browser, each from its thread):
-    with the maker's descriptor itself, one that ended or a maker that closed it could leave
-    the number closed, or reused by another file, before ``nsenter`` opened it (``Bad file
-    descriptor`` in the command app's run). A duplicate lives as long as this run; one that is
-    not a network namespace's (``net:[…]``) is refused here rather than entered.
-    """
-    try:
-        own = os.dup(fd)
-    except OSError as exc:
-        raise InfrastructureError(
-            "sandbox", f"the shared network namespace's descriptor {fd} is closed ({exc})"
-        ) from None
-    try:
-        target = os.readlink(f"/proc/self/fd/{own}")
-    except OSError:
-        target = "?"
-    if not target.startswith("net:["):
-        os.close(own)
-        raise InfrastructureError(
-            "sandbox",
-            f"descriptor {fd} is {target}, not the shared network namespace (net:[…]): "
-            "closed and reused before the command started",
-        )
-    return own
 
 
 def _await_byte(fd: int, proc, limit: float = 120.0) -> bool:
@@ -745,3 +700,10 @@ def harness_paths() -> tuple[Path, ...]:
     found = sorted(p for p in paths if p.is_dir())
     # a folder inside another one is bound with it
     return tuple(p for p in found if not any(q != p and p.is_relative_to(q) for q in found))
+
+
+def machine_sandbox() -> Sandbox:
+    """The sandbox of this machine's ``auto`` mode, for the ``e2ebench`` tools that run peer or
+    reference code outside a pytest session (``Sandbox()`` alone is mode ``none``: no
+    namespaces). Raises :class:`SandboxUnavailable` as ``auto`` does."""
+    return Sandbox(mode=resolve_mode("auto")[0])

@@ -70,14 +70,14 @@ def pytest_verdicts(task, work: Path) -> tuple[dict[str, str], list[str]]:
     """Node id -> outcome of plain pytest from the reference repository (in the sandbox), and
     notes on what went wrong around it (the reference did not install)."""
     from . import venv
-    from .sandbox import Sandbox
+    from .sandbox import machine_sandbox
 
     repo = work / "repo"
     shutil.copytree(task.reference_dir, repo, ignore=shutil.ignore_patterns("__pycache__"))
     if task.settings.data is not None:
         shutil.copytree(task.settings.data, repo, dirs_exist_ok=True)
     env_dir = work / "venv"
-    sandbox = Sandbox()
+    sandbox = machine_sandbox()  # the peer's tests import the reference: never mode none
     installed = venv.build(
         env_dir,
         repo,

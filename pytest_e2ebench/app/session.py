@@ -2,10 +2,12 @@
 
 The driver and Chromium run inside one sandbox run (no network but loopback unless the task
 asks for it, writing only to the run's app copy and work folder). A static app is served by the
-driver there. A ``launch = "command"`` app runs, when the harness is root, in a sandbox run of
-its own (its own PID namespace and uid, :data:`~pytest_e2ebench.sandbox.APP_UID`) that joins
-the driver's network namespace (:func:`pytest_e2ebench.network.shared`): the browser reaches
-it on loopback, and it cannot trace, signal or read the memory of the driver or the browser.
+driver there. A ``launch = "command"`` app runs in a sandbox run of its own: its own PID and
+network namespaces (and, under a root harness, its own uid,
+:data:`~pytest_e2ebench.sandbox.APP_UID`). The browser reaches it on ``127.0.0.1:<port>`` of
+its own namespace through a relay the harness owns (:class:`~pytest_e2ebench.network.Forwarder`
+into the app's namespace, opened once the app accepts there), so the app sees nothing of the
+driver's: not its processes, nor chromedriver's port or the browser's.
 The harness talks to the driver over a socket pair passed as a descriptor: JSON lines both
 ways, each answer bounded in size and time. Whatever the page does, a command returns within
 the command limit (the task's ``[tests] timeout``) plus :data:`GRACE` seconds or the session is
@@ -24,6 +26,7 @@ import os
 import resource
 import socket
 import threading
+import time
 from pathlib import Path
 
 from .. import network
@@ -73,7 +76,11 @@ class BrowserSession:
         self._failure: BaseException | None = None
         self.completed = None
         self._stack = contextlib.ExitStack()
-        self._shared: int | None = None  # the namespace a command app shares with the browser
+        self._apart_app = False  # a command app in a sandbox run of its own
+        self._nets: dict[str, network.UserNet] = {}  # "browser", "app": their namespaces
+        self._nets_ready = threading.Condition()
+        self._relay: tuple | None = None  # (maker, forwarder) into the app's namespace
+        self._relay_thread: threading.Thread | None = None
         self._app_exit: tuple[int, int] | None = None  # the driver hears the app's end here
         self._app_thread: threading.Thread | None = None
         self._stop_app = threading.Event()
@@ -81,17 +88,24 @@ class BrowserSession:
         self.port = 0
 
     def _apart(self) -> None:
-        """For a command app under a root harness: the namespace it will share, and the pipe
-        on which the driver hears that it ended (it is not the driver's child)."""
-        if self.spec.launch != "command" or not self.sandbox.drops_privileges:
+        """For a command app (in any mode with namespaces): the pipe on which the driver hears
+        that it ended (it is not the driver's child: it runs in a sandbox of its own)."""
+        if self.spec.launch != "command" or self.sandbox.mode == "none":
             return
-        if self.sandbox.mode == "none":
-            return
-        self._shared = self._stack.enter_context(network.shared(self.spec.network))
-        if self._shared is not None:
-            self._app_exit = os.pipe()
-            for fd in self._app_exit:
-                self._stack.callback(os.close, fd)
+        self._apart_app = True
+        self._app_exit = os.pipe()
+        for fd in self._app_exit:
+            self._stack.callback(os.close, fd)
+
+    def _netns(self, name: str):
+        """The callback a run calls with its namespace once it is set up."""
+
+        def got(net: network.UserNet) -> None:
+            with self._nets_ready:
+                self._nets[name] = net
+                self._nets_ready.notify_all()
+
+        return got
 
     def __enter__(self) -> BrowserSession:
         home, artifacts = self.work / "home", self.work / "artifacts"
@@ -108,7 +122,7 @@ class BrowserSession:
             fds += (self._app_exit[0],)
         self.port = _free_port()
         sandbox = _unlimited(self.sandbox)
-        apart = self._shared is not None
+        apart = self._apart_app
 
         def run() -> None:
             try:
@@ -120,9 +134,9 @@ class BrowserSession:
                     log=self.work / "driver.log",
                     writable=[self.work] if apart else [self.work, self.app_dir],
                     readable=[self.python.parent.parent, PROBE_DIR],
-                    network=self.spec.network and not apart,
+                    network=self.spec.network,
                     pass_fds=fds,
-                    join_net=self._shared,
+                    netns=self._netns("browser") if apart else None,
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by the next command
                 self._failure = exc
@@ -148,7 +162,7 @@ class BrowserSession:
         return self
 
     def _launch_app(self) -> None:
-        """Start a command app in its own sandbox run, in the browser's namespace."""
+        """Start a command app in its own sandbox run (own namespaces), and its relay."""
         box = dataclasses.replace(_unlimited(self.sandbox), uid=APP_UID)
         command = [part.replace("{port}", str(self.port)) for part in self.spec.command]
         env = project_env(self.python, self.app_dir)
@@ -165,7 +179,8 @@ class BrowserSession:
                     log=self.work / "app.log",
                     writable=[self.app_dir],
                     readable=[self.python.parent.parent],
-                    join_net=self._shared,
+                    network=self.spec.network,
+                    netns=self._netns("app"),
                     stop=self._stop_app,
                 )
                 status = str(self.app_completed.returncode)
@@ -177,14 +192,51 @@ class BrowserSession:
 
         self._app_thread = threading.Thread(target=run, daemon=True)
         self._app_thread.start()
+        self._relay_thread = threading.Thread(target=self._open_relay, daemon=True)
+        self._relay_thread.start()
+
+    def _open_relay(self) -> None:
+        """Once the app accepts on its port in its namespace, listen on that port in the
+        browser's and relay each connection there (until then the driver finds nothing
+        listening, as for an app that is still starting)."""
+        deadline = time.monotonic() + START_LIMIT
+        with self._nets_ready:
+            self._nets_ready.wait_for(
+                lambda: len(self._nets) == 2 or self._stop_app.is_set(), START_LIMIT
+            )
+            if len(self._nets) != 2:
+                return
+            browser, app = self._nets["browser"], self._nets["app"]
+        try:
+            maker = app.maker()
+        except (OSError, InfrastructureError):
+            return  # the app's run ended meanwhile: the driver reports it
+        self._relay = (maker, None)
+        while time.monotonic() < deadline and not self._stop_app.is_set():
+            try:
+                maker.connect(self.port, timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            return
+        with contextlib.suppress(OSError, InfrastructureError):
+            forwarder = network.Forwarder(browser.listen([self.port]), [self.port], maker.connect)
+            forwarder.start()
+            self._relay = (maker, forwarder)
 
     def __exit__(self, *exc_info) -> None:
         with contextlib.suppress(OSError, SessionBroken):
             self._send({"op": "quit"})
         self._stop_app.set()
-        for thread in (self._app_thread, self._thread):
+        for thread in (self._app_thread, self._relay_thread, self._thread):
             if thread is not None:
                 thread.join(timeout=30)
+        if self._relay is not None:
+            maker, forwarder = self._relay
+            if forwarder is not None:
+                forwarder.stop()
+            maker.close()
         if self._sock is not None:
             self._sock.close()
         self._stack.close()
@@ -234,7 +286,7 @@ class BrowserSession:
             raise InfrastructureError(
                 "browser", f"the app's browser did not start: {launched['error']}"
             )
-        if self._shared is not None:
+        if self._apart_app:
             self._launch_app()
         try:
             answer = self.command("start", START_LIMIT)

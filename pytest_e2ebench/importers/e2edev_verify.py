@@ -15,8 +15,10 @@
   seeded ``Math.random``. Each behave run is bounded in time and its browsers are killed by id.
 
 The report lists, per project, both runners' verdicts and every test case on which they
-disagree, with each side's reason. E2EDev's step code is peer code, not agent code: it runs
-outside the sandbox, like the harness's own tests.
+disagree, with each side's reason. E2EDev's step code is peer code: each behave run goes
+through the sandbox (:meth:`~pytest_e2ebench.sandbox.Sandbox.run`, the session's mode), writing
+only its own work folder, with an allow-list of the environment (:data:`BEHAVE_ENV`), never
+the harness's.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ import dataclasses
 import json
 import os
 import re
+import resource
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -45,6 +47,8 @@ PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
 RUNNER_TOOLS = ("behave", "selenium", "pytest")  # pytest: e2ebench_web (the served app) needs it
 CASE_TIMEOUT = 300  # seconds for one behave run (E2EDev sets none)
 REPORT = "verify-report.json"
+# the harness's variables a behave run gets (the rest, API keys included, never crosses)
+BEHAVE_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 # E2EDev's runner: how its step code names the app's page
 FILE_PATH = (
     (re.compile(r'file_path\s*=\s*"[^"]*"'), 'file_path = "{html}"'),
@@ -76,7 +80,7 @@ ENVIRONMENT = textwrap.dedent(
             for flag in (*web.CHROMIUM_FLAGS, *(() if {network!r} else (web.OFFLINE_FLAG,))):
                 options.add_argument(flag)
             options.add_argument("--user-data-dir=" + tempfile.mkdtemp(prefix="e2ebench-verify-"))
-            service = Service({chromedriver!r})
+            service = Service({chromedriver!r}, port=web.driver_port())
             super().__init__(options=options, service=service)
             pid = service.process.pid
             _started.append((self, [pid, *web._descendants(pid)]))
@@ -233,29 +237,46 @@ def run_behave_case(
         ),
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.Popen(
+    done = _sandbox().run(
         [str(python), "-m", "behave", "--no-color", "features"],
         cwd=work,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
+        env=behave_environment(work),
+        timeout=timeout,
+        # beside the folder the step code writes, not in it: a link it put at behave.log
+        # would otherwise be read (and followed) by the report's explanation
+        log=behave_log(work),
+        writable=[work],
+        readable=[p for p in (Path(python).parent.parent, PROBE_DIR, app, vendor_dir) if p],
+        network=network,
     )
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the run's own process group: behave, browsers
-        proc.communicate()
+    if done.timed_out:
         return "timeout", f"behave did not finish in {timeout:g}s"
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    (work / "behave.log").write_text(out, encoding="utf-8")
+    out = done.output
     if "1 feature passed" in out:  # E2EDev's criterion
         return "pass", ""
     return "fail", _behave_reason(out)
+
+
+def behave_log(work: Path) -> Path:
+    """Where the harness keeps a behave run's output: beside its work folder."""
+    return work.parent / f"{work.name}-behave.log"
+
+
+def behave_environment(work: Path) -> dict[str, str]:
+    """A behave run's environment: :data:`BEHAVE_ENV` of the harness's, a HOME of its own."""
+    env = {k: os.environ[k] for k in BEHAVE_ENV if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    return {**env, "HOME": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _sandbox():
+    """The sandbox of this machine's ``auto`` mode, without an address-space limit
+    (Chromium reserves far more than it uses)."""
+    from ..sandbox import machine_sandbox
+
+    box = machine_sandbox()
+    limits = dataclasses.replace(box.limits, address_space=resource.RLIM_INFINITY)
+    return dataclasses.replace(box, limits=limits)
 
 
 def _harness_cases(results: Path) -> dict[str, dict]:
@@ -386,7 +407,7 @@ def verify(
         result, job = cases[index], jobs[index]
         result.behave_reruns = [result.behave, *(behave(job, n)[0] for n in (1, 2))]
         project, meta, rid, _, number, _ = job
-        log = work_root / f"{meta['task']}-{rid}-{number}" / "run-1" / "behave.log"
+        log = behave_log(work_root / f"{meta['task']}-{rid}-{number}" / "run-1")
         result.explanation = explain(result, log.read_text() if log.is_file() else "")
         result.explanation = result.explanation or "unexplained"
 

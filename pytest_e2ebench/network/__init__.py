@@ -39,11 +39,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InfrastructureError
-from .forward import Forwarder
+from .forward import Forwarder, SocketMaker
 
 SLIRP = "slirp4netns"
 DNS = "10.0.2.3"  # slirp4netns' DNS forwarder
@@ -52,7 +52,7 @@ INFO_LIMIT = 1 << 16  # bytes of bubblewrap's --info-fd JSON read at most
 _NS_GET_USERNS = 0xB701  # ioctl: the user namespace owning a namespace (linux/nsfs.h)
 FIX = "install slirp4netns (apt-get install slirp4netns)"
 
-__all__ = ["DNS", "FIX", "Forwarder", "UserNet", "missing", "resolv_conf", "shared"]
+__all__ = ["DNS", "FIX", "Forwarder", "SocketMaker", "UserNet", "missing", "resolv_conf"]
 
 
 def missing() -> str | None:
@@ -112,6 +112,8 @@ class UserNet:
         self._exit_w: int | None = None
         self._log = None
         self.forwarder: Forwarder | None = None
+        self.net_fd: int | None = None  # the namespace's descriptor, once adopted
+        self.owner_fd: int | None = None  # its owning user namespace's (unprivileged harness)
 
     # -- finding the namespace -------------------------------------------------------------
 
@@ -144,30 +146,34 @@ class UserNet:
     def _error(self, why: str) -> InfrastructureError:
         return InfrastructureError("sandbox", f"the step's network could not be set up: {why}")
 
-    def attach(self, proc: subprocess.Popen) -> None:
-        """Set the namespace up (the command waits meanwhile), then let the command run."""
+    def attach(self, proc: subprocess.Popen, then: Callable | None = None) -> None:
+        """Set the namespace up (the command waits meanwhile), call ``then(self)``, then let
+        the command run."""
         pid = self._pid(proc)
         try:
             net = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
         except OSError as exc:
             raise self._error(f"its namespace is gone ({exc})") from None
         self.adopt(net)
+        if then is not None:
+            then(self)
         os.write(self._gate_w, b"1")
 
     def adopt(self, net: int) -> None:
         """Set up the namespace ``net`` (a descriptor this object now owns and closes)."""
         self._fds.append(net)
-        owner = None
+        self.net_fd, owner = net, None
         if os.geteuid() != 0:
             # an unprivileged harness acts in the namespace through the user namespace that
             # owns it (bubblewrap's outer one), where it has every capability
             owner = fcntl.ioctl(net, _NS_GET_USERNS)
             self._fds.append(owner)
+        self.owner_fd = owner
         self._configure(net, owner)
         if self.outside:
             self._start_slirp(net, owner)
         if self.forward:
-            self.forwarder = Forwarder(self._listeners(net, owner), self.forward)
+            self.forwarder = Forwarder(self.listen(self.forward), self.forward)
             self.forwarder.start()
 
     def _enter(self, net: int, owner: int | None) -> list[str]:
@@ -240,11 +246,31 @@ class UserNet:
             err = self._log.read(4096).decode(errors="replace")
             raise self._error(f"slirp4netns did not start: {err[-300:]}")
 
-    def _listeners(self, net: int, owner: int | None) -> list:
-        """Listening sockets on the namespace's loopback, made there and handed over."""
+    def _helper(self, code: str, *args: str, keep: bool = False):
+        """Run the harness's ``code`` in the namespace with a socket pair's end as argv[1];
+        (the harness's end, the process). ``keep``: it stays (the caller ends it)."""
         import socket
 
+        net, owner = self.net_fd, self.owner_fd
         mine, theirs = socket.socketpair()
+        fds = (net, theirs.fileno()) if owner is None else (net, owner, theirs.fileno())
+        command = [*self._enter(net, owner), sys.executable, "-I", "-S", "-c", code]
+        with theirs:
+            proc = subprocess.Popen(
+                [*command, str(theirs.fileno()), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE if not keep else subprocess.DEVNULL,
+                pass_fds=fds,
+                start_new_session=True,
+            )
+        return mine, proc
+
+    def listen(self, ports: Sequence[int]) -> list:
+        """Listening sockets on the namespace's loopback at ``ports``, made there and handed
+        over (a socket stays in the namespace it was made in)."""
+        import socket
+
         code = (
             "import socket,sys\n"
             "s=socket.socket(fileno=int(sys.argv[1]))\nfds=[]\n"
@@ -253,27 +279,23 @@ class UserNet:
             " l.bind(('127.0.0.1',int(p)));l.listen(64);fds.append(l.fileno())\n"
             "socket.send_fds(s,[b'1'],fds)\n"
         )
-        fds = (net, theirs.fileno()) if owner is None else (net, owner, theirs.fileno())
-        with mine, theirs:
-            done = subprocess.run(
-                [
-                    *self._enter(net, owner),
-                    sys.executable,
-                    "-I",
-                    "-S",
-                    "-c",
-                    code,
-                    str(theirs.fileno()),
-                    *map(str, self.forward),
-                ],
-                capture_output=True,
-                pass_fds=fds,
-                timeout=READY_LIMIT,
-            )
-            if done.returncode != 0:
-                raise self._error(f"forwarding: {done.stderr.decode(errors='replace')[-300:]}")
-            _, received, _, _ = socket.recv_fds(mine, 16, len(self.forward))
+        mine, proc = self._helper(code, *map(str, ports))
+        with mine:
+            try:
+                _, err = proc.communicate(timeout=READY_LIMIT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise self._error("forwarding: no listener within the limit") from None
+            if proc.returncode != 0:
+                raise self._error(f"forwarding: {err.decode(errors='replace')[-300:]}")
+            _, received, _, _ = socket.recv_fds(mine, 16, len(ports))
         return [socket.socket(fileno=fd) for fd in received]
+
+    def maker(self) -> SocketMaker:
+        """A helper that makes TCP sockets in this namespace on request (:class:`SocketMaker`):
+        the harness connects them to a port there (a relay into the namespace)."""
+        return SocketMaker(*self._helper(SocketMaker.CODE, keep=True))
 
     def close(self) -> None:
         """Stop slirp4netns and the forwarder; release the namespace."""
@@ -293,31 +315,3 @@ class UserNet:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._fds = []
-
-
-@contextlib.contextmanager
-def shared(outside: bool) -> Iterator[int | None]:
-    """A network namespace that several sandbox runs join (an app and its browser), set up
-    like a step's (:class:`UserNet`); its descriptor, or None where only a root harness can
-    make one that a second run can join."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("nsenter") is None:
-        yield None
-        return
-    holder = subprocess.Popen(
-        ["unshare", "--net", "--", "/bin/sh", "-c", "read x"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    net = UserNet(outside=outside, forward=(), info=None)
-    try:
-        pid = net._pid(holder)  # noqa: SLF001 - the same module
-        net.adopt(os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC))
-        holder.stdin.close()  # the descriptor keeps the namespace; its first process may end
-        holder.wait(timeout=READY_LIMIT)
-        yield net._fds[0]  # noqa: SLF001
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
-        net.close()

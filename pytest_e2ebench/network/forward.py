@@ -10,18 +10,26 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 MAX_CONNECTIONS = 64  # open relayed connections of one step at a time
 CHUNK = 1 << 16
 
 
 class Forwarder:
-    """Relays connections accepted on ``listeners`` (in a namespace) to the host's ports."""
+    """Relays connections accepted on ``listeners`` (in a namespace) to ``ports``: the host's
+    (default) or, with ``connect``, wherever the sockets it returns are connected."""
 
-    def __init__(self, listeners: Sequence[socket.socket], ports: Sequence[int]) -> None:
+    def __init__(
+        self,
+        listeners: Sequence[socket.socket],
+        ports: Sequence[int],
+        connect: Callable[[int], socket.socket] | None = None,
+    ) -> None:
         self.routes = list(zip(listeners, ports, strict=True))
+        self.connect = connect or _host
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
@@ -47,8 +55,7 @@ class Forwarder:
     def _relay(self, inner: socket.socket, port: int) -> None:
         pair = [inner]
         try:
-            outer = socket.create_connection(("127.0.0.1", port), timeout=10)
-            outer.settimeout(None)
+            outer = self.connect(port)
             pair.append(outer)
             with self._lock:
                 self._open.update(pair)
@@ -77,6 +84,57 @@ class Forwarder:
             for sock in list(self._open):
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
+
+
+def _host(port: int) -> socket.socket:
+    """A connection to ``port`` on the host's loopback."""
+    outer = socket.create_connection(("127.0.0.1", port), timeout=10)
+    outer.settimeout(None)
+    return outer
+
+
+class SocketMaker:
+    """A helper process in another network namespace that makes unconnected TCP sockets there,
+    one per byte the harness sends, and hands them over; the harness connects them (to the
+    app's port in its namespace: a relay from a browser's namespace into an app's)."""
+
+    CODE = (
+        "import socket,sys\n"
+        "s=socket.socket(fileno=int(sys.argv[1]))\n"
+        "while s.recv(1):\n"
+        " t=socket.socket();socket.send_fds(s,[b'1'],[t.fileno()]);t.close()\n"
+    )
+
+    def __init__(self, channel: socket.socket, proc: subprocess.Popen) -> None:
+        self.channel = channel
+        self.proc = proc
+        self._lock = threading.Lock()
+
+    def connect(self, port: int, timeout: float = 10) -> socket.socket:
+        """A socket of the namespace connected to ``port`` on its ``127.0.0.1``."""
+        with self._lock:
+            self.channel.sendall(b"1")
+            _, fds, _, _ = socket.recv_fds(self.channel, 1, 1)
+        if not fds:
+            raise OSError("the namespace's socket maker ended")
+        made = socket.socket(fileno=fds[0])
+        try:
+            made.settimeout(timeout)
+            made.connect(("127.0.0.1", port))
+            made.settimeout(None)
+        except OSError:
+            made.close()
+            raise
+        return made
+
+    def close(self) -> None:
+        """End the helper (its end of the channel closes: it leaves its loop)."""
+        self.channel.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def _pump(source: socket.socket, sink: socket.socket) -> None:

@@ -37,6 +37,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -69,7 +70,16 @@ CHROMIUM_FLAGS = (
     "--password-store=basic",
     "--mute-audio",
     "--window-size=1280,900",
+    # DevTools over descriptors 3 and 4 to chromedriver, not a TCP port: a page (or a native
+    # app in the same network namespace) has no DevTools port to call
+    "--remote-debugging-pipe",
 )
+# Ports of the Fetch standard's "bad port" list (https://fetch.spec.whatwg.org/#bad-port):
+# Chromium refuses every request a page makes to them (ERR_UNSAFE_PORT), navigation included.
+# chromedriver listens on one of them, so a page's script cannot drive it (it also refuses an
+# Origin that is not loopback, but the served app's origin is 127.0.0.1). In a network
+# namespace of the run's own the first is free; the others are tried when it is taken.
+DRIVER_PORTS = (6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080)
 OFFLINE_FLAG = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
 PAGE_LOAD_TIMEOUT = 20
 RESET_PATH = "/__e2ebench__/reset"
@@ -396,6 +406,18 @@ class AppServer:
 # The browser
 
 
+def driver_port() -> int:
+    """A free port of :data:`DRIVER_PORTS` on 127.0.0.1 for chromedriver (0 when none is)."""
+    for port in DRIVER_PORTS:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return 0  # all taken (no namespace of the run's own): any port, as before
+
+
 def _binary(env: str, names: tuple[str, ...]) -> str:
     found = os.environ.get(env) or next(filter(None, map(shutil.which, names)), None)
     if not found:
@@ -453,6 +475,7 @@ class Browser:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         service = Service(
             _binary("E2EBENCH_CHROMEDRIVER", ("chromedriver",)),
+            port=driver_port(),
             log_output=str(self.artifacts / "chromedriver.log"),
         )
         try:

@@ -184,35 +184,6 @@ def test_the_edges_of_a_step_with_network_reach_nothing_of_the_host(tmp_path, ca
 
 
 @needs_bwrap
-@pytest.mark.skipif(os.geteuid() != 0, reason="a shared namespace needs a root harness")
-def test_a_command_app_in_a_shared_namespace_inherits_no_descriptor_of_it(tmp_path, catch):
-    """Attack: a ``launch = "command"`` app joins its browser's namespace through a descriptor
-    of it, and held that descriptor (``net:[…]``): harmless alone (setns needs a capability it
-    lacks), but nothing of the harness should cross. Now closed before the command starts."""
-    with usernet.shared(False) as net:
-        seen = edges(tmp_path, catch, join_net=net)
-    assert seen["fd_targets"] == [], seen["fd_targets"]
-
-
-@needs_bwrap
-def test_a_run_refuses_a_shared_namespace_descriptor_that_is_closed_or_reused(tmp_path):
-    """The failure the edges test met (``Bad file descriptor``): the maker's descriptor closed,
-    or its number reused by another file, before the run's ``nsenter`` opened it. Each run now
-    enters through a duplicate of its own, checked to be a network namespace's."""
-    from pytest_e2ebench.errors import InfrastructureError
-
-    box = Sandbox(mode="bwrap")
-    kwargs = {"cwd": Path("/"), "env": {"PATH": os.defpath}, "timeout": 30}
-    with open(tmp_path / "reused", "w") as other:
-        with pytest.raises(InfrastructureError, match="not the shared network namespace"):
-            box.run(["true"], join_net=other.fileno(), log=tmp_path / "a.log", **kwargs)
-    closed = os.open(tmp_path / "reused", os.O_RDONLY)
-    os.close(closed)
-    with pytest.raises(InfrastructureError, match="closed"):  # or reused meanwhile
-        box.run(["true"], join_net=closed, log=tmp_path / "b.log", **kwargs)
-
-
-@needs_bwrap
 def test_a_cmd_agent_gets_a_writable_home_of_its_runs_own(tmp_path, monkeypatch):
     """A ``cmd:`` agent had the harness's HOME (/root), which is not in its sandbox: a tool
     that keeps a config or cache there failed. Now ``<run>/agent/home/``, writable."""
