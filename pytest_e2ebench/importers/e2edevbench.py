@@ -284,14 +284,22 @@ def _created(entry: dict, default: dt.date) -> dt.date:
 
 
 def import_all(src: Path, out: Path, created: dt.date, offline: bool = False) -> list:
-    """Import every project of the dataset ``src``; also written to import-report.json."""
-    data = read_json(src.parent, src.name, max_bytes=MAX_DATASET_BYTES)
-    if not isinstance(data, list):
-        raise ValueError(f"{src}: not a list of projects (an E2EDevBench datasets/*.json)")
+    """Import every project of the dataset ``src`` (one ``datasets/*.json`` file, or the
+    ``datasets`` folder: every ``*.json`` in it); also written to import-report.json."""
+    files = sorted(src.glob("*.json")) if src.is_dir() else [src]
+    if not files:
+        raise ValueError(f"{src}: no datasets/*.json file of E2EDevBench in this folder")
     out.mkdir(parents=True, exist_ok=True)
-    reports = [
-        import_project(e, out, _created(e, created), offline) for e in data if isinstance(e, dict)
-    ]
+    reports = []
+    for path in files:
+        data = read_json(path.parent, path.name, max_bytes=MAX_DATASET_BYTES)
+        if not isinstance(data, list):
+            raise ValueError(f"{path}: not a list of projects (an E2EDevBench datasets/*.json)")
+        reports += [
+            import_project(e, out, _created(e, created), offline)
+            for e in data
+            if isinstance(e, dict)
+        ]
     write_report(out, reports)
     return reports
 
@@ -300,7 +308,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import e2edevbench``."""
     shared_arguments(
         parser,
-        "an E2EDevBench dataset file (datasets/pypi-*-dataset-final.json)",
+        "an E2EDevBench dataset file (datasets/pypi-*-dataset-final.json) or that folder",
         None,
         "release date when a project has no created_at (default: today)",
     )
