@@ -172,3 +172,30 @@ def test_a_decompression_bomb_stops_at_the_read_limit(tmp_path):
     (tmp_path / "b.tar.gz").write_bytes(b"\x1f\x8b not gzip")
     with pytest.raises(AgentFileError, match="not a readable .tar.gz"):
         unpack(tmp_path / "b.tar.gz", tmp_path / "out", ("data",))
+
+
+def test_e2edevbench_imports_every_file_of_its_datasets_folder(tmp_path, capsys):
+    """What ``fetch e2edevbench`` gives the importer: the datasets/ folder, one report."""
+    folder = tmp_path / "datasets"
+    folder.mkdir()
+    for quarter, name in (("2024-01", "alpha"), ("2025-01", "beta")):
+        entry = {
+            "repo_name": f"owner_{name}",
+            "url": f"https://example.invalid/owner/{name}",
+            "commit_sha": "a" * 40,
+            "SRS_document": f"# {name}\n",
+            "test_cases": {"tests/test_x.py::test_one": {"result": "passed"}},
+            "structured_requirements": [],
+        }
+        (folder / f"pypi-{quarter}-dataset-final.json").write_text(json.dumps([entry]))
+    out = tmp_path / "tasks"
+    assert main(["import", "e2edevbench", str(folder), str(out), "--offline"]) == 0
+    printed = capsys.readouterr().out
+    assert "e2edevbench-owner_alpha: imported" in printed
+    assert "e2edevbench-owner_beta: imported" in printed
+    report = json.loads((out / "import-report.json").read_text())
+    assert [r["task"] for r in report] == ["e2edevbench-owner_alpha", "e2edevbench-owner_beta"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["import", "e2edevbench", str(empty), str(out), "--offline"]) == 1
+    assert "no datasets/*.json file of E2EDevBench" in capsys.readouterr().err
