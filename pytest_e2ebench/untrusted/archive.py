@@ -39,8 +39,8 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEX
 class ArchiveLimits:
     """Bounds on one archive: members looked at, bytes kept, bytes read, one file, depth.
 
-    The defaults fit the largest published dataset fetched here (DevEval's repository, whose
-    archive holds ~25,000 members, most of them a vendored ``node_modules`` left unread) with
+    The defaults fit the largest published dataset fetched here (DevEval's repository: 27,529
+    files, 213 MB, most of them a vendored ``node_modules`` that is read past, not written) with
     room to spare, and stop a decompression bomb long before the disk fills.
     """
 
