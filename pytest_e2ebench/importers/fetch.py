@@ -131,17 +131,18 @@ def fetch(
 ) -> Path:
     """Download, unpack and check ``dataset`` into ``dest/source``; that folder.
 
-    Raises AgentFileError when the content is not the pinned one (naming both digests; the
-    unpacked files are removed and the found manifest kept in ``dest``) or the archive is
-    refused; OSError when the download fails.
+    The manifest found is written to ``dest/source-manifest.txt``. Raises AgentFileError when
+    the content is not the pinned one (naming both digests; the unpacked files are removed) or
+    the archive is refused; OSError when the download fails.
     """
     source = dest / "source"
     with tempfile.TemporaryDirectory(prefix="e2ebench-fetch-") as tmp:
         archive = download(archive_url(dataset, mirror), Path(tmp) / "archive.tar.gz")
         manifest = unpack(archive, source, dataset.keep, limits or ArchiveLimits())
     found = manifest_digest(manifest)
+    # kept either way: provenance of an import, or what to compare with `git ls-tree`
+    (dest / MANIFEST_FILE).write_text(manifest_text(manifest), encoding="utf-8")
     if found != dataset.sha256:
-        (dest / MANIFEST_FILE).write_text(manifest_text(manifest), encoding="utf-8")
         shutil.rmtree(source)
         raise AgentFileError(
             f"{dataset.name} archive",
@@ -182,16 +183,24 @@ def run(args: argparse.Namespace) -> int:
     if name in UNPINNED:
         print(f"e2ebench fetch {name}: {UNPINNED[name]}", file=sys.stderr)
         return 1
-    if dest.exists() and any(dest.iterdir()):
-        print(f"e2ebench fetch: {dest} is not empty; give a new folder", file=sys.stderr)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        print(f"e2ebench fetch: {dest} is not an empty folder; give a new one", file=sys.stderr)
         return 1
     dataset = DATASETS[name]
     dest.mkdir(parents=True, exist_ok=True)
-    print(f"fetching {dataset.repo} at {dataset.commit} ({archive_url(dataset, args.mirror)})")
+    url = archive_url(dataset, args.mirror)
+    print(f"fetching {dataset.repo} at {dataset.commit} ({url})")
     try:
         source = fetch(dataset, dest, args.mirror)
-    except (AgentFileError, OSError) as exc:
+    except AgentFileError as exc:
         print(f"e2ebench fetch {name}: refused: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(
+            f"e2ebench fetch {name}: could not download {url} ({exc}); check the network, or "
+            "give --mirror URL|PATH for a copy of that archive",
+            file=sys.stderr,
+        )
         return 1
     print(f"content sha256 {dataset.sha256} as pinned; licence: {dataset.licence}")
     status = import_fetched(dataset, source, dest / "tasks")

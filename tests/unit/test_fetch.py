@@ -79,6 +79,10 @@ def test_pinned_archive_is_unpacked_checked_and_imported(peer, tmp_path, capsys)
     repo, archive, commit = peer
     dataset = _dataset(repo, commit)
     source = fetch.fetch(dataset, tmp_path, mirror=str(archive))
+    listed = (tmp_path / fetch.MANIFEST_FILE).read_text().splitlines()
+    assert [line.split(" ", 1)[1] for line in listed] == sorted(
+        p for p in FILES if p.startswith("dataset/")
+    )
     assert (source / "dataset" / "test_dataset.jsonl").is_file()
     assert not (source / "code").exists()  # the peer's code is not the dataset: not unpacked
     assert fetch.import_fetched(dataset, source, tmp_path / "tasks") == 0
@@ -110,7 +114,10 @@ def test_wrong_content_is_refused_naming_both_hashes(peer, tmp_path, capsys):
 def test_an_existing_destination_and_an_unpinned_dataset_are_refused(tmp_path, capsys):
     (tmp_path / "keep.txt").write_text("mine")
     assert main(["fetch", "deveval", str(tmp_path)]) == 1
-    assert "is not empty; give a new folder" in capsys.readouterr().err
+    assert "is not an empty folder; give a new one" in capsys.readouterr().err
+    missing = (tmp_path / "nowhere.tar.gz").as_uri()
+    assert main(["fetch", "deveval", str(tmp_path / "d"), "--mirror", missing]) == 1
+    assert f"could not download {missing}" in capsys.readouterr().err
     assert main(["fetch", "realdevbench", str(tmp_path / "new")]) == 1
     assert "stellaHsr-mm/RealDevBench" in capsys.readouterr().err
 
