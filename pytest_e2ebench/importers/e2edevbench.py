@@ -108,10 +108,7 @@ def _test_requirements(root: Path) -> list[str]:
     texts: list[str] = []
     try:
         project = read_toml(root, "pyproject.toml") or {}  # peer data, bounded
-        extras = project.get("project", {}).get("optional-dependencies", {})
-        # the first of them the project has (a "dev" extra only when there is no test extra)
-        name = next((n for n in TEST_EXTRAS if n in extras), None)
-        texts += [t for t in extras.get(name) or [] if isinstance(t, str)]
+        texts += declared_groups(project)
     except (ValueError, AttributeError):
         pass
     for name in TEST_FILES:
@@ -133,6 +130,34 @@ def _test_requirements(root: Path) -> list[str]:
     return list(out.values())
 
 
+def declared_groups(project: dict) -> list[str]:
+    """Requirements of the test group a pyproject declares, wherever the project's tool puts
+    it: ``[project.optional-dependencies]``, PEP 735 ``[dependency-groups]`` (uv, PDM) or
+    Poetry's ``[tool.poetry.group.<name>.dependencies]`` / ``[tool.poetry.dev-dependencies]``.
+    Of each table, the first of TEST_EXTRAS it has ("dev" only when there is no test group).
+    Poetry's constraints (``^4.3``) are not PEP 440: its names are taken without a version.
+    """
+    poetry = project.get("tool", {}).get("poetry", {})
+    groups = {
+        g: d.get("dependencies") if isinstance(d, dict) else None
+        for g, d in poetry.get("group", {}).items()
+    }
+    groups["dev"] = groups.get("dev") or poetry.get("dev-dependencies")
+    tables = (
+        project.get("project", {}).get("optional-dependencies", {}),
+        project.get("dependency-groups", {}),
+        {g: list(d) for g, d in groups.items() if isinstance(d, dict)},  # Poetry: name -> spec
+    )
+    texts: list[str] = []
+    for table in tables:
+        name = next((n for n in TEST_EXTRAS if n in table), None)
+        # strings only: a PEP 735 {include-group = ...} entry names a group, not a package
+        group = table.get(name) if isinstance(table, dict) else None
+        if isinstance(group, list):  # a string here would be iterated as its letters
+            texts += [t for t in group if isinstance(t, str) and t != "python"]
+    return texts
+
+
 def _reference(entry: dict, files: list[str], offline: bool, report: ProjectReport) -> dict:
     """The ``[source]`` table: the sdist when it holds the tests, else the pinned commit."""
     from ..source import SourceError, fetch_sdist, sdist_of
@@ -147,10 +172,11 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
             sha = sdist_of(name, version)["hashes"]["sha256"]
             root = fetch_sdist(f"{name}=={version}", sha)
             missing = [f for f in files if not (root / f).is_file()]
+            # what the release declares holds for the commit it was built from, tests or not
+            report.python = _python_of(root)
+            report.test_requires = _test_requirements(root)
             if not missing:
                 report.reference = "sdist"
-                report.python = _python_of(root)
-                report.test_requires = _test_requirements(root)
                 return {"pypi": f"{name}=={version}", "sha256": sha}
             why = f"the sdist {name}=={version} ships no {missing[0]}"
         except (SourceError, KeyError, TypeError) as exc:

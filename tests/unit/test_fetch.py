@@ -206,3 +206,30 @@ def test_e2edevbench_imports_every_file_of_its_datasets_folder(tmp_path, capsys)
     empty.mkdir()
     assert main(["import", "e2edevbench", str(empty), str(out), "--offline"]) == 1
     assert "no datasets/*.json file of E2EDevBench" in capsys.readouterr().err
+
+
+def test_test_dependencies_are_read_from_every_tool_s_group():
+    """E2EDevBench's git-referenced projects declared their test tools in Poetry groups and
+    PEP 735 groups (mongomock, PyHamcrest), which the importer did not read."""
+    from pytest_e2ebench.importers.e2edevbench import declared_groups
+
+    poetry = {
+        "tool": {
+            "poetry": {
+                "dependencies": {"python": "^3.10"},
+                "group": {"dev": {"dependencies": {"pytest": "^8", "mongomock": "^4.3.0"}}},
+            }
+        }
+    }
+    assert declared_groups(poetry) == ["pytest", "mongomock"]
+    old_poetry = {"tool": {"poetry": {"dev-dependencies": {"PyHamcrest": "^2.0"}}}}
+    assert declared_groups(old_poetry) == ["PyHamcrest"]
+    pep735 = {"dependency-groups": {"test": ["hypothesis>=6", {"include-group": "lint"}]}}
+    assert declared_groups(pep735) == ["hypothesis>=6"]
+    extras = {"project": {"optional-dependencies": {"dev": ["a"], "test": ["b"]}}}
+    assert declared_groups(extras) == ["b"]  # a test group before a dev one
+    hostile = {
+        "project": {"optional-dependencies": {"test": "pytest-mock"}},
+        "tool": {"poetry": {"group": {"dev": {"dependencies": "xyz"}}}},
+    }
+    assert declared_groups(hostile) == []  # never a string's letters as package names
