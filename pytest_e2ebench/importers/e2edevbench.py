@@ -142,7 +142,12 @@ def declared_groups(project: dict) -> list[str]:
         g: d.get("dependencies") if isinstance(d, dict) else None
         for g, d in poetry.get("group", {}).items()
     }
-    groups["dev"] = groups.get("dev") or poetry.get("dev-dependencies")
+    # Poetry 1.2+ reads both the old dev table and the dev group (mimicker declares both)
+    old, new = poetry.get("dev-dependencies"), groups.get("dev")
+    groups["dev"] = {
+        **(old if isinstance(old, dict) else {}),
+        **(new if isinstance(new, dict) else {}),
+    }
     tables = (
         project.get("project", {}).get("optional-dependencies", {}),
         project.get("dependency-groups", {}),

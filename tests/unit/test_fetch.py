@@ -222,8 +222,15 @@ def test_test_dependencies_are_read_from_every_tool_s_group():
         }
     }
     assert declared_groups(poetry) == ["pytest", "mongomock"]
-    old_poetry = {"tool": {"poetry": {"dev-dependencies": {"PyHamcrest": "^2.0"}}}}
-    assert declared_groups(old_poetry) == ["PyHamcrest"]
+    both = {
+        "tool": {
+            "poetry": {
+                "dev-dependencies": {"PyHamcrest": "^2.0"},
+                "group": {"dev": {"dependencies": {"pytest-cov": "<5.0"}}},
+            }
+        }
+    }
+    assert declared_groups(both) == ["PyHamcrest", "pytest-cov"]
     pep735 = {"dependency-groups": {"test": ["hypothesis>=6", {"include-group": "lint"}]}}
     assert declared_groups(pep735) == ["hypothesis>=6"]
     extras = {"project": {"optional-dependencies": {"dev": ["a"], "test": ["b"]}}}
