@@ -273,6 +273,9 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     tests = {
         "path": tests_path,
         "timeout": 60,
+        # E2EDevBench runs the suite from the repository root, and suites write there
+        # (sagkit's test_jobs.txt): a writable copy of the project, not the suite folder
+        "cwd": "project",
         "plugins": _plugins(plugins, report.test_requires),
         "requires": _others(report.test_requires),
         **({"python": report.python} if report.python else {}),
