@@ -99,7 +99,17 @@ NOT_DECLARED = frozenset(
 )
 
 
-def _test_requirements(root: Path) -> list[str]:
+# What a "dev" group holds besides test tools: documentation, linters, type checkers, release
+# and shell tools. Never imported by a test, and they can make the group uninstallable
+# (pydongo's mkdocs-material and its pinned pymdown-extensions conflict today).
+NOT_TEST_TOOLS = re.compile(
+    r"(mkdocs.*|sphinx.*|myst-parser|pymdown-extensions|furo|mypy|ruff|black|isort|flake8.*"
+    r"|pylint|pre-commit|types-.*|.*-stubs|ipdb|ipython|jupyter.*|twine|build|bump.*"
+    r"|commitizen|tox|nox)"
+)
+
+
+def declared_test_requirements(root: Path) -> list[str]:
     """Index requirements the sdist declares for its tests (its test extras, or a
     requirements file for tests), read as data; what the harness brings is left out."""
     from packaging.requirements import InvalidRequirement, Requirement
@@ -124,7 +134,7 @@ def _test_requirements(root: Path) -> list[str]:
         except InvalidRequirement:
             continue
         name = canonicalize_name(req.name)
-        if req.url or req.marker or name in NOT_DECLARED:
+        if req.url or req.marker or name in NOT_DECLARED or NOT_TEST_TOOLS.fullmatch(name):
             continue
         out.setdefault(name, str(req))
     return list(out.values())
@@ -179,7 +189,7 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
             missing = [f for f in files if not (root / f).is_file()]
             # what the release declares holds for the commit it was built from, tests or not
             report.python = _python_of(root)
-            report.test_requires = _test_requirements(root)
+            report.test_requires = declared_test_requirements(root)
             if not missing:
                 report.reference = "sdist"
                 return {"pypi": f"{name}=={version}", "sha256": sha}

@@ -240,3 +240,15 @@ def test_test_dependencies_are_read_from_every_tool_s_group():
         "tool": {"poetry": {"group": {"dev": {"dependencies": "xyz"}}}},
     }
     assert declared_groups(hostile) == []  # never a string's letters as package names
+
+
+def test_a_dev_group_s_documentation_and_lint_tools_are_not_test_requirements(tmp_path):
+    """pydongo's dev group (mkdocs-material, pinned pymdown-extensions) did not install."""
+    from pytest_e2ebench.importers.e2edevbench import declared_test_requirements
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[dependency-groups]\ndev = ["pytest-asyncio>=0.23", "mkdocs-material", '
+        '"pymdown-extensions>=10.14.3,<11", "mypy", "types-requests", "pandas-stubs", '
+        '"ruff", "mongomock", "buildkit"]\n'
+    )
+    assert declared_test_requirements(tmp_path) == ["pytest-asyncio>=0.23", "mongomock", "buildkit"]
