@@ -5,8 +5,10 @@
 ``e2ebench import deveval SRC OUT`` DevEval's Python repositories into tasks with every
 lifecycle stage, ``e2ebench import e2edevbench DATASET OUT`` E2EDevBench's PyPI projects and
 ``e2ebench import projecteval SRC OUT`` ProjectEval's JSON into tasks with three levels and
-parameters; ``e2ebench report RESULTS.json...`` rebuilds the summary (and ``--html``) from
-results files; ``e2ebench compare A.json B.json`` compares two agents on the same tasks;
+parameters; ``e2ebench fetch NAME DEST`` downloads one of them at a pinned commit, checks its
+content hash and imports it; ``e2ebench report RESULTS.json...`` rebuilds the summary (and
+``--html``) from results files; ``e2ebench compare A.json B.json`` compares two agents on the
+same tasks;
 ``e2ebench verify-import e2edev SRC TASKS`` compares the harness with E2EDev's Behave runner on
 the imported reference apps, ``e2ebench verify-import pytest TASKS`` with plain pytest on
 imported Python suites; ``e2ebench model fetch|serve`` a small local model behind llama-server
@@ -43,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
+    from .importers import fetch
+
+    fetching = commands.add_parser(
+        "fetch", help="download a published benchmark at a pinned commit, check it, import it"
+    )
+    fetch.add_arguments(fetching)
+    fetching.set_defaults(run=fetch.run)
     verifying = commands.add_parser(
         "verify-import",
         help="run imported references through the harness and the peer's own runner; compare",

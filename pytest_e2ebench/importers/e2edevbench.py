@@ -99,7 +99,17 @@ NOT_DECLARED = frozenset(
 )
 
 
-def _test_requirements(root: Path) -> list[str]:
+# What a "dev" group holds besides test tools: documentation, linters, type checkers, release
+# and shell tools. Never imported by a test, and they can make the group uninstallable
+# (pydongo's mkdocs-material and its pinned pymdown-extensions conflict today).
+NOT_TEST_TOOLS = re.compile(
+    r"(mkdocs.*|sphinx.*|myst-parser|pymdown-extensions|furo|mypy|ruff|black|isort|flake8.*"
+    r"|pylint|pre-commit|types-.*|.*-stubs|ipdb|ipython|jupyter.*|twine|build|bump.*"
+    r"|commitizen|tox|nox)"
+)
+
+
+def declared_test_requirements(root: Path) -> list[str]:
     """Index requirements the sdist declares for its tests (its test extras, or a
     requirements file for tests), read as data; what the harness brings is left out."""
     from packaging.requirements import InvalidRequirement, Requirement
@@ -108,10 +118,7 @@ def _test_requirements(root: Path) -> list[str]:
     texts: list[str] = []
     try:
         project = read_toml(root, "pyproject.toml") or {}  # peer data, bounded
-        extras = project.get("project", {}).get("optional-dependencies", {})
-        # the first of them the project has (a "dev" extra only when there is no test extra)
-        name = next((n for n in TEST_EXTRAS if n in extras), None)
-        texts += [t for t in extras.get(name) or [] if isinstance(t, str)]
+        texts += declared_groups(project)
     except (ValueError, AttributeError):
         pass
     for name in TEST_FILES:
@@ -127,10 +134,43 @@ def _test_requirements(root: Path) -> list[str]:
         except InvalidRequirement:
             continue
         name = canonicalize_name(req.name)
-        if req.url or req.marker or name in NOT_DECLARED:
+        if req.url or req.marker or name in NOT_DECLARED or NOT_TEST_TOOLS.fullmatch(name):
             continue
         out.setdefault(name, str(req))
     return list(out.values())
+
+
+def declared_groups(project: dict) -> list[str]:
+    """Requirements of the test group a pyproject declares, wherever the project's tool puts
+    it: ``[project.optional-dependencies]``, PEP 735 ``[dependency-groups]`` (uv, PDM) or
+    Poetry's ``[tool.poetry.group.<name>.dependencies]`` / ``[tool.poetry.dev-dependencies]``.
+    Of each table, the first of TEST_EXTRAS it has ("dev" only when there is no test group).
+    Poetry's constraints (``^4.3``) are not PEP 440: its names are taken without a version.
+    """
+    poetry = project.get("tool", {}).get("poetry", {})
+    groups = {
+        g: d.get("dependencies") if isinstance(d, dict) else None
+        for g, d in poetry.get("group", {}).items()
+    }
+    # Poetry 1.2+ reads both the old dev table and the dev group (mimicker declares both)
+    old, new = poetry.get("dev-dependencies"), groups.get("dev")
+    groups["dev"] = {
+        **(old if isinstance(old, dict) else {}),
+        **(new if isinstance(new, dict) else {}),
+    }
+    tables = (
+        project.get("project", {}).get("optional-dependencies", {}),
+        project.get("dependency-groups", {}),
+        {g: list(d) for g, d in groups.items() if isinstance(d, dict)},  # Poetry: name -> spec
+    )
+    texts: list[str] = []
+    for table in tables:
+        name = next((n for n in TEST_EXTRAS if n in table), None)
+        # strings only: a PEP 735 {include-group = ...} entry names a group, not a package
+        group = table.get(name) if isinstance(table, dict) else None
+        if isinstance(group, list):  # a string here would be iterated as its letters
+            texts += [t for t in group if isinstance(t, str) and t != "python"]
+    return texts
 
 
 def _reference(entry: dict, files: list[str], offline: bool, report: ProjectReport) -> dict:
@@ -147,10 +187,11 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
             sha = sdist_of(name, version)["hashes"]["sha256"]
             root = fetch_sdist(f"{name}=={version}", sha)
             missing = [f for f in files if not (root / f).is_file()]
+            # what the release declares holds for the commit it was built from, tests or not
+            report.python = _python_of(root)
+            report.test_requires = declared_test_requirements(root)
             if not missing:
                 report.reference = "sdist"
-                report.python = _python_of(root)
-                report.test_requires = _test_requirements(root)
                 return {"pypi": f"{name}=={version}", "sha256": sha}
             why = f"the sdist {name}=={version} ships no {missing[0]}"
         except (SourceError, KeyError, TypeError) as exc:
@@ -242,6 +283,9 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     tests = {
         "path": tests_path,
         "timeout": 60,
+        # E2EDevBench runs the suite from the repository root, and suites write there
+        # (sagkit's test_jobs.txt): a writable copy of the project, not the suite folder
+        "cwd": "project",
         "plugins": _plugins(plugins, report.test_requires),
         "requires": _others(report.test_requires),
         **({"python": report.python} if report.python else {}),
@@ -284,14 +328,22 @@ def _created(entry: dict, default: dt.date) -> dt.date:
 
 
 def import_all(src: Path, out: Path, created: dt.date, offline: bool = False) -> list:
-    """Import every project of the dataset ``src``; also written to import-report.json."""
-    data = read_json(src.parent, src.name, max_bytes=MAX_DATASET_BYTES)
-    if not isinstance(data, list):
-        raise ValueError(f"{src}: not a list of projects (an E2EDevBench datasets/*.json)")
+    """Import every project of the dataset ``src`` (one ``datasets/*.json`` file, or the
+    ``datasets`` folder: every ``*.json`` in it); also written to import-report.json."""
+    files = sorted(src.glob("*.json")) if src.is_dir() else [src]
+    if not files:
+        raise ValueError(f"{src}: no datasets/*.json file of E2EDevBench in this folder")
     out.mkdir(parents=True, exist_ok=True)
-    reports = [
-        import_project(e, out, _created(e, created), offline) for e in data if isinstance(e, dict)
-    ]
+    reports = []
+    for path in files:
+        data = read_json(path.parent, path.name, max_bytes=MAX_DATASET_BYTES)
+        if not isinstance(data, list):
+            raise ValueError(f"{path}: not a list of projects (an E2EDevBench datasets/*.json)")
+        reports += [
+            import_project(e, out, _created(e, created), offline)
+            for e in data
+            if isinstance(e, dict)
+        ]
     write_report(out, reports)
     return reports
 
@@ -300,7 +352,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import e2edevbench``."""
     shared_arguments(
         parser,
-        "an E2EDevBench dataset file (datasets/pypi-*-dataset-final.json)",
+        "an E2EDevBench dataset file (datasets/pypi-*-dataset-final.json) or that folder",
         None,
         "release date when a project has no created_at (default: today)",
     )

@@ -32,6 +32,7 @@ ALLOWED = {
     # the boundary itself
     "untrusted/parse.py": "the bounded parser: depth measured before json/tomllib see the text",
     "intake.py": "the bounded, link-free reader everything else builds on",
+    "untrusted/archive.py": "the bounded unpacker of peer archives: regular files only, O_EXCL",
     "overlay.py": "applies a sandbox's upper layer with descriptors that follow no link",
     "integrity.py": "hashes the test tools' files with O_NOFOLLOW descriptors",
     "process.py": "opens the harness's own log file (O_NOFOLLOW) before a command starts",
