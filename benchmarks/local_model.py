@@ -2,6 +2,7 @@
 step, and the agents' scores on the smallest bundled tasks.
 
     python benchmarks/local_model.py [--tasks gradebook,tipcalc] [--max-steps 6]
+                                     [--agents vanilla,sdagent-single]
                                      [--base-url URL --model NAME] [--json out.json]
 
 Without ``--base-url`` it starts llama-server with the model of ``e2ebench model fetch`` (fetched
@@ -109,8 +110,12 @@ def main() -> int:
     parser.add_argument("--tasks", default="gradebook,tipcalc", help="bundled task ids (comma)")
     parser.add_argument("--max-steps", type=int, default=6, help="sdagent-single's step budget")
     parser.add_argument("--base-url", help="a running server (else llama-server is started)")
-    parser.add_argument("--model", default=localmodel.GEMMA3_270M.alias)
+    parser.add_argument("--model", default=localmodel.DEFAULT_MODEL.alias)
+    parser.add_argument("--agents", default=",".join(AGENTS), help="agents to run, in turn (comma)")
     parser.add_argument("--max-tokens", type=int, default=512, help="llama-server -n")
+    parser.add_argument(
+        "--speed-rounds", type=int, default=3, help="answers timed for tokens/s (0: none)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
@@ -121,8 +126,9 @@ def main() -> int:
         server = localmodel.serve(max_tokens=args.max_tokens)
         base_url, model = server.base_url, server.model
     try:
-        figures = {"model": model, "server": speed(base_url, model), "runs": []}
-        for agent in AGENTS:
+        server_speed = speed(base_url, model, args.speed_rounds) if args.speed_rounds else {}
+        figures = {"model": model, "server": server_speed, "runs": []}
+        for agent in [a.strip() for a in args.agents.split(",") if a.strip()]:
             figures["runs"] += run_agent(agent, tasks, base_url, model, args.max_steps)
     finally:
         if server is not None:
