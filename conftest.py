@@ -20,7 +20,7 @@ def pytest_addoption(parser):
         action="store_true",
         help="also run the tests marked 'model' against a real local model: the one "
         "E2EBENCH_MODEL_BASE_URL and E2EBENCH_MODEL_NAME name, else llama-server with the "
-        "model of `e2ebench model fetch` (fetched and built on first use, cached)",
+        "model of `e2ebench model fetch` (fetched on first use, cached)",
     )
 
 

@@ -5,8 +5,8 @@ step, and the agents' scores on the smallest bundled tasks.
                                      [--agents vanilla,sdagent-single]
                                      [--base-url URL --model NAME] [--json out.json]
 
-Without ``--base-url`` it starts llama-server with the model of ``e2ebench model fetch`` (fetched
-and built on first use) and stops it at the end. It measures:
+Without ``--base-url`` it starts llama-server with the default model of ``e2ebench model fetch``
+(fetched on first use) and stops it at the end. It measures:
 
 * the server's prompt and generation speed (tokens/s, from llama.cpp's ``timings`` in three
   answers to the same short request, the first one with a cold prompt cache);
@@ -123,7 +123,7 @@ def main() -> int:
     if args.base_url:
         base_url, model = args.base_url.rstrip("/"), args.model
     else:
-        server = localmodel.serve(max_tokens=args.max_tokens)
+        server = localmodel.serve(max_tokens=args.max_tokens)  # the default (instruct) model
         base_url, model = server.base_url, server.model
     try:
         server_speed = speed(base_url, model, args.speed_rounds) if args.speed_rounds else {}
