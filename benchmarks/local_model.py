@@ -62,7 +62,9 @@ def speed(base_url: str, model: str, rounds: int = 3) -> dict:
     }
 
 
-def run_agent(agent: str, tasks: list[str], base_url: str, model: str, steps: int) -> list[dict]:
+def run_agent(
+    agent: str, tasks: list[str], base_url: str, model: str, steps: int, timeout: float
+) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="e2ebench-model-bench-") as tmp:
         out = Path(tmp) / "out"
         args = [
@@ -71,6 +73,7 @@ def run_agent(agent: str, tasks: list[str], base_url: str, model: str, steps: in
             f"--e2e-out={out}", f"--e2e-model={model}", f"--e2e-llm-base-url={base_url}",
             f"--e2e-max-steps={steps}", "-o", "e2ebench_context_tokens=8192",
             "-o", f"e2ebench_prices={model} 0 0", "-k", " or ".join(tasks),
+            "-o", f"e2ebench_llm_timeout={timeout}",
         ]  # fmt: skip
         start = time.perf_counter()
         done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
@@ -114,6 +117,12 @@ def main() -> int:
     parser.add_argument("--agents", default=",".join(AGENTS), help="agents to run, in turn (comma)")
     parser.add_argument("--max-tokens", type=int, default=512, help="llama-server -n")
     parser.add_argument(
+        "--llm-timeout",
+        type=float,
+        default=3600.0,
+        help="seconds one answer may take (a whole project at ~1 token/s on a busy CPU)",
+    )
+    parser.add_argument(
         "--speed-rounds", type=int, default=3, help="answers timed for tokens/s (0: none)"
     )
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -129,7 +138,9 @@ def main() -> int:
         server_speed = speed(base_url, model, args.speed_rounds) if args.speed_rounds else {}
         figures = {"model": model, "server": server_speed, "runs": []}
         for agent in [a.strip() for a in args.agents.split(",") if a.strip()]:
-            figures["runs"] += run_agent(agent, tasks, base_url, model, args.max_steps)
+            figures["runs"] += run_agent(
+                agent, tasks, base_url, model, args.max_steps, args.llm_timeout
+            )
     finally:
         if server is not None:
             server.stop()
