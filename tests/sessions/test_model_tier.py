@@ -53,6 +53,8 @@ def model_ini(pytester, local_model):
             e2ebench_model_params=f"{name} {PARAMETERS.get(name, 1e9)}",
             e2ebench_context_tokens="8192",
             e2ebench_llm_retries="1",
+            # a 1.5B model on a busy 2-core CPU answers at ~1 token/s: a timeout would retry
+            e2ebench_llm_timeout="1800",
             **extra,
         )
 
