@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -444,9 +445,7 @@ def serve(
     deadline = time.monotonic() + ready_timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise ModelError(
-                f"llama-server exited with {process.returncode}:\n{log.read_text()[-2000:]}"
-            )
+            raise ModelError(_exit_reason(process.returncode, server, log))
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as page:
                 if page.status == 200:
@@ -456,6 +455,19 @@ def serve(
         time.sleep(0.5)
     running.stop()
     raise ModelError(f"llama-server did not answer /health in {ready_timeout:.0f} s (log: {log})")
+
+
+def _exit_reason(code: int, server: str, log: Path) -> str:
+    """Why the server stopped, with its log's end; a prebuilt build that assumes a newer CPU
+    is named as such (measured: the pinned wheel's CPU library uses AVX-VNNI, which this
+    machine lacks, on Gemma's quantisation; Qwen's did not reach it)."""
+    text = f"llama-server exited with {code}:\n{log.read_text()[-2000:]}"
+    if code == -signal.SIGILL and server == "prebuilt":
+        text += (
+            "\nit stopped on an instruction this CPU lacks: the prebuilt server was compiled "
+            "for a newer CPU; build one for this machine with --server source"
+        )
+    return text
 
 
 def _free_port() -> int:
