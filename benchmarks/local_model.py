@@ -2,10 +2,11 @@
 step, and the agents' scores on the smallest bundled tasks.
 
     python benchmarks/local_model.py [--tasks gradebook,tipcalc] [--max-steps 6]
+                                     [--agents vanilla,sdagent-single]
                                      [--base-url URL --model NAME] [--json out.json]
 
-Without ``--base-url`` it starts llama-server with the model of ``e2ebench model fetch`` (fetched
-and built on first use) and stops it at the end. It measures:
+Without ``--base-url`` it starts llama-server with the default model of ``e2ebench model fetch``
+(fetched on first use) and stops it at the end. It measures:
 
 * the server's prompt and generation speed (tokens/s, from llama.cpp's ``timings`` in three
   answers to the same short request, the first one with a cold prompt cache);
@@ -61,7 +62,9 @@ def speed(base_url: str, model: str, rounds: int = 3) -> dict:
     }
 
 
-def run_agent(agent: str, tasks: list[str], base_url: str, model: str, steps: int) -> list[dict]:
+def run_agent(
+    agent: str, tasks: list[str], base_url: str, model: str, steps: int, timeout: float
+) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="e2ebench-model-bench-") as tmp:
         out = Path(tmp) / "out"
         args = [
@@ -70,6 +73,7 @@ def run_agent(agent: str, tasks: list[str], base_url: str, model: str, steps: in
             f"--e2e-out={out}", f"--e2e-model={model}", f"--e2e-llm-base-url={base_url}",
             f"--e2e-max-steps={steps}", "-o", "e2ebench_context_tokens=8192",
             "-o", f"e2ebench_prices={model} 0 0", "-k", " or ".join(tasks),
+            "-o", f"e2ebench_llm_timeout={timeout}",
         ]  # fmt: skip
         start = time.perf_counter()
         done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
@@ -109,8 +113,18 @@ def main() -> int:
     parser.add_argument("--tasks", default="gradebook,tipcalc", help="bundled task ids (comma)")
     parser.add_argument("--max-steps", type=int, default=6, help="sdagent-single's step budget")
     parser.add_argument("--base-url", help="a running server (else llama-server is started)")
-    parser.add_argument("--model", default=localmodel.GEMMA3_270M.alias)
+    parser.add_argument("--model", default=localmodel.DEFAULT_MODEL.alias)
+    parser.add_argument("--agents", default=",".join(AGENTS), help="agents to run, in turn (comma)")
     parser.add_argument("--max-tokens", type=int, default=512, help="llama-server -n")
+    parser.add_argument(
+        "--llm-timeout",
+        type=float,
+        default=3600.0,
+        help="seconds one answer may take (a whole project at ~1 token/s on a busy CPU)",
+    )
+    parser.add_argument(
+        "--speed-rounds", type=int, default=3, help="answers timed for tokens/s (0: none)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
@@ -118,12 +132,15 @@ def main() -> int:
     if args.base_url:
         base_url, model = args.base_url.rstrip("/"), args.model
     else:
-        server = localmodel.serve(max_tokens=args.max_tokens)
+        server = localmodel.serve(max_tokens=args.max_tokens)  # the default (instruct) model
         base_url, model = server.base_url, server.model
     try:
-        figures = {"model": model, "server": speed(base_url, model), "runs": []}
-        for agent in AGENTS:
-            figures["runs"] += run_agent(agent, tasks, base_url, model, args.max_steps)
+        server_speed = speed(base_url, model, args.speed_rounds) if args.speed_rounds else {}
+        figures = {"model": model, "server": server_speed, "runs": []}
+        for agent in [a.strip() for a in args.agents.split(",") if a.strip()]:
+            figures["runs"] += run_agent(
+                agent, tasks, base_url, model, args.max_steps, args.llm_timeout
+            )
     finally:
         if server is not None:
             server.stop()

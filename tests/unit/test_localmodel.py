@@ -63,7 +63,9 @@ class Index:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_port
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # a short poll: shutdown() at each test's end waits for one (0.5 s by default)
+        poll = {"poll_interval": 0.02}
+        threading.Thread(target=self.server.serve_forever, kwargs=poll, daemon=True).start()
 
     def add(self, name: str, files: dict[str, bytes], stated: str | None = None) -> Wheel:
         data = wheel_bytes(files)
