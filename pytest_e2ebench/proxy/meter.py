@@ -6,6 +6,7 @@ import dataclasses
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..llm.accounting import Pricing
@@ -50,6 +51,8 @@ class Meter:
         self.drift = 0
         self._count = 0  # log lines written: every request, answered or not
         self._lock = threading.Lock()
+        # called once when a budget is spent (the runner ends the agent's step with it)
+        self.on_exceeded: Callable[[], None] | None = None
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("", encoding="utf-8")
 
@@ -58,9 +61,16 @@ class Meter:
         with self._lock:
             why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
             if why is not None:
-                self.exceeded = self.exceeded or why
                 self.refused += 1
-            return why
+        if why is not None:
+            self._spent(why)
+        return why
+
+    def _spent(self, why: str) -> None:
+        first = self.exceeded is None
+        self.exceeded = self.exceeded or why
+        if first and self.on_exceeded is not None:
+            self.on_exceeded()
 
     def add(self, entry: dict, model: str, found: Usage, ok: bool) -> None:
         """Count one answered call (``ok``: a 2xx answer, a step) and log ``entry``."""
@@ -74,6 +84,9 @@ class Meter:
             self.cost = None if cost is None or self.cost is None else self.cost + cost
             self.latency += entry.get("latency_s", 0.0)
             self._write({**entry, "model": model, **found.to_dict(), "cost_usd": cost})
+            why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
+        if why is not None:
+            self._spent(why)
 
     def note(self, entry: dict) -> None:
         """Log a call that was not answered by the model (refused, upstream down)."""

@@ -1,0 +1,175 @@
+"""The built-in CLI agents: what to install, how to start each one non-interactively.
+
+Every agent talks to the run's metering proxy only (``proxy`` below is its base URL,
+``http://127.0.0.1:PORT/v1``, the one port forwarded into the step's namespace), holds a dummy
+key, and has its permission prompts answered by its command line or its configuration in the
+run's own ``HOME``. ``prompt`` is the instruction every agent gets: the requirements document's
+path and the workspace, nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+DUMMY_KEY = "sk-e2ebench-proxy"  # the agent's key: the proxy holds the real one
+PROMPT = (
+    "Read the requirements document at {requirements} and build the whole project it "
+    "describes in the current folder ({workspace}). Work without asking questions; stop when "
+    "the project is complete."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Launch:
+    """What one run of an agent needs: its command, environment and files in ``HOME``."""
+
+    argv: list[str]
+    env: dict[str, str]
+    files: dict[str, str] = dataclasses.field(default_factory=dict)  # HOME-relative path: text
+
+
+@dataclasses.dataclass(frozen=True)
+class CLISpec:
+    """A built-in CLI agent. ``kind`` is ``npm`` or ``pypi``; ``binary`` the executable under
+    the installed tool folder; ``launch(tool, proxy, model, prompt, max_steps)`` builds a
+    :class:`Launch`."""
+
+    name: str
+    package: str
+    version: str
+    kind: str
+    api: str
+    binary: str
+    launch: Callable[[Path, str, str, str, int], Launch]
+    limits: str = ""
+
+
+def _origin(proxy: str) -> str:
+    return proxy.removesuffix("/v1")
+
+
+# the platform package's native binary: the main package's bin/claude.exe is a stub that its
+# install script replaces, and installs run no scripts (npm ci --ignore-scripts)
+CLAUDE_BINARY = "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+
+
+def claude_code(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> Launch:
+    """Claude Code in print mode: its tools allowed by name (no permission prompt), no
+    telemetry, updates or other traffic; it appends ``/v1/messages`` to its base URL."""
+    argv = [
+        str(tool / CLAUDE_BINARY),
+        "-p",
+        prompt,
+        "--model",
+        model,
+        "--max-turns",
+        str(max_steps),
+        "--output-format",
+        "json",
+        "--permission-mode",
+        "acceptEdits",
+        "--allowedTools",
+        "Bash,Edit,Write,Read,Glob,Grep,MultiEdit,LS",
+    ]
+    env = {
+        "ANTHROPIC_BASE_URL": _origin(proxy),
+        "ANTHROPIC_API_KEY": DUMMY_KEY,
+        "ANTHROPIC_SMALL_FAST_MODEL": model,
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL": model,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1",
+    }
+    return Launch(argv, env)
+
+
+def codex(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> Launch:
+    """Codex ``exec``: a provider of its config pointing at the proxy (Responses API), no
+    approvals, its own sandbox off (the harness's is around it)."""
+    config = (
+        f'model = "{model}"\nmodel_provider = "e2ebench"\napproval_policy = "never"\n'
+        'sandbox_mode = "danger-full-access"\n\n[model_providers.e2ebench]\n'
+        f'name = "e2ebench proxy"\nbase_url = "{proxy}"\nenv_key = "OPENAI_API_KEY"\n'
+        'wire_api = "responses"\n'
+    )
+    argv = [
+        str(tool / "node_modules/.bin/codex"),
+        "exec",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        prompt,
+    ]
+    env = {"OPENAI_API_KEY": DUMMY_KEY, "CODEX_HOME": "{home}/.codex"}
+    return Launch(argv, env, {".codex/config.toml": config})
+
+
+def mini_swe_agent(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> Launch:
+    """mini-swe-agent's ``mini`` without its interactive front end (``-y``: yolo mode),
+    through litellm's OpenAI provider at the proxy; ``step_limit`` from --e2e-max-steps."""
+    config = {
+        "agent": {"step_limit": max_steps, "cost_limit": 0, "mode": "yolo", "confirm_exit": False},
+        "model": {
+            "model_name": f"openai/{model}",
+            "model_kwargs": {"api_base": proxy, "api_key": DUMMY_KEY},
+            "cost_tracking": "ignore_errors",
+        },
+    }
+    argv = [
+        str(tool / "bin/mini"),
+        "--yolo",
+        "--exit-immediately",
+        "-c",
+        "mini.yaml",
+        "-c",
+        "{home}/e2ebench.json",
+        "-t",
+        prompt,
+        "-o",
+        "{home}/trajectory.json",
+    ]
+    env = {
+        "MSWEA_CONFIGURED": "true",
+        "MSWEA_COST_TRACKING": "ignore_errors",
+        "OPENAI_API_KEY": DUMMY_KEY,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    return Launch(argv, env, {"e2ebench.json": json.dumps(config)})
+
+
+SPECS = {
+    spec.name: spec
+    for spec in (
+        CLISpec(
+            "claude-code",
+            "@anthropic-ai/claude-code",
+            "2.1.332",
+            "npm",
+            "Anthropic Messages (streamed)",
+            CLAUDE_BINARY,
+            claude_code,
+        ),
+        CLISpec(
+            "codex",
+            "@openai/codex",
+            "0.169.0",
+            "npm",
+            "OpenAI Responses (streamed)",
+            "node_modules/.bin/codex",
+            codex,
+        ),
+        CLISpec(
+            "mini-swe-agent",
+            "mini-swe-agent",
+            "2.4.6",
+            "pypi",
+            "OpenAI chat completions (litellm)",
+            "bin/mini",
+            mini_swe_agent,
+        ),
+    )
+}
