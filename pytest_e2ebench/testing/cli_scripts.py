@@ -85,6 +85,7 @@ class Driver:
             return tool_call("Write", {"file_path": f"{_cwd(body)}/{path}", "content": text})
         if self.agent == "codex" and tool == "shell":
             return tool_call("shell", {"command": ["bash", "-lc", heredoc(path, text)]})
-        if self.agent == "codex":
-            return tool_call(tool, {"command": heredoc(path, text)})
+        if self.agent == "codex":  # exec_command (0.169) takes its shell line as ``cmd``
+            key = "cmd" if tool == "exec_command" else "command"
+            return tool_call(tool, {key: heredoc(path, text)})
         return tool_call("bash", {"command": heredoc(path, text)})

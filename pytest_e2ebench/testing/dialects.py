@@ -213,26 +213,26 @@ def responses_events(response: dict) -> list[tuple[str | None, Any]]:
         ("response.created", {"type": "response.created", "response": pending})
     ]
     for index, item in enumerate(response["output"]):
+        added = {**item, "status": "in_progress"}
         if item["type"] == "message":
-            text = item["content"][0]["text"]
-            events.append(
-                (
-                    "response.output_text.delta",
-                    {
-                        "type": "response.output_text.delta",
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "content_index": 0,
-                        "delta": text,
-                    },
-                )
-            )
+            added["content"] = []  # a text delta needs its item announced first (codex)
         events.append(
             (
-                "response.output_item.done",
-                {"type": "response.output_item.done", "output_index": index, "item": item},
+                "response.output_item.added",
+                {"type": "response.output_item.added", "output_index": index, "item": added},
             )
         )
+        if item["type"] == "message":
+            delta = {
+                "type": "response.output_text.delta",
+                "item_id": item["id"],
+                "output_index": index,
+                "content_index": 0,
+                "delta": item["content"][0]["text"],
+            }
+            events.append(("response.output_text.delta", delta))
+        done = {"type": "response.output_item.done", "output_index": index, "item": item}
+        events.append(("response.output_item.done", done))
     events.append(("response.completed", {"type": "response.completed", "response": response}))
     return events
 
