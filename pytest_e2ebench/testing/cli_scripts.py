@@ -11,6 +11,7 @@ come from a task's ``reference/`` folder, so an agent that carries the calls out
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -55,37 +56,80 @@ def _cwd(body: dict) -> str:
     return match.group(1).rstrip("\\n.") if match else "."
 
 
-class Driver:
-    """The script of one agent run: a callable step to push once per expected call."""
+# the tool each agent writes files with, and the one it runs commands with
+WRITE_TOOL = {"claude-code": "Write", "mini-swe-agent": "bash"}
+RUN_TOOL = {"claude-code": "Bash", "mini-swe-agent": "bash"}
+CODEX_TOOLS = ("exec_command", "shell", "shell_command")
+_TASK = re.compile(r"/([A-Za-z0-9_.-]+)/run-\d+/agent/requirements\.md")
 
-    def __init__(self, agent: str, files: list[tuple[str, str]]) -> None:
+
+def agent_of(tools: set[str]) -> str | None:
+    """Which built-in CLI agent offers ``tools`` (None: a side call without tools)."""
+    if "Write" in tools:
+        return "claude-code"
+    if any(t in tools for t in CODEX_TOOLS):
+        return "codex"
+    if "bash" in tools:
+        return "mini-swe-agent"
+    return None
+
+
+class Driver:
+    """The script of one agent run: ``actions`` are ``("write", path, text)`` or
+    ``("run", command)``, one per main-loop call, then a message that ends the work."""
+
+    def __init__(self, agent: str, actions: list[tuple[str, ...]]) -> None:
         self.agent = agent
-        self.files = list(files)
+        self.actions = list(actions)
         self.main_calls = 0
         self.side_calls = 0
 
+    @classmethod
+    def writing(cls, agent: str, files: list[tuple[str, str]]) -> Driver:
+        """A driver that writes ``files`` (relative path, text), one per call."""
+        return cls(agent, [("write", path, text) for path, text in files])
+
     def __call__(self, body: dict[str, Any]):
         tools = _tools(body)
-        tool = {"claude-code": "Write", "mini-swe-agent": "bash"}.get(self.agent)
-        if self.agent == "codex":
-            tool = next((t for t in ("shell", "shell_command", "exec_command") if t in tools), "")
-        if not tool or tool not in tools:
+        if agent_of(tools) != self.agent:
             self.side_calls += 1
             return reply("ok")
         index = self.main_calls
         self.main_calls += 1
-        if index < len(self.files):
-            return self._write(tool, *self.files[index], body)
+        if index < len(self.actions):
+            action = self.actions[index]
+            if action[0] == "write":
+                return self._write(tools, action[1], action[2], body)
+            return self._run(tools, action[1])
         if self.agent == "mini-swe-agent":
             return tool_call("bash", {"command": DONE_MINI})
         return reply("The project is complete.")
 
-    def _write(self, tool: str, path: str, text: str, body: dict):
+    def _run(self, tools: set[str], command: str):
+        if self.agent == "codex":
+            tool = next(t for t in CODEX_TOOLS if t in tools)
+            if tool == "shell":
+                return tool_call("shell", {"command": ["bash", "-lc", command]})
+            # exec_command (0.169) takes its shell line as ``cmd``
+            return tool_call(tool, {"cmd" if tool == "exec_command" else "command": command})
+        return tool_call(RUN_TOOL[self.agent], {"command": command})
+
+    def _write(self, tools: set[str], path: str, text: str, body: dict):
         if self.agent == "claude-code":
             return tool_call("Write", {"file_path": f"{_cwd(body)}/{path}", "content": text})
-        if self.agent == "codex" and tool == "shell":
-            return tool_call("shell", {"command": ["bash", "-lc", heredoc(path, text)]})
-        if self.agent == "codex":  # exec_command (0.169) takes its shell line as ``cmd``
-            key = "cmd" if tool == "exec_command" else "command"
-            return tool_call(tool, {key: heredoc(path, text)})
-        return tool_call("bash", {"command": heredoc(path, text)})
+        return self._run(tools, heredoc(path, text))
+
+
+class Dispatcher:
+    """One script step for a whole session: each request goes to the driver of its agent
+    (told by the tools it offers) and task (told by the requirements path in the prompt);
+    side calls and unknown runs get a short reply."""
+
+    def __init__(self, drivers: dict[tuple[str, str], Driver]) -> None:
+        self.drivers = drivers
+
+    def __call__(self, body: dict[str, Any]):
+        agent = agent_of(_tools(body))
+        match = _TASK.search(json.dumps(body))
+        driver = self.drivers.get((agent or "", match.group(1) if match else ""))
+        return driver(body) if driver is not None else reply("ok")

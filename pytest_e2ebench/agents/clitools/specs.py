@@ -126,7 +126,7 @@ def mini_swe_agent(tool: Path, proxy: str, model: str, prompt: str, max_steps: i
         "-c",
         "mini.yaml",
         "-c",
-        "{home}/e2ebench.json",
+        "{home}/e2ebench.yaml",
         "-t",
         prompt,
         "-o",
@@ -138,7 +138,7 @@ def mini_swe_agent(tool: Path, proxy: str, model: str, prompt: str, max_steps: i
         "OPENAI_API_KEY": DUMMY_KEY,
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     }
-    return Launch(argv, env, {"e2ebench.json": json.dumps(config)})
+    return Launch(argv, env, {"e2ebench.yaml": json.dumps(config)})  # JSON is YAML
 
 
 SPECS = {
