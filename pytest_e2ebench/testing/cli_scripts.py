@@ -20,7 +20,8 @@ from typing import Any
 from .scripted_llm import reply, tool_call
 
 SKIPPED = ("__pycache__", ".pytest_cache", ".egg-info")
-_CWD = re.compile(r"[Ww]orking directory: (/[^\s`'\"]+)")
+# the workspace, as the harness's prompt names it (agents.clitools.specs.PROMPT)
+_CWD = re.compile(r"in the current folder \((/[^)]+)\)")
 DONE_MINI = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"  # mini-swe-agent's way to finish
 
 
@@ -42,23 +43,26 @@ def heredoc(path: str, text: str) -> str:
 
 
 def _tools(body: dict) -> set[str]:
+    """The names of the tools a request offers (chat, Messages, Responses or Gemini form)."""
     names = set()
     for tool in body.get("tools") or []:
-        if isinstance(tool, dict):
-            name = tool.get("name") or (tool.get("function") or {}).get("name")
-            names.add(str(name))
+        if not isinstance(tool, dict):
+            continue
+        for declared in tool.get("functionDeclarations") or []:  # Gemini
+            names.add(str(declared.get("name")))
+        name = tool.get("name") or (tool.get("function") or {}).get("name")
+        names.add(str(name))
     return names
 
 
 def _cwd(body: dict) -> str:
-    """The working directory an agent states in its system prompt (Claude Code does)."""
-    match = _CWD.search(repr(body.get("system", "")) + repr(body.get("messages", "")[:1]))
-    return match.group(1).rstrip("\\n.") if match else "."
+    """The workspace the harness's prompt names (tools that want absolute paths)."""
+    match = _CWD.search(json.dumps(body))
+    return match.group(1) if match else "."
 
 
 # the tool each agent writes files with, and the one it runs commands with
-WRITE_TOOL = {"claude-code": "Write", "mini-swe-agent": "bash"}
-RUN_TOOL = {"claude-code": "Bash", "mini-swe-agent": "bash"}
+RUN_TOOL = {"claude-code": "Bash", "mini-swe-agent": "bash", "gemini-cli": "run_shell_command"}
 CODEX_TOOLS = ("exec_command", "shell", "shell_command")
 _TASK = re.compile(r"/([A-Za-z0-9_.-]+)/run-\d+/agent/requirements\.md")
 
@@ -67,6 +71,8 @@ def agent_of(tools: set[str]) -> str | None:
     """Which built-in CLI agent offers ``tools`` (None: a side call without tools)."""
     if "Write" in tools:
         return "claude-code"
+    if "write_file" in tools:
+        return "gemini-cli"
     if any(t in tools for t in CODEX_TOOLS):
         return "codex"
     if "bash" in tools:
@@ -115,8 +121,9 @@ class Driver:
         return tool_call(RUN_TOOL[self.agent], {"command": command})
 
     def _write(self, tools: set[str], path: str, text: str, body: dict):
-        if self.agent == "claude-code":
-            return tool_call("Write", {"file_path": f"{_cwd(body)}/{path}", "content": text})
+        if self.agent in ("claude-code", "gemini-cli"):
+            tool = "Write" if self.agent == "claude-code" else "write_file"
+            return tool_call(tool, {"file_path": f"{_cwd(body)}/{path}", "content": text})
         return self._run(tools, heredoc(path, text))
 
 

@@ -16,10 +16,24 @@ Errors are given the shape of each API (:func:`error_payload`).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-CHAT, MESSAGES, RESPONSES = "chat", "messages", "responses"
+CHAT, MESSAGES, RESPONSES, GEMINI = "chat", "messages", "responses", "gemini"
 PATHS = {"/v1/chat/completions": CHAT, "/v1/messages": MESSAGES, "/v1/responses": RESPONSES}
+_GEMINI = re.compile(r"^/v1(beta)?/models/[^/:]+:(stream)?[gG]enerateContent$")
+
+
+def kind_of(path: str) -> str | None:
+    """The API of a request path (query removed), or None."""
+    if path in PATHS:
+        return PATHS[path]
+    return GEMINI if _GEMINI.match(path) else None
+
+
+def streams(kind: str, path: str, body: dict) -> bool:
+    """Whether the request asks for a stream (Gemini says so in its path)."""
+    return "streamGenerateContent" in path if kind == GEMINI else bool(body.get("stream"))
 
 
 def _sse(events: list[tuple[str | None, Any]]) -> bytes:
@@ -57,9 +71,35 @@ def render(kind: str, chat: dict, stream: bool) -> tuple[str, bytes]:
         if stream:
             return "text/event-stream", _sse(responses_events(response))
         return "application/json", json.dumps(response).encode()
+    if kind == GEMINI:
+        answer = gemini_response(chat)
+        if stream:
+            return "text/event-stream", _sse([(None, answer)])
+        return "application/json", json.dumps(answer).encode()
     if stream:
         return "text/event-stream", _sse(chat_chunks(chat))
     return "application/json", json.dumps(chat).encode()
+
+
+def gemini_response(chat: dict) -> dict:
+    """A chat completion as a Gemini ``GenerateContentResponse``."""
+    _, content, calls, usage = _parts(chat)
+    parts: list[dict] = [{"text": content}] if content else []
+    for call in calls:
+        parts.append({"functionCall": {"name": call["function"]["name"], "args": _arguments(call)}})
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": usage["prompt_tokens"],
+            "candidatesTokenCount": usage["completion_tokens"],
+            "cachedContentTokenCount": cached,
+            "totalTokenCount": usage["total_tokens"],
+        },
+        "modelVersion": chat["model"],
+    }
 
 
 def chat_chunks(chat: dict) -> list[tuple[str | None, Any]]:
@@ -239,6 +279,9 @@ def responses_events(response: dict) -> list[tuple[str | None, Any]]:
 
 def error_payload(kind: str, status: int, body: dict) -> dict:
     """An OpenAI-style error ``body`` in ``kind``'s shape."""
+    if kind == GEMINI:
+        message = body.get("error", {}).get("message", "")
+        return {"error": {"code": status, "message": message, "status": "UNAVAILABLE"}}
     if kind != MESSAGES:
         return body
     message = body.get("error", {}).get("message", "")

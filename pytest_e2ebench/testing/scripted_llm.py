@@ -13,9 +13,10 @@ real OpenAI client at a :class:`ScriptedLLM` instead::
 
 The server listens on ``127.0.0.1`` on an ephemeral port and serves, from a daemon thread:
 
-* ``POST /v1/chat/completions``, ``/v1/messages`` (Anthropic) and ``/v1/responses`` (OpenAI
-  Responses): each request consumes the next *step* of the script, in order of arrival (one
-  lock serialises the choice of step, so concurrent requests are answered in script
+* ``POST /v1/chat/completions``, ``/v1/messages`` (Anthropic), ``/v1/responses`` (OpenAI
+  Responses) and ``/v1beta/models/M:generateContent`` (Gemini, or ``streamGenerateContent``):
+  each request consumes the next *step* of the script, in order of arrival (one lock
+  serialises the choice of step, so concurrent requests are answered in script
   order). Every parsed JSON body is appended to :attr:`ScriptedLLM.requests` in that same order.
   When the script is exhausted the answer is a 500 error ``"script exhausted"`` and
   :attr:`ScriptedLLM.exhausted_hits` is incremented. A step is written as a chat completion
@@ -39,7 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeAlias
 
-from .dialects import PATHS, error_payload, render
+from .dialects import error_payload, kind_of, render, streams
 
 __all__ = [
     "ScriptedLLM",
@@ -52,7 +53,15 @@ __all__ = [
 ]
 
 # what a request's prompt is made of, in each API (chat, Messages, Responses)
-PROMPT_KEYS = ("messages", "tools", "system", "input", "instructions")
+PROMPT_KEYS = (
+    "messages",
+    "tools",
+    "system",
+    "input",
+    "instructions",
+    "contents",
+    "systemInstruction",
+)
 CREATED = 1_700_000_000  # the fixed ``created`` timestamp of every completion and model
 
 # Default OpenAI error ``type`` and ``code`` per status; other 4xx: "invalid_request_error"
@@ -295,7 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, {"object": "list", "data": [{**model, "owned_by": "scripted"}]})
 
     def do_POST(self) -> None:
-        kind = PATHS.get(self._path())
+        kind = kind_of(self._path())
         if kind is None:
             self._not_found()
             return
@@ -317,7 +326,7 @@ class _Handler(BaseHTTPRequestHandler):
         if status != 200:
             self._send_json(status, error_payload(kind, status, payload), headers)
             return
-        ctype, data = render(kind, payload, bool(body.get("stream")))
+        ctype, data = render(kind, payload, streams(kind, self._path(), body))
         self.send_response(200)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))

@@ -55,16 +55,18 @@ def drivers(batch: Batch, port: int) -> dict:
     return found
 
 
-def session(batch: Batch, llm: ScriptedLLM | None, *extra: str):
+def session(batch: Batch, llm: ScriptedLLM | None, agents, *extra: str):
+    """One benchmark session of ``agents`` against ``llm`` (None: an address nobody serves)."""
     url = llm.base_url if llm else "http://127.0.0.1:9/v1"
     return batch.run(
-        f"--e2e-agent={','.join(AGENTS)}",
+        f"--e2e-agent={','.join(agents)}",
         "--e2e-model=scripted-model",
         f"--e2e-llm-base-url={url}",
         "-o",
         "e2ebench_prices=scripted-model 2.0 8.0",
         "-p",
         "no:randomly",
+        "--e2e-tasks=tasks",
         *extra,
         env={"E2EBENCH_CACHE": str(cache_root())},  # the user's tool cache, not the batch's
         timeout=1500,
@@ -83,41 +85,46 @@ def batch(request, tmp_path_factory):
             session(
                 batch,
                 llm,
+                AGENTS,
                 "--e2e-llm-cache=record",
                 "--e2e-out=recorded",
                 "-k",
                 "not calcnet or claude-code",
             )
-            batch.recorded = batch.results("recorded")
+            batch.recorded = results(batch, "recorded")
             batch.requests = list(llm.requests)
         # upstream stopped: an unreachable URL; answers only from the tape
         session(
             batch,
             None,
+            AGENTS,
             "--e2e-llm-cache=replay",
             "--e2e-rerun",
             "--e2e-out=recorded",
             "-k",
             "not calcnet or claude-code",
         )
-        batch.replayed = batch.results("recorded")
+        batch.replayed = results(batch, "recorded")
         with ScriptedLLM(model="scripted-model") as llm:
             llm.push(*[Dispatcher(drivers(batch, llm.port))] * 50)
-            batch.run(
-                "--e2e-agent=claude-code",
-                "--e2e-model=scripted-model",
-                f"--e2e-llm-base-url={llm.base_url}",
+            session(
+                batch,
+                llm,
+                ["claude-code"],
                 "--e2e-max-tokens=20000",
                 "--e2e-out=budget",
                 "-k",
                 "calc and not calcnil and not calcnet",
-                "-p",
-                "no:randomly",
-                env={"E2EBENCH_CACHE": str(cache_root())},
-                timeout=900,
             )
-        batch.budget = batch.results("budget")
+        batch.budget = results(batch, "budget")
         yield batch
+
+
+def results(batch: Batch, out: str) -> dict:
+    """The session's results.json, or its output when it wrote none."""
+    if not (batch.root / out / "results.json").is_file():
+        raise AssertionError(f"the session wrote no results:\n{batch.output()[-5000:]}")
+    return batch.results(out)
 
 
 def record(results: dict, agent: str, task: str) -> dict:

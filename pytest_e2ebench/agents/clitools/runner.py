@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -82,7 +83,7 @@ class CLIAgent(Agent):
                 (home / relative).write_text(text, encoding="utf-8")
             argv = [a.replace("{home}", str(home)) for a in launch.argv]
             (ctx.artifacts / "command.txt").write_text(shlex.join(argv) + "\n")
-            done = ctx.sandbox.run(
+            done = self._sandbox(ctx).run(
                 argv,
                 cwd=workspace,
                 env=env,
@@ -95,6 +96,13 @@ class CLIAgent(Agent):
                 stop=stop,
             )
         return self._outcome(meter, done, ctx)
+
+    def _sandbox(self, ctx: RunContext):
+        """The run's sandbox, with the agent's own address-space limit if it needs one."""
+        if self.cli.address_space is None:
+            return ctx.sandbox
+        limits = dataclasses.replace(ctx.sandbox.limits, address_space=self.cli.address_space)
+        return dataclasses.replace(ctx.sandbox, limits=limits)
 
     def _outcome(self, meter: Meter, done, ctx: RunContext) -> AgentOutcome:
         summary = meter.summary()

@@ -44,7 +44,9 @@ class CLISpec:
     api: str
     binary: str
     launch: Callable[[Path, str, str, str, int], Launch]
-    limits: str = ""
+    # bytes of address space (RLIMIT_AS) if the sandbox's default is too small; resident
+    # memory stays bounded by the run's memory cgroup
+    address_space: int | None = None
 
 
 def _origin(proxy: str) -> str:
@@ -141,6 +143,30 @@ def mini_swe_agent(tool: Path, proxy: str, model: str, prompt: str, max_steps: i
     return Launch(argv, env, {"e2ebench.yaml": json.dumps(config)})  # JSON is YAML
 
 
+def gemini_cli(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> Launch:
+    """Gemini CLI headless (``-p``), ``--yolo`` (every tool call approved), an API-key login
+    chosen in its settings, the Gemini SDK's base URL set to the proxy, telemetry off."""
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {
+            "disableAutoUpdate": True,
+            "disableUpdateNag": True,
+            "checkpointing": {"enabled": False},
+        },
+        "model": {"maxSessionTurns": max_steps},
+    }
+    argv = [str(tool / "node_modules/.bin/gemini"), "-p", prompt, "-m", model, "--yolo"]
+    env = {
+        "GEMINI_API_KEY": DUMMY_KEY,
+        "GOOGLE_GEMINI_BASE_URL": _origin(proxy),
+        "GEMINI_CLI_NO_RELAUNCH": "true",
+        "GEMINI_TELEMETRY_ENABLED": "false",
+    }
+    return Launch(argv, env, {".gemini/settings.json": json.dumps(settings)})
+
+
 SPECS = {
     spec.name: spec
     for spec in (
@@ -161,6 +187,19 @@ SPECS = {
             "OpenAI Responses (streamed)",
             "node_modules/.bin/codex",
             codex,
+        ),
+        CLISpec(
+            "gemini-cli",
+            "@google/gemini-cli",
+            "0.61.0",
+            "npm",
+            "Gemini generateContent (streamed)",
+            "node_modules/.bin/gemini",
+            gemini_cli,
+            # V8 reserves ~10 GiB of guard pages per WebAssembly memory (its HTTP parser is
+            # Wasm, twice: undici in its bundle and in node): under 4 GiB and 16 GiB "Cannot
+            # allocate Wasm memory"; node 20 cannot turn the guard pages off
+            address_space=64 << 30,
         ),
         CLISpec(
             "mini-swe-agent",
