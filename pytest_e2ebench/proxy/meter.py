@@ -83,7 +83,8 @@ class Meter:
             self.cached += found.cached
             self.cost = None if cost is None or self.cost is None else self.cost + cost
             self.latency += entry.get("latency_s", 0.0)
-            self._write({**entry, "model": model, **found.to_dict(), "cost_usd": cost})
+            # the counts first: the HTML report shows each line's first 400 characters
+            self._write({"model": model, **found.to_dict(), "cost_usd": cost, **entry})
             why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
         if why is not None:
             self._spent(why)

@@ -67,8 +67,11 @@ CODEX_TOOLS = ("exec_command", "shell", "shell_command")
 _TASK = re.compile(r"/([A-Za-z0-9_.-]+)/run-\d+/agent/requirements\.md")
 
 
-def agent_of(tools: set[str]) -> str | None:
-    """Which built-in CLI agent offers ``tools`` (None: a side call without tools)."""
+def agent_of(tools: set[str], body: dict | None = None) -> str | None:
+    """Which built-in CLI agent offers ``tools`` (None: a side call); aider offers none but
+    asks for its text edit format (``body``)."""
+    if not tools and body is not None and "file listing" in json.dumps(body).lower():
+        return "aider"
     if "Write" in tools:
         return "claude-code"
     if "write_file" in tools:
@@ -97,11 +100,13 @@ class Driver:
 
     def __call__(self, body: dict[str, Any]):
         tools = _tools(body)
-        if agent_of(tools) != self.agent:
+        if agent_of(tools, body) != self.agent:
             self.side_calls += 1
             return reply("ok")
         index = self.main_calls
         self.main_calls += 1
+        if self.agent == "aider":
+            return reply(self._whole() if index == 0 else "Done.")
         if index < len(self.actions):
             action = self.actions[index]
             if action[0] == "write":
@@ -110,6 +115,11 @@ class Driver:
         if self.agent == "mini-swe-agent":
             return tool_call("bash", {"command": DONE_MINI})
         return reply("The project is complete.")
+
+    def _whole(self) -> str:
+        """aider's ``whole`` edit format: each file as its path, then a fenced block."""
+        blocks = [f"{a[1]}\n```\n{a[2]}\n```" for a in self.actions if a[0] == "write"]
+        return "\n\n".join(blocks) or "Nothing to change."
 
     def _run(self, tools: set[str], command: str):
         if self.agent == "codex":
@@ -136,7 +146,7 @@ class Dispatcher:
         self.drivers = drivers
 
     def __call__(self, body: dict[str, Any]):
-        agent = agent_of(_tools(body))
+        agent = agent_of(_tools(body), body)
         match = _TASK.search(json.dumps(body))
         driver = self.drivers.get((agent or "", match.group(1) if match else ""))
         return driver(body) if driver is not None else reply("ok")

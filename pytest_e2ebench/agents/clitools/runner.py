@@ -81,7 +81,10 @@ class CLIAgent(Agent):
             for relative, text in launch.files.items():
                 (home / relative).parent.mkdir(parents=True, exist_ok=True)
                 (home / relative).write_text(text, encoding="utf-8")
-            argv = [a.replace("{home}", str(home)) for a in launch.argv]
+            argv = [
+                a.replace("{home}", str(home)).replace("{requirements}", str(requirements))
+                for a in launch.argv
+            ]
             (ctx.artifacts / "command.txt").write_text(shlex.join(argv) + "\n")
             done = self._sandbox(ctx).run(
                 argv,

@@ -167,6 +167,41 @@ def gemini_cli(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) 
     return Launch(argv, env, {".gemini/settings.json": json.dumps(settings)})
 
 
+def aider(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> Launch:
+    """aider with one message and no questions (``--yes-always``), the ``whole`` edit format
+    (a file is written as its path and a fenced block), no git, no streaming, no analytics,
+    through litellm's OpenAI provider at the proxy."""
+    argv = [
+        str(tool / "bin/aider"),
+        "--message",
+        prompt,
+        "--model",
+        f"openai/{model}",
+        "--openai-api-base",
+        proxy,
+        "--openai-api-key",
+        DUMMY_KEY,
+        "--edit-format",
+        "whole",
+        "--yes-always",
+        "--no-git",
+        "--no-stream",
+        "--no-analytics",
+        "--no-check-update",
+        "--no-show-model-warnings",
+        "--no-auto-lint",
+        "--no-auto-test",
+        "--no-pretty",
+        "--no-fancy-input",
+        "--map-tokens",
+        "0",
+        "--read",
+        "{requirements}",
+    ]
+    env = {"AIDER_ANALYTICS": "false", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return Launch(argv, env)
+
+
 SPECS = {
     spec.name: spec
     for spec in (
@@ -200,6 +235,15 @@ SPECS = {
             # Wasm, twice: undici in its bundle and in node): under 4 GiB and 16 GiB "Cannot
             # allocate Wasm memory"; node 20 cannot turn the guard pages off
             address_space=64 << 30,
+        ),
+        CLISpec(
+            "aider",
+            "aider-chat",
+            "0.86.2",
+            "pypi",
+            "OpenAI chat completions (litellm), whole; text edit format",
+            "bin/aider",
+            aider,
         ),
         CLISpec(
             "mini-swe-agent",
