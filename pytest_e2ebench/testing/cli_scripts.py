@@ -62,7 +62,12 @@ def _cwd(body: dict) -> str:
 
 
 # the tool each agent writes files with, and the one it runs commands with
-RUN_TOOL = {"claude-code": "Bash", "mini-swe-agent": "bash", "gemini-cli": "run_shell_command"}
+RUN_TOOL = {
+    "claude-code": "Bash",
+    "mini-swe-agent": "bash",
+    "gemini-cli": "run_shell_command",
+    "qwen-code": "run_shell_command",
+}
 CODEX_TOOLS = ("exec_command", "shell", "shell_command")
 _TASK = re.compile(r"/([A-Za-z0-9_.-]+)/run-\d+/agent/requirements\.md")
 
@@ -74,8 +79,8 @@ def agent_of(tools: set[str], body: dict | None = None) -> str | None:
         return "aider"
     if "Write" in tools:
         return "claude-code"
-    if "write_file" in tools:
-        return "gemini-cli"
+    if "write_file" in tools:  # Qwen Code, a Gemini CLI fork, speaks chat completions
+        return "gemini-cli" if body is None or "contents" in body else "qwen-code"
     if any(t in tools for t in CODEX_TOOLS):
         return "codex"
     if "bash" in tools:
@@ -131,7 +136,7 @@ class Driver:
         return tool_call(RUN_TOOL[self.agent], {"command": command})
 
     def _write(self, tools: set[str], path: str, text: str, body: dict):
-        if self.agent in ("claude-code", "gemini-cli"):
+        if self.agent in ("claude-code", "gemini-cli", "qwen-code"):
             tool = "Write" if self.agent == "claude-code" else "write_file"
             return tool_call(tool, {"file_path": f"{_cwd(body)}/{path}", "content": text})
         return self._run(tools, heredoc(path, text))

@@ -56,7 +56,8 @@ def install(spec: CLISpec, version: str) -> Path:
         try:
             _lock_files(spec, version, folder)
             if spec.kind == "npm":
-                _run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], folder, spec)
+                command = ["npm", *spec.npm_install, "--no-audit", "--no-fund", "--ignore-scripts"]
+                _run(command, folder, spec)
             else:
                 _run([SYSTEM_PYTHON, "-m", "venv", str(folder)], folder, spec)
                 pip = [str(folder / "bin/pip"), "install", "--isolated", "--no-input"]

@@ -47,6 +47,8 @@ class CLISpec:
     # bytes of address space (RLIMIT_AS) if the sandbox's default is too small; resident
     # memory stays bounded by the run's memory cgroup
     address_space: int | None = None
+    # how npm installs the shipped lock: ``ci`` (exactly the lock) unless npm itself cannot
+    npm_install: tuple[str, ...] = ("ci",)
 
 
 def _origin(proxy: str) -> str:
@@ -202,6 +204,22 @@ def aider(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> La
     return Launch(argv, env)
 
 
+def qwen_code(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> Launch:
+    """Qwen Code (a Gemini CLI fork) headless with ``--yolo``, its OpenAI-compatible login
+    pointed at the proxy (chat completions), telemetry off."""
+    settings = {
+        "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "model": {"maxSessionTurns": max_steps},
+    }
+    script = str(tool / "node_modules/@qwen-code/qwen-code/cli-entry.js")
+    argv = ["node", script, "-p", prompt, "-m", model, "--yolo"]
+    env = {"OPENAI_API_KEY": DUMMY_KEY, "OPENAI_BASE_URL": proxy, "OPENAI_MODEL": model}
+    return Launch(argv, env, {".qwen/settings.json": json.dumps(settings)})
+
+
 SPECS = {
     spec.name: spec
     for spec in (
@@ -244,6 +262,20 @@ SPECS = {
             "OpenAI chat completions (litellm), whole; text edit format",
             "bin/aider",
             aider,
+        ),
+        CLISpec(
+            "qwen-code",
+            "@qwen-code/qwen-code",
+            "0.24.4",
+            "npm",
+            "OpenAI chat completions (streamed)",
+            "node_modules/@qwen-code/qwen-code/cli-entry.js",
+            qwen_code,
+            address_space=64 << 30,  # node's Wasm guard pages, as gemini-cli
+            # npm writes a lock without the other platforms' builds of a clipboard package
+            # it declares with an empty version, then `npm ci` calls that lock out of sync;
+            # `npm install` with the lock still checks every locked package's integrity
+            npm_install=("install", "--no-save"),
         ),
         CLISpec(
             "mini-swe-agent",
