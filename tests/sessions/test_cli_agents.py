@@ -22,10 +22,10 @@ from pytest_e2ebench.source import cache_root
 from pytest_e2ebench.testing.cli_scripts import Dispatcher, Driver, reference_files
 from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
 
-# three sessions, nine agent runs: 11.5 min at a load of 27 on 2 cores (four agents)
+# three sessions, eleven agent runs: 8 min 53 s at a load of 12-25 on 2 cores (five agents)
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
-AGENTS = ("aider", "claude-code", "codex", "gemini-cli", "mini-swe-agent")
+AGENTS = ("aider", "claude-code", "codex", "gemini-cli", "mini-swe-agent", "qwen-code")
 METRICS = ("impl_rate", "tokens_sent", "tokens_generated", "cost_usd", "steps")
 # the step's own view of the network, written by its Bash tool into the workspace
 NET_PROBE = (
@@ -142,7 +142,8 @@ def test_writes_the_reference_through_its_tools(batch, agent):
     run = record(batch.recorded, agent, "calc")
     metrics = run["metrics"]
     assert metrics["impl_rate"] == 1.0, run["agent_run"]
-    assert metrics["steps"] >= 3  # the reference's files, one call each, and the end
+    # a file per call and a last answer; aider writes every file in its one answer
+    assert metrics["steps"] >= (1 if agent == "aider" else 3)
     assert metrics["tokens_sent"] > 0 and metrics["tokens_generated"] > 0
     rate = (metrics["tokens_sent"] * 2 + metrics["tokens_generated"] * 8) / 1e6
     assert metrics["cost_usd"] == pytest.approx(rate, rel=1e-3)
