@@ -22,7 +22,8 @@ from pytest_e2ebench.source import cache_root
 from pytest_e2ebench.testing.cli_scripts import Dispatcher, Driver, reference_files
 from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
 
-# three sessions, eleven agent runs: 8 min 53 s at a load of 12-25 on 2 cores (five agents)
+# three sessions, eleven agent runs (six agents): 6 min at a load of about 10 on 2 cores,
+# with the agents already in the tool cache (a fresh cache adds their installs: docs/agents.md)
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
 AGENTS = ("aider", "claude-code", "codex", "gemini-cli", "mini-swe-agent", "qwen-code")
