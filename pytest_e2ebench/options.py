@@ -114,6 +114,26 @@ def addoption(parser: pytest.Parser) -> None:
             "agent's network namespace (docs/sandbox.md).",
             {"metavar": "NAME[,NAME...]"},
         ),
+        (
+            "max-tokens",
+            "",
+            "CLI agents: a run's token budget (prompt + completion) at its metering proxy; "
+            "the call after it is spent is refused and the run ends as the agent's failure.",
+            {"metavar": "N"},
+        ),
+        (
+            "max-cost",
+            "",
+            "CLI agents: a run's budget in US dollars (from e2ebench_prices), as --e2e-max-tokens.",
+            {"metavar": "USD"},
+        ),
+        (
+            "llm-key-env",
+            "OPENAI_API_KEY",
+            "CLI agents: the environment variable holding the upstream's key; the metering "
+            "proxy sends it upstream, the agent itself gets a dummy key.",
+            {"metavar": "NAME"},
+        ),
         ("model", "", "model name for LLM agents, as the endpoint knows it.", {"metavar": "MODEL"}),
         (
             "llm-base-url",
@@ -297,6 +317,9 @@ class Settings:
     llm_timeout: float = 600.0
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT
     agent_env: tuple[str, ...] = ()  # --e2e-agent-env: variables a cmd: agent also gets
+    max_tokens: int | None = None  # --e2e-max-tokens: a CLI agent's budget at its proxy
+    max_cost: float | None = None  # --e2e-max-cost
+    llm_key_env: str = "OPENAI_API_KEY"  # --e2e-llm-key-env: the upstream key's variable
     context_tokens: int = 32768
     prices: tuple[str, ...] = ()
     model_params: tuple[str, ...] = ()
@@ -433,6 +456,9 @@ def resolve(config: pytest.Config) -> Settings:
         llm_timeout=_number(config, None, "e2ebench_llm_timeout", "", float),
         agent_timeout=_number(config, None, "e2ebench_agent_timeout", "", float),
         agent_env=_agent_env(config),
+        max_tokens=_budget(config, "max-tokens", int),
+        max_cost=_budget(config, "max-cost", float),
+        llm_key_env=opt.e2e_llm_key_env or str(config.getini("e2ebench_llm_key_env")),
         context_tokens=_number(config, None, "e2ebench_context_tokens", "", int),
         prices=tuple(config.getini("e2ebench_prices")),
         model_params=tuple(config.getini("e2ebench_model_params")),
@@ -481,6 +507,19 @@ def _projecteval_mode(config: pytest.Config) -> str:
             "input) or cascade (checklist, skeleton, then code)"
         )
     return mode
+
+
+def _budget(config: pytest.Config, name: str, kind):
+    """``--e2e-max-tokens`` / ``--e2e-max-cost``: None when unset, else a positive number."""
+    key = name.replace("-", "_")
+    raw = getattr(config.option, f"e2e_{key}")
+    raw = str(raw if raw is not None else config.getini(f"e2ebench_{key}")).strip()
+    if not raw:
+        return None
+    value = _number(config, raw, f"e2ebench_{key}", f"--e2e-{name}", kind)
+    if value <= 0:
+        raise pytest.UsageError(f"{source(config, name)}={raw}: must be more than 0")
+    return value
 
 
 def _agent_env(config: pytest.Config) -> tuple[str, ...]:

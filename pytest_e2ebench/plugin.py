@@ -33,7 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "requirement(*ids): the requirement(s) a benchmark item or reference test checks"
     )
     from . import judge, migrate
-    from .agents import builtin, llm_agents
+    from .agents import builtin, clitools, llm_agents
     from .llm import factory
     from .stages import design
 
@@ -44,6 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
         (migrate, "e2ebench-migrators"),
         (factory, "e2ebench-llm"),
         (llm_agents, "e2ebench-llm-agents"),
+        (clitools, "e2ebench-cli-agents"),
         (builtin, "e2ebench-builtin-agents"),
     ):
         if not config.pluginmanager.is_registered(module):

@@ -13,12 +13,15 @@ real OpenAI client at a :class:`ScriptedLLM` instead::
 
 The server listens on ``127.0.0.1`` on an ephemeral port and serves, from a daemon thread:
 
-* ``POST /v1/chat/completions``: each request consumes the next *step* of the script, in order of
-  arrival (one lock serialises the choice of step, so concurrent requests are answered in script
+* ``POST /v1/chat/completions``, ``/v1/messages`` (Anthropic), ``/v1/responses`` (OpenAI
+  Responses) and ``/v1beta/models/M:generateContent`` (Gemini, or ``streamGenerateContent``):
+  each request consumes the next *step* of the script, in order of arrival (one lock
+  serialises the choice of step, so concurrent requests are answered in script
   order). Every parsed JSON body is appended to :attr:`ScriptedLLM.requests` in that same order.
   When the script is exhausted the answer is a 500 error ``"script exhausted"`` and
-  :attr:`ScriptedLLM.exhausted_hits` is incremented. Streaming (``"stream": true``) is not
-  supported: such requests get a 400 error and neither consume a step nor are recorded.
+  :attr:`ScriptedLLM.exhausted_hits` is incremented. A step is written as a chat completion
+  and answered in the request's API, whole or streamed (``"stream": true``) as that API
+  streams (:mod:`.dialects`), so CLI agents' own clients can be driven by a script.
 * ``GET /v1/models``: a one-entry model list with the server's ``model`` id.
 * anything else: a 404 JSON error.
 
@@ -37,6 +40,8 @@ from collections.abc import Callable, Iterable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeAlias
 
+from .dialects import error_payload, kind_of, render, streams
+
 __all__ = [
     "ScriptedLLM",
     "Step",
@@ -47,6 +52,16 @@ __all__ = [
     "tool_calls",
 ]
 
+# what a request's prompt is made of, in each API (chat, Messages, Responses)
+PROMPT_KEYS = (
+    "messages",
+    "tools",
+    "system",
+    "input",
+    "instructions",
+    "contents",
+    "systemInstruction",
+)
 CREATED = 1_700_000_000  # the fixed ``created`` timestamp of every completion and model
 
 # Default OpenAI error ``type`` and ``code`` per status; other 4xx: "invalid_request_error"
@@ -289,7 +304,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(200, {"object": "list", "data": [{**model, "owned_by": "scripted"}]})
 
     def do_POST(self) -> None:
-        if self._path() != "/v1/chat/completions":
+        kind = kind_of(self._path())
+        if kind is None:
             self._not_found()
             return
         try:
@@ -303,15 +319,19 @@ class _Handler(BaseHTTPRequestHandler):
             message = "request body must be a JSON object"
             self._send_json(400, _error_body(message, "invalid_request_error", None))
             return
-        if body.get("stream"):
-            message = "ScriptedLLM does not support streaming"
-            self._send_json(400, _error_body(message, "invalid_request_error", None))
-            return
         owner = self.server.owner
         delay, status, payload, headers = owner._answer(body)
         if delay > 0:
             owner._stopping.wait(delay)
-        self._send_json(status, payload, headers)
+        if status != 200:
+            self._send_json(status, error_payload(kind, status, payload), headers)
+            return
+        ctype, data = render(kind, payload, streams(kind, self._path(), body))
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     do_PUT = do_DELETE = do_PATCH = _not_found
 
@@ -491,7 +511,7 @@ class ScriptedLLM:
             message["tool_calls"] = calls
         prompt_tokens = step.prompt_tokens
         if prompt_tokens is None:
-            counted = {key: body[key] for key in ("messages", "tools") if key in body}
+            counted = {key: body[key] for key in PROMPT_KEYS if key in body}
             prompt_tokens = max(1, len(_canonical(counted)) // 4)
         completion_tokens = step.completion_tokens
         if completion_tokens is None:

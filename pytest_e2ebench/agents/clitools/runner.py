@@ -1,0 +1,173 @@
+"""A built-in CLI agent's run: its proxy, its sandboxed step, its metered outcome."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shlex
+import threading
+from pathlib import Path
+
+from ...errors import AgentError
+from ...llm.accounting import Pricing
+from ...proxy import Budget, Meter, MeteringProxy, Tape, Upstream
+from ...task import Task
+from ..base import Agent, AgentOutcome, RunContext, safe_label
+from ..cmd import BASE_ENV
+from .install import install, pinned
+from .specs import PROMPT, SPECS, CLISpec
+
+_TAPE_SCOPE = re.compile(r"[^A-Za-z0-9_.=-]+")
+
+
+class CLIAgent(Agent):
+    """``claude-code``, ``codex``, ``mini-swe-agent`` … (``NAME@VERSION`` pins another)."""
+
+    uses_llm = True
+
+    def __init__(self, spec: str, cli: CLISpec, version: str, settings) -> None:
+        self.spec = spec
+        self.cli = cli
+        self.version = version
+        self.settings = settings
+        self.label = safe_label(spec.replace("@", "-"))
+
+    def cache_key(self, task: Task, run: int) -> str:
+        s = self.settings
+        return json.dumps(
+            [
+                self.cli.name,
+                self.version,
+                s.model,
+                s.max_steps,
+                s.max_tokens,
+                s.max_cost,
+                "clitools-v1",
+            ]
+        )
+
+    def agent_spec(self) -> dict:
+        """``agent_spec`` of the record: name, version, model, how the install was checked."""
+        return {
+            "name": self.cli.name,
+            "version": self.version,
+            "model": self.settings.model,
+            "package": f"{self.cli.kind}:{self.cli.package}",
+            "lock": "pinned" if pinned(self.cli, self.version) else "locked at first use",
+            "api": self.cli.api,
+        }
+
+    def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
+        tool = install(self.cli, self.version)
+        requirements = ctx.artifacts / "requirements.md"
+        requirements.write_text(task.requirements_text, encoding="utf-8")
+        home = ctx.artifacts / "home"
+        home.mkdir(exist_ok=True)
+        meter = Meter(ctx.artifacts / "proxy.jsonl", self._pricing(), self._budget())
+        stop = threading.Event()
+        meter.on_exceeded = stop.set  # the budget ends the agent's step at once
+        with MeteringProxy(
+            self._upstream(), meter, self._tape(task, run, ctx), model=self.settings.model
+        ) as proxy:
+            prompt = PROMPT.format(requirements=requirements, workspace=workspace)
+            launch = self.cli.launch(
+                tool, proxy.base_url, self.settings.model, prompt, self.settings.max_steps
+            )
+            env = {k: v for k, v in os.environ.items() if k in BASE_ENV or k.startswith("LC_")}
+            env.update({k: v.replace("{home}", str(home)) for k, v in launch.env.items()})
+            env.update(HOME=str(home), E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run))
+            for relative, text in launch.files.items():
+                (home / relative).parent.mkdir(parents=True, exist_ok=True)
+                (home / relative).write_text(text, encoding="utf-8")
+            argv = [
+                a.replace("{home}", str(home)).replace("{requirements}", str(requirements))
+                for a in launch.argv
+            ]
+            (ctx.artifacts / "command.txt").write_text(shlex.join(argv) + "\n")
+            done = self._sandbox(ctx).run(
+                argv,
+                cwd=workspace,
+                env=env,
+                timeout=self.settings.agent_timeout,
+                log=ctx.artifacts / "cmd.log",
+                writable=[workspace, ctx.artifacts],
+                readable=[tool],
+                network=False,  # the proxy is all it reaches
+                forward=(proxy.port,),
+                stop=stop,
+            )
+        return self._outcome(meter, done, ctx)
+
+    def _sandbox(self, ctx: RunContext):
+        """The run's sandbox, with the agent's own address-space limit if it needs one."""
+        if self.cli.address_space is None:
+            return ctx.sandbox
+        limits = dataclasses.replace(ctx.sandbox.limits, address_space=self.cli.address_space)
+        return dataclasses.replace(ctx.sandbox, limits=limits)
+
+    def _outcome(self, meter: Meter, done, ctx: RunContext) -> AgentOutcome:
+        summary = meter.summary()
+        if summary["upstream_errors"]:
+            raise AgentError(
+                f"{self.cli.name}: the model could not be reached through the proxy: "
+                f"{summary['upstream_errors'][0]} (log: {meter.log})"
+            )
+        note = None
+        if summary["budget_exceeded"]:
+            note = f"{summary['budget_exceeded']}; the agent was stopped"
+        elif done.timed_out:
+            note = f"{self.cli.name} was killed after {self.settings.agent_timeout:g} s"
+        elif done.returncode != 0:
+            note = (
+                f"{self.cli.name} exited with status {done.returncode} "
+                f"({done.tail(1)[:300]}); log: {ctx.artifacts / 'cmd.log'}"
+            )
+        return AgentOutcome(
+            tokens_sent=summary["prompt_tokens"],
+            tokens_generated=summary["completion_tokens"],
+            cost_usd=summary["cost_usd"],
+            steps=summary["steps"],
+            note=note,
+            details={
+                "agent_spec": self.agent_spec(),
+                "proxy": summary,
+                "cached_prompt_tokens": summary["cached_prompt_tokens"],
+                "trajectory": str(meter.log),
+                "exit_status": done.returncode,
+                "timed_out": done.timed_out,
+                "wall_time_s": round(done.duration_s, 3),
+                "log": str(ctx.artifacts / "cmd.log"),
+            },
+        )
+
+    def _pricing(self) -> Pricing:
+        s = self.settings
+        return Pricing.parse(list(s.prices), list(s.model_params), list(s.co2))
+
+    def _budget(self) -> Budget:
+        s = self.settings
+        return Budget(tokens=s.max_tokens, cost_usd=s.max_cost, steps=s.max_steps)
+
+    def _upstream(self) -> Upstream | None:
+        s = self.settings
+        if s.llm_cache == "replay" or not s.base_url:
+            return None
+        return Upstream(s.base_url, os.environ.get(s.llm_key_env), s.llm_timeout)
+
+    def _tape(self, task: Task, run: int, ctx: RunContext) -> Tape | None:
+        mode = self.settings.llm_cache
+        if mode == "off":
+            return None
+        scope = f"{self.label}_{task.id}_run-{run}_{ctx.stage}_proxy"
+        return Tape(self.settings.out / "llm-cache" / _TAPE_SCOPE.sub("_", scope), mode)
+
+
+def make(spec: str, settings) -> CLIAgent | None:
+    """The agent for ``NAME`` or ``NAME@VERSION``, or None when NAME is no built-in CLI agent."""
+    name, _, version = spec.partition("@")
+    cli = SPECS.get(name)
+    if cli is None:
+        return None
+    return CLIAgent(spec, cli, version or cli.version, settings)

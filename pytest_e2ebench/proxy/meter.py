@@ -1,0 +1,141 @@
+"""What one run's model calls cost, its budgets, and the log that is its trajectory."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..llm.accounting import Pricing
+from .dialects import Usage
+
+LOG_TEXT_LIMIT = 100_000  # characters of one response (or request tail) kept in the log
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """Limits of one run: total tokens (in + out), US dollars, model calls. None: no limit."""
+
+    tokens: int | None = None
+    cost_usd: float | None = None
+    steps: int | None = None
+
+    def spent(self, tokens: int, cost: float | None, steps: int) -> str | None:
+        """Why no further call is allowed, or None while every limit holds."""
+        if self.tokens is not None and tokens >= self.tokens:
+            return f"the token budget (--e2e-max-tokens={self.tokens}) is spent: {tokens} tokens"
+        if self.cost_usd is not None and cost is not None and cost >= self.cost_usd:
+            return f"the cost budget (--e2e-max-cost={self.cost_usd:g}) is spent: ${cost:.4f}"
+        if self.steps is not None and steps >= self.steps:
+            return f"the step limit (--e2e-max-steps={self.steps}) is reached: {steps} calls"
+        return None
+
+
+class Meter:
+    """Totals of one run's calls, appended to a JSON-lines log as they happen (thread-safe)."""
+
+    def __init__(self, log: Path, pricing: Pricing, budget: Budget) -> None:
+        self.log = log
+        self.pricing = pricing
+        self.budget = budget
+        self.steps = 0
+        self.prompt = self.completion = self.cached = 0
+        self.cost: float | None = 0.0
+        self.latency = 0.0
+        self.refused = 0
+        self.upstream_errors: list[str] = []
+        self.exceeded: str | None = None
+        self.drift = 0
+        self._count = 0  # log lines written: every request, answered or not
+        self._lock = threading.Lock()
+        # called once when a budget is spent (the runner ends the agent's step with it)
+        self.on_exceeded: Callable[[], None] | None = None
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("", encoding="utf-8")
+
+    def allow(self) -> str | None:
+        """None when a next call may go out; else the reason (kept as :attr:`exceeded`)."""
+        with self._lock:
+            why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
+            if why is not None:
+                self.refused += 1
+        if why is not None:
+            self._spent(why)
+        return why
+
+    def _spent(self, why: str) -> None:
+        first = self.exceeded is None
+        self.exceeded = self.exceeded or why
+        if first and self.on_exceeded is not None:
+            self.on_exceeded()
+
+    def add(self, entry: dict, model: str, found: Usage, ok: bool) -> None:
+        """Count one answered call (``ok``: a 2xx answer, a step) and log ``entry``."""
+        cost = self.pricing.cost(model, found.prompt, found.completion, found.cached)
+        with self._lock:
+            if ok:
+                self.steps += 1
+            self.prompt += found.prompt
+            self.completion += found.completion
+            self.cached += found.cached
+            self.cost = None if cost is None or self.cost is None else self.cost + cost
+            self.latency += entry.get("latency_s", 0.0)
+            # the counts first: the HTML report shows each line's first 400 characters
+            self._write({"model": model, **found.to_dict(), "cost_usd": cost, **entry})
+            why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
+        if why is not None:
+            self._spent(why)
+
+    def note(self, entry: dict) -> None:
+        """Log a call that was not answered by the model (refused, upstream down)."""
+        with self._lock:
+            self._write(entry)
+
+    def _write(self, entry: dict) -> None:
+        entry = {"n": self._lines(), "time": round(time.time(), 3), **entry}
+        with self.log.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
+
+    def _lines(self) -> int:
+        self._count += 1
+        return self._count
+
+    def summary(self) -> dict:
+        """The run's totals, JSON-able (for the record's ``agent_run.details.proxy``)."""
+        with self._lock:
+            return {
+                "requests": self._count,
+                "steps": self.steps,
+                "prompt_tokens": self.prompt,
+                "completion_tokens": self.completion,
+                "cached_prompt_tokens": self.cached,
+                "cost_usd": None if self.cost is None else round(self.cost, 6),
+                "latency_s": round(self.latency, 3),
+                "refused": self.refused,
+                "budget_exceeded": self.exceeded,
+                "upstream_errors": list(self.upstream_errors),
+                "replay_drift": self.drift,
+                "log": str(self.log),
+            }
+
+
+def clip(text: str) -> str:
+    """``text`` cut to :data:`LOG_TEXT_LIMIT` characters, saying so."""
+    if len(text) <= LOG_TEXT_LIMIT:
+        return text
+    return text[:LOG_TEXT_LIMIT] + f"… [{len(text) - LOG_TEXT_LIMIT} characters cut]"
+
+
+def request_tail(body: dict) -> str:
+    """The newest part of a request (the last two messages or input items): what the agent
+    fed back to the model since its previous call, for the trajectory."""
+    for key in ("messages", "input", "contents"):
+        items = body.get(key)
+        if isinstance(items, list):
+            return clip(json.dumps(items[-2:], ensure_ascii=False))
+        if isinstance(items, str):
+            return clip(items)
+    return ""

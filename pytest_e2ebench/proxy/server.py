@@ -1,0 +1,213 @@
+"""The metering proxy: one per run, the only endpoint a CLI agent's sandboxed step reaches.
+
+It listens on the host's ``127.0.0.1`` at an ephemeral port, which the step's network
+namespace gets as its one forward (:mod:`pytest_e2ebench.network`). A model call the agent
+makes (any dialect of :mod:`.dialects`) is checked against the run's budget, forwarded to the
+user's upstream with the user's key (the agent holds a dummy one), answered back as the
+upstream answered (buffered: the agent's client reads a whole event stream as well as a live
+one), and metered: tokens, cost, latency, one log line per call. With a tape the call is
+recorded, or answered from the recording without any upstream.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .dialects import Usage, dialect, error_body, prepare, request_model, usage
+from .meter import Meter, clip, request_tail
+from .tape import Tape, body_bytes, request_hash
+
+MAX_REQUEST = 32 << 20  # bytes of one request body
+MAX_RESPONSE = 64 << 20  # bytes of one upstream answer
+# headers of the agent's request that mean something to the upstream; the rest (its dummy key
+# above all) stay behind
+PASSED_HEADERS = ("content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta")
+
+
+class Upstream:
+    """Where calls go: a base URL (``https://host/v1``) and the user's key (or None)."""
+
+    def __init__(self, base_url: str, key: str | None, timeout: float) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.key = key
+        self.timeout = timeout
+
+    def url(self, path: str) -> str:
+        """The upstream URL of an agent's path: its first segment (``/v1``, ``/v1beta``)
+        stands for the base URL's."""
+        rest = path.split("/", 2)[2] if path.count("/") >= 2 else ""
+        return f"{self.base_url}/{rest}"
+
+    def call(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, str, bytes]:
+        """(status, content type, body) of the upstream's answer; OSError when unreachable."""
+        sent = {k: v for k, v in headers.items() if k.lower() in PASSED_HEADERS}
+        if self.key:
+            sent["Authorization"] = f"Bearer {self.key}"
+            sent["x-api-key"] = self.key  # Anthropic's header
+            sent["x-goog-api-key"] = self.key  # Gemini's
+        request = urllib.request.Request(self.url(path), data=body, headers=sent, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+                return answer.status, answer.headers.get("Content-Type", ""), _read(answer)
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.headers.get("Content-Type", ""), _read(exc)
+
+
+def _read(stream) -> bytes:
+    data = stream.read(MAX_RESPONSE + 1)
+    if len(data) > MAX_RESPONSE:
+        raise OSError(f"the upstream's answer is over {MAX_RESPONSE} bytes")
+    return data
+
+
+class MeteringProxy:
+    """One run's proxy: ``upstream`` (None when replaying), a :class:`Meter`, an optional
+    :class:`Tape`. Use as a context manager; :attr:`base_url` is what the agent is given."""
+
+    def __init__(
+        self, upstream: Upstream | None, meter: Meter, tape: Tape | None, model: str = ""
+    ) -> None:
+        self.upstream = upstream
+        self.meter = meter
+        self.tape = tape
+        self.model = model
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> MeteringProxy:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.daemon_threads = True
+        server.proxy = self  # type: ignore[attr-defined]
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._thread.join()
+            self._server = None
+
+    @property
+    def port(self) -> int:
+        """The port on the host's loopback (the same port inside the step's namespace)."""
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def answer(
+        self, path: str, raw: bytes, headers: dict[str, str], query: str = ""
+    ) -> tuple[int, str, bytes]:
+        """(status, content type, body) for one POST of the agent's to ``path`` (``query``:
+        what followed its ``?``, passed on: Gemini streams with ``alt=sse``)."""
+        kind = dialect(path)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        if kind is None or not isinstance(body, dict):
+            what = "an API path" if kind is None else "a JSON object body"
+            return _refuse(kind or "chat", 404 if kind is None else 400, f"{path}: not {what}")
+        why = self.meter.allow()
+        if why is not None:
+            self.meter.note({"path": path, "status": 400, "refused": why})
+            return _refuse(kind, 400, f"refused by the benchmark's proxy: {why}")
+        body = prepare(kind, body)
+        digest = request_hash(path, body)
+        started = time.monotonic()
+        target = f"{path}?{query}" if query else path
+        result = self._fetch(path, target, body, digest, headers)
+        if result is None:
+            return _refuse(kind, 502, "the benchmark's proxy could not reach the model")
+        status, ctype, data, replayed = result
+        found = usage(kind, data, ctype) if status < 300 else Usage()
+        entry = {
+            "dialect": kind,
+            "path": path,
+            "status": status,
+            "latency_s": round(time.monotonic() - started, 3),
+            "replayed": replayed,
+            "request_tail": request_tail(body),
+            "response": clip(data.decode("utf-8", errors="replace")),
+        }
+        self.meter.add(entry, request_model(kind, path, body) or self.model, found, status < 300)
+        return status, ctype, data
+
+    def _fetch(self, path, target, body, digest, headers):
+        """(status, content type, body, replayed) from the tape or the upstream; None when
+        neither can answer (noted in the meter)."""
+        if self.tape is not None and self.tape.mode == "replay":
+            entry, matched = self.tape.find(digest)
+            if entry is None:
+                self._fail(path, f"no recorded answer left in {self.tape.root}")
+                return None
+            self.meter.drift += 0 if matched else 1
+            return entry["status"], entry["content_type"], body_bytes(entry), True
+        if self.upstream is None:
+            self._fail(path, "no upstream (--e2e-llm-base-url) is set")
+            return None
+        try:
+            status, ctype, data = self.upstream.call(target, json.dumps(body).encode(), headers)
+        except OSError as exc:
+            self._fail(path, f"{self.upstream.url(path)}: {exc}")
+            return None
+        if self.tape is not None and status < 500:
+            self.tape.add(digest, path, status, ctype, data)
+        return status, ctype, data, False
+
+    def _fail(self, path: str, why: str) -> None:
+        self.meter.upstream_errors.append(why)
+        self.meter.note({"path": path, "status": 502, "error": why})
+
+
+def _refuse(kind: str, status: int, message: str) -> tuple[int, str, bytes]:
+    return status, "application/json", json.dumps(error_body(kind, status, message)).encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: agents' clients reuse connections
+    server_version = "e2ebench-proxy/1"
+    timeout = 900
+
+    def log_message(self, format, *args) -> None:
+        """Quiet: the meter's log is the record."""
+
+    def _send(self, status: int, ctype: str, data: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype or "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        proxy = self.server.proxy  # type: ignore[attr-defined]
+        if self.path.split("?")[0].rstrip("/").endswith("/models"):
+            # agents list models before they start; answered here (replay has no upstream)
+            listing = {"object": "list", "data": [{"id": proxy.model, "object": "model"}]}
+            self._send(200, "application/json", json.dumps(listing).encode())
+            return
+        self._send(404, "application/json", b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_REQUEST:
+            self._send(413, "application/json", b'{"error": {"message": "request too large"}}')
+            self.close_connection = True
+            return
+        raw = self.rfile.read(length)
+        path, _, query = self.path.partition("?")
+        headers = dict(self.headers.items())
+        proxy = self.server.proxy  # type: ignore[attr-defined]
+        self._send(*proxy.answer(path, raw, headers, query))

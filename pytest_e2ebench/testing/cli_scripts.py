@@ -1,0 +1,157 @@
+"""Scripts that drive a CLI agent's own tools to write a task's reference (for
+:class:`~.scripted_llm.ScriptedLLM`, in the agent's API through the metering proxy).
+
+A :class:`Driver` is a callable script step: a request that offers the agent's file-writing
+tool is the agent's main loop and gets the next action (one file written per call, then a
+last message that ends the agent's work); any other request (a title, a summary, a quota
+probe some agents send) gets a short text reply and does not advance the script. The files
+come from a task's ``reference/`` folder, so an agent that carries the calls out scores 1.0;
+``files=[]`` makes a script that writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from .scripted_llm import reply, tool_call
+
+SKIPPED = ("__pycache__", ".pytest_cache", ".egg-info")
+# the workspace, as the harness's prompt names it (agents.clitools.specs.PROMPT)
+_CWD = re.compile(r"in the current folder \((/[^)]+)\)")
+DONE_MINI = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"  # mini-swe-agent's way to finish
+
+
+def reference_files(task_dir: Path) -> list[tuple[str, str]]:
+    """(relative path, text) of every file of a task's reference implementation."""
+    root = task_dir / "reference"
+    return [
+        (path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not any(part in str(path) for part in SKIPPED)
+    ]
+
+
+def heredoc(path: str, text: str) -> str:
+    """A shell command that writes ``text`` to ``path`` (folders made)."""
+    folder = str(Path(path).parent)
+    mkdir = f"mkdir -p {shlex.quote(folder)} && " if folder != "." else ""
+    return f"{mkdir}cat > {shlex.quote(path)} <<'E2EBENCH_EOF'\n{text}\nE2EBENCH_EOF"
+
+
+def _tools(body: dict) -> set[str]:
+    """The names of the tools a request offers (chat, Messages, Responses or Gemini form)."""
+    names = set()
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, dict):
+            continue
+        for declared in tool.get("functionDeclarations") or []:  # Gemini
+            names.add(str(declared.get("name")))
+        name = tool.get("name") or (tool.get("function") or {}).get("name")
+        names.add(str(name))
+    return names
+
+
+def _cwd(body: dict) -> str:
+    """The workspace the harness's prompt names (tools that want absolute paths)."""
+    match = _CWD.search(json.dumps(body))
+    return match.group(1) if match else "."
+
+
+# the tool each agent writes files with, and the one it runs commands with
+RUN_TOOL = {
+    "claude-code": "Bash",
+    "mini-swe-agent": "bash",
+    "gemini-cli": "run_shell_command",
+    "qwen-code": "run_shell_command",
+}
+CODEX_TOOLS = ("exec_command", "shell", "shell_command")
+_TASK = re.compile(r"/([A-Za-z0-9_.-]+)/run-\d+/agent/requirements\.md")
+
+
+def agent_of(tools: set[str], body: dict | None = None) -> str | None:
+    """Which built-in CLI agent offers ``tools`` (None: a side call); aider offers none but
+    asks for its text edit format (``body``)."""
+    if not tools and body is not None and "file listing" in json.dumps(body).lower():
+        return "aider"
+    if "Write" in tools:
+        return "claude-code"
+    if "write_file" in tools:  # Qwen Code, a Gemini CLI fork, speaks chat completions
+        return "gemini-cli" if body is None or "contents" in body else "qwen-code"
+    if any(t in tools for t in CODEX_TOOLS):
+        return "codex"
+    if "bash" in tools:
+        return "mini-swe-agent"
+    return None
+
+
+class Driver:
+    """The script of one agent run: ``actions`` are ``("write", path, text)`` or
+    ``("run", command)``, one per main-loop call, then a message that ends the work."""
+
+    def __init__(self, agent: str, actions: list[tuple[str, ...]]) -> None:
+        self.agent = agent
+        self.actions = list(actions)
+        self.main_calls = 0
+        self.side_calls = 0
+
+    @classmethod
+    def writing(cls, agent: str, files: list[tuple[str, str]]) -> Driver:
+        """A driver that writes ``files`` (relative path, text), one per call."""
+        return cls(agent, [("write", path, text) for path, text in files])
+
+    def __call__(self, body: dict[str, Any]):
+        tools = _tools(body)
+        if agent_of(tools, body) != self.agent:
+            self.side_calls += 1
+            return reply("ok")
+        index = self.main_calls
+        self.main_calls += 1
+        if self.agent == "aider":
+            return reply(self._whole() if index == 0 else "Done.")
+        if index < len(self.actions):
+            action = self.actions[index]
+            if action[0] == "write":
+                return self._write(tools, action[1], action[2], body)
+            return self._run(tools, action[1])
+        if self.agent == "mini-swe-agent":
+            return tool_call("bash", {"command": DONE_MINI})
+        return reply("The project is complete.")
+
+    def _whole(self) -> str:
+        """aider's ``whole`` edit format: each file as its path, then a fenced block."""
+        blocks = [f"{a[1]}\n```\n{a[2]}\n```" for a in self.actions if a[0] == "write"]
+        return "\n\n".join(blocks) or "Nothing to change."
+
+    def _run(self, tools: set[str], command: str):
+        if self.agent == "codex":
+            tool = next(t for t in CODEX_TOOLS if t in tools)
+            if tool == "shell":
+                return tool_call("shell", {"command": ["bash", "-lc", command]})
+            # exec_command (0.169) takes its shell line as ``cmd``
+            return tool_call(tool, {"cmd" if tool == "exec_command" else "command": command})
+        return tool_call(RUN_TOOL[self.agent], {"command": command})
+
+    def _write(self, tools: set[str], path: str, text: str, body: dict):
+        if self.agent in ("claude-code", "gemini-cli", "qwen-code"):
+            tool = "Write" if self.agent == "claude-code" else "write_file"
+            return tool_call(tool, {"file_path": f"{_cwd(body)}/{path}", "content": text})
+        return self._run(tools, heredoc(path, text))
+
+
+class Dispatcher:
+    """One script step for a whole session: each request goes to the driver of its agent
+    (told by the tools it offers) and task (told by the requirements path in the prompt);
+    side calls and unknown runs get a short reply."""
+
+    def __init__(self, drivers: dict[tuple[str, str], Driver]) -> None:
+        self.drivers = drivers
+
+    def __call__(self, body: dict[str, Any]):
+        agent = agent_of(_tools(body), body)
+        match = _TASK.search(json.dumps(body))
+        driver = self.drivers.get((agent or "", match.group(1) if match else ""))
+        return driver(body) if driver is not None else reply("ok")

@@ -1,0 +1,179 @@
+"""The built-in CLI agents (issue 29), each driven through its own tools by the scripted
+server, in its own API, through the run's metering proxy: no mock of the agents.
+
+One recorded session (``-n 2``) runs every working agent on ``calc`` (the script writes the
+reference: 1.0) and claude-code also on ``calcnil`` (the script writes nothing: 0) and
+``calcnet`` (its Bash tool tries the host's loopback and the internet: both refused, the proxy
+reached). A second session replays claude-code's runs with the scripted server stopped
+(identical metrics; the tape is the proxy's, the same for every agent); a third gives
+claude-code a token budget below what its script needs (the agent's failure, with the note).
+The agents' installs are the user's tool cache (``$E2EBENCH_CACHE``), made once per version.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import Batch, batch_folder
+from pytest_e2ebench.source import cache_root
+from pytest_e2ebench.testing.cli_scripts import Dispatcher, Driver, reference_files
+from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+
+# three sessions, eleven agent runs (six agents): 6 min at a load of about 10 on 2 cores,
+# with the agents already in the tool cache (a fresh cache adds their installs: docs/agents.md)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+
+AGENTS = ("aider", "claude-code", "codex", "gemini-cli", "mini-swe-agent", "qwen-code")
+METRICS = ("impl_rate", "tokens_sent", "tokens_generated", "cost_usd", "steps")
+# the step's own view of the network, written by its Bash tool into the workspace
+NET_PROBE = (
+    "python3 - > net.txt <<'E2EBENCH_EOF'\n"
+    "import os, socket, urllib.parse\n"
+    "def reach(host, port):\n"
+    "    try:\n"
+    "        socket.create_connection((host, port), timeout=3).close()\n"
+    "        return 'open'\n"
+    "    except OSError as exc:\n"
+    "        return type(exc).__name__\n"
+    "proxy = urllib.parse.urlsplit(os.environ['ANTHROPIC_BASE_URL'])\n"
+    "print('loopback', reach('127.0.0.1', {port}))\n"
+    "print('internet', reach('pypi.org', 443))\n"
+    "print('proxy', reach(proxy.hostname, proxy.port))\n"
+    "E2EBENCH_EOF"
+)
+
+
+def drivers(batch: Batch, port: int) -> dict:
+    """Each (agent, task)'s script: write the reference, write nothing, probe the network."""
+    files = reference_files(batch.tasks.tasks / "calc")
+    found = {(agent, "calc"): Driver.writing(agent, files) for agent in AGENTS}
+    found[("claude-code", "calcnil")] = Driver("claude-code", [])
+    found[("claude-code", "calcnet")] = Driver(
+        "claude-code", [("run", NET_PROBE.format(port=port))]
+    )
+    return found
+
+
+def session(batch: Batch, llm: ScriptedLLM | None, agents, *extra: str):
+    """One benchmark session of ``agents`` against ``llm`` (None: an address nobody serves)."""
+    url = llm.base_url if llm else "http://127.0.0.1:9/v1"
+    return batch.run(
+        f"--e2e-agent={','.join(agents)}",
+        "--e2e-model=scripted-model",
+        f"--e2e-llm-base-url={url}",
+        "-o",
+        "e2ebench_prices=scripted-model 2.0 8.0",
+        "-p",
+        "no:randomly",
+        "--e2e-tasks=tasks",
+        *extra,
+        env={"E2EBENCH_CACHE": str(cache_root())},  # the user's tool cache, not the batch's
+        timeout=1500,
+    )
+
+
+@pytest.fixture(scope="module")
+def batch(request, tmp_path_factory):
+    """The recorded session (every agent on calc; claude-code also on calcnil and calcnet),
+    claude-code's runs replayed without upstream, and claude-code under a token budget."""
+    with batch_folder(request, tmp_path_factory, "cli-agents") as root:
+        batch = Batch(root)
+        for task in ("calc", "calcnil", "calcnet"):
+            batch.tasks.make(task)
+        with ScriptedLLM(model="scripted-model") as llm:
+            llm.push(*[Dispatcher(drivers(batch, llm.port))] * 200)
+            session(
+                batch,
+                llm,
+                AGENTS,
+                "--e2e-llm-cache=record",
+                "--e2e-out=recorded",
+                "-k",
+                "calc and not calcn or claude-code",
+                "-n",
+                "2",
+            )
+            batch.recorded = results(batch, "recorded")
+        # upstream stopped: an address nobody serves; answers only from the tape
+        session(
+            batch,
+            None,
+            ["claude-code"],
+            "--e2e-llm-cache=replay",
+            "--e2e-rerun",
+            "--e2e-out=recorded",
+            "-k",
+            "not calcnet",
+        )
+        batch.replayed = results(batch, "recorded")
+        with ScriptedLLM(model="scripted-model") as llm:
+            llm.push(*[Dispatcher(drivers(batch, llm.port))] * 50)
+            session(
+                batch,
+                llm,
+                ["claude-code"],
+                "--e2e-max-tokens=20000",
+                "--e2e-out=budget",
+                "-k",
+                "calc and not calcn",
+            )
+        batch.budget = results(batch, "budget")
+        yield batch
+
+
+def results(batch: Batch, out: str) -> dict:
+    """The session's results.json, or its output when it wrote none."""
+    if not (batch.root / out / "results.json").is_file():
+        raise AssertionError(f"the session wrote no results:\n{batch.output()[-5000:]}")
+    return batch.results(out)
+
+
+def record(results: dict, agent: str, task: str) -> dict:
+    for entry in results["tasks"]:
+        if (entry["agent"], entry["task"]) == (agent, task):
+            return entry
+    raise AssertionError(f"no record of {agent} on {task}: {json.dumps(results)[:2000]}")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_writes_the_reference_through_its_tools(batch, agent):
+    run = record(batch.recorded, agent, "calc")
+    metrics = run["metrics"]
+    assert metrics["impl_rate"] == 1.0, run["agent_run"]
+    # a file per call and a last answer; aider writes every file in its one answer
+    assert metrics["steps"] >= (1 if agent == "aider" else 3)
+    assert metrics["tokens_sent"] > 0 and metrics["tokens_generated"] > 0
+    rate = (metrics["tokens_sent"] * 2 + metrics["tokens_generated"] * 8) / 1e6
+    assert metrics["cost_usd"] == pytest.approx(rate, rel=1e-3)
+    details = run["agent_run"]["details"]
+    assert details["agent_spec"]["name"] == agent and details["agent_spec"]["lock"] == "pinned"
+    assert details["proxy"]["steps"] == metrics["steps"]
+    assert Path(details["trajectory"]).is_file()
+
+
+def test_writing_nothing_scores_zero(batch):
+    assert record(batch.recorded, "claude-code", "calcnil")["metrics"]["impl_rate"] == 0.0
+
+
+@pytest.mark.parametrize("task", ["calc", "calcnil"])
+def test_replay_without_upstream_gives_the_same_metrics(batch, task):
+    before = record(batch.recorded, "claude-code", task)["metrics"]
+    after = record(batch.replayed, "claude-code", task)["metrics"]
+    assert {k: after[k] for k in METRICS} == {k: before[k] for k in METRICS}
+
+
+def test_the_agent_reaches_only_its_proxy(batch):
+    repo = batch.root / "recorded" / "claude-code" / "calcnet" / "run-1" / "repo"
+    seen = dict(line.split() for line in (repo / "net.txt").read_text().splitlines())
+    assert seen["proxy"] == "open"
+    assert seen["loopback"] != "open" and seen["internet"] != "open", seen
+
+
+def test_a_token_budget_ends_the_run_as_the_agents_failure(batch):
+    run = record(batch.budget, "claude-code", "calc")
+    assert run["metrics"]["impl_rate"] < 1.0
+    assert run["status"] != "error"
+    assert "--e2e-max-tokens=20000" in run["agent_run"]["note"]
