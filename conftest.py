@@ -16,6 +16,12 @@ def pytest_addoption(parser):
     )
 
     parser.addoption(
+        "--cli-agents",
+        action="store_true",
+        help="run every built-in CLI agent in tests/sessions/test_cli_agents.py (default: "
+        "claude-code and codex; the PyPI agents' first installs take 7-10 min on 2 cores)",
+    )
+    parser.addoption(
         "--model",
         action="store_true",
         help="also run the tests marked 'model' against a real local model: the one "
