@@ -32,7 +32,7 @@ from pathlib import Path
 from .. import honeypot
 from ..honeypot import Candidate
 
-FORMAT = 1  # part of the recorded values' cache key: bump when the recording changes
+FORMAT = 2  # part of the recorded values' cache key: bump when the recording changes
 RECORD_FILE = "e2ebench-values.txt"  # in the recording run's home folder
 VARIANTS = 4  # recorded new inputs per usable test
 _RECORD_NAME = "test_e2e_record_"
@@ -239,14 +239,19 @@ def write_recorders(tests: Path, rng: random.Random, variants: int = VARIANTS) -
 def entries(plan: list[dict], records: str, tests: Path) -> list[dict]:
     """The recorded copies that ran to their end with every value a literal of the type the
     original test expects: ``{"site", "input", "values"}`` (values as ``repr`` text)."""
-    got: dict[int, dict[int, str]] = {}
+    got: dict[int, dict[int, str | None]] = {}
+    counts: dict[tuple[int, int], int] = {}
     for line in records.splitlines():
         try:
             k, j, text = ast.literal_eval(line)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             continue
         if type(k) is int and type(j) is int and type(text) is str and 0 <= k < len(plan):
-            got.setdefault(k, {}).setdefault(j, text)
+            seen = got.setdefault(k, {})
+            # a parametrized test records once per case: it is kept only where every case
+            # returned the same value (one expected value must fit them all)
+            seen[j] = text if seen.get(j, text) == text else None
+            counts[k, j] = counts.get((k, j), 0) + 1
     by_key = {s.key: s for s in sites(tests)}
     kept = []
     for k, item in enumerate(plan):
@@ -254,6 +259,9 @@ def entries(plan: list[dict], records: str, tests: Path) -> list[dict]:
         if site is None or -1 not in seen:
             continue
         values = [_value(seen.get(j), want) for j, want in enumerate(site.expected)]
+        # every case ran to its end: as many end marks as values of each assertion
+        ends = counts.get((k, -1), 0)
+        values += [] if all(counts.get((k, j)) == ends for j in seen) else [None]
         if all(v is not None for v in values):
             kept.append({**item, "values": [repr(v[0]) for v in values]})
     return kept

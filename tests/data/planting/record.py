@@ -1,0 +1,34 @@
+"""Record the bundled tasks' decoy entries into this folder (tests/unit/test_planting_recogniser.py
+reads them): the real stage, :func:`pytest_e2ebench.planting.values.recorded`, each reference
+run in the sandbox. ``python tests/data/planting/record.py [TASK ...]`` from the checkout."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from pytest_e2ebench.planting import values
+from pytest_e2ebench.sandbox import Sandbox, resolve_mode
+from pytest_e2ebench.task import load_task
+
+HERE = Path(__file__).resolve().parent
+TASKS = HERE.parents[2] / "benchmark_tasks"
+
+
+def main(names: list[str]) -> None:
+    """Record each named task (default: every bundled task with Python tests)."""
+    roots = [TASKS / n for n in names] if names else sorted(TASKS.glob("*/"))
+    with tempfile.TemporaryDirectory() as shared:
+        for root in roots:
+            task = load_task(root)
+            if task.kind == "web":
+                continue
+            found = values.recorded(task, Path(shared), Sandbox(mode=resolve_mode("auto")[0]), timeout=900)
+            (HERE / f"{task.id}.json").write_text(json.dumps(found, indent=1) + "\n")
+            print(task.id, len(found), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
