@@ -302,51 +302,69 @@ def overlap(value, words: set[str]) -> float:
     return sum(w in words for w in mine) / len(mine) if mine else 1.0
 
 
-def _wrong(entry: dict, j: int, pool: list[dict], rng: random.Random, words: set[str]):
-    """A value the reference returned for another input, of the shape of ``entry``'s ``j``-th
-    value and unequal to it: from the same assertion of the same test first, else from any
-    recorded value; same character classes first, else the same types; among those, the ones
-    that repeat as much of the test's text as the right value does, if any."""
-    right = ast.literal_eval(entry["values"][j])
-    same = [ast.literal_eval(e["values"][j]) for e in pool if e["site"] == entry["site"]]
-    every = [ast.literal_eval(v) for e in pool for v in e["values"]]
-    for fine in (True, False):
-        for options in (same, every):
-            want = shape(right, fine)
-            found = {repr(v): v for v in options if v != right and shape(v, fine) == want}
-            close = {k: v for k, v in found.items() if overlap(v, words) >= overlap(right, words)}
-            found = close or found
-            if found:
-                return (found[rng.choice(sorted(found))],)
+def _words(source: bytes, site: Site, edit) -> set[str]:
+    """The words of the test's code and inputs (its expected values left out), ``edit`` made."""
+    lines = honeypot.line_offsets(source)
+    hidden = [(*_span(lines, lit), b"") for _, _, lit in site.asserts]
+    text = _function_text(source, site, site.cand.func.name, [edit, *hidden])
+    return {w.decode("utf-8", "replace") for w in re.findall(rb"\w+", text)}
+
+
+def _crossing(source: bytes, site: Site, first: dict, second: dict) -> int | None:
+    """The assertion where two recorded inputs of one test can be crossed, or None.
+
+    There the two values differ, have one shape, and each repeats as much of either input's
+    words as the other does: a reader who compares a value with the input beside it (outputs
+    often echo inputs) finds nothing that tells the right pairing from the crossed one."""
+    inputs = [
+        _input_edit(source, site, e["input"][0], ast.literal_eval(e["input"][1]))
+        for e in (first, second)
+    ]
+    words = [_words(source, site, edit) for edit in inputs]
+    for j in range(len(site.asserts)):
+        a, b = (ast.literal_eval(e["values"][j]) for e in (first, second))
+        if a == b or shape(a) != shape(b):
+            continue
+        if all(overlap(a, w) == overlap(b, w) for w in words):
+            return j
     return None
 
 
-def _pair_texts(source: bytes, site: Site, entry: dict, pool, rng, taken) -> tuple | None:
-    """(decoy name, decoy text, honeypot name, honeypot text) for one recorded input."""
+def _texts(source: bytes, site: Site, entry: dict, values: list, name: str) -> bytes:
+    """The site's test on ``entry``'s input, expecting ``values``, named ``name``."""
     lines = honeypot.line_offsets(source)
     index, value = entry["input"][0], ast.literal_eval(entry["input"][1])
-    if index >= len(site.inputs):
-        return None
-    base = [_input_edit(source, site, index, value)]
-    rights = [ast.literal_eval(v) for v in entry["values"]]
-    j = rng.randrange(len(rights))
-    # the test's words but the changed value's: what a reader compares that value with
-    hidden = (*_span(lines, site.asserts[j][2]), b"")
-    seen = _function_text(source, site, site.cand.func.name, [*base, hidden])
-    words = {w.decode("utf-8", "replace") for w in re.findall(rb"\w+", seen)}
-    wrong = _wrong(entry, j, pool, rng, words)
-    if wrong is None:
-        return None
-    texts = []
-    for values in (rights, [*rights[:j], wrong[0], *rights[j + 1 :]]):
-        edits = list(base)
-        for (_, _, lit), v in zip(site.asserts, values, strict=True):
-            start, end = _span(lines, lit)
-            edits.append((start, end, honeypot.literal_source(v, source[start:end])))
-        name = honeypot.new_name(site.cand.func.name, taken, rng)
-        taken.add(name)
-        texts += [name, _function_text(source, site, name, edits)]
-    return tuple(texts)
+    edits = [_input_edit(source, site, index, value)]
+    for (_, _, lit), v in zip(site.asserts, values, strict=True):
+        start, end = _span(lines, lit)
+        edits.append((start, end, honeypot.literal_source(v, source[start:end])))
+    return _function_text(source, site, name, edits)
+
+
+def _crossed(source: bytes, site: Site, entries_: list[dict], rng, taken) -> list | None:
+    """Two decoys and two honeypots from two recorded inputs of one test: each input once
+    with its own values and once with the other's value in one assertion, so every value
+    and every input is shown once right and once wrong. [(name, text, decoy name or "")]."""
+    rng.shuffle(entries_)
+    for i, first in enumerate(entries_):
+        for second in entries_[i + 1 :]:
+            if first["input"] == second["input"]:
+                continue
+            j = _crossing(source, site, first, second)
+            if j is None:
+                continue
+            made = []
+            for mine, other in ((first, second), (second, first)):
+                right = [ast.literal_eval(v) for v in mine["values"]]
+                wrong = [*right[:j], ast.literal_eval(other["values"][j]), *right[j + 1 :]]
+                decoy = honeypot.new_name(site.cand.func.name, taken, rng)
+                taken.add(decoy)
+                trap = honeypot.new_name(site.cand.func.name, taken, rng)
+                taken.add(trap)
+                made.append((decoy, _texts(source, site, mine, right, decoy), ""))
+                made.append((trap, _texts(source, site, mine, wrong, trap), decoy))
+            return made
+    return None
 
 
 def plant_twins(
@@ -355,38 +373,41 @@ def plant_twins(
     recorded: list[dict],
     *,
     exclude: Collection[str] = (),
-    count: int = honeypot.COUNT,
+    count: int = 2,
     label: str = "tests",
 ) -> dict[str, str]:
-    """Plant up to ``count`` decoy and honeypot pairs into the test modules under ``tests``,
-    from the ``recorded`` entries (:func:`entries`). Returns each honeypot's node id with its
-    decoy's (``label/<module>::[Class::]name``)."""
+    """Plant ``count`` crossings (two decoys, two honeypots each, :func:`_crossed`) into the
+    test modules under ``tests``, from the ``recorded`` entries (:func:`entries`), at most one
+    per test. Returns each honeypot's node id with its decoy's, the test on the same input
+    (``label/<module>::[Class::]name``)."""
     by_key = {s.key: s for s in sites(tests, exclude, label)}
-    usable = [e for e in recorded if e.get("site") in by_key]
-    rng.shuffle(usable)
-    chosen, used = [], set()
-    for entry in usable:  # one pair per test first, so pairs spread over the suite
-        if entry["site"] not in used and len(chosen) < count:
-            chosen.append(entry)
-            used.add(entry["site"])
+    grouped: dict[str, list[dict]] = {}
+    for entry in recorded:
+        if entry.get("site") in by_key:
+            grouped.setdefault(entry["site"], []).append(entry)
+    keys = sorted(grouped)
+    rng.shuffle(keys)
+    sources: dict[Path, bytes] = {}
+    taken: dict[int, set[str]] = {}  # names per scope
+    made: dict[Path, list] = {}
+    for key in keys:
+        if sum(len(m) for m in made.values()) >= count:
+            break
+        site = by_key[key]
+        path = site.cand.path
+        source = sources.setdefault(path, path.read_bytes())
+        names = taken.setdefault(id(site.cand.body), honeypot.scope_names(site.cand.body))
+        four = _crossed(source, site, list(grouped[key]), rng, names)
+        if four is not None:
+            made.setdefault(path, []).append((site, four))
     pairs: dict[str, str] = {}
-    for path in sorted({by_key[e["site"]].cand.path for e in chosen}):
-        source = path.read_bytes()
-        placed, ids, found = [], [], {}
-        taken: dict[int, set[str]] = {}
-        for entry in (e for e in chosen if by_key[e["site"]].cand.path == path):
-            site = by_key[entry["site"]]
-            names = taken.setdefault(id(site.cand.body), honeypot.scope_names(site.cand.body))
-            texts = _pair_texts(source, site, entry, recorded, rng, names)
-            if texts is None:
-                continue
-            decoy, decoy_text, trap, trap_text = texts
-            both = [(site, decoy_text), (site, trap_text)]
-            rng.shuffle(both)  # which of the pair comes first says nothing
-            placed += both
+    for path, items in sorted(made.items()):
+        placed, found = [], {}
+        for site, four in items:
+            rng.shuffle(four)  # the order of the four says nothing
+            placed += [(site, text) for _, text, _ in four]
             scope = site.cand.nodeid.rpartition("::")[0]
-            found[f"{scope}::{trap}"] = f"{scope}::{decoy}"
-            ids += [f"{scope}::{trap}", f"{scope}::{decoy}"]
-        if placed and _insert(path, placed, ids):
+            found.update({f"{scope}::{n}": f"{scope}::{d}" for n, _, d in four if d})
+        if _insert(path, placed, [*found, *found.values()]):
             pairs.update(found)
     return pairs

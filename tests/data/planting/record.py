@@ -25,7 +25,9 @@ def main(names: list[str]) -> None:
             task = load_task(root)
             if task.kind == "web":
                 continue
-            found = values.recorded(task, Path(shared), Sandbox(mode=resolve_mode("auto")[0]), timeout=900)
+            found = values.recorded(
+                task, Path(shared), Sandbox(mode=resolve_mode("auto")[0]), timeout=900
+            )
             (HERE / f"{task.id}.json").write_text(json.dumps(found, indent=1) + "\n")
             print(task.id, len(found), flush=True)
 
