@@ -185,11 +185,7 @@ def scope_names(body: list[ast.stmt]) -> set[str]:
 
 def line_offsets(source: bytes) -> list[int]:
     """Byte offset of the start of each line (1-based: index 0 is unused)."""
-    starts = [0, 0]
-    for index, byte in enumerate(source):
-        if byte == 0x0A:
-            starts.append(index + 1)
-    return starts
+    return [0, 0, *(m.end() for m in re.finditer(rb"\n", source))]
 
 
 def line_end(lines: list[int], number: int, source: bytes) -> int:

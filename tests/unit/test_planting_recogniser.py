@@ -29,6 +29,7 @@ import difflib
 import json
 import math
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -40,7 +41,8 @@ from pytest_e2ebench.planting import twins
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "planting"
 BUNDLED = ROOT / "benchmark_tasks"
-SEEDS = range(10)
+SEEDS = range(3)
+CROSSINGS = 8  # per planting (a run plants 2): more pairs from each parse of a suite
 ALPHA = 0.01
 FEATURES = ("edit distance", "constant delta", "value words", "unseen values", "echo")
 
@@ -48,6 +50,7 @@ FEATURES = ("edit distance", "constant delta", "value words", "unseen values", "
 def _functions(source: str) -> dict[str, str]:
     """Each test's source by qualified name, its ``def`` line's name taken out."""
     tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
     found = {}
     scopes = [("", tree.body)] + [
         (f"{c.name}.", c.body) for c in tree.body if isinstance(c, ast.ClassDef)
@@ -55,7 +58,7 @@ def _functions(source: str) -> dict[str, str]:
     for prefix, body in scopes:
         for node in body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-                text = ast.get_source_segment(source, node) or ""
+                text = "".join(lines[node.lineno - 1 : node.end_lineno]).strip()
                 found[prefix + node.name] = text.replace(node.name, "test", 1)
     return found
 
@@ -80,6 +83,10 @@ def _expected(text: str) -> list:
     return found
 
 
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\w+|\S", text)
+
+
 class Suite:
     """The public tests of one task (what the classifiers know)."""
 
@@ -96,10 +103,12 @@ class Suite:
         }
 
     def nearest(self, module: str, text: str) -> tuple[float, str]:
-        """(1 - the best difflib ratio, that visible test's text) in the same module."""
+        """(1 - the best difflib ratio of their tokens, that visible test's text) in the same
+        module."""
         best, near = 1.0, ""
+        mine = _tokens(text)
         for other in self.modules.get(module, {}).values():
-            matcher = difflib.SequenceMatcher(None, text, other, autojunk=False)
+            matcher = difflib.SequenceMatcher(None, mine, _tokens(other), autojunk=False)
             if matcher.quick_ratio() <= 1 - best:
                 continue
             distance = 1 - matcher.ratio()
@@ -134,7 +143,7 @@ def features(suite: Suite, module: str, text: str) -> list[float]:
     rest = text
     for value in expected:
         rest = rest.replace(repr(value), " ")
-    seen = set(twins.re.findall(r"\w+", rest))
+    seen = set(re.findall(r"\w+", rest))
     echo = -sum(twins.overlap(v, seen) for v in expected) / max(1, len(expected))
     return [distance, _delta(text, near), float(words), float(unseen), echo]
 
@@ -174,9 +183,9 @@ def collect(tmp_path: Path, planter: str) -> list[dict]:
             shutil.copytree(tests, where, ignore=shutil.ignore_patterns("__pycache__"))
             rng = random.Random(seed)
             if planter == "twins":
-                pairs = twins.plant_twins(where, rng, entries)
+                pairs = twins.plant_twins(where, rng, entries, count=CROSSINGS)
             else:  # the old planting: a honeypot and the visible test it copies
-                pairs = honeypot.plant_pairs(where, rng)
+                pairs = honeypot.plant_pairs(where, rng, count=2 * CROSSINGS)
             for module, trap, other in _pairs_of(where, pairs):
                 if (task, trap, other) in seen:
                     continue
@@ -215,17 +224,23 @@ def _fit(rows: list[list[float]], labels: list[int]) -> list[float]:
     return weights
 
 
+def _named(diffs: list[float], coin: random.Random) -> tuple[int, int]:
+    """(pairs where the honeypot was named, pairs): the higher score is named, a tie by a fair
+    coin (a classifier must name one of each pair; a tie means it saw nothing)."""
+    right = sum(d > 1e-12 or (abs(d) <= 1e-12 and coin.random() < 0.5) for d in diffs)
+    return right, len(diffs)
+
+
 def scores(trials: list[dict]) -> dict[str, tuple[int, int]]:
-    """For each classifier: (pairs where it named the honeypot, pairs it decided)."""
+    """For each classifier: (pairs where it named the honeypot, pairs)."""
     result = {}
+    coin = random.Random(2026)
     for i, name in enumerate(FEATURES):
-        diffs = [t["trap"][i] - t["other"][i] for t in trials]
-        decided = [d for d in diffs if abs(d) > 1e-12]
-        result[name] = (sum(d > 0 for d in decided), len(decided))
+        result[name] = _named([t["trap"][i] - t["other"][i] for t in trials], coin)
     # learned: fitted on the pairs of half the tasks, scored on the rest, both ways
     tasks = sorted({t["task"] for t in trials})
     halves = [set(tasks[0::2]), set(tasks[1::2])]
-    right = total = 0
+    diffs: list[float] = []
     for train in halves:
         fit = [t for t in trials if t["task"] in train]
         test = [t for t in trials if t["task"] not in train]
@@ -241,13 +256,13 @@ def scores(trials: list[dict]) -> dict[str, tuple[int, int]]:
         scale = [max(1e-9, math.sqrt(sum(r[i] ** 2 for r in rows) / len(rows))) for i in range(5)]
         weights = _fit([[x / s for x, s in zip(r, scale, strict=True)] for r in rows], labels)
         for t in test:
-            z = sum(
-                w * (a - b) / s
-                for w, a, b, s in zip(weights, t["trap"], t["other"], scale, strict=True)
+            diffs.append(
+                sum(
+                    w * (a - b) / s
+                    for w, a, b, s in zip(weights, t["trap"], t["other"], scale, strict=True)
+                )
             )
-            if abs(z) > 1e-12:
-                right, total = right + (z > 0), total + 1
-    result["learned"] = (right, total)
+    result["learned"] = _named(diffs, coin)
     return result
 
 
@@ -278,8 +293,9 @@ def test_the_same_classifiers_pick_out_the_old_honeypots(measured):
 
 
 def test_enough_pairs_are_measured(measured):
-    """Chance is measured on enough distinct pairs to see a classifier right 60 % of the time."""
-    assert min(n for _, n in [measured["twins"]["learned"]]) >= 100, measured["twins"]
+    """Chance is measured on enough distinct pairs: at n >= 200 a classifier right 60 % of the
+    time fails the bound (p < 0.01)."""
+    assert measured["twins"]["learned"][1] >= 200, measured["twins"]
 
 
 if (
