@@ -221,10 +221,12 @@ def write_recorders(tests: Path, rng: random.Random, variants: int = VARIANTS) -
         source = path.read_bytes()
         placed, ids, start = [], [], len(plan)
         for site in (s for s in found if s.cand.path == path):
-            for _ in range(variants):
+            tried: set[str] = set()
+            for _ in range(3 * variants):  # distinct inputs: the same one twice crosses nothing
                 change = _new_input(site, pools[path], rng)
-                if change is None:
+                if change is None or repr(change) in tried or len(tried) >= variants:
                     continue
+                tried.add(repr(change))
                 edit = _input_edit(source, site, *change)
                 # recorded twice, under two names: a value that depends on the test's name
                 # (its tmp_path), the clock or chance differs between the two and is dropped
@@ -329,12 +331,13 @@ def _crossing(source: bytes, site: Site, first: dict, second: dict) -> int | Non
         for e in (first, second)
     ]
     words = [_words(source, site, edit) for edit in inputs]
-    for j in range(len(site.asserts)):
-        a, b = (ast.literal_eval(e["values"][j]) for e in (first, second))
-        if a == b or shape(a) != shape(b):
-            continue
-        if all(overlap(a, w) == overlap(b, w) for w in words):
-            return j
+    for fine in (True, False):  # one shape down to the character classes first
+        for j in range(len(site.asserts)):
+            a, b = (ast.literal_eval(e["values"][j]) for e in (first, second))
+            if a == b or shape(a, fine) != shape(b, fine):
+                continue
+            if all(overlap(a, w) == overlap(b, w) for w in words):
+                return j
     return None
 
 

@@ -41,8 +41,8 @@ from pytest_e2ebench.planting import twins
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "planting"
 BUNDLED = ROOT / "benchmark_tasks"
-SEEDS = range(3)
-CROSSINGS = 8  # per planting (a run plants 2): more pairs from each parse of a suite
+SEEDS = range(8)
+CROSSINGS = 50  # per planting (a run plants 2): every test that has one, per parse of a suite
 ALPHA = 0.01
 FEATURES = ("edit distance", "constant delta", "value words", "unseen values", "echo")
 
