@@ -27,7 +27,8 @@ from . import twins
 _MAX_RECORDS = 8 << 20  # bytes of the record file read
 
 
-def _key(task) -> str:
+def run_key(task) -> str:
+    """The cache key of a task's entries (and the seed of its recording copies' inputs)."""
     return key_of(
         "planting",
         twins.FORMAT,
@@ -48,7 +49,7 @@ def recorded(task, shared: Path, sandbox: Sandbox, timeout: float) -> list[dict]
         return []
     if getattr(task, "projecteval", None) is not None:
         return []  # its tests read the agent's parameter answers: none exist for the reference
-    where = cache_root() / "planting" / _key(task)
+    where = cache_root() / "planting" / run_key(task)
     with locked(where):
         done = where / "entries.json"
         if done.is_file():
@@ -70,7 +71,7 @@ def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -
         work = Path(tmp)
         tests = task.copy_tests(work / "tests")
         # the copies' inputs come from a seed of the content: the same entries everywhere
-        plan = twins.write_recorders(tests, random.Random(_key(task)))
+        plan = twins.write_recorders(tests, random.Random(run_key(task)))
         if not plan:
             return []
         runner.run_suite(
