@@ -43,7 +43,9 @@ _BANNED_MARKS = ("skip", "skipif", "xfail")
 
 
 @dataclasses.dataclass
-class _Candidate:
+class Candidate:
+    """A test a planted test can be made from: its module, scope, function and node id."""
+
     path: Path
     body: list[ast.stmt]  # the scope (module or class body) the test is defined in
     func: ast.FunctionDef
@@ -51,7 +53,7 @@ class _Candidate:
     constants: list[ast.Constant]
 
 
-def _literal_constants(node: ast.AST) -> list[ast.Constant] | None:
+def literal_constants(node: ast.AST) -> list[ast.Constant] | None:
     """The changeable constants of a literal (number, string, or a container of them), or None
     when ``node`` is not a literal."""
     if isinstance(node, ast.Constant):
@@ -66,11 +68,11 @@ def _literal_constants(node: ast.AST) -> list[ast.Constant] | None:
             return []
         return [node]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        return _literal_constants(node.operand)
+        return literal_constants(node.operand)
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         items = node.elts
     elif isinstance(node, ast.Dict):
-        if any(k is None or _literal_constants(k) is None for k in node.keys):
+        if any(k is None or literal_constants(k) is None for k in node.keys):
             return None  # **spread, or a computed key
         # its keys: a set-like object can equal a dict whatever its values (OrderedSet does)
         items = node.keys
@@ -78,7 +80,7 @@ def _literal_constants(node: ast.AST) -> list[ast.Constant] | None:
         return None
     found: list[ast.Constant] = []
     for item in items:
-        inner = _literal_constants(item)
+        inner = literal_constants(item)
         if inner is None:
             return None
         found += inner
@@ -92,7 +94,7 @@ def _assert_constants(stmt: ast.stmt) -> list[ast.Constant]:
     test = stmt.test
     if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
         return []
-    left, right = _literal_constants(test.left), _literal_constants(test.comparators[0])
+    left, right = literal_constants(test.left), literal_constants(test.comparators[0])
     if (left is None) == (right is None):
         return []  # two literals compare no code; two expressions have no literal to change
     return left if left is not None else right
@@ -117,7 +119,7 @@ def _usable(func: ast.AST) -> bool:
     return True
 
 
-def _candidates(path: Path, rel: str, exclude: Collection[str]) -> list[_Candidate]:
+def module_candidates(path: Path, rel: str, exclude: Collection[str]) -> list[Candidate]:
     try:
         if path.stat().st_size > _MAX_BYTES:
             return []
@@ -139,7 +141,7 @@ def _candidates(path: Path, rel: str, exclude: Collection[str]) -> list[_Candida
             assert isinstance(stmt, ast.FunctionDef)
             constants = [c for s in stmt.body for c in _assert_constants(s)]
             if constants:
-                found.append(_Candidate(path, body, stmt, nodeid, constants))
+                found.append(Candidate(path, body, stmt, nodeid, constants))
     return found
 
 
@@ -160,7 +162,7 @@ def changed_value(value: int | float | str | bytes, rng: random.Random, pool: It
     return f"{value} {word}" if value else word
 
 
-def _literal(value, original: bytes) -> bytes:
+def literal_source(value, original: bytes) -> bytes:
     """``value`` as source, in the quotes the original literal used."""
     text = repr(value)
     quoted = text.lstrip("b")
@@ -171,7 +173,7 @@ def _literal(value, original: bytes) -> bytes:
     return text.encode()
 
 
-def _names(body: list[ast.stmt]) -> set[str]:
+def scope_names(body: list[ast.stmt]) -> set[str]:
     names = set()
     for stmt in body:
         if isinstance(stmt, _Funcs | ast.ClassDef):
@@ -181,21 +183,17 @@ def _names(body: list[ast.stmt]) -> set[str]:
     return names
 
 
-def _offsets(source: bytes) -> list[int]:
+def line_offsets(source: bytes) -> list[int]:
     """Byte offset of the start of each line (1-based: index 0 is unused)."""
-    starts = [0, 0]
-    for index, byte in enumerate(source):
-        if byte == 0x0A:
-            starts.append(index + 1)
-    return starts
+    return [0, 0, *(m.end() for m in re.finditer(rb"\n", source))]
 
 
-def _line_end(lines: list[int], number: int, source: bytes) -> int:
+def line_end(lines: list[int], number: int, source: bytes) -> int:
     """Byte offset right after line ``number`` (its newline included)."""
     return lines[number + 1] if number + 1 < len(lines) else len(source)
 
 
-def _name(original: str, taken: set[str], rng: random.Random) -> str:
+def new_name(original: str, taken: set[str], rng: random.Random) -> str:
     """A new test name made of the words of the scope's own test names, as long as the copied
     one's: nothing marks it as a copy of one test (a name that is a real test's plus one word
     was found by a project that then failed only those, issue 11 red team). Where the scope's
@@ -224,9 +222,9 @@ def _name(original: str, taken: set[str], rng: random.Random) -> str:
     return name
 
 
-def _copy(source: bytes, cand: _Candidate, rng: random.Random, taken: set[str], pool: Iterable):
+def _copy(source: bytes, cand: Candidate, rng: random.Random, taken: set[str], pool: Iterable):
     """(insertion offset, text, new name) of a honeypot copy of ``cand``."""
-    lines = _offsets(source)
+    lines = line_offsets(source)
     func = cand.func
     first = min([func.lineno] + [d.lineno for d in func.decorator_list])
     start, end = (
@@ -236,9 +234,9 @@ def _copy(source: bytes, cand: _Candidate, rng: random.Random, taken: set[str], 
     const = rng.choice(cand.constants)
     c_start = lines[const.lineno] + const.col_offset
     c_end = lines[const.end_lineno] + const.end_col_offset
-    literal = _literal(changed_value(const.value, rng, pool), source[c_start:c_end])
+    literal = literal_source(changed_value(const.value, rng, pool), source[c_start:c_end])
     text = source[start:c_start] + literal + source[c_end:end]
-    name = _name(func.name, taken, rng)
+    name = new_name(func.name, taken, rng)
     taken.add(name)
     def_line = lines[func.lineno] - start
     text = text[:def_line] + re.sub(
@@ -255,12 +253,23 @@ def _copy(source: bytes, cand: _Candidate, rng: random.Random, taken: set[str], 
     # reference); so the order of a pair tells the copy (docs/sandbox.md)
     index = cand.body.index(func)
     after = cand.body[rng.randint(index, len(cand.body) - 1)]
-    at = _line_end(lines, after.end_lineno, source)
+    at = line_end(lines, after.end_lineno, source)
     # as many blank lines as the module has before the original: a copy looks like the rest
     blank = 0
     while first - blank - 1 >= 1 and not source[lines[first - blank - 1] : start].strip():
         blank += 1
     return at, b"\n" * blank + text, name
+
+
+def suite_candidates(tests: Path, exclude: Collection[str] = (), label: str = "tests"):
+    """The tests under the folder ``tests`` that a planted test can be made from, module by
+    module in path order (node ids ``label/<module>::[Class::]name``)."""
+    candidates: list[Candidate] = []
+    for path in sorted(tests.rglob("*.py")):
+        if is_test_module(path) and "__pycache__" not in path.parts and not path.is_symlink():
+            rel = f"{label}/{path.relative_to(tests).as_posix()}"
+            candidates += module_candidates(path, rel, exclude)
+    return candidates
 
 
 def plant(
@@ -288,11 +297,7 @@ def plant_pairs(
     label: str = "tests",
 ) -> dict[str, str]:
     """:func:`plant`, returning each honeypot's node id with the node id of its original."""
-    candidates: list[_Candidate] = []
-    for path in sorted(tests.rglob("*.py")):
-        if is_test_module(path) and "__pycache__" not in path.parts and not path.is_symlink():
-            rel = f"{label}/{path.relative_to(tests).as_posix()}"
-            candidates += _candidates(path, rel, exclude)
+    candidates = suite_candidates(tests, exclude, label)
     # the values the suite expects anywhere: what the reference returns for other inputs
     pool = [c.value for cand in candidates for c in cand.constants]
     chosen = rng.sample(candidates, min(count, len(candidates)))
@@ -302,7 +307,7 @@ def plant_pairs(
         edits, ids = [], {}
         taken: dict[int, set[str]] = {}  # per scope
         for cand in (c for c in chosen if c.path == path):
-            names = taken.setdefault(id(cand.body), _names(cand.body))
+            names = taken.setdefault(id(cand.body), scope_names(cand.body))
             at, text, name = _copy(source, cand, rng, names, pool)
             depth = cand.nodeid.count("::")  # 1 in the module, 2 in a class
             edits.append((at, -depth, text))
@@ -311,14 +316,14 @@ def plant_pairs(
         # class's body ends there), and what is inserted last comes first.
         for at, _, text in sorted(edits, key=lambda e: e[:2], reverse=True):
             source = source[:at] + text + source[at:]
-        if not _where_planned(source, list(ids)):
+        if not where_planned(source, list(ids)):
             continue  # never plant what would break the module or land elsewhere
         path.write_bytes(source)
         planted.update(ids)
     return planted
 
 
-def _where_planned(source: bytes, ids: list[str]) -> bool:
+def where_planned(source: bytes, ids: list[str]) -> bool:
     """True when ``source`` parses and defines each node id's test in its module or class."""
     try:
         tree = ast.parse(source)

@@ -26,6 +26,7 @@ from .intake import IntakeLimits
 from .judge import judge
 from .migrate import run_migration
 from .options import Settings
+from .planting import twins, values
 from .run.record import build_record, error_record
 from .runs import RunContext, RunKey, run_folder
 from .stages import IMPLEMENT
@@ -480,9 +481,15 @@ class Evaluator:
             task.test_timeout,
             self.settings.timeout,
             *((task.settings.key(), task.excluded) if task.settings != TestSettings() else ()),
+            f"planting-{twins.FORMAT}",
         )
         test_run = stage.load()
         if test_run is None:
+            recorded = []
+            if not web:
+                ctx.progress({"doing": "recording the reference's values for decoy tests"})
+                shared = self.settings.out / ".shared"
+                recorded = values.recorded(task, shared, ctx.sandbox, self.settings.timeout)
             ctx.progress({"doing": "running the reference tests"})
             eval_dir = stage.reset()
             test_run = stage.commit(
@@ -494,6 +501,7 @@ class Evaluator:
                     eval_dir,
                     self.settings.timeout,
                     ctx.sandbox,
+                    recorded=recorded,
                 )
             )
 

@@ -32,10 +32,12 @@ from pathlib import Path
 from . import finder, honeypot, process, skips, tamper, testconf
 from .errors import InfrastructureError
 from .intake import IntakeLimits, copy_tree, read_regular
+from .planting import twins
 from .probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
 from .sandbox import Limits, Sandbox
 from .testconf import TestSettings
 from .untrusted.parse import loads_json
+from .verdicts import PASSING, base_nodeid
 from .web import WEB_PLUGIN, browser_binaries
 from .workspace import coverage_omit
 
@@ -410,6 +412,8 @@ def run_suite(
     settings: TestSettings | None = None,
     deselect: tuple[str, ...] = (),
     browser: dict[str, str] | None = None,
+    recorded: list[dict] | None = None,
+    written: bool = False,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -424,7 +428,11 @@ def run_suite(
     of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
     contradicts them is in ``tamper_evidence``, the honeypots' records in ``honeypots``.
     ``honeypots=False`` plants none: for tests an agent wrote (graded against the reference),
-    whose weak assertions a honeypot copy could not make fail.
+    whose weak assertions a honeypot copy could not make fail. ``recorded`` (the reference's
+    values for new inputs, :mod:`.planting.values`) plants decoy and honeypot pairs
+    (:func:`.planting.twins.plant_twins`); without it, copies with one value changed.
+    ``written``: the tests are an agent's and ``repo`` the reference: the probe's audit hook
+    guards the code under test (an agent's test that reads its sources is evidence).
 
     ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
     working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
@@ -458,14 +466,15 @@ def run_suite(
     ]
     planted: list[str] = []
     originals: dict[str, str] = {}
+    decoys: list[str] = []
     seed = None
     readable = [venv_python.parent.parent, repo, PROBE_DIR, config_dir]
     if tests is not None:
         shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
         if web is None and honeypots:
             seed = secrets.randbits(64)
-            originals = honeypot.plant_pairs(suite / "tests", random.Random(seed), exclude=may_skip)
-            planted = sorted(originals)
+            originals, decoys = _plant(suite / "tests", random.Random(seed), may_skip, recorded)
+            planted = sorted({*originals, *decoys})
         settings = settings if web is None and settings is not None else TestSettings()
         (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
         cwd = suite
@@ -507,6 +516,8 @@ def run_suite(
         env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
         # compiled by the probe before the project is imported: every test must run that code
         env["E2EBENCH_PROBE_SUITE"] = str(suite / "tests")
+        if written:  # the tests are an agent's; the code under test (the reference) is guarded
+            env["E2EBENCH_PROBE_UNDER_TEST"] = str(repo)
         env.update(extra.env)
     if web is None and browser is not None:
         # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
@@ -586,7 +597,14 @@ def run_suite(
             "seed": seed,
             "planted": planted,
             "originals": originals,
+            "decoys": decoys,
             "tests": [{k: t.get(k) for k in ("nodeid", "outcome")} for t in caught],
+            # evidence shown, not a verdict: a decoy is a test no task author reviewed
+            "decoys_failed": sorted(
+                t["nodeid"]
+                for t in caught
+                if base_nodeid(t["nodeid"]) in decoys and t.get("outcome") not in PASSING
+            ),
         }
     probe["collected"] = None if probe["collected"] is None else len(probe["collected"])
     return {
@@ -605,6 +623,19 @@ def run_suite(
     }
 
 
+def _plant(
+    tests: Path, rng: random.Random, may_skip: frozenset[str], recorded: list[dict] | None
+) -> tuple[dict[str, str], list[str]]:
+    """Plant into ``tests``: (each honeypot's node id with the node id of the test that makes
+    its pass a contradiction, the decoys' node ids). Decoy and honeypot pairs where the
+    reference's values were recorded, else copies of real tests with one value changed."""
+    if recorded:
+        pairs = twins.plant_twins(tests, rng, recorded, exclude=may_skip)
+        if pairs:
+            return pairs, sorted(pairs.values())
+    return honeypot.plant_pairs(tests, rng, exclude=may_skip), []
+
+
 def run_all(
     task,
     tests: Path,
@@ -613,8 +644,10 @@ def run_all(
     eval_dir: Path,
     timeout: float,
     sandbox: Sandbox,
+    recorded: list[dict] | None = None,
 ) -> dict:
-    """The ``extended`` and ``original`` suites, and the coverage of both together."""
+    """The ``extended`` and ``original`` suites, and the coverage of both together.
+    ``recorded``: the reference's values for the decoy and honeypot pairs (:mod:`.planting`)."""
     kwargs = dict(
         venv_python=venv_python,
         repo=repo,
@@ -643,6 +676,7 @@ def run_all(
         settings=task.settings,
         deselect=testconf.suite_nodeids(task),
         browser=browser_binaries() if getattr(task, "browser", False) else None,
+        recorded=recorded,
         **kwargs,
     )
     original = run_suite("original", tests=None, **kwargs)

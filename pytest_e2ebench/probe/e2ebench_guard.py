@@ -226,6 +226,7 @@ _EVENTS = _FORBIDDEN | {
     "exec",
     "sys._getframe",
     "object.__setattr__",
+    "object.__getattr__",
     "os.system",
     "subprocess.Popen",
     "os.posix_spawn",
@@ -233,13 +234,15 @@ _EVENTS = _FORBIDDEN | {
 }
 _FUNCTION_FIELDS = ("__code__", "__defaults__", "__kwdefaults__")
 _DISPLAY = (os.sep + "linecache.py",)
+# importlib's frames that open a module's source or byte-code to import it
+_IMPORTING = frozenset({"_find_and_load_unlocked", "_load_unlocked", "_exec", "_load"})
 _LIMIT = 20  # audit records per run: the first ones are the evidence
 # The test tools' and the interpreter's folders, set once by install_audit_hook (read by
 # SuiteCode.check; the hook itself reads its own sealed copy)
 _TOOLS: tuple = ()
 # What the hook reads, in its sealed namespace only (see seal); these are the module's
 # placeholders, never read by the hook once installed.
-_CONFIG: dict = {"emit": None, "suite": (), "trusted": (), "stdlib": ()}
+_CONFIG: dict = {"emit": None, "suite": (), "trusted": (), "stdlib": (), "written": ()}
 _SEEN: set = set()
 _BUSY: set = set()
 _getframe = sys._getframe
@@ -269,11 +272,16 @@ def seal(space: dict, entry: str, private: dict):
     return own[entry]
 
 
-def install_audit_hook(suite: SuiteCode, trusted: tuple[str, ...], emit) -> None:
+def install_audit_hook(
+    suite: SuiteCode, trusted: tuple[str, ...], emit, under_test: tuple[str, ...] = ()
+) -> None:
     """Report what project code does to the suite or the harness, as it happens, with ``emit``
     (the probe's signed writer). ``trusted``: folders of the test tools and the harness's own
     code besides the interpreter's; every other file (the project's, or none: code compiled at
-    run time) is the project's.
+    run time) is the project's. ``under_test``: the folders of the code under test when the
+    tests are the project's (an agent's tests run against the reference): that code is the
+    harness's, and its files are guarded as the suite's are (a test that reads them tests how
+    the code is written, not what it does).
 
     The rule (docs/sandbox.md): an event counts when the innermost frame outside the standard
     library belongs to the project; what a standard library module does on the project's behalf
@@ -285,8 +293,10 @@ def install_audit_hook(suite: SuiteCode, trusted: tuple[str, ...], emit) -> None
     stdlib = tuple(os.path.join(p, "") for s in stdlib for p in {s, _realpath(s)})
     tools = {paths["purelib"], paths["platlib"], *trusted}
     tools = tuple(os.path.join(p, "") for s in tools if s for p in {s, _realpath(s)})
-    config = {"emit": emit, "stdlib": (*stdlib, "<frozen "), "trusted": tools}
-    config["suite"] = (suite.folder,) if suite.folder else ()
+    under = tuple(os.path.join(p, "") for s in under_test for p in {s, _realpath(s)})
+    tools = (*tools, *under)
+    config = {"emit": emit, "stdlib": (*stdlib, "<frozen "), "trusted": tools, "written": under}
+    config["suite"] = under or ((suite.folder,) if suite.folder else ())
     global _TOOLS, _IMPERSONATED  # (the probe watches both names: rebinding is evidence)
     _TOOLS = (*tools, *config["stdlib"])
     impersonated: dict = {}
@@ -325,14 +335,16 @@ def _project_frame(frame, event: str = ""):
     A file read through ``linecache`` is source shown in a traceback or by ``inspect`` (a
     project's ``logging.exception`` reads the test's file that way): no evidence.
     """
-    stdlib, trusted = _CONFIG["stdlib"], _CONFIG["trusted"]
+    stdlib, trusted, written = _CONFIG["stdlib"], _CONFIG["trusted"], _CONFIG["written"]
     while frame is not None:
         file = frame.f_code.co_filename
         if file.startswith(trusted):  # first: a tool may live below the stdlib's folder
             return None
         if not file.startswith(stdlib):
             return frame
-        if event == "open" and file.endswith(_DISPLAY):
+        if written and frame.f_code.co_name in _IMPORTING and file.startswith("<frozen "):
+            return None  # importing the code under test (reading, compiling, running it)
+        if event == "open" and not written and file.endswith(_DISPLAY):
             return None
         frame = frame.f_back
     return None
@@ -355,6 +367,8 @@ def _judge(event: str, args: tuple, direct: bool) -> str:
         return f"took the harness's frame in {file}" if file.startswith(_CONFIG["trusted"]) else ""
     if event == "object.__setattr__":
         return _function_change(args[0], args[1], direct)
+    if event == "object.__getattr__":
+        return _code_read(args[0], args[1], direct)
     text = _words(args)
     return f"started {event} on the suite" if any(s in text for s in _CONFIG["suite"]) else ""
 
@@ -390,6 +404,19 @@ def _function_change(obj, name: str, direct: bool) -> str:
     if name == "__code__" or direct and harness:
         return f"set {name} of function {obj.__qualname__}"
     return ""
+
+
+def _code_read(obj, name, direct: bool) -> str:
+    """A written test that reads a tested function's code object (to hash its bytecode, say)
+    tests how the code is written. Only the project's own read counts: ``inspect.signature``
+    reads ``__code__`` on an honest test's behalf."""
+    if not _CONFIG["written"] or not direct or name != "__code__":
+        return ""
+    if type(obj) is not types.FunctionType:
+        return ""
+    if not _realpath(obj.__code__.co_filename).startswith(_CONFIG["written"]):
+        return ""
+    return f"read the code object of {obj.__qualname__}, under test"
 
 
 def _compiling(args: tuple, direct: bool) -> str:

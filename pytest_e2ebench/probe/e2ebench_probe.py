@@ -295,10 +295,11 @@ class _Watch:
         # siblings, and the folders the harness names (its tests and their conftest.py files).
         site = os.path.dirname(os.path.dirname(_here(sys.modules["_pytest"])))
         tools = ("_pytest/", "pytest/", "pluggy/", "pytest_timeout.py", "pytest_bdd/")
-        self.trusted = (
+        self.tools = (
             *(os.path.join(site, *t.split("/")) for t in tools),
             _here(sys.modules[__name__]),
-        ) + tuple(
+        )
+        self.trusted = self.tools + tuple(
             os.path.join(p, "")
             for p in os.environ.pop("E2EBENCH_PROBE_TRUSTED", "").split(os.pathsep)
             if p
@@ -382,7 +383,15 @@ if _SUITE.folder:
     # The hook writes through a sealed copy of _emit (its descriptor, counter, key and helpers
     # its own): rebinding this module's names cannot silence it, even for a moment.
     writer = {"out": _state["out"], "seq": _state["seq"]}
-    install_audit_hook(_SUITE, _WATCH.trusted, seal(globals(), "_emit", {"_state": writer}))
+    # An agent's written tests run against the reference (the test stages): the code under
+    # test is the harness's and the tests are the project's (issue 26, class 6).
+    _UNDER = tuple(filter(None, os.environ.pop("E2EBENCH_PROBE_UNDER_TEST", "").split(os.pathsep)))
+    install_audit_hook(
+        _SUITE,
+        _WATCH.tools if _UNDER else _WATCH.trusted,
+        seal(globals(), "_emit", {"_state": writer}),
+        under_test=_UNDER,
+    )
     del writer
     _GUARD = vars(sys.modules["e2ebench_guard"])
     for _name in ("_TOOLS", "_IMPERSONATED"):  # set by install_audit_hook, read-only objects

@@ -32,6 +32,12 @@ VARIANT_FAILURE = (
 )
 
 
+WRITTEN_EVIDENCE = (
+    "the tests read the code under test (its source files or code objects), which a test of "
+    "behaviour does not do"
+)
+
+
 def test_modules(folder: Path) -> list[Path]:
     """The test modules under ``folder`` (regular files only)."""
     if not folder.is_dir() or folder.is_symlink():
@@ -47,7 +53,7 @@ def _requires(task) -> tuple[str, ...]:
     return (*task.test_requires, *task.settings.plugins)
 
 
-def _reference_env(source: Path, shared: Path, sandbox: Sandbox, task=None) -> tuple[Path, Path]:
+def reference_env(source: Path, shared: Path, sandbox: Sandbox, task=None) -> tuple[Path, Path]:
     """A copy of ``source`` (the reference, or a mutant) and an environment with it installed,
     with the task's test requirements and plugins.
 
@@ -111,11 +117,13 @@ def grade(
         {"nodeid": e["nodeid"], "outcome": "error", "message": e.get("message", "")}
         for e in suite["collect_errors"]
     ]
+    evidence = list(suite.get("tamper_evidence") or [])
     if suite["status"] == "completed" and any(t["outcome"] == "passed" for t in results):
         # issue 26: a test passes only if it also passes on a variant written differently
         variant = variants.shared_variant(task.reference_dir, shared)
         on_variant = _suite_on("variant", variant, tests, task, work, shared, sandbox, timeout)
         results = _with_variant(results, on_variant)
+        evidence += on_variant.get("tamper_evidence") or []
     passed = [t for t in results if t["outcome"] == "passed"]
     pass_rate = len(passed) / len(results) if results else 0.0
     coverage = suite.get("coverage") or {}
@@ -123,8 +131,11 @@ def grade(
         coverage["covered_lines"] / coverage["statements"] if coverage.get("statements") else None
     )
     ok = bool(results) and len(passed) == len(results) and suite["status"] == "completed"
+    # a test that reads the reference's sources or code objects (the guard's audit hook saw
+    # it) tests how the code is written: the oracle fails whatever the outcomes say
+    ok = ok and not evidence
     failing = [t for t in results if t["outcome"] != "passed"]
-    message = "" if ok else _explain(suite, results, failing)
+    message = "" if ok else _explain(suite, results, failing, evidence)
     score = None
     killed: list[str] = []
     if with_mutants and ok and task.mutants:
@@ -137,16 +148,19 @@ def grade(
         "passed": len(passed),
         "status": suite["status"],
         "killed_mutants": killed,
-        "tamper_evidence": suite.get("tamper_evidence") or [],
+        "tamper_evidence": evidence,
         "variant_failures": [
             t["nodeid"] for t in failing if t["message"].startswith(VARIANT_FAILURE)
         ],
     }
 
 
-def _explain(suite: dict, results: list[dict], failing: list[dict]) -> str:
+def _explain(suite: dict, results: list[dict], failing: list[dict], evidence=()) -> str:
     if suite["status"] != "completed":
         return f"the test run {suite['status']}"
+    if evidence and not failing:
+        shown = "; ".join(evidence[:3])
+        return f"{WRITTEN_EVIDENCE}: {shown}"
     if not results:
         return "no test ran"
     on_variant = any(t["message"].startswith(VARIANT_FAILURE) for t in failing)
@@ -163,7 +177,7 @@ def _suite_on(
     name: str, source: Path, tests: Path, task, work: Path, shared: Path, sandbox, timeout: float
 ) -> dict:
     """The agent's tests run against ``source`` (the reference, its variant or a mutant)."""
-    project, python = _reference_env(source, shared, sandbox, task)
+    project, python = reference_env(source, shared, sandbox, task)
     return runner.run_suite(
         name,
         tests=tests,
@@ -174,6 +188,7 @@ def _suite_on(
         test_timeout=task.test_timeout,
         sandbox=sandbox,
         honeypots=False,
+        written=True,  # an agent's test that reads the reference's sources is evidence
         # the working directory, data, environment and plugins the task's tests run with
         settings=task.settings,
     )

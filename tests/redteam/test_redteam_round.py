@@ -374,25 +374,92 @@ def _shape(text: str) -> str:
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a test of the code's shape passes every behaviour-preserving variant and kills "
-    "every mutant (fix: the oracle run treats a written test that opens the code under test's "
-    "sources, or reads its code objects, as a failed oracle: the guard's audit hook there)",
-)
-def test_a_written_test_of_the_codes_shape_fails_the_variant_oracle():
-    """Attack on class 6: instead of the reference's file hashes (now caught by the variants),
-    a written test hashes the reference's syntax tree, normalised for what the variants change
+# A written test of the code's shape, by three routes: the source file, inspect, the code object.
+SHAPE_TESTS = """\
+import hashlib, inspect, pathlib
+
+import semverkit
+from semverkit import parse
+
+
+def test_the_files_shape():
+    text = pathlib.Path(semverkit.__file__).read_text()
+    assert hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_the_functions_source():
+    assert "def parse" in inspect.getsource(parse)
+
+
+def test_the_bytecode():
+    assert parse.__code__.co_code
+"""
+
+# What an honest written test does: import, call, look at a signature, format a failure.
+HONEST_TESTS = """\
+import inspect
+
+import pytest
+from semverkit import parse
+
+
+def test_behaviour():
+    assert str(parse("1.2.3")) == "1.2.3"
+    assert "text" in inspect.signature(parse).parameters
+    with pytest.raises(Exception) as caught:
+        parse("x")
+    assert "x" in str(caught.value)
+"""
+
+
+def _written_run(tmp_path: Path, tests: str) -> list[str]:
+    """A written test module run as the oracle runs it (the probe, its audit hook guarding the
+    code under test); the tamper evidence it leaves."""
+    from pytest_e2ebench import tamper
+    from pytest_e2ebench.runner import read_probe
+
+    reference = Path(__file__).resolve().parents[2] / "benchmark_tasks" / "semverkit" / "reference"
+    suite = tmp_path / "tests"
+    suite.mkdir(parents=True)
+    (suite / "test_written.py").write_text(tests)
+    out = tmp_path / "probe.jsonl"
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{PROBE}:{reference}",
+        "E2EBENCH_PROBE_OUT": str(out),
+        "E2EBENCH_PROBE_SUITE": str(suite),
+        "E2EBENCH_PROBE_TRUSTED": str(suite),
+        "E2EBENCH_PROBE_UNDER_TEST": str(reference),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    args = ["-p", "e2ebench_probe", "-p", "no:cacheprovider", "-q", str(suite)]
+    subprocess.run([sys.executable, "-m", "pytest", *args], cwd=tmp_path, env=env, timeout=120)
+    probe = read_probe(out, "")
+    assert {t["outcome"] for t in probe["tests"]} == {"passed"}, probe["tests"]
+    return tamper.evidence(probe, returncode=probe["exitstatus"], timed_out=False)
+
+
+def test_a_written_test_of_the_codes_shape_fails_the_variant_oracle(tmp_path):
+    """Attack on class 6: instead of the reference's file hashes (caught by the variants), a
+    written test hashes the reference's syntax tree, normalised for what the variants change
     (layout, comments, docstrings, local names, the order of functions). It passes on the
     reference and on its variant, and fails on a one-operator mutant: oracle and mutation score
-    100 % with no behaviour tested. Measured on semverkit and cronexpr's references."""
+    100 % with no behaviour tested (measured on semverkit and cronexpr's references).
+
+    Fixed at the cause: in the test stages' runs the probe's audit hook guards the code under
+    test as it guards a suite (the tests are the agent's, the reference the harness's): reading
+    its source files (directly, through ``inspect`` or ``linecache``) or a function's code object
+    is evidence, and evidence fails the oracle (``stages/testing.py``). Importing it is not."""
     from pytest_e2ebench.stages.variants import variant_source
 
     root = Path(__file__).resolve().parents[2] / "benchmark_tasks"
     files = [*root.glob("semverkit/reference/**/*.py"), *root.glob("cronexpr/reference/**/*.py")]
     texts = [p.read_text() for p in files if "test" not in p.name]
-    assert texts
-    survive = [_shape(t) == _shape(variant_source(t)) for t in texts]
-    killed = [_shape(t.replace("==", "!=", 1)) != _shape(t) for t in texts if "==" in t]
-    assert killed and all(killed)  # the shape tells a mutant apart, as a hash would
-    assert not all(survive)  # the oracle's variant must tell this test from a test of behaviour
+    # why the variant alone cannot catch it: the shape survives every variant, as before
+    assert texts and all(_shape(t) == _shape(variant_source(t)) for t in texts)
+    evidence = " ".join(_written_run(tmp_path / "shape", SHAPE_TESTS))
+    assert "read the suite's" in evidence and "semverkit/__init__.py" in evidence, evidence
+    assert "semverkit/version.py" in evidence, evidence  # inspect.getsource, through linecache
+    assert "read the code object of parse, under test" in evidence, evidence
+    assert _written_run(tmp_path / "honest", HONEST_TESTS) == []
