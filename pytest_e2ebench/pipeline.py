@@ -653,6 +653,8 @@ class Evaluator:
                 ctx.sandbox,
                 install_project=install_project,
                 python=python,
+                # a wheel built from identical content by another run of the session
+                wheels=self.settings.out / ".shared" / "wheels",
             )
             install = stage.commit(built.to_dict())
         return install
