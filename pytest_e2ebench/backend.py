@@ -207,6 +207,17 @@ def build_key(folders: BuildFolders, system: dict, sandbox: Sandbox) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
+STORE_ENV = "E2EBENCH_WHEEL_STORE"
+
+
+def store_for(out: Path) -> Path:
+    """The wheel store of a session writing to ``out``: its own ``.shared/wheels``, or the
+    folder ``$E2EBENCH_WHEEL_STORE`` names (the project's test suite shares one fresh folder
+    among all its sessions; whoever can write that folder chooses the wheels installed)."""
+    env = os.environ.get(STORE_ENV)
+    return Path(env) if env else out / ".shared" / "wheels"
+
+
 def reuse(store: Path | None, key: str, folders: BuildFolders, logs: Path) -> Path | None:
     """The wheel an earlier build of the same ``key`` left in ``store``, copied into the
     harness's own folder (read as bounded data, no links), or None.
@@ -228,7 +239,7 @@ def reuse(store: Path | None, key: str, folders: BuildFolders, logs: Path) -> Pa
     wheel = folders.checked / names[0]
     wheel.write_bytes(data)
     (logs / "build-wheel.log").write_text(
-        f"reused {names[0]}, built earlier in this session from identical content (key {key})\n"
+        f"reused {names[0]}, built earlier from identical content (key {key})\n"
     )
     return wheel
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from . import progress, runner, venv
+from . import backend, progress, runner, venv
 from .agents import Agent, AgentOutcome
 from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
@@ -654,7 +654,7 @@ class Evaluator:
                 install_project=install_project,
                 python=python,
                 # a wheel built from identical content by another run of the session
-                wheels=self.settings.out / ".shared" / "wheels",
+                wheels=backend.store_for(self.settings.out),
             )
             install = stage.commit(built.to_dict())
         return install
