@@ -1,8 +1,14 @@
 """Root conftest: the project's own tests use pytester for black-box runs."""
 
 import os
+import shutil
+import tempfile
 
 import pytest
+
+from pytest_e2ebench.backend import STORE_ENV
+
+_MADE: list[str] = []  # the wheel store this process made (pytest_configure)
 
 pytest_plugins = ["pytester"]
 
@@ -69,3 +75,20 @@ def pytest_xdist_make_scheduler(config, log):
             return nodeid
 
     return BatchScheduling(config, log)
+
+
+def pytest_configure(config):
+    # One wheel store for every benchmark session of this suite run (the controller makes it,
+    # xdist workers and the sessions' subprocesses inherit it): a project built by one test is
+    # reused by the next test with the same content (issue 27). Fresh per suite run, so a test
+    # that reads a build's own log sees a real build the first time its content appears.
+    if not hasattr(config, "workerinput") and STORE_ENV not in os.environ:
+        os.environ[STORE_ENV] = tempfile.mkdtemp(prefix="e2e-wheels-")
+        _MADE.append(os.environ[STORE_ENV])
+
+
+def pytest_unconfigure(config):
+    for store in _MADE:
+        shutil.rmtree(store, ignore_errors=True)
+        os.environ.pop(STORE_ENV, None)
+    _MADE.clear()

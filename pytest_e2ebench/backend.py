@@ -12,14 +12,18 @@ again by the harness before pyproject-hooks reads it, and the wheel is copied ou
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import pyproject_hooks
 
+from . import __version__
+from .cache import tree_hash
 from .intake import copy_tree, read_regular
 from .requirements import InstallRefused
 from .sandbox import Sandbox
@@ -191,3 +195,67 @@ def build_wheel(caller, runner: HookRunner) -> Path:
     wheel = folders.checked / name
     wheel.write_bytes(data)
     return wheel
+
+
+def build_key(folders: BuildFolders, system: dict, sandbox: Sandbox) -> str:
+    """What a wheel built in ``folders`` depends on, hashed: the scratch copy's bytes (taken
+    before any hook ran), the ``[build-system]`` table, the build environment's distributions
+    and versions, the interpreter, the harness's version and the sandbox mode."""
+    site = next((folders.env / "lib").glob("python*/site-packages"), None)
+    dists = sorted(p.name for p in site.glob("*.dist-info")) if site else []
+    parts = [tree_hash(folders.src), system, dists, sys.version, __version__, sandbox.mode]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+STORE_ENV = "E2EBENCH_WHEEL_STORE"
+
+
+def store_for(out: Path) -> Path:
+    """The wheel store of a session writing to ``out``: its own ``.shared/wheels``, or the
+    folder ``$E2EBENCH_WHEEL_STORE`` names (the project's test suite shares one fresh folder
+    among all its sessions; whoever can write that folder chooses the wheels installed)."""
+    env = os.environ.get(STORE_ENV)
+    return Path(env) if env else out / ".shared" / "wheels"
+
+
+def reuse(store: Path | None, key: str, folders: BuildFolders, logs: Path) -> Path | None:
+    """The wheel an earlier build of the same ``key`` left in ``store``, copied into the
+    harness's own folder (read as bounded data, no links), or None.
+
+    ``store`` is the harness's (never bound into a sandbox): a wheel gets there only after a
+    build succeeded and was read back by :func:`build_wheel`, so a hit skips exactly the two
+    sandboxed hook runs that would rebuild the same bytes (issue 27).
+    """
+    entry = store / key if store else None
+    if entry is None or not entry.is_dir():
+        return None
+    names = [p.name for p in entry.iterdir() if _WHEEL_FILE.match(p.name)]
+    if len(names) != 1:
+        return None
+    try:
+        data = read_regular(entry / names[0], MAX_WHEEL)
+    except (OSError, ValueError):
+        return None
+    wheel = folders.checked / names[0]
+    wheel.write_bytes(data)
+    (logs / "build-wheel.log").write_text(
+        f"reused {names[0]}, built earlier from identical content (key {key})\n"
+    )
+    return wheel
+
+
+def keep(store: Path | None, key: str, wheel: Path) -> None:
+    """Put the harness's copy of a built ``wheel`` into ``store`` under ``key`` (atomically:
+    a concurrent run sees the whole entry or none)."""
+    if store is None:
+        return
+    store.mkdir(parents=True, exist_ok=True, mode=0o700)
+    staging = store / f".{key}.{os.getpid()}"
+    staging.mkdir(mode=0o700)
+    (staging / wheel.name).write_bytes(wheel.read_bytes())
+    try:
+        staging.rename(store / key)
+    except OSError:  # another run kept the same key first: its wheel is as good
+        for leftover in staging.iterdir():
+            leftover.unlink()
+        staging.rmdir()

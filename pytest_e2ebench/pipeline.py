@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from . import progress, runner, venv
+from . import backend, progress, runner, venv
 from .agents import Agent, AgentOutcome
 from .app import MATERIALS_DIR
 from .cache import Stage, key_of, locked, remove, tree_hash
@@ -661,6 +661,8 @@ class Evaluator:
                 ctx.sandbox,
                 install_project=install_project,
                 python=python,
+                # a wheel built from identical content by another run of the session
+                wheels=backend.store_for(self.settings.out),
             )
             install = stage.commit(built.to_dict())
         return install

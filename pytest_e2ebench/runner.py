@@ -208,6 +208,36 @@ _MEASURED = (
     "    names.update(data.measured_files())\n"
     "print(json.dumps(sorted(names)))\n"
 )
+# combine, then the JSON totals and the asked-for reports (xml, html), in ONE child: each
+# interpreter start costs about a second on a loaded machine, and a run made five of them.
+# A step that fails prints why; the token-tagged ``<kind>-ok`` lines say which succeeded
+# (the token: a source file's name printed in a warning cannot claim a report).
+_REPORTS = (
+    "import sys\n"
+    "from coverage import Coverage\n"
+    "rc, out, token, *rest = sys.argv[1:]\n"
+    "split = rest.index('--')\n"
+    "kinds, files = rest[:split], rest[split + 1:]\n"
+    "cov = Coverage(config_file=rc)\n"
+    "try:\n"
+    "    cov.combine(files, strict=True, keep=True)\n"
+    "    cov.save()\n"
+    "except Exception as exc:  # as ``coverage combine``: reported, the JSON step decides\n"
+    "    print(f'combine: {exc}')\n"
+    "cov = Coverage(config_file=rc)\n"
+    "cov.load()\n"
+    "steps = [('json', lambda: cov.json_report(outfile=out, ignore_errors=True))]\n"
+    "steps += [(k, lambda k=k: getattr(cov, k + '_report')(ignore_errors=True)) for k in kinds]\n"
+    "for kind, step in steps:\n"
+    "    try:\n"
+    "        step()\n"
+    "    except Exception as exc:\n"
+    "        print(f'{kind}: {exc}')\n"
+    "        if kind == 'json':\n"
+    "            break\n"
+    "    else:\n"
+    "        print(f'{kind}-ok-{token}', flush=True)\n"
+)
 _GLOB = frozenset("*?[]{}\n\r\\")  # a [paths] entry is a glob: such names are never aliased
 
 
@@ -329,17 +359,22 @@ def coverage_totals(
     copy_tree(repo, source, SOURCE_LIMITS, ignore=("__pycache__", ".git"))
     copies = tuple(copy_prefixes(_measured_files(where, files), repo, source))
     rc = _report_rc(where, repo, source, copies)
-    combine = coverage_step(
-        where, "combine", ["combine", "--keep", f"--rcfile={rc}", *map(str, files)]
-    )
     out = where / "coverage.json"
-    report = coverage_step(
-        where, "json", ["json", f"--rcfile={rc}", "-o", str(out), "--ignore-errors"]
+    token = secrets.token_hex(8)
+    kinds = ["xml", "html"] if reports else []
+    report = process.run(
+        [sys.executable, "-I", "-c", _REPORTS, str(rc), str(out), token, *kinds, "--", *files],
+        cwd=where,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        timeout=COVERAGE_TIMEOUT * (1 + len(kinds)),
+        log=where / "coverage-reports.log",
+        preexec=Limits().apply,  # rlimits only: this is the harness's own code, on data
     )
-    if combine.returncode not in (0, 1) or report.returncode != 0 or not out.is_file():
-        if "No data" in report.output or "No data" in combine.output:
+    done = set(report.output.split())
+    if f"json-ok-{token}" not in done or not out.is_file():
+        if "No data" in report.output:
             return None  # nothing of the project was imported: not an error
-        return {"error": f"coverage report failed:\n{report.tail(5) or combine.tail(5)}"}
+        return {"error": f"coverage report failed:\n{report.tail(5)}"}
     totals = json.loads(out.read_text())["totals"]
     found = {
         "statements": totals.get("num_statements", 0),
@@ -348,12 +383,12 @@ def coverage_totals(
         "covered_branches": totals.get("covered_branches", 0),
     }
     if reports:
-        written = {}
-        for kind, target in (("xml", COVERAGE_XML), ("html", f"{COVERAGE_HTML}/index.html")):
-            done = coverage_step(where, kind, [kind, f"--rcfile={rc}", "--ignore-errors"])
-            if done.returncode == 0 and (where / target).is_file():
-                written[kind] = str(where / target)
-        found["reports"] = written
+        targets = {"xml": COVERAGE_XML, "html": f"{COVERAGE_HTML}/index.html"}
+        found["reports"] = {
+            kind: str(where / target)
+            for kind, target in targets.items()
+            if f"{kind}-ok-{token}" in done and (where / target).is_file()
+        }
     return found
 
 

@@ -311,8 +311,12 @@ def build(
     *,
     install_project: bool = True,
     python: str | None = None,
+    wheels: Path | None = None,
 ) -> InstallResult:
     """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
+
+    ``wheels``: a harness-owned folder of wheels already built from identical content (one
+    session's; see :func:`backend.reuse`), or None to build always.
 
     The task's test requirements are the harness's: failing to install them is an
     infrastructure error, like failing to install pytest. A web app is not installed
@@ -330,7 +334,7 @@ def build(
         found = ", ".join(sorted(roots)) or "nothing"
         return InstallResult("path", True, f"no packaging: imports {found} from the repository")
     try:
-        return InstallResult("editable", True, _install(venv, repo, logs, sandbox, before))
+        return InstallResult("editable", True, _install(venv, repo, logs, sandbox, before, wheels))
     except InstallRefused as exc:
         site = integrity.site_packages(venv)
         if (site / finder.PTH_FILE).exists() or {
@@ -346,8 +350,35 @@ def build(
         return InstallResult("editable", False, message, f"{reason}: {cause}" if cause else reason)
 
 
+def _wheel(
+    system: dict, folders: backend.BuildFolders, logs: Path, sandbox: Sandbox, wheels: Path | None
+) -> Path:
+    """The project's wheel: built by its backend in the sandbox, or the one an earlier build of
+    identical content left in ``wheels`` (see :func:`backend.build_key`)."""
+    key = backend.build_key(folders, system, sandbox)
+    built = backend.reuse(wheels, key, folders, logs)
+    if built is not None:
+        return built
+    runner = backend.HookRunner(sandbox, folders, logs)
+    caller = backend.hook_caller(system, runner)
+    asked = vet(
+        backend.requires_for_wheel(caller, runner),
+        "the build backend's get_requires_for_build_wheel",
+    )
+    extra = [r for r in asked if r not in system["requires"]]
+    _fetch("backend-requirements", extra, python_of(folders.env), logs)
+    built = backend.build_wheel(caller, runner)
+    backend.keep(wheels, key, built)
+    return built
+
+
 def _install(
-    venv: Path, repo: Path, logs: Path, sandbox: Sandbox | None, before: integrity.Snapshot
+    venv: Path,
+    repo: Path,
+    logs: Path,
+    sandbox: Sandbox | None,
+    before: integrity.Snapshot,
+    wheels: Path | None = None,
 ) -> str:
     """Build, inspect and install the project and its dependencies; InstallRefused if not."""
     system = build_system(repo)
@@ -358,15 +389,7 @@ def _install(
         create_venv(folders.env, logs, [], stage="venv", prefix="build-")
         build_python = python_of(folders.env)
         _fetch("build-requirements", system["requires"], build_python, logs)
-        runner = backend.HookRunner(sandbox or Sandbox(), folders, logs)
-        caller = backend.hook_caller(system, runner)
-        asked = vet(
-            backend.requires_for_wheel(caller, runner),
-            "the build backend's get_requires_for_build_wheel",
-        )
-        extra = [r for r in asked if r not in system["requires"]]
-        _fetch("backend-requirements", extra, build_python, logs)
-        built = backend.build_wheel(caller, runner)
+        built = _wheel(system, folders, logs, sandbox or Sandbox(), wheels)
         contents = wheel.inspect(
             built, reserved=before.names, commands=before.commands, dists=frozenset(before.dists)
         )
