@@ -7,6 +7,7 @@ import tempfile
 import pytest
 
 from pytest_e2ebench.backend import STORE_ENV
+from pytest_e2ebench.planting.values import STORE_ENV as PLANTING_ENV
 
 _MADE: list[str] = []  # the wheel store this process made (pytest_configure)
 
@@ -82,13 +83,18 @@ def pytest_configure(config):
     # xdist workers and the sessions' subprocesses inherit it): a project built by one test is
     # reused by the next test with the same content (issue 27). Fresh per suite run, so a test
     # that reads a build's own log sees a real build the first time its content appears.
-    if not hasattr(config, "workerinput") and STORE_ENV not in os.environ:
-        os.environ[STORE_ENV] = tempfile.mkdtemp(prefix="e2e-wheels-")
-        _MADE.append(os.environ[STORE_ENV])
+    # The same for the values the planted tests' new inputs record on each reference
+    # (planting/values.py): one recording per task content per suite run.
+    if hasattr(config, "workerinput"):
+        return
+    for env, prefix in ((STORE_ENV, "e2e-wheels-"), (PLANTING_ENV, "e2e-planting-")):
+        if env not in os.environ:
+            os.environ[env] = tempfile.mkdtemp(prefix=prefix)
+            _MADE.append((env, os.environ[env]))
 
 
 def pytest_unconfigure(config):
-    for store in _MADE:
+    for env, store in _MADE:
         shutil.rmtree(store, ignore_errors=True)
-        os.environ.pop(STORE_ENV, None)
+        os.environ.pop(env, None)
     _MADE.clear()
