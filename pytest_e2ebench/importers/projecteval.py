@@ -634,6 +634,8 @@ class ConsoleProgram:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        with contextlib.suppress(OSError):  # the program may have closed its end
+            self.process.stdin.close()
         self.out.close()
 
 
