@@ -456,31 +456,34 @@ def _write_task(root, project, answer, done: Converted, report, stack, created, 
         for path in sorted(material.glob(f"{pid}-*")):  # pid checked by safe_id
             if copy_file(material, path.name, folder / path.name, MAX_DATASET_BYTES):
                 report.materials += 1
-    write_task_toml(
-        root,
-        {
-            "id": root.name,
-            "title": _title(prompt),
-            "kind": "cli",
-            "language": "python",
-            "created": created,
-            "source": (
-                f"ProjectEval project {pid} ({kind}), imported by e2ebench import projecteval"
-            ),
-            "tests": {
-                "path": "tests",
-                "timeout": 60,
-                "requires": test_requirements(kind, answer),
-                **({"browser": True} if website else {}),
-            },
-            "projecteval": {
-                "level1": "level1.md",
-                "checklist": "checklist.json",
-                "parameters": "parameters.json",
-                **({"skeleton": "skeleton"} if report.skeleton_files else {}),
-            },
+    write_task_toml(root, _task_meta(root.name, project, answer, report, created))
+
+
+def _task_meta(task: str, project: dict, answer: list, report, created) -> dict:
+    """task.toml of an imported project."""
+    kind = project.get("project_type")
+    website = kind == "website"
+    return {
+        "id": task,
+        "title": _title(project["nl_prompt"]),
+        "kind": "cli",
+        "language": "python",
+        "created": created,
+        "source": f"ProjectEval project {report.project} ({kind}), imported by e2ebench import "
+        "projecteval",
+        "tests": {
+            "path": "tests",
+            "timeout": 60,
+            "requires": test_requirements(kind, answer),
+            **({"browser": True} if website else {}),
         },
-    )
+        "projecteval": {
+            "level1": "level1.md",
+            "checklist": "checklist.json",
+            "parameters": "parameters.json",
+            **({"skeleton": "skeleton"} if report.skeleton_files else {}),
+        },
+    }
 
 
 def _title(prompt: str) -> str:
