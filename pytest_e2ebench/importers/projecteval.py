@@ -473,7 +473,8 @@ def _task_meta(task: str, project: dict, answer: list, report, created) -> dict:
         "projecteval",
         "tests": {
             "path": "tests",
-            "timeout": 60,
+            # a website's first test also waits for the site's migrations and start
+            "timeout": 240 if website else 60,
             "requires": test_requirements(kind, answer),
             **({"browser": True} if website else {}),
         },
@@ -761,7 +762,7 @@ ADMIN = (
     "User.objects.create_superuser('Admin', 'admin@example.com', 'abc#12345')"
 )
 _LOCAL = re.compile(r"^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?", re.IGNORECASE)
-READY = 30.0
+READY = 120.0  # a loaded machine: importing a site (matplotlib's first font scan) takes long
 
 
 @pytest.fixture(scope="session")
@@ -774,7 +775,9 @@ def live_site(tmp_path_factory, project_dir):
     # -S: without the environment's .pth files, the project is imported from this writable
     # copy (where its database goes), not from the read-only project folder it is installed
     # from; the installed libraries (Django) come from site-packages on PYTHONPATH.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *_site.getsitepackages()])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *_site.getsitepackages()]),
+           # a site that plots: no display, and matplotlib's font cache in the run's own folder
+           "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(work.parent / "matplotlib")}
     python = [sys.executable, "-S"]
     for step in (["makemigrations", "--noinput"], ["migrate", "--noinput"], ["shell", "-c", ADMIN]):
         subprocess.run([*python, "manage.py", *step], cwd=work, env=env,
