@@ -349,6 +349,12 @@ def explain(test: str, peer: dict, harness_runs: list[str], notes: dict[str, str
         return notes[pid]
     if len(set(harness_runs)) > 1:
         return f"the harness's verdict changes between runs ({', '.join(harness_runs)})"
+    if peer.get("verdict") == "missing" and "timed out after 10 seconds" in peer.get("reason", ""):
+        return (
+            "ProjectEval's judge gives each of Django's initiation commands 10 s (its "
+            "BasePythonManager.initiate_command and the superuser's manage.py shell); on a "
+            "loaded machine one took longer and the project's tests never ran"
+        )
     if peer.get("verdict") == "missing":
         return "ProjectEval's judge never ran this test: " + peer.get("reason", "")
     if "timeout" in peer.get("reason", "").lower():
@@ -451,10 +457,12 @@ def verify(
     projects: list[str] | None = None,
     runs: int = 3,
     batch: int = 4,
+    results: list[Path] | None = None,
 ) -> dict:
     """Run ProjectEval's judge and ``runs`` harness sessions on the imported projects (all, or
     ``projects``, in batches of ``batch`` projects for the judge); compare; write and return
-    ``out/verify-report.json``."""
+    ``out/verify-report.json``. ``results``: results.json files of reference sessions already
+    run on these tasks, taken instead of running the harness."""
     src, tasks, out = src.resolve(), tasks.resolve(), out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     imported = [r for r in json.loads((tasks / REPORT_FILE).read_text()) if r.get("task")]
@@ -466,7 +474,10 @@ def verify(
     peer: dict[str, dict] = {}
     for start in range(0, len(pids), max(1, batch)):
         peer.update(run_peer(src, out, pids[start : start + batch], python))
-    sessions = run_harness_runs(tasks, [r["task"] for r in imported], out, runs)
+    if results:
+        sessions = [harness_verdicts(json.loads(Path(r).read_text())) for r in results]
+    else:
+        sessions = run_harness_runs(tasks, [r["task"] for r in imported], out, runs)
     report = compare(numbering, peer, sessions, KNOWN)
     (out / REPORT).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
@@ -488,6 +499,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--batch", type=int, default=4, help="projects per run of ProjectEval's judge"
     )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        action="append",
+        help="a results.json of a reference session on TASKS, instead of running one (repeat)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -508,7 +525,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"e2ebench verify-import: {problem}", file=sys.stderr)
         return 2
     report = verify(
-        args.src, args.tasks, args.out, projects=args.projects, runs=args.runs, batch=args.batch
+        args.src,
+        args.tasks,
+        args.out,
+        projects=args.projects,
+        runs=args.runs,
+        batch=args.batch,
+        results=args.results,
     )
     print_report(report)
     print(f"report: {args.out / REPORT}")
