@@ -339,26 +339,54 @@ def harness_verdicts(results: dict) -> dict[str, dict[str, str]]:
     return found
 
 
+# What ProjectEval's judge logged for a failing test -> why it failed there (and not in the
+# harness, which waits for the page to settle and bounds a test by the task's timeout).
+PEER_FAILURES = (
+    (
+        "timed out after 3",
+        "ProjectEval's judge gives each test 3 s (func_timeout); on this "
+        "loaded machine the test took longer",
+    ),
+    (
+        "\\",
+        "the test (or its canonical value) names a Windows path (backslashes, "
+        "%USERPROFILE%): the file is not found on Linux",
+    ),
+    (
+        "no such element",
+        "ProjectEval's judge did not find what the page shows after the "
+        "test's action: it reads the page right after acting; the harness waits for the page to "
+        "settle and finds it in every run",
+    ),
+    (
+        "Assertion Error",
+        "ProjectEval's judge read the page right after the test's action and "
+        "found it not yet updated (or a previous test of its session failed the same way); the "
+        "harness waits for the page to settle and passes in every run",
+    ),
+)
+
+
 def explain(test: str, peer: dict, harness_runs: list[str], notes: dict[str, str]) -> str:
     """Why the two disagree on ``test``: a known fact (``notes``, from docs/projecteval.md),
-    or what the verdicts themselves show."""
-    pid = test.split("_")[0]
-    if test in notes:
-        return notes[test]
-    if pid in notes:
-        return notes[pid]
+    or what the verdicts and ProjectEval's log show."""
+    pid, reason = test.split("_")[0], peer.get("reason", "")
+    if test in notes or pid in notes:
+        return notes.get(test) or notes[pid]
     if len(set(harness_runs)) > 1:
         return f"the harness's verdict changes between runs ({', '.join(harness_runs)})"
-    if peer.get("verdict") == "missing" and "timed out after 10 seconds" in peer.get("reason", ""):
+    if peer.get("verdict") == "missing" and "timed out after 10 seconds" in reason:
         return (
             "ProjectEval's judge gives each of Django's initiation commands 10 s (its "
             "BasePythonManager.initiate_command and the superuser's manage.py shell); on a "
             "loaded machine one took longer and the project's tests never ran"
         )
     if peer.get("verdict") == "missing":
-        return "ProjectEval's judge never ran this test: " + peer.get("reason", "")
-    if "timeout" in peer.get("reason", "").lower():
-        return "ProjectEval's judge gives each test 3 s (func_timeout); this one took longer"
+        return "ProjectEval's judge never ran this test: " + reason
+    if harness_runs and harness_runs[0] == "pass":
+        for marker, why in PEER_FAILURES:
+            if marker in reason:
+                return why
     return "unexplained"
 
 

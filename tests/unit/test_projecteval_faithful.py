@@ -197,3 +197,17 @@ def test_selfcheck_names_a_requirement_whose_verdict_changes_between_runs():
         "run 3 implemented)"
     ]
     assert unstable(runs[:1] + runs[2:]) == []
+
+
+@pytest.mark.parametrize(
+    ("reason", "start"),
+    [
+        ("Timeout Error: ... timed out after 3.000000 seconds.", "ProjectEval's judge gives each"),
+        ("No such file or directory: '%USERPROFILE%\\\\Downloads\\\\a.csv'", "the test (or its"),
+        ("Message: no such element: Unable to locate element", "ProjectEval's judge did not find"),
+        ("something else entirely", "unexplained"),
+    ],
+)
+def test_a_peer_failure_the_harness_passes_is_explained_from_the_peers_log(reason, start):
+    peer = {"verdict": "fail", "reason": reason}
+    assert verifier.explain("7_3", peer, ["pass"] * 3, {}).startswith(start)
