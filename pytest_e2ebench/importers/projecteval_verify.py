@@ -343,7 +343,7 @@ def harness_verdicts(results: dict) -> dict[str, dict[str, str]]:
 # harness, which waits for the page to settle and bounds a test by the task's timeout).
 PEER_FAILURES = (
     (
-        "timed out after 3",
+        "Timeout Error",
         "ProjectEval's judge gives each test 3 s (func_timeout); on this "
         "loaded machine the test took longer",
     ),
@@ -351,6 +351,11 @@ PEER_FAILURES = (
         "\\",
         "the test (or its canonical value) names a Windows path (backslashes, "
         "%USERPROFILE%): the file is not found on Linux",
+    ),
+    (
+        "No such file or directory",
+        "the file this test reads is written by the program in an earlier test of the "
+        "project, which failed under ProjectEval's judge (its tests share one folder)",
     ),
     (
         "no such element",

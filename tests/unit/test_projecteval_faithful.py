@@ -202,7 +202,7 @@ def test_selfcheck_names_a_requirement_whose_verdict_changes_between_runs():
 @pytest.mark.parametrize(
     ("reason", "start"),
     [
-        ("Timeout Error: ... timed out after 3.000000 seconds.", "ProjectEval's judge gives each"),
+        ("Timeout Error: Function test_x (args=...) timed out after 3.0 seconds.", "ProjectEval's judge gives each"),
         ("No such file or directory: '%USERPROFILE%\\\\Downloads\\\\a.csv'", "the test (or its"),
         ("Message: no such element: Unable to locate element", "ProjectEval's judge did not find"),
         ("something else entirely", "unexplained"),
