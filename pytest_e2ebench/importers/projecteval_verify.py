@@ -358,6 +358,12 @@ PEER_FAILURES = (
         "project, which failed under ProjectEval's judge (its tests share one folder)",
     ),
     (
+        "partially initialized module",
+        "ProjectEval's 3 s bound (func_timeout) stopped an earlier test while the program, run "
+        "in the judge's own process, was importing its libraries: the half-imported module "
+        "breaks this test's run",
+    ),
+    (
         "no such element",
         "ProjectEval's judge did not find what the page shows after the "
         "test's action: it reads the page right after acting; the harness waits for the page to "
