@@ -255,7 +255,7 @@ def run_peer(src: Path, out: Path, projects: list[str], python: Path) -> dict[st
     )
     log = out / f"peer-{'-'.join(projects)}.log"
     sandbox = dataclasses.replace(sandbox, limits=limits)
-    sandbox.run(
+    done = sandbox.run(
         [
             str(python),
             "e2ebench_pe_judge.py",
@@ -274,7 +274,8 @@ def run_peer(src: Path, out: Path, projects: list[str], python: Path) -> dict[st
         writable=[work],
         readable=[venv, *interpreter_home(venv)],
     )
-    return peer_verdicts(log.read_text(encoding="utf-8", errors="replace"))
+    # the judge's output (sandboxed, bounded by the sandbox's output limit), as text
+    return peer_verdicts(done.output)
 
 
 PROJECT = re.compile(r"Evaluating project id (\d+)$")
