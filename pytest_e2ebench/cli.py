@@ -62,6 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = verifiers.add_parser("e2edev", help=e2edev_verify.__doc__.splitlines()[0])
     e2edev_verify.add_arguments(sub)
     sub.set_defaults(run=e2edev_verify.run)
+    from .importers import projecteval_verify
+
+    sub = verifiers.add_parser("projecteval", help=projecteval_verify.__doc__.splitlines()[0])
+    projecteval_verify.add_arguments(sub)
+    sub.set_defaults(run=projecteval_verify.run)
     from . import verify
 
     sub = verifiers.add_parser(

@@ -110,6 +110,7 @@ def check(
                 f"{run['task']}: the migration changed the reference's own tests: "
                 + "; ".join(f"{m}: {', '.join(names[:4])}" for m, names in sorted(changed.items()))
             )
+    problems += unstable(_results(work / "ref.json"))
     for run in _results(work / "nop.json"):
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0:
             passing = [r["id"] for r in run["requirements"] if r["verdict"] == "implemented"]
@@ -134,6 +135,27 @@ def check(
                 f"{task.id}: mutant {mutant.name!r} does not discriminate: it fails "
                 f"{len(failed)} of {len(task.requirements)} requirements"
             )
+    return problems
+
+
+def unstable(runs: list[dict]) -> list[str]:
+    """One problem per task whose reference runs disagree on some requirement's verdict: an
+    oracle whose verdict changes from run to run cannot be anyone's denominator (issue 30)."""
+    verdicts: dict[str, dict[str, dict[int, str]]] = {}
+    for run in runs:
+        for req in run["requirements"]:
+            verdicts.setdefault(run["task"], {}).setdefault(req["id"], {})[run["run"]] = req[
+                "verdict"
+            ]
+    problems = []
+    for task, by_req in verdicts.items():
+        changing = {rid: seen for rid, seen in by_req.items() if len(set(seen.values())) > 1}
+        if changing:
+            shown = "; ".join(
+                f"{rid} ({', '.join(f'run {n} {v}' for n, v in sorted(seen.items()))})"
+                for rid, seen in sorted(changing.items(), key=lambda kv: _req_order(kv[0]))
+            )
+            problems.append(f"{task}: verdicts differ between reference runs: {shown}")
     return problems
 
 

@@ -43,9 +43,39 @@ MAX_DATASET_BYTES = 256 << 20  # the answers file is the largest (tens of MB)
 THRESHOLD = 0.65  # ProjectEval's config.ini STRING_SIMILARITY_THRESHOLD
 # Names a test may use that cannot be had in a sandboxed run, and why.
 UNSUPPORTED = {
-    "pyperclip": "uses the system clipboard (pyperclip)",
-    "_subprocess": "drives ProjectEval's interactive console manager (_subprocess)",
-    "calculate_histogram_similarity": "compares images with OpenCV histograms",
+    "pyperclip": "uses the system clipboard (pyperclip), which a headless sandboxed run has not",
+    "calculate_histogram_similarity": (
+        "compares images with OpenCV histograms (utils.calculate_histogram_similarity); "
+        "ProjectEval's own judge never reaches it: its Matplotlib manager rejects start_file"
+    ),
+}
+# ProjectEval's interactive console manager: the name its test code drives the program by.
+CONSOLE = "_subprocess"
+# The parameter the harness adds for an interactive console project: ProjectEval's judge asks
+# the model for the file to start (its start_file); here it is asked as any other parameter.
+START_FILE = "start_file"
+# What ProjectEval's run_judge.py installs for every website project and console project
+# (``requirements[project_id]``), and the versions its requirements.txt pins (its judge's
+# environment, which the projects it starts run in). Import name -> requirement.
+PEER_INSTALLS = {
+    "website": ("django", "matplotlib", "pyperclip", "qrcode", "markdown"),
+    "console": ("openpyxl", "pandas"),
+}
+PEER_PINS = {
+    "django": "django~=5.1.1",
+    "markdown": "markdown~=3.7",
+    "matplotlib": "matplotlib~=3.9.2",
+    "pyperclip": "pyperclip~=1.9.0",
+    "qrcode": "qrcode~=7.4.2",
+    "openpyxl": "openpyxl~=3.1.5",
+    "pandas": "pandas~=2.2.3",
+}
+# Import names whose distribution is named differently on PyPI.
+DISTRIBUTIONS = {
+    "PIL": "pillow",
+    "yaml": "pyyaml",
+    "sklearn": "scikit-learn",
+    "cv2": "opencv-python",
 }
 # What the test code finds in its namespace, by project type (ProjectEval's judge namespaces).
 WEB_IMPORTS = (
@@ -72,7 +102,9 @@ class ProjectReport:
     parameters: int = 0
     skeleton_files: int = 0
     materials: int = 0
+    # "<project>_<index> <page> / <function>: why", as ProjectEval's judge numbers its tests
     skipped_tests: list[str] = dataclasses.field(default_factory=list)
+    numbering: dict[str, str] = dataclasses.field(default_factory=dict)  # R<n> -> <project>_<i>
 
 
 class NotConvertible(Exception):
@@ -181,6 +213,158 @@ def import_project(
     return report
 
 
+@dataclasses.dataclass
+class Converted:
+    """A project's tests as the harness runs them."""
+
+    pd: dict[str, str] = dataclasses.field(default_factory=dict)  # parameter -> description
+    cpv: dict[str, str] = dataclasses.field(default_factory=dict)  # parameter -> canonical
+    requirements: list[str] = dataclasses.field(default_factory=list)
+    blocks: list[str] = dataclasses.field(default_factory=list)
+    console: bool = False  # a test drives the interactive program (_subprocess)
+
+
+def _test_block(
+    definition: str,
+    name: str,
+    args: list[str],
+    keys: dict,
+    number: int,
+    fn: dict,
+    website: bool,
+    console: bool,
+) -> str:
+    """The pytest test calling ProjectEval's test function ``name`` with the agent's values."""
+    call = ", ".join(
+        "driver" if website and a == "driver" else f"value(pv, {keys[a]!r})" for a in args
+    )
+    fixture = "driver, pv, value" if website else "pv, value, mission"
+    if console:
+        fixture += ", console"
+    # the test code reads the running program as the global _subprocess, as in ProjectEval
+    bind = "    global _subprocess\n    _subprocess = console\n" if console else ""
+    return (
+        f'{definition}\n\n\n@pytest.mark.requirement("R{number}")\n'
+        f"def test_r{number}_{_slug(str(fn.get('function')))}({fixture}):\n{bind}"
+        f"    result = {name}({call})\n"
+        "    # ProjectEval's judge: a test passes when it returns nothing\n"
+        '    assert result is None, f"the test returned {result!r}"\n'
+    )
+
+
+def _convert_tests(project: dict, cpvs: dict, website: bool, report: ProjectReport) -> Converted:
+    """Every test of ``project`` that can run here; the others go to the report with why.
+
+    A test is named as ProjectEval's judge logs it, ``<project>_<index>`` (its index counts
+    every test of the project, in order), so both runners' verdicts can be paired.
+    """
+    pid, done = report.project, Converted()
+    descriptions = {
+        (page.get("page"), fn.get("function")): fn.get("description", "")
+        for page in project.get("nl_checklist") or []
+        if isinstance(page, dict)
+        for fn in page.get("function") or []
+        if isinstance(fn, dict)
+    }
+    index = 0
+    for page in project.get("testcode") or []:
+        for fn in (page.get("function") or []) if isinstance(page, dict) else []:
+            index += 1
+            peer_id = f"{pid}_{index}"
+            label = f"{page.get('page')} / {fn.get('function')}"
+            number = len(done.blocks) + 1
+            try:
+                definition, name, args = _convert_test(str(fn.get("test", "")), number, website)
+            except NotConvertible as exc:
+                report.skipped_tests.append(f"{peer_id} {label}: {exc}")
+                continue
+            described = {
+                p["name"]: p.get("description", "")
+                for p in fn.get("parameter") or []
+                if isinstance(p, dict) and isinstance(p.get("name"), str)
+            }
+            canonical = _cpv(cpvs, page.get("page"), fn.get("function"))
+            wanted = [a for a in args if not (website and a == "driver")]
+            missing = [a for a in wanted if a not in described or a not in canonical]
+            if missing:
+                report.skipped_tests.append(
+                    f"{peer_id} {label}: argument(s) {', '.join(missing)} have no parameter "
+                    "description or canonical value"
+                )
+                continue
+            keys = {a: f"r{number}_{a}" for a in wanted}
+            for arg, key in keys.items():
+                done.pd[key] = f"{described[arg] or arg} (for the test of '{label}')"
+                done.cpv[key] = canonical[arg]
+            console = CONSOLE in definition
+            done.console |= console
+            about = descriptions.get((page.get("page"), fn.get("function"))) or ""
+            done.requirements.append(f"### R{number}: {label}\n\n{about}".rstrip())
+            done.blocks.append(
+                _test_block(definition, name, args, keys, number, fn, website, console)
+            )
+            report.numbering[f"R{number}"] = peer_id
+    return done
+
+
+def canonical_imports(answer: list) -> set[str]:
+    """The top-level modules the canonical answer's Python files import that are neither
+    standard library nor its own (a file or folder of the answer)."""
+    found: set[str] = set()
+    own: set[str] = set()
+    for entry in answer:
+        path = (
+            _safe_path(entry.get("path") or entry.get("file")) if isinstance(entry, dict) else None
+        )
+        if path is None:
+            continue
+        own.update(part.removesuffix(".py") for part in path.parts)
+        if path.suffix != ".py" or not isinstance(entry.get("code"), str):
+            continue
+        try:
+            tree = ast.parse(entry["code"])
+        except SyntaxError:
+            continue  # the answer's problem; its run will show it
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return {m for m in found if m not in sys.stdlib_module_names and m not in own}
+
+
+def test_requirements(kind: str, answer: list) -> list[str]:
+    """``[tests] requires``: what ProjectEval's judge installs for this kind of project and
+    what the canonical code imports, at the versions ProjectEval's requirements.txt pins."""
+    website = kind == "website"
+    names = set(PEER_INSTALLS["website" if website else "console"]) | canonical_imports(answer)
+    if not website:
+        # the test code's namespace (pd, openpyxl) and utils.string_similarity
+        names |= {"openpyxl", "pandas", "rapidfuzz"}
+    requires = sorted(PEER_PINS.get(n, DISTRIBUTIONS.get(n, n)) for n in names)
+    if website:
+        from ..web import web_requirements
+
+        requires += [r for r in web_requirements() if r.startswith("selenium")]
+    return requires
+
+
+def start_file(answer: list) -> str | None:
+    """The canonical answer's program to start: its only Python file, or the one file with a
+    ``__main__`` guard (ProjectEval asks the model; its canonical answers have one file)."""
+    files = [
+        (str(path), entry["code"])
+        for entry in answer
+        if isinstance(entry, dict) and isinstance(entry.get("code"), str)
+        for path in [_safe_path(entry.get("path") or entry.get("file"))]
+        if path is not None and path.suffix == ".py"
+    ]
+    mains = [p for p, code in files if "__main__" in code]
+    if len(files) == 1:
+        return files[0][0]
+    return mains[0] if len(mains) == 1 else None
+
+
 def _import(project, answers, cpvs, material, out, created, report) -> None:
     pid = report.project
     kind = project.get("project_type")
@@ -206,94 +390,62 @@ def _import(project, answers, cpvs, material, out, created, report) -> None:
     if root.exists():
         shutil.rmtree(root)
     (root / "tests").mkdir(parents=True)
-    descriptions = {
-        (page.get("page"), fn.get("function")): fn.get("description", "")
-        for page in checklist
-        if isinstance(page, dict)
-        for fn in page.get("function") or []
-        if isinstance(fn, dict)
-    }
-    pd: dict[str, str] = {}
-    cpv_out: dict[str, str] = {}
-    requirements: list[str] = []
-    blocks: list[str] = []
-    number = 0
-    for page in project.get("testcode") or []:
-        for fn in (page.get("function") or []) if isinstance(page, dict) else []:
-            label = f"{page.get('page')} / {fn.get('function')}"
-            try:
-                definition, name, args = _convert_test(str(fn.get("test", "")), number + 1, website)
-            except NotConvertible as exc:
-                report.skipped_tests.append(f"{label}: {exc}")
-                continue
-            described = {
-                p["name"]: p.get("description", "")
-                for p in fn.get("parameter") or []
-                if isinstance(p, dict) and isinstance(p.get("name"), str)
-            }
-            canonical = _cpv(cpvs, page.get("page"), fn.get("function"))
-            wanted = [a for a in args if not (website and a == "driver")]
-            missing = [a for a in wanted if a not in described or a not in canonical]
-            if missing:
-                report.skipped_tests.append(
-                    f"{label}: argument(s) {', '.join(missing)} have no parameter description "
-                    "or canonical value"
-                )
-                continue
-            number += 1
-            keys = {a: f"r{number}_{a}" for a in wanted}
-            for arg, key in keys.items():
-                pd[key] = f"{described[arg] or arg} (for the test of '{label}')"
-                cpv_out[key] = canonical[arg]
-            about = descriptions.get((page.get("page"), fn.get("function"))) or ""
-            requirements.append(f"### R{number}: {label}\n\n{about}".rstrip())
-            call = ", ".join(
-                "driver" if website and a == "driver" else f"value(pv, {keys[a]!r})" for a in args
-            )
-            fixture = "driver, pv, value" if website else "pv, value, mission"
-            blocks.append(
-                f'{definition}\n\n\n@pytest.mark.requirement("R{number}")\n'
-                f"def test_r{number}_{_slug(str(fn.get('function')))}({fixture}):\n"
-                f"    result = {name}({call})\n"
-                "    # ProjectEval's judge: a test passes when it returns nothing\n"
-                '    assert result is None, f"the test returned {result!r}"\n'
-            )
-    if not number:
+    done = _convert_tests(project, cpvs, website, report)
+    if not done.blocks:
         raise NotConvertible(
             "no usable test ("
             + ("; ".join(report.skipped_tests[:3]) or "the project has no testcode")
             + ")"
         )
-    report.tests = number
-    report.parameters = len(pd)
+    if done.console:
+        program = start_file(answer)
+        if program is None:
+            raise NotConvertible(
+                "its console tests need the program to start; the canonical "
+                "answer has no single Python file with a __main__ guard"
+            )
+        done.pd[START_FILE] = "the Python file to start for the interactive console tests"
+        done.cpv[START_FILE] = program
+    report.tests = len(done.blocks)
+    report.parameters = len(done.pd)
+    _write_task(root, project, answer, done, report, stack, created, material)
+    report.task = task
+
+
+def _write_task(root, project, answer, done: Converted, report, stack, created, material):
+    """The task folder's files (the tests converted already)."""
+    pid, kind = report.project, project.get("project_type")
+    website = kind == "website"
+    prompt = project["nl_prompt"]
     written, problems = _write_files(answer, root / "reference", "the canonical answer")
     if not written:
         raise NotConvertible("; ".join(problems) or "the canonical answer has no files")
     (root / "reference" / "parameters.json").write_text(
-        json.dumps(cpv_out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        json.dumps(done.cpv, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     report.skeleton_files, skeleton_problems = _write_files(
         project.get("skeleton"), root / "skeleton", "the skeleton"
     )
     report.skipped_tests += skeleton_problems
-    (root / "level1.md").write_text(prompt.strip() + "\n", encoding="utf-8")
-    (root / "checklist.json").write_text(
-        json.dumps(checklist, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    (root / "parameters.json").write_text(
-        json.dumps(pd, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    header = (
-        f"# ProjectEval project {pid}\n\n{prompt.strip()}\n\nTechnical stack: "
-        f"{stack or 'any'} (Python).\n\n## Requirements (one per ProjectEval test)\n\n"
-    )
-    (root / "requirements.md").write_text(
-        header + "\n\n".join(requirements) + "\n", encoding="utf-8"
-    )
+    for name, text in (
+        ("level1.md", prompt.strip() + "\n"),
+        ("checklist.json", json.dumps(project["nl_checklist"], indent=1, ensure_ascii=False)),
+        ("parameters.json", json.dumps(done.pd, indent=1, ensure_ascii=False) + "\n"),
+        (
+            "requirements.md",
+            f"# ProjectEval project {pid}\n\n{prompt.strip()}\n\nTechnical stack: "
+            f"{stack or 'any'} (Python).\n\n## Requirements (one per ProjectEval test)\n\n"
+            + "\n\n".join(done.requirements)
+            + "\n",
+        ),
+    ):
+        (root / name).write_text(text, encoding="utf-8")
     imports = WEB_IMPORTS if website else CONSOLE_IMPORTS
     module = f'"""ProjectEval project {pid}: its tests, called with the agent\'s parameters."""\n\n'
+    if done.console:
+        imports += "\n_subprocess = None  # the running program (the console fixture sets it)\n"
     (root / "tests" / "test_projecteval.py").write_text(
-        module + imports + "\n\n" + "\n\n".join(blocks), encoding="utf-8"
+        module + imports + "\n\n" + "\n\n".join(done.blocks), encoding="utf-8"
     )
     (root / "tests" / "pe_utils.py").write_text(UTILS, encoding="utf-8")
     (root / "tests" / "conftest.py").write_text(
@@ -304,40 +456,35 @@ def _import(project, answers, cpvs, material, out, created, report) -> None:
         for path in sorted(material.glob(f"{pid}-*")):  # pid checked by safe_id
             if copy_file(material, path.name, folder / path.name, MAX_DATASET_BYTES):
                 report.materials += 1
-    if website:
-        from ..web import web_requirements
+    write_task_toml(root, _task_meta(root.name, project, answer, report, created))
 
-        selenium = [r for r in web_requirements() if r.startswith("selenium")]
-        requires = ["django", *selenium]
-    else:
-        # ProjectEval's expected messages quote pandas 2's formatting of values
-        requires = ["openpyxl", "pandas<3", "rapidfuzz", "statsmodels", "matplotlib"]
-    write_task_toml(
-        root,
-        {
-            "id": task,
-            "title": _title(prompt),
-            "kind": "cli",
-            "language": "python",
-            "created": created,
-            "source": (
-                f"ProjectEval project {pid} ({kind}), imported by e2ebench import projecteval"
-            ),
-            "tests": {
-                "path": "tests",
-                "timeout": 60,
-                "requires": requires,
-                **({"browser": True} if website else {}),
-            },
-            "projecteval": {
-                "level1": "level1.md",
-                "checklist": "checklist.json",
-                "parameters": "parameters.json",
-                **({"skeleton": "skeleton"} if report.skeleton_files else {}),
-            },
+
+def _task_meta(task: str, project: dict, answer: list, report, created) -> dict:
+    """task.toml of an imported project."""
+    kind = project.get("project_type")
+    website = kind == "website"
+    return {
+        "id": task,
+        "title": _title(project["nl_prompt"]),
+        "kind": "cli",
+        "language": "python",
+        "created": created,
+        "source": f"ProjectEval project {report.project} ({kind}), imported by e2ebench import "
+        "projecteval",
+        "tests": {
+            "path": "tests",
+            # a website's first test also waits for the site's migrations and start
+            "timeout": 240 if website else 60,
+            "requires": test_requirements(kind, answer),
+            **({"browser": True} if website else {}),
         },
-    )
-    report.task = task
+        "projecteval": {
+            "level1": "level1.md",
+            "checklist": "checklist.json",
+            "parameters": "parameters.json",
+            **({"skeleton": "skeleton"} if report.skeleton_files else {}),
+        },
+    }
 
 
 def _title(prompt: str) -> str:
@@ -375,6 +522,12 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[ProjectReport]:
     return reports
 
 
+def not_imported(reports: list[ProjectReport]) -> list[str]:
+    """One line per project or test left out, with why (tests as ``<project>_<index>``)."""
+    lines = [f"project {r.project}: {r.error}" for r in reports if r.error]
+    return lines + [s for r in reports for s in r.skipped_tests]
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import projecteval``."""
     shared_arguments(
@@ -393,17 +546,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"e2ebench: {exc}", file=sys.stderr)
         return 1
     for r in reports:
-        if r.error:
-            print(f"NOT IMPORTED project {r.project}: {r.error}")
-            continue
-        print(
-            f"{r.task}: imported {r.tests} tests, {r.parameters} parameters, "
-            f"{r.skeleton_files} skeleton files, {r.materials} material files"
-        )
-        for skipped in r.skipped_tests:
-            print(f"  skipped: {skipped}")
+        if not r.error:
+            print(
+                f"{r.task}: imported {r.tests} tests, {r.parameters} parameters, "
+                f"{r.skeleton_files} skeleton files, {r.materials} material files"
+            )
+    left_out = not_imported(reports)
+    print(f"not imported ({len(left_out)}):" if left_out else "not imported: nothing")
+    for line in left_out:
+        print(f"  {line}")
     done = sum(1 for r in reports if not r.error)
-    print(f"{done} of {len(reports)} projects imported; report: {args.out / 'import-report.json'}")
+    tests = sum(r.tests for r in reports)
+    print(
+        f"{done} of {len(reports)} projects imported, {tests} tests; "
+        f"report: {args.out / 'import-report.json'}"
+    )
     return 0 if done else 1
 
 
@@ -413,6 +570,77 @@ import contextlib
 import io
 import os
 import runpy
+import subprocess
+import time
+
+SETTLE = 0.3  # seconds without new output: the program waits for its next input
+READ_BOUND = 10.0  # seconds to wait for output at all
+
+
+class ConsoleProgram:
+    """ProjectEval's console manager, deterministic: the program runs with its input from a
+    pipe and its output appended to ``output.txt`` in its folder, as in ProjectEval; a read
+    waits for the first output and then until the output has not grown for SETTLE seconds
+    (ProjectEval reads after a fixed 0.1 s, so a slow machine gets less of the answer)."""
+
+    def __init__(self, python, program, folder):
+        self.path = os.path.join(folder, "output.txt")
+        self.out = open(self.path, "a", encoding="utf-8")
+        self.tell = os.path.getsize(self.path)
+        self.process = subprocess.Popen(
+            [python, program], cwd=folder, stdin=subprocess.PIPE, stdout=self.out,
+            stderr=subprocess.DEVNULL, text=True,
+        )
+
+    def _settle(self):
+        deadline = time.monotonic() + READ_BOUND
+        size = lambda: os.path.getsize(self.path)  # noqa: E731
+        while size() <= self.tell and self.process.poll() is None:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+        last, quiet = size(), time.monotonic()
+        while time.monotonic() < deadline and time.monotonic() - quiet < SETTLE:
+            time.sleep(0.02)
+            if size() != last:
+                last, quiet = size(), time.monotonic()
+
+    def read_output(self):
+        """The lines printed since the last read, up to a prompt line (``>>>`` or ``$ ``)."""
+        self._settle()
+        lines = []
+        with open(self.path, encoding="utf-8") as f:
+            f.seek(self.tell)
+            while True:
+                line = f.readline()
+                if not line:
+                    break
+                lines.append(line)
+                if ">>>" in line or "$ " in line:
+                    break
+            self.tell = f.tell()
+        return lines
+
+    def send_command(self, command):
+        """Type ``command`` and a newline; what the program printed in answer."""
+        self.process.stdin.write(command + "\\n")
+        self.process.stdin.flush()
+        return "".join(self.read_output())
+
+    def poll(self):
+        """The exit status, waiting up to 5 s for an exit under way (None: still running)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(5)
+        return self.process.poll()
+
+    def stop(self):
+        """Kill the program (by its own pid) and close its output."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        with contextlib.suppress(OSError):  # the program may have closed its end
+            self.process.stdin.close()
+        self.out.close()
 
 
 def rename_file(src, dst):
@@ -489,6 +717,25 @@ def mission(_mission_dir, monkeypatch):
 def value():
     """``value(pv, name)``: the agent's value of a parameter (fails the test if unusable)."""
     return lambda pv, name: pv(name)
+
+
+@pytest.fixture(scope="session")
+def _console(_mission_dir, pv_session):
+    """The interactive program (the start_file parameter), started once in the working folder
+    before the first test that drives it, as ProjectEval starts it before the project's tests."""
+    import sys
+
+    import pe_utils
+
+    program = pe_utils.ConsoleProgram(sys.executable, pv_session("start_file"), _mission_dir)
+    yield program
+    program.stop()
+
+
+@pytest.fixture
+def console(_console, mission):
+    """The running program, for a test that drives it (ProjectEval's ``_subprocess``)."""
+    return _console
 '''
 WEB_CONFTEST = '''"""The agent's Django site on a loopback port of the run, and a headless Chromium.
 
@@ -515,7 +762,7 @@ ADMIN = (
     "User.objects.create_superuser('Admin', 'admin@example.com', 'abc#12345')"
 )
 _LOCAL = re.compile(r"^https?://(localhost|127\\.0\\.0\\.1)(:\\d+)?", re.IGNORECASE)
-READY = 30.0
+READY = 120.0  # a loaded machine: importing a site (matplotlib's first font scan) takes long
 
 
 @pytest.fixture(scope="session")
@@ -528,7 +775,9 @@ def live_site(tmp_path_factory, project_dir):
     # -S: without the environment's .pth files, the project is imported from this writable
     # copy (where its database goes), not from the read-only project folder it is installed
     # from; the installed libraries (Django) come from site-packages on PYTHONPATH.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *_site.getsitepackages()])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(work), *_site.getsitepackages()]),
+           # a site that plots: no display, and matplotlib's font cache in the run's own folder
+           "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(work.parent / "matplotlib")}
     python = [sys.executable, "-S"]
     for step in (["makemigrations", "--noinput"], ["migrate", "--noinput"], ["shell", "-c", ADMIN]):
         subprocess.run([*python, "manage.py", *step], cwd=work, env=env,
@@ -559,16 +808,78 @@ def live_site(tmp_path_factory, project_dir):
     log.close()
 
 
+# Run in the page after every action (a click, typing, a visit): resolves once the document is
+# loaded and nothing in it has changed for `quiet` ms, so a test reads the page its action led
+# to, whatever the machine's speed (ProjectEval reads right after clicking).
+SETTLE = """
+const done = arguments[arguments.length - 1];
+const quiet = arguments[0];
+let last = performance.now();
+const seen = new MutationObserver(() => { last = performance.now(); });
+seen.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+const check = () => {
+  if (document.readyState === "complete" && performance.now() - last >= quiet) {
+    seen.disconnect();
+    done(true);
+  } else {
+    setTimeout(check, 25);
+  }
+};
+check();
+"""
+QUIET_MS = 200
+SETTLE_TRIES = 3  # a navigation during the wait ends the script: wait in the new page
+
+
+def settle(driver):
+    """Wait until the page is loaded and has stopped changing (bounded by the script timeout)."""
+    from selenium.common.exceptions import WebDriverException
+
+    for _ in range(SETTLE_TRIES):
+        try:
+            driver.execute_async_script(SETTLE, QUIET_MS)
+            return
+        except WebDriverException:
+            time.sleep(0.1)
+
+
+def _settling_listener():
+    from selenium.webdriver.support.abstract_event_listener import AbstractEventListener
+
+    class Settling(AbstractEventListener):
+        """After each action a test takes, wait for the page to settle."""
+
+        def after_click(self, element, driver):
+            settle(driver)
+
+        def after_change_value_of(self, element, driver):
+            settle(driver)
+
+        def after_navigate_to(self, url, driver):
+            settle(driver)
+
+        def after_navigate_back(self, driver):
+            settle(driver)
+
+        def after_navigate_forward(self, driver):
+            settle(driver)
+
+    return Settling()
+
+
 @pytest.fixture(scope="session")
 def _browser(tmp_path_factory):
-    """The harness's headless Chromium (e2ebench_web.Browser: its flags, offline, killed by
-    pid at the end)."""
+    """The harness's headless Chromium (e2ebench_web.Browser: the same flags, window size,
+    seeded Math.random and clean profile every run, offline, killed by pid at the end), whose
+    actions wait for the page to settle."""
     from e2ebench_web import Browser
+    from selenium.webdriver.support.event_firing_webdriver import EventFiringWebDriver
 
     browser = Browser(tmp_path_factory.mktemp("browser"), offline=True)
     driver = browser.start()
     driver.set_page_load_timeout(10)  # ProjectEval: 3 s; a sandboxed first load needs more
-    yield driver
+    driver.set_script_timeout(5)  # the longest a page may keep changing after an action
+    yield EventFiringWebDriver(driver, _settling_listener())
     browser.quit()
 
 

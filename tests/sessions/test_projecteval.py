@@ -293,11 +293,11 @@ def test_importer_writes_valid_tasks_and_reports_what_it_skipped(tmp_path, capsy
     code = main(["import", "projecteval", str(_sample(tmp_path / "pe")), str(tmp_path / "out")])
     out = capsys.readouterr().out
     assert code == 0
-    assert "NOT IMPORTED project 1: a website on Flask: only Django sites are served" in out
+    assert "  project 1: a website on Flask: only Django sites are served" in out
     assert (
         "projecteval-2: imported 1 tests, 2 parameters, 1 skeleton files, 1 material files" in out
     )
-    assert "skipped: Main / Clip: uses the system clipboard (pyperclip)" in out
+    assert "  2_2 Main / Clip: uses the system clipboard (pyperclip)" in out
     task = load_task(tmp_path / "out" / "projecteval-2")
     assert task.projecteval.canonical == {"r1_entry": "main.py", "r1_word": "hello"}
     assert [t.requirements for t in task.tests] == [("R1",)]

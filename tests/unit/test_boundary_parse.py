@@ -71,6 +71,7 @@ ALLOWED = {
     "app/validate.py": "results.json of a session the harness ran",
     "testing/scripted_llm.py": "test double: requests from the harness's own client",
     "importers/e2edev_verify.py": "task folders, reports and results the importer wrote",
+    "importers/projecteval_verify.py": "reports, results and markers the harness wrote",
     "network/__init__.py": "ip's and bubblewrap's JSON, and the kernel's namespace files",
     "probe/e2ebench_guard.py": "inside the sandboxed test run; compiles the suite's own files",
     "stages/variants.py": "a harness copy of the task's reference (task content)",
