@@ -10,7 +10,6 @@ only the planting differs (a seed per run).
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
@@ -19,10 +18,11 @@ from pathlib import Path
 
 from .. import runner, testconf, venv
 from ..cache import key_of, locked, write_json
-from ..errors import InfrastructureError
+from ..errors import AgentFileError, InfrastructureError
 from ..sandbox import Sandbox
 from ..source import cache_root
 from ..stages import testing
+from ..untrusted import parse
 from . import twins
 
 _MAX_RECORDS = 8 << 20  # bytes of the record file read
@@ -63,7 +63,7 @@ def recorded(task, shared: Path, sandbox: Sandbox, timeout: float) -> list[dict]
     with locked(where):
         done = where / "entries.json"
         if done.is_file():
-            return json.loads(done.read_text())
+            return parse.read_json(where, "entries.json", max_bytes=_MAX_RECORDS)
         try:
             project, python = testing.reference_env(task.reference_dir, shared, sandbox, task)
         except InfrastructureError:
@@ -97,11 +97,12 @@ def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -
             settings=task.settings,
             deselect=testconf.suite_nodeids(task),
         )
-        records = work / "eval" / "planting" / "work" / "home" / twins.RECORD_FILE
-        text = ""
-        if records.is_file() and not records.is_symlink():
-            with records.open("rb") as handle:
-                text = handle.read(_MAX_RECORDS).decode("utf-8", "replace")
+        home = work / "eval" / "planting" / "work" / "home"
+        try:  # written in the sandbox by the reference's run: bounded, no links
+            data = parse.read_data(home, twins.RECORD_FILE, max_bytes=_MAX_RECORDS)
+        except AgentFileError:
+            data = None
+        text = (data or b"").decode("utf-8", "replace")
         found = twins.entries(plan, text, task.copy_tests(work / "clean"))
         shutil.rmtree(work / "eval", ignore_errors=True)
     return found

@@ -18,8 +18,10 @@ event stream when the agent asked to stream) is read for usage the way that API 
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
+
+from ..errors import AgentFileError
+from ..untrusted.parse import loads_json
 
 CHAT, RESPONSES, MESSAGES, GEMINI = "chat", "responses", "messages", "gemini"
 _GEMINI_PATH = re.compile(r"/models/(?P<model>[^/:]+):(?P<verb>stream)?[gG]enerateContent$")
@@ -87,9 +89,9 @@ def _events(body: bytes, content_type: str) -> list[dict]:
     """The JSON objects of a response: the body itself, or each ``data:`` line of a stream."""
     text = body.decode("utf-8", errors="replace")
     if "text/event-stream" not in content_type:
-        try:
-            data = json.loads(text)
-        except ValueError:
+        try:  # the model's answer is the agent's side: hostile, bounded
+            data = loads_json(text, "the model's answer")
+        except AgentFileError:
             return []
         if isinstance(data, list):  # Gemini's non-SSE stream is one JSON array
             return [d for d in data if isinstance(d, dict)]
@@ -98,8 +100,8 @@ def _events(body: bytes, content_type: str) -> list[dict]:
     for line in text.splitlines():
         if line.startswith("data:"):
             try:
-                data = json.loads(line[5:].strip())
-            except ValueError:
+                data = loads_json(line[5:].strip(), "the model's streamed answer")
+            except AgentFileError:
                 continue  # "[DONE]"
             if isinstance(data, dict):
                 found.append(data)

@@ -18,6 +18,8 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from ..errors import AgentFileError
+from ..untrusted.parse import loads_json
 from .dialects import Usage, dialect, error_body, prepare, request_model, usage
 from .meter import Meter, clip, request_tail
 from .tape import Tape, body_bytes, request_hash
@@ -113,9 +115,9 @@ class MeteringProxy:
         """(status, content type, body) for one POST of the agent's to ``path`` (``query``:
         what followed its ``?``, passed on: Gemini streams with ``alt=sse``)."""
         kind = dialect(path)
-        try:
-            body = json.loads(raw)
-        except ValueError:
+        try:  # the agent's request: hostile bytes, through the bounded parser
+            body = loads_json(raw, f"the agent's request to {path}", max_chars=MAX_REQUEST)
+        except AgentFileError:
             body = None
         if kind is None or not isinstance(body, dict):
             what = "an API path" if kind is None else "a JSON object body"

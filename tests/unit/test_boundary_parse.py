@@ -78,6 +78,11 @@ ALLOWED = {
     "testing/demo_model.py": "the task's reference files, served by the stand-in model",
     "importers/__init__.py": "reads back the task.toml text the importer just wrote",
     "schema/__init__.py": "the package's own JSON Schema file",
+    "backend.py": "copies the wheel it built and inspected into its own store (harness zone)",
+    "planting/twins.py": "a harness copy of the task's reference tests (task content)",
+    "proxy/tape.py": "the proxy's own tape of answers, written by the harness",
+    "testing/cli_scripts.py": "test double: the task's reference files it hands an agent",
+    "testing/dialects.py": "test double: requests from the agents the harness runs",
 }
 
 # names under which the boundary modules are imported (``from ..untrusted import peer``)
