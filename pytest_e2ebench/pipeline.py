@@ -16,39 +16,32 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from . import backend, progress, runner, venv
-from .agents import Agent, AgentOutcome
+from . import progress
 from .app import MATERIALS_DIR
-from .cache import Stage, key_of, locked, remove, tree_hash
+from .cache import locked, remove
 from .contracts import RunRecord
 from .errors import InfrastructureError, RunFailed
-from .intake import IntakeLimits
 from .judge import judge
-from .migrate import run_migration
 from .options import Settings
-from .planting import twins, values
+from .run.evaluation import evaluation_for
+from .run.generate import Ask, generate
+from .run.plan import STAGE_FORMAT, Steps, plan_run
 from .run.record import build_record, error_record
 from .runs import RunContext, RunKey, run_folder
 from .stages import IMPLEMENT
 from .stages import run as stage_run
-from .task import Task
-from .testconf import TestSettings
 from .verdicts import census, effective_tests
-from .web import web_requirements
-from .workspace import code_size, suffixes_for, take_in
+from .workspace import code_size, suffixes_for
 
 if TYPE_CHECKING:
+    from .agents import Agent
     from .executor import RayExecutor
+    from .projecteval.cascade import Cascade
+    from .task import Task
+
+__all__ = ["ERROR_FILE", "REFERENCE", "STAGE_FORMAT", "Evaluator"]
 
 REFERENCE = "reference"  # the oracle agent: its run fixes how many cases each test has
-# Part of every stage key: bump it when what a stage stores changes, so old caches rebuild.
-STAGE_FORMAT = 4
-# What an app task without a model needs: its judge is an LLM whatever agent wrote the app.
-APP_WITHOUT_MODEL = (
-    "An app task's cases are played by an LLM driving a browser, for every agent (the "
-    "reference too): give it a model, or leave the app tasks out (the default --e2e-tasks="
-    "benchmark_tasks has none; benchmark_apps/ holds them, docs/apps.md)."
-)
 ERROR_FILE = "error.txt"  # in the run folder: the traceback of a run that ended in an error
 
 
@@ -63,7 +56,7 @@ class Evaluator:
         default_factory=dict
     )
     _delivered: set[RunKey] = dataclasses.field(default_factory=set)
-    _stage_now: str = "agent"  # the stage running, named in the record of a run that fails
+    stage_now: str = "agent"  # the stage running, named in the record of a run that fails
     # task id -> the reference's test cases by base node id (the denominator of every agent)
     _census: dict[str, dict[str, dict]] = dataclasses.field(default_factory=dict)
     # -m: the run's key -> the requirement ids selected; None when all are
@@ -168,9 +161,9 @@ class Evaluator:
             key = RunKey.of(task, agent, run)
             result = self._done.get(key) or self._settled.get(key)
             if result is None:
-                stage_now = self._stage_now  # the revealing stage's, named if it fails
+                stage_now = self.stage_now  # the revealing stage's, named if it fails
                 result = self._settled[key] = self.outcome(task, agent, run)
-                self._stage_now = stage_now
+                self.stage_now = stage_now
             if not isinstance(result, dict):
                 raise InfrastructureError(
                     "stages",
@@ -195,7 +188,7 @@ class Evaluator:
                 return self.executor.outcome(task, agent, run, stage)
             if stage == IMPLEMENT:
                 return self._evaluate(ctx)
-            self._stage_now = stage
+            self.stage_now = stage
             return stage_run.evaluate(self, ctx)
         except (KeyboardInterrupt, pytest.exit.Exception):
             raise
@@ -213,7 +206,7 @@ class Evaluator:
         if isinstance(exc, InfrastructureError):
             exc.traceback_file = str(path)
             return exc
-        return RunFailed(self._stage_now, exc, str(path))
+        return RunFailed(self.stage_now, exc, str(path))
 
     def _reference_census(self, task: Task) -> dict[str, dict]:
         """The test cases of the reference implementation's run 1 of ``task`` (evaluated, or
@@ -222,212 +215,142 @@ class Evaluator:
         if task.id not in self._census:
             from .agents.builtin import ReferenceAgent
 
-            stage_now = self._stage_now
+            stage_now = self.stage_now
             try:
                 self._evaluate(self.context(task, ReferenceAgent(), 1))
             except Exception:  # noqa: BLE001 - the reference's own session reports its errors
                 self._census[task.id] = {}
             finally:
-                self._stage_now = stage_now
+                self.stage_now = stage_now
         return self._census.get(task.id, {})
 
-    def _no_outage_since(self, ctx: RunContext, start: float) -> None:
-        """The harness, not the agent, decides an outage: a stage during which the endpoint
-        went away is an infrastructure error even if its code caught the exception (and what
-        it produced is not cached)."""
-        outage = ctx.outage
-        if outage is not None and outage.since(start):
-            outage.check()
+    def steps(self, ctx: RunContext) -> Steps:
+        """The way of the run ``ctx`` through its cached stages (its plan resolved now)."""
+        plan = plan_run(ctx, evaluation_for(ctx.task), self.started_at)
+        return Steps(ctx, plan, now=self.now)
 
-    def _stage(self, run_dir: Path, name: str, *key_parts: object) -> Stage:
-        not_before = self.started_at if self.settings.rerun else 0.0
-        return Stage(run_dir, name, key_of(name, STAGE_FORMAT, *key_parts), not_before=not_before)
+    def now(self, stage: str) -> None:
+        """Name the stage running now (the record of a run that fails names it)."""
+        self.stage_now = stage
 
     def _evaluate(self, ctx: RunContext) -> dict:
-        task, agent, run, run_dir = ctx.task, ctx.agent, ctx.key.run, ctx.run_dir
-        self._stage_now = "agent"
-        with locked(run_dir):
-            remove(run_dir / ERROR_FILE)  # from an earlier session's failed attempt
-            cascade = None
-            if task.cascade:
-                from .projecteval.cascade import run_cascade
-
-                # ProjectEval's cascade (#17): checklist and skeleton steps, each graded; the
-                # code step below gets the agent's own checklist and skeleton
-                cascade = run_cascade(self, ctx, task)
-                task = cascade.task
-                self._stage_now = "agent"
-            # 1. the agent writes the project
-            stage = self._stage(
-                run_dir,
-                "repo",
-                agent.spec,
-                agent.cache_key(task, run),
-                task.requirements_text,
-                run,
-                *((tree_hash(task.materials_dir),) if task.materials_dir is not None else ()),
-                *((cascade.key,) if cascade is not None else ()),
-            )
-            agent_data = stage.load()
-            if agent_data is None:
-                workspace = stage.reset()
-                if task.materials_dir is not None and agent.receives_materials:
-                    # app tasks: supplementary materials are handed to the agent (issue #15)
-                    shutil.copytree(task.materials_dir, workspace / MATERIALS_DIR)
-                if task.level == 3 and agent.receives_materials:
-                    from .projecteval.skeleton import write_skeleton
-
-                    write_skeleton(task, workspace)  # ProjectEval level 3 (#17)
-                if cascade is not None:
-                    cascade.prepare(workspace, agent)  # the agent's own skeleton
-                ctx.clear_artifacts()  # an earlier attempt's leftovers are the agent's
-                start = time.monotonic()
-                try:
-                    if cascade is not None and cascade.ended:
-                        outcome = AgentOutcome(note=cascade.ended)  # graded as empty
-                    else:
-                        outcome = agent.generate(task, run, workspace, ctx)
-                finally:
-                    ctx.progress({"done": True})
-                self._no_outage_since(ctx, start)
-                duration = round(time.monotonic() - start, 3)
-                self._stage_now = "intake"
-                if isinstance(outcome, dict):  # the form of earlier versions
-                    outcome = AgentOutcome.from_dict(outcome)
-                outcome_data = outcome.to_dict()
-                earlier = outcome_data["details"].pop("intake", None)  # the dir: agent's copy
-                intake = take_in(workspace, IntakeLimits(), earlier)
-                handed = workspace / MATERIALS_DIR
-                if (
-                    task.kind != "app"
-                    and task.materials_dir is not None
-                    and agent.receives_materials
-                    and handed.is_dir()
-                    and tree_hash(handed) == tree_hash(task.materials_dir)
-                ):
-                    # materials are the task's input, not the project (nor a package that
-                    # setuptools' discovery would trip over): left as handed, they go
-                    shutil.rmtree(handed)
-                # Hash now: installing the project later adds build files to the folder.
-                agent_data = stage.commit(
-                    {
-                        **outcome_data,
-                        "duration_s": duration,
-                        "intake": intake.to_dict(),
-                        "repo_hash": tree_hash(workspace),
-                    }
-                )
-            repo = stage.dir
-            repo_hash = agent_data["repo_hash"]
-
-            # 2. a virtual environment with the project installed
-            self._stage_now = "venv"
-            web = task.kind in ("web", "app")
-            if web:
-                stage, install = self._web_venv(ctx, repo)
-            else:
-                # the task's test requirements and pytest plugins, installed with the tools
-                requires = (*task.test_requires, *task.settings.plugins)
-                stage = self._stage(
-                    run_dir,
-                    "venv",
-                    repo_hash,
-                    venv.fingerprint(),
-                    requires,
-                    str(run_dir),
-                    *((task.settings.python,) if task.settings.python else ()),
-                )
-                install = self._venv(
-                    ctx, stage, repo, run_dir / "logs", requires, python=task.settings.python
-                )
-            python = venv.python_of(stage.dir)
-
-            venv_key = stage.key
-
-            if task.kind == "app":
-                # 3-4. an app has no tests: LLM test cases, run by a browser agent (issue #15)
-                self._stage_now = "tests"
-                stage = self._app_eval(ctx, repo_hash, repo, python, venv_key)
-                test_run, migration = stage.load(), {}
-            else:
-                stage, test_run, migration = self._tests(
-                    ctx, repo_hash, repo, python, venv_key, web
-                )
-
-            # 5. verdicts per requirement, over the tests the reference's run has (issue 12.7)
-            self._stage_now = "judge"
-            if agent.spec == REFERENCE:
-                # the reference's run is held to its own census (its tests, its skips); run 1's
-                # is every other agent's
-                reference = census(test_run["extended"])
-                if run == 1:
-                    self._census[task.id] = reference
-            else:
-                # Holding this run's lock while the reference's is taken cannot deadlock: the
-                # reference's run never waits for another run.
-                reference = self._reference_census(task)
-            weakened = set(migration.get("weakened", []))
-            tests = effective_tests(task, test_run["extended"], weakened, reference)
-            # the task's own checks count toward their requirements like reference tests
-            checks_key, checks = self._checks(ctx, repo, python, venv_key, repo_hash)
-            tests += checks
-            # app tasks: the browser agent's cases decide; --e2e-judge=llm adds the LLM-score
-            # baseline to the run (evaluate_app), not votes on the features
-            mode = "tests" if task.kind == "app" else self.settings.judge
-            stage = self._stage(
-                run_dir,
-                "judge",
-                stage.key,
-                mode,
-                self.settings.model if mode != "tests" else "",
-                reference,
-                *((checks_key,) if checks_key else ()),
-            )
-            judgement = stage.load()
-            if judgement is None:
-                stage.reset()
-                start = time.monotonic()
-                judged = judge(self.config, task, repo, tests, mode, run_dir, ctx)
-                self._no_outage_since(ctx, start)
-                judgement = stage.commit(judged)
-            code = code_size(repo, suffixes_for(task.kind))
-            projecteval = (
-                self._projecteval(ctx, repo, repo_hash, migration)
-                if task.projecteval is not None
-                else None
-            )
-        self._stage_now = "record"
+        """generate -> take in -> environment -> run -> verdicts -> record, each step cached."""
+        evaluation = evaluation_for(ctx.task)
+        steps = self.steps(ctx)
+        self.now("agent")
+        with locked(ctx.run_dir):
+            remove(ctx.run_dir / ERROR_FILE)  # from an earlier session's failed attempt
+            ask, cascade = self._ask(steps, evaluation)
+            agent_data = generate(steps, ask)
+            repo, repo_hash = ctx.run_dir / "repo", agent_data["repo_hash"]
+            self.now("venv")
+            env = evaluation.environment(steps, repo, repo_hash)
+            outcomes = evaluation.run(steps, env, repo, repo_hash)
+            self.now("judge")
+            tests, judgement = self._verdicts(steps, repo, repo_hash, env, outcomes)
+            code = code_size(repo, suffixes_for(ctx.task.kind))
+            similarity = self._projecteval(steps, repo, repo_hash, outcomes.migration)
+        self.now("record")
         record = build_record(
-            task,
-            agent,
-            run,
-            run_dir,
+            ctx.task,
+            ctx.agent,
+            ctx.key.run,
+            ctx.run_dir,
             cascade.total(agent_data) if cascade is not None else agent_data,
-            install,
-            test_run,
+            env.install,
+            outcomes.test_run,
             code,
-            migration,
+            outcomes.migration,
             tests,
             judgement,
             self.selected.get(ctx.key) if self.selected is not None else None,
         )
-        if projecteval is not None:
-            record["level"] = task.level
-            record["projecteval"] = projecteval
+        if similarity is not None:
+            record["level"] = ctx.task.level
+            record["projecteval"] = similarity
         if cascade is not None:
             record["projecteval_mode"] = "cascade"
-            projecteval["cascade"] = cascade.summary(record, agent_data)
+            similarity["cascade"] = cascade.summary(record, agent_data)
             record["notes"] += [f"{s['step']} step: {n}" for s in cascade.steps for n in s["notes"]]
         return record
 
-    def _projecteval(self, ctx, repo, repo_hash, migration) -> dict:
-        """ProjectEval's level, parameter answers and similarity indicators of a run (#17)."""
+    def _ask(self, steps: Steps, evaluation) -> tuple[Ask, Cascade | None]:
+        """What the agent is asked in the run's generate step: the task (after ProjectEval's
+        cascade steps, #17, with the agent's own checklist) and what its workspace holds."""
+        ctx = steps.ctx
+        task, agent = ctx.task, ctx.agent
+        cascade = None
+        if task.cascade:
+            from .projecteval.cascade import run_cascade
+
+            # the code step gets the agent's own checklist and skeleton
+            cascade = run_cascade(steps, task)
+            task = cascade.task
+            self.now("agent")
+        handed = task.materials_dir if agent.receives_materials else None
+
+        def prepare(workspace: Path) -> None:
+            if handed is not None:
+                # app tasks: supplementary materials are handed to the agent (issue #15)
+                shutil.copytree(handed, workspace / MATERIALS_DIR)
+            if task.level == 3 and agent.receives_materials:
+                from .projecteval.skeleton import write_skeleton
+
+                write_skeleton(task, workspace)  # ProjectEval level 3 (#17)
+            if cascade is not None:
+                cascade.prepare(workspace, agent)  # the agent's own skeleton
+
+        ask = Ask(
+            task,
+            ctx.run_dir,
+            given=cascade.key if cascade is not None else "",
+            prepare=prepare,
+            ended=cascade.ended if cascade is not None else None,
+            drop_materials=handed if evaluation.drops_materials else None,
+        )
+        return ask, cascade
+
+    def _verdicts(self, steps: Steps, repo, repo_hash, env, outcomes) -> tuple[list, dict]:
+        """Verdicts per requirement over the tests the reference's run has (issue 12.7),
+        with the task's own checks: the tests counted and the judgement (cached)."""
+        ctx = steps.ctx
+        task, agent, run = ctx.task, ctx.agent, ctx.key.run
+        extended = outcomes.test_run["extended"]
+        if agent.spec == REFERENCE:
+            # the reference's run is held to its own census (its tests, its skips); run 1's
+            # is every other agent's
+            reference = census(extended)
+            if run == 1:
+                self._census[task.id] = reference
+        else:
+            # Holding this run's lock while the reference's is taken cannot deadlock: the
+            # reference's run never waits for another run.
+            reference = self._reference_census(task)
+        weakened = set(outcomes.migration.get("weakened", []))
+        tests = effective_tests(task, extended, weakened, reference)
+        # the task's own checks count toward their requirements like reference tests
+        checks_key, checks = self._checks(steps, repo, env, repo_hash)
+        tests += checks
+        stage = steps.stage("judge", tests=outcomes.key, reference=reference, checks=checks_key)
+        judgement = stage.load()
+        if judgement is None:
+            stage.reset()
+            start = time.monotonic()
+            mode = steps.plan.judge
+            judged = judge(self.config, task, repo, tests, mode, ctx.run_dir, ctx)
+            steps.no_outage_since(start)
+            judgement = stage.commit(judged)
+        return tests, judgement
+
+    def _projecteval(self, steps: Steps, repo, repo_hash, migration) -> dict | None:
+        """ProjectEval's level, parameter answers and similarity indicators of a run (#17);
+        None for a task of another benchmark."""
+        task = steps.ctx.task
+        if task.projecteval is None:
+            return None
         from .projecteval.similarity import indicators
 
-        task, run_dir = ctx.task, ctx.run_dir
-        stage = self._stage(
-            run_dir, "similarity", repo_hash, task.reference_hash, task.projecteval.to_dict()
-        )
+        stage = steps.stage("similarity", repo_hash=repo_hash)
         found = stage.load()
         if found is None:
             stage.reset()
@@ -438,177 +361,28 @@ class Evaluator:
             **found,
         }
 
-    def _tests(self, ctx, repo_hash, repo, python, venv_key, web):
-        """Stages 3 and 4 of a task with tests: migration, then the test runs."""
-        task, run_dir = ctx.task, ctx.run_dir
-        # 3. the reference tests migrated onto the project (which must stay untouched)
-        # Scenarios drive the app through the browser: there is nothing to migrate.
-        self._stage_now = "migrate"
-        mode = "none" if web else self.settings.migrate
-        stage = self._stage(
-            run_dir,
-            "migrated",
-            repo_hash,
-            str(repo) if task.projecteval is not None else "",  # written into the pv file
-            task.tests_hash,
-            task.reference_hash if mode != "none" else "",
-            mode,
-            self.settings.model if mode == "llm" else "",
-        )
-        migration = stage.load()
-        if migration is None:
-            ctx.progress({"doing": f"adapting the reference tests ({mode} migration)"})
-            out = stage.reset(create=False)  # the migrator creates it
-            start = time.monotonic()
-            migrated_now = run_migration(self.config, task, repo, out, mode, ctx)
-            self._no_outage_since(ctx, start)
-            if task.projecteval is not None:
-                from .projecteval.params import read_answers, write_pv_file
-
-                # the agent's parameter values, checked, for the tests' pv fixture (#17)
-                migrated_now["parameters"] = read_answers(repo, task.projecteval)
-                write_pv_file(out, migrated_now["parameters"], repo)
-            migration = stage.commit(migrated_now)
-        migrated = stage.dir
-
-        # 4. the suites: migrated reference tests and the agent's own tests
-        self._stage_now = "tests"
-        stage = self._stage(
-            run_dir,
-            "eval",
-            venv_key,
-            stage.key,
-            task.test_timeout,
-            self.settings.timeout,
-            *((task.settings.key(), task.excluded) if task.settings != TestSettings() else ()),
-            f"planting-{twins.FORMAT}",
-        )
-        test_run = stage.load()
-        if test_run is None:
-            recorded = []
-            if not web:
-                ctx.progress({"doing": "recording the reference's values for decoy tests"})
-                shared = self.settings.out / ".shared"
-                recorded = values.recorded(task, shared, ctx.sandbox, self.settings.timeout)
-            ctx.progress({"doing": "running the reference tests"})
-            eval_dir = stage.reset()
-            test_run = stage.commit(
-                runner.run_all(
-                    task,
-                    migrated,
-                    python,
-                    repo,
-                    eval_dir,
-                    self.settings.timeout,
-                    ctx.sandbox,
-                    recorded=recorded,
-                )
-            )
-
-        return stage, test_run, migration
-
-    def _checks(self, ctx, repo, python, venv_key, repo_hash) -> tuple[str, list]:
+    def _checks(self, steps: Steps, repo, env, repo_hash) -> tuple[str, list]:
         """The task's own checks (``checks/``) on the project: their stage key and records."""
-        task, run_dir = ctx.task, ctx.run_dir
+        task = steps.ctx.task
         if not task.checks:
             return "", []
-        from .checks import CHECKS_DIR, run_checks
+        from .checks import run_checks
 
-        self._stage_now = "checks"
-        stage = self._stage(
-            run_dir,
-            "checks",
-            venv_key,
-            repo_hash,
-            tree_hash(task.root / CHECKS_DIR),
-            self.settings.timeout,
-        )
+        self.now("checks")
+        stage = steps.stage("checks", venv=env.key, repo_hash=repo_hash)
         result = stage.load()
         if result is None:
             result = stage.commit(
                 run_checks(
                     task,
                     repo,
-                    python,
+                    env.python,
                     stage.reset(),
-                    sandbox=ctx.sandbox.mode,
+                    sandbox=steps.ctx.sandbox.mode,
                     timeout=self.settings.timeout,
                 )
             )
         return stage.key, result["tests"]
-
-    def _app_eval(self, ctx, repo_hash, repo, python, venv_key) -> Stage:
-        """Stage 3-4 of an app task: Executability, LLM test cases, the browser agent, judged."""
-        from .app.cases import generate_cases
-        from .app.evaluate import evaluate_app
-        from .llm.factory import require_endpoint
-
-        task, run_dir, settings = ctx.task, ctx.run_dir, ctx.settings
-        materials = tree_hash(task.materials_dir) if task.materials_dir is not None else ""
-        key = (task.requirements_text, settings.model, settings.app_cases)
-        stage = self._stage(
-            run_dir,
-            "eval",
-            venv_key,
-            repo_hash,
-            materials,
-            task.app.to_dict(),
-            settings.app_steps,
-            task.test_timeout,  # app tasks: the limit of one browser command
-            settings.judge,
-            settings.timeout,
-            *key,
-        )
-        if stage.load() is not None:
-            return stage
-
-        def llm_of():
-            # Only an executable app needs a model: the empty project is graded without one.
-            try:
-                require_endpoint(
-                    settings,
-                    f"the app task {task.id} (judged by a browser agent, whatever the agent)",
-                    APP_WITHOUT_MODEL,
-                )
-            except pytest.UsageError as exc:
-                raise InfrastructureError("judge", str(exc)) from None
-            return ctx.llm()
-
-        shared = settings.out / ".shared"
-
-        def cases_of(llm) -> list[dict]:
-            # One set of cases per task and model, shared by every agent and run (cached).
-            with locked(shared):
-                cases = self._stage(shared, f"app-cases-{task.id}", *key)
-                found = cases.load()
-                if found is None:
-                    cases.reset()
-                    found = cases.commit(
-                        generate_cases(llm, task, settings.app_cases, f"app/{task.id}")
-                    )
-            return found["cases"]
-
-        eval_dir = stage.reset()
-        stage.commit(
-            {
-                "extended": evaluate_app(
-                    task,
-                    repo,
-                    python,
-                    eval_dir,
-                    llm_of=llm_of,
-                    cases_of=cases_of,
-                    sandbox=ctx.sandbox,
-                    timeout=settings.timeout,
-                    max_steps=settings.app_steps,
-                    baseline=settings.judge in ("llm", "both"),
-                    scope=f"{ctx.scope}/app",
-                ),
-                "original": None,
-                "all_coverage": None,
-            }
-        )
-        return stage
 
     def select(self, items) -> None:
         """``-m``: note the requirements each run has selected; metrics are over them."""
@@ -618,51 +392,3 @@ class Evaluator:
             requirement = getattr(item, "requirement", None)  # stage items have none
             if requirement is not None:
                 self.selected.setdefault(key, set()).add(requirement.id)
-
-    def _web_venv(self, ctx: RunContext, repo: Path) -> tuple[Stage, dict]:
-        """The test environment of a web task's runs, shared by all with the same requirements.
-
-        A web app is not installed into it, so one environment serves every run.
-        """
-        task = ctx.task
-        requires = (*task.test_requires, *web_requirements())
-        shared = self.settings.out / ".shared"
-        with locked(shared):
-            stage = self._stage(
-                shared,
-                f"web-venv-{key_of('requires', *requires)[:12]}",
-                venv.fingerprint(),
-                requires,
-            )
-            install = self._venv(ctx, stage, repo, shared / "logs", requires, install_project=False)
-        return stage, install
-
-    def _venv(
-        self,
-        ctx: RunContext,
-        stage: Stage,
-        repo: Path,
-        logs: Path,
-        requires,
-        *,
-        install_project: bool = True,
-        python: str | None = None,
-    ) -> dict:
-        """The environment of ``stage``: cached, or built now (and the project installed)."""
-        install = stage.load()
-        if install is None:
-            # the longest wait of a cold session (minutes): say so (issue 31)
-            ctx.progress({"doing": "building its environment (the project and the test tools)"})
-            built = venv.build(
-                stage.reset(),
-                repo,
-                logs,
-                requires,
-                ctx.sandbox,
-                install_project=install_project,
-                python=python,
-                # a wheel built from identical content by another run of the session
-                wheels=backend.store_for(self.settings.out),
-            )
-            install = stage.commit(built.to_dict())
-        return install

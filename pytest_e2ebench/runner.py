@@ -475,16 +475,77 @@ def run_suite(
     chromedriver are) is for pytest tests that drive a browser themselves (``[tests] browser``).
     """
     _check_tools(venv_python, web=web is not None)
-    suite = eval_dir / name
-    # The tests write only to ``work`` (home, the probe's results), ``coverage`` and
-    # ``artifacts``. The tests and the ini file stay read-only in the harness's folders: a
-    # project must not rewrite the test modules pytest has not imported yet.
+    suite, work, config_dir = _suite_dirs(eval_dir / name)
+    run = _Run(cwd=repo, readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir])
+    common = _common_args(test_timeout, web is not None)
+    if tests is not None:
+        chosen = {"honeypots": honeypots, "may_skip": may_skip, "deselect": deselect}
+        chosen.update(recorded=recorded, written=written)
+        paths = (suite, config_dir, venv_python, repo, work)
+        _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
+    elif not own_tests(repo):
+        return None
+    else:
+        run.args = ["--rootdir", str(repo), *common, str(repo)]
+        run.trusted = [repo]
+    env = project_env(venv_python, work / "home")
+    # where the probe accepts hook implementations from besides the test tools: conftest.py
+    # files of the harness's tests (and the plugins the task declared, installed by the
+    # harness with the test tools), or of the agent's own tests in its own suite
+    env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, run.trusted))
+    env.update(run.env)
+    if web is None and browser is not None:
+        # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
+        # is found through the environment and gets no address-space limit
+        env.update(browser)
+        sandbox = _unlimited_address_space(sandbox)
+    if web is None:
+        command, writable = _coverage_command(venv_python, env, repo, suite, work, config_dir)
+    else:
+        writable = [work, suite / "artifacts"]
+        command = [str(venv_python), "-m", "pytest"]
+        _web_env(env, run, web, repo, suite, network, vendored)
+        # Chromium reserves far more address space than it uses: no address-space limit.
+        sandbox = _unlimited_address_space(sandbox)
+    done, probe = _run_probed(
+        sandbox, [*command, *run.args], suite, run, env, timeout, writable, network
+    )
+    return _suite_result(name, done, probe, run, tests, web, repo, eval_dir, suite)
+
+
+def _suite_dirs(suite: Path) -> tuple[Path, Path, Path]:
+    """The suite's folder, its ``work`` and its ``config`` folders, made.
+
+    The tests write only to ``work`` (home, the probe's results), ``coverage`` and
+    ``artifacts``. The tests and the ini file stay read-only in the harness's folders: a
+    project must not rewrite the test modules pytest has not imported yet.
+    """
     work = suite / "work"
     (work / "home").mkdir(parents=True)
-    config_dir = suite / "config"
-    config_dir.mkdir()
-    plugins = ["-p", WEB_PLUGIN, "-p", "pytest_bdd.plugin"] if web is not None else []
-    common = [
+    (suite / "config").mkdir()
+    return suite, work, suite / "config"
+
+
+@dataclasses.dataclass
+class _Run:
+    """What one suite's pytest run is given: its arguments, folder, what it may read, whose
+    hooks the probe trusts, extra environment, and the honeypots planted in it."""
+
+    cwd: Path
+    readable: list[Path]
+    args: list[str] = dataclasses.field(default_factory=list)
+    trusted: list[Path] = dataclasses.field(default_factory=list)
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    planted: list[str] = dataclasses.field(default_factory=list)
+    originals: dict[str, str] = dataclasses.field(default_factory=dict)
+    decoys: list[str] = dataclasses.field(default_factory=list)
+    seed: int | None = None
+
+
+def _common_args(test_timeout: float, web: bool) -> list[str]:
+    """The pytest arguments of every suite: the probe, the per-test timeout, quiet output."""
+    plugins = ["-p", WEB_PLUGIN, "-p", "pytest_bdd.plugin"] if web else []
+    return [
         *plugins,
         "-p",
         PROBE_PLUGIN,
@@ -499,94 +560,88 @@ def run_suite(
         "-rN",
         "--color=no",
     ]
-    planted: list[str] = []
-    originals: dict[str, str] = {}
-    decoys: list[str] = []
-    seed = None
-    readable = [venv_python.parent.parent, repo, PROBE_DIR, config_dir]
-    if tests is not None:
-        shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
-        if web is None and honeypots:
-            seed = secrets.randbits(64)
-            originals, decoys = _plant(suite / "tests", random.Random(seed), may_skip, recorded)
-            planted = sorted({*originals, *decoys})
-        settings = settings if web is None and settings is not None else TestSettings()
-        (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
-        cwd = suite
-        # e2ebench_pv: the pv fixture of ProjectEval-style tasks (fixtures only, no hooks)
-        pv = ["-p", PV_PLUGIN] if web is None else []
-        args = [
-            "-c",
-            str(config_dir / "pytest.ini"),
-            "--rootdir",
-            str(suite),
-            *common,
-            *pv,
-            "tests",
-        ]
-        readable.append(suite / "tests")
-        trusted = suite / "tests"
-        extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
-        cwd = extra.cwd
-        readable += extra.readable
-        # from another working directory the tests are named by their path (ids stay relative
-        # to the root folder)
-        where = "tests" if cwd == suite else str(suite / "tests")
-        args[-1:] = [*extra.args, *(f"--deselect={n}" for n in deselect), where]
-    else:
-        if not own_tests(repo):
-            return None
-        cwd = repo
-        args = ["--rootdir", str(repo), *common, str(repo)]
-        trusted = repo
-    key = secrets.token_hex(32)
-    env = project_env(venv_python, work / "home")
-    # where the probe accepts hook implementations from besides the test tools: conftest.py
-    # files of the harness's tests, or of the agent's own tests in its own suite
-    env["E2EBENCH_PROBE_TRUSTED"] = str(trusted)
-    if tests is not None and web is None:
-        # the plugins the task declared, installed by the harness with the test tools
-        env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join([str(trusted), *map(str, extra.trusted)])
-        # the suite's own helper modules are the suite's, whatever files the project has
-        env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
-        # compiled by the probe before the project is imported: every test must run that code
-        env["E2EBENCH_PROBE_SUITE"] = str(suite / "tests")
-        if written:  # the tests are an agent's; the code under test (the reference) is guarded
-            env["E2EBENCH_PROBE_UNDER_TEST"] = str(repo)
-        env.update(extra.env)
-    if web is None and browser is not None:
-        # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
-        # is found through the environment and gets no address-space limit
-        env.update(browser)
-        sandbox = dataclasses.replace(
-            sandbox,
-            limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
-        )
-    if web is None:
-        copies = sorted({Path("/tmp"), Path(env.get("TMPDIR") or "/tmp"), work})
-        rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", copies)
-        writable = [work, suite / "coverage"]
-        command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest"]
-    else:
-        writable = [work, suite / "artifacts"]
-        command = [str(venv_python), "-m", "pytest"]
-        env.update(
-            web,
-            E2EBENCH_APP_DIR=str(repo),
-            E2EBENCH_ARTIFACTS=str(suite / "artifacts"),
-            E2EBENCH_WEB_NETWORK="1" if network else "0",
-        )
-        if vendored:
-            from .vendor import materialize
 
-            materialize(vendored, suite / "vendor")
-            readable.append(suite / "vendor")
-            env["E2EBENCH_VENDOR_DIR"] = str(suite / "vendor")
-        # Chromium reserves far more address space than it uses: no address-space limit.
-        sandbox = dataclasses.replace(
-            sandbox,
-            limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
-        )
+
+def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **chosen) -> None:
+    """A harness-owned suite: the tests copied in (honeypots planted among Python tests), the
+    task's ``[tests]`` settings applied, the probe told which code is the suite's. ``paths``:
+    the suite, config, venv python, repository and work folders."""
+    suite, config_dir, venv_python, repo, work = paths
+    web, settings = chosen["web"], chosen["settings"]
+    honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
+    shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
+    if web is None and honeypots:
+        run.seed = secrets.randbits(64)
+        rng = random.Random(run.seed)
+        run.originals, run.decoys = _plant(suite / "tests", rng, may_skip, chosen["recorded"])
+        run.planted = sorted({*run.originals, *run.decoys})
+    settings = settings if web is None and settings is not None else TestSettings()
+    (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
+    # e2ebench_pv: the pv fixture of ProjectEval-style tasks (fixtures only, no hooks)
+    pv = ["-p", PV_PLUGIN] if web is None else []
+    run.readable.append(suite / "tests")
+    run.trusted = [suite / "tests"]
+    extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
+    run.cwd = extra.cwd
+    run.readable += extra.readable
+    # from another working directory the tests are named by their path (ids stay relative
+    # to the root folder)
+    where = "tests" if run.cwd == suite else str(suite / "tests")
+    run.args = [
+        *("-c", str(config_dir / "pytest.ini"), "--rootdir", str(suite)),
+        *common,
+        *pv,
+        *extra.args,
+        *(f"--deselect={n}" for n in deselect),
+        where,
+    ]
+    if web is None:
+        # the plugins the task declared, installed by the harness with the test tools
+        run.trusted += list(extra.trusted)
+        # the suite's own helper modules are the suite's, whatever files the project has
+        run.env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
+        # compiled by the probe before the project is imported: every test must run that code
+        run.env["E2EBENCH_PROBE_SUITE"] = str(suite / "tests")
+        if chosen["written"]:  # an agent's tests; the code under test (the reference) is guarded
+            run.env["E2EBENCH_PROBE_UNDER_TEST"] = str(repo)
+        run.env.update(extra.env)
+
+
+def _coverage_command(venv_python, env, repo, suite, work, config_dir):
+    """pytest under coverage for a Python suite, and the folders the run may write."""
+    copies = sorted({Path("/tmp"), Path(env.get("TMPDIR") or "/tmp"), work})
+    rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", copies)
+    command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest"]
+    return command, [work, suite / "coverage"]
+
+
+def _unlimited_address_space(sandbox: Sandbox) -> Sandbox:
+    return dataclasses.replace(
+        sandbox,
+        limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
+    )
+
+
+def _web_env(env: dict, run: _Run, web: dict, repo: Path, suite: Path, network, vendored):
+    """A web suite's environment: where the browser and the app are, the CDN files served."""
+    env.update(
+        web,
+        E2EBENCH_APP_DIR=str(repo),
+        E2EBENCH_ARTIFACTS=str(suite / "artifacts"),
+        E2EBENCH_WEB_NETWORK="1" if network else "0",
+    )
+    if vendored:
+        from .vendor import materialize
+
+        materialize(vendored, suite / "vendor")
+        run.readable.append(suite / "vendor")
+        env["E2EBENCH_VENDOR_DIR"] = str(suite / "vendor")
+
+
+def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, network):
+    """Run the suite in the sandbox with the probe: what the sandbox says, and the probe's
+    verified records."""
+    key = secrets.token_hex(32)
     # The key travels through a pipe the probe reads and closes before the project is
     # imported: it is never in the environment (nor in /proc/<pid>/environ).
     key_fd, write_fd = os.pipe()
@@ -600,19 +655,23 @@ def run_suite(
         try:
             # Generated code runs here: sandboxed, writing only to ``writable``, no network.
             done = sandbox.run(
-                [*command, *args],
-                cwd=cwd,
+                command,
+                cwd=run.cwd,
                 env=env,
                 timeout=timeout,
                 log=suite / "pytest.log",
                 writable=writable,
-                readable=readable,
+                readable=run.readable,
                 network=network,
                 pass_fds=(key_fd, results.write_fd),
             )
         finally:
             os.close(key_fd)
-    probe = parse_probe(results.data, key, odd=results.odd)
+    return done, parse_probe(results.data, key, odd=results.odd)
+
+
+def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suite) -> dict:
+    """The suite's record: its status, the probe's tests cross-checked, its coverage."""
     if done.timed_out:
         status = "timeout"
     elif done.stopped:
@@ -625,20 +684,20 @@ def run_suite(
         raise InfrastructureError("browser", probe["web"]["browser_error"])
     if tests is not None:
         probe["tamper_evidence"] = tamper.evidence(
-            probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=originals
+            probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=run.originals
         )
-        probe["tests"], caught = honeypot.split(probe["tests"], planted)
+        probe["tests"], caught = honeypot.split(probe["tests"], run.planted)
         probe["honeypots"] = {
-            "seed": seed,
-            "planted": planted,
-            "originals": originals,
-            "decoys": decoys,
+            "seed": run.seed,
+            "planted": run.planted,
+            "originals": run.originals,
+            "decoys": run.decoys,
             "tests": [{k: t.get(k) for k in ("nodeid", "outcome")} for t in caught],
             # evidence shown, not a verdict: a decoy is a test no task author reviewed
             "decoys_failed": sorted(
                 t["nodeid"]
                 for t in caught
-                if base_nodeid(t["nodeid"]) in decoys and t.get("outcome") not in PASSING
+                if base_nodeid(t["nodeid"]) in run.decoys and t.get("outcome") not in PASSING
             ),
         }
     probe["collected"] = None if probe["collected"] is None else len(probe["collected"])

@@ -166,6 +166,23 @@ def works(mode: str) -> bool:
     return _probe(mode)
 
 
+class Watch:
+    """A sandboxed run's watchdog (polled by :func:`.process.run`): the reason to stop it, or
+    None. It ends the run when ``stop`` is set; a full /tmp or overlay volume is contained by
+    the tmpfs itself (ENOSPC), so it is only recorded (``filled``); folders written directly
+    are measured when ``measure``, and stopped when over their quota."""
+
+    def __init__(self, stop, quota: Quota, volumes: tuple, *, measure: bool) -> None:
+        self.stop, self.quota, self.volumes, self.measure = stop, quota, volumes, measure
+        self.filled = False
+
+    def __call__(self) -> str | None:
+        if self.stop is not None and self.stop.is_set():
+            return "ended"
+        self.filled = self.filled or any(v is not None and is_full(v) for v in self.volumes)
+        return self.quota.check() if self.measure else None
+
+
 class SandboxUnavailable(Exception):
     """No sandbox mode can run generated code here; the message says what to install."""
 
@@ -524,16 +541,7 @@ class Sandbox:
         quota = Quota(writable, self.limits)
         with contextlib.ExitStack() as stack:
             tmp, volume, views = self._volumes(stack, writable)
-            filled = False
-
-            def watch() -> str | None:
-                nonlocal filled
-                if stop is not None and stop.is_set():
-                    return "ended"
-                # a full /tmp or overlay volume is contained by the tmpfs itself (ENOSPC): only
-                # recorded; folders written directly are measured, and stopped when over
-                filled = filled or any(v is not None and is_full(v) for v in (tmp, volume))
-                return quota.check() if writable and views is None else None
+            watch = Watch(stop, quota, (tmp, volume), measure=bool(writable) and views is None)
 
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
@@ -568,7 +576,7 @@ class Sandbox:
                 os.close(started_w)  # then the read below sees the end of the pipe
             started = bool(early) or os.read(started_r, 1) == b"1"
             # measured once more: a burst at the very end
-            full = bool(watch()) or done.stopped == "disk_quota" or filled
+            full = bool(watch()) or done.stopped == "disk_quota" or watch.filled
             # the kernel killed a process at the run's memory limit (read before the cgroup goes)
             memory = cgroup is not None and cgroup.oom_kills() > 0
         if not started and not done.timed_out:

@@ -216,19 +216,91 @@ def _field(meta: dict, name: str, kind: type, where: str, problems: list[str], f
 
 
 def load_task(root: Path) -> Task:
-    """Read and validate the task folder ``root``; raise :class:`TaskError` listing problems."""
+    """Read and validate the task folder ``root``; raise :class:`TaskError` listing problems.
+
+    Read task.toml, validate its header and ``[tests]``, read the requirements, resolve the
+    reference, scan the tests, then cross-check tests, requirements and checks.
+    """
     root = root.resolve()
     name = root.name
     where = f"{name}/{TASK_FILE}"
     problems: list[str] = []
+    meta = _read_meta(root, where)
+    head = _header(meta, name, where, problems)
+    kind = head["kind"]
+    conf = _test_conf(meta, where, problems)
+    requirements = _read_requirements(root, kind, problems)
+    raw_source = meta.get("source", "")
+    reference, pin = _reference(
+        root,
+        raw_source if isinstance(raw_source, dict) else None,
+        where,
+        problems,
+        # an imported app task (RealDevBench) has a feature list and no reference app
+        optional=kind == "app",
+    )
+    if pin and not head["source"]:
+        head["source"] = pin.removeprefix("git+") if pin.startswith("git+") else f"PyPI {pin}"
+    settings = parse_settings(conf["raw"], root, reference, bool(pin), where, problems)
+    tests_base = reference if pin and reference is not None else root
+    tests_path = conf["path"]
+    tests_dir = (tests_base / str(tests_path)).resolve() if tests_base is not None else None
+    app = parse_app(meta, where, problems) if kind == "app" else None
+    tests: list[StaticTest] = []
+    excluded: list[tuple[str, str]] = []
+    if tests_dir is None or app is not None:
+        pass  # an app task has no tests: an LLM writes test cases from its feature list
+    elif not tests_dir.exists():
+        problems.append(
+            f"{where}: field 'tests.path' = {tests_path!r}: no such folder"
+            f"{' in the sdist' if pin else ''}; create it with the reference tests"
+        )
+    else:
+        tests, excluded = _scan(tests_dir, kind, conf, settings, name, where, problems)
+    known = {r.id for r in requirements}
+    _cross_check(name, kind, conf["mapping"], requirements, tests, problems)
+    checks = _checks(root, name, known if requirements else None, problems)
+    _tested(name, kind, requirements, tests, checks, problems)
+    _entry_pages(name, kind, app, reference, problems)
+    mutants = parse_mutants(root, reference, known, problems) if reference else []
+    projecteval = parse_projecteval(root, meta, reference, problems)
+    if problems:
+        raise TaskError(str(root), problems)
+    return Task(
+        **head,
+        root=root,
+        requirements=tuple(requirements),
+        tests=tuple(tests),
+        tests_dir=tests_dir,
+        test_timeout=float(conf["timeout"]),
+        reference_dir=reference,
+        source_pin=pin,
+        test_requires=tuple(conf["requires"]),
+        mutants=tuple(mutants),
+        network=conf["network"],
+        app=app,
+        requirement_map=tuple((rid, tuple(globs)) for rid, globs in conf["mapping"].items()),
+        checks=tuple(checks),
+        settings=settings,
+        excluded=tuple(excluded),
+        projecteval=projecteval,
+        browser=conf["browser"],
+    )
+
+
+def _read_meta(root: Path, where: str) -> dict:
+    """task.toml as a table; a missing or unparsable file ends the validation at once."""
     try:
-        meta = tomllib.loads((root / TASK_FILE).read_text(encoding="utf-8"))
+        return tomllib.loads((root / TASK_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         problem = f"{where}: missing; create it (see docs/writing-a-task.md)"
         raise TaskError(str(root), [problem]) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskError(str(root), [f"{where}: not valid TOML ({exc}); fix the syntax"]) from None
 
+
+def _header(meta: dict, name: str, where: str, problems: list[str]) -> dict:
+    """The task's id, title, kind, language, created date and source, validated."""
     task_id = _field(meta, "id", str, where, problems, f'id = "{name}"')
     if task_id is not None and task_id != name:
         problems.append(
@@ -271,12 +343,23 @@ def load_task(root: Path) -> Task:
     # 'source' is either where the task comes from (a string) or a PyPI reference (a table).
     raw_source = meta.get("source", "")
     source = raw_source if isinstance(raw_source, str) else ""
+    return {
+        "id": task_id,
+        "title": title,
+        "kind": kind,
+        "language": language,
+        "created": created,
+        "source": source,
+    }
 
+
+def _test_conf(meta: dict, where: str, problems: list[str]) -> dict:
+    """The ``[tests]`` table's path, timeout, requirement map, network, browser and requires,
+    validated (a wrong value is reported and replaced by its default)."""
     test_conf = meta.get("tests", {})
     if not isinstance(test_conf, dict):
         problems.append(f"{where}: field 'tests' must be a table ([tests] with path, timeout)")
         test_conf = {}
-    tests_path = test_conf.get("path", "tests")
     timeout = test_conf.get("timeout", DEFAULT_TEST_TIMEOUT)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         problems.append(
@@ -292,42 +375,21 @@ def load_task(root: Path) -> Task:
             'of node-id globs, e.g. R1 = ["tests/test_x.py::test_a*"]'
         )
         mapping = {}
-
-    req_where = f"{name}/{REQUIREMENTS_FILE}"
-    try:
-        requirements = parse_requirements(
-            (root / REQUIREMENTS_FILE).read_text(encoding="utf-8"),
-            req_where,
-            problems,
-            FEATURE_PREFIX if kind == "app" else "R",
-        )
-    except FileNotFoundError:
-        problems.append(f"{req_where}: missing; write the requirements document the agent sees")
-        requirements = []
-    reference, pin = _reference(
-        root,
-        raw_source if isinstance(raw_source, dict) else None,
-        where,
-        problems,
-        # an imported app task (RealDevBench) has a feature list and no reference app
-        optional=kind == "app",
-    )
-    if pin and not source:
-        source = pin.removeprefix("git+") if pin.startswith("git+") else f"PyPI {pin}"
-    network = test_conf.get("network", False)
-    if not isinstance(network, bool):
-        problems.append(
-            f"{where}: field 'tests.network' = {network!r} must be true or false (whether a web "
-            "app may load resources from the internet while its scenarios run)"
-        )
-        network = False
-    browser = test_conf.get("browser", False)
-    if not isinstance(browser, bool):
-        problems.append(
-            f"{where}: field 'tests.browser' = {browser!r} must be true or false (whether the "
-            "tests drive headless Chromium themselves, through selenium)"
-        )
-        browser = False
+    flags = {}
+    for flag, what in (
+        (
+            "network",
+            "whether a web app may load resources from the internet while its scenarios run",
+        ),
+        ("browser", "whether the tests drive headless Chromium themselves, through selenium"),
+    ):
+        value = test_conf.get(flag, False)
+        if not isinstance(value, bool):
+            problems.append(
+                f"{where}: field 'tests.{flag}' = {value!r} must be true or false ({what})"
+            )
+            value = False
+        flags[flag] = value
     requires = test_conf.get("requires", [])
     if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
         problems.append(
@@ -335,45 +397,64 @@ def load_task(root: Path) -> Task:
             'e.g. requires = ["hypothesis==6.100.0"]'
         )
         requires = []
+    return {
+        "raw": test_conf,
+        "path": test_conf.get("path", "tests"),
+        "timeout": timeout,
+        "mapping": mapping,
+        "requires": requires,
+        **flags,
+    }
 
-    settings = parse_settings(test_conf, root, reference, bool(pin), where, problems)
-    tests_base = reference if pin and reference is not None else root
-    tests_dir = (tests_base / str(tests_path)).resolve() if tests_base is not None else None
-    tests: list[StaticTest] = []
-    excluded: list[tuple[str, str]] = []
-    app = parse_app(meta, where, problems) if kind == "app" else None
-    if tests_dir is None or app is not None:
-        pass  # an app task has no tests: an LLM writes test cases from its feature list
-    elif not tests_dir.exists():
-        problems.append(
-            f"{where}: field 'tests.path' = {tests_path!r}: no such folder"
-            f"{' in the sdist' if pin else ''}; create it with the reference tests"
+
+def _read_requirements(root: Path, kind: str | None, problems: list[str]) -> list:
+    """The requirements document's requirements (an app's are features, F<n>)."""
+    req_where = f"{root.name}/{REQUIREMENTS_FILE}"
+    try:
+        return parse_requirements(
+            (root / REQUIREMENTS_FILE).read_text(encoding="utf-8"),
+            req_where,
+            problems,
+            FEATURE_PREFIX if kind == "app" else "R",
         )
-    else:
-        if kind == "web":
-            tests, scan_problems = scan_features(tests_dir)
-        else:  # by the suite's own naming rules (python_files, ...), as pytest will collect
-            naming = Naming.from_ini(dict(settings.ini))
-            tests, scan_problems = scan_tests(tests_dir, naming=naming)
-        problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
-        tests = apply_mapping(tests, mapping)
-        excluded = [(t.nodeid, settings.excluded(t.nodeid)) for t in tests]
-        excluded = [(nodeid, reason) for nodeid, reason in excluded if reason]
-        for pattern, _ in settings.exclude:
-            if not TestSettings(exclude=((pattern, "-"),)).excluded_any(tests):
-                problems.append(
-                    f"{where}: field 'tests.exclude' names {pattern!r}, which matches no test; "
-                    "fix the node-id glob (relative to the task folder) or remove it"
-                )
-        dropped = {nodeid for nodeid, _ in excluded}
-        tests = [t for t in tests if t.nodeid not in dropped]
-        if not tests and not scan_problems:
-            problems.append(
-                f"{name}/{tests_path}: no scenarios found in *.feature files"
-                if kind == "web"
-                else f"{name}/{tests_path}: no test functions found in test_*.py files"
-            )
+    except FileNotFoundError:
+        problems.append(f"{req_where}: missing; write the requirements document the agent sees")
+        return []
 
+
+def _scan(tests_dir: Path, kind, conf: dict, settings, name: str, where: str, problems):
+    """The reference tests (scenarios for a web task) with their requirements mapped, and
+    those the task's ``tests.exclude`` drops, with the reasons."""
+    tests_path = conf["path"]
+    if kind == "web":
+        tests, scan_problems = scan_features(tests_dir)
+    else:  # by the suite's own naming rules (python_files, ...), as pytest will collect
+        naming = Naming.from_ini(dict(settings.ini))
+        tests, scan_problems = scan_tests(tests_dir, naming=naming)
+    problems.extend(f"{name}/{tests_path}/{p.split('/', 1)[1]}" for p in scan_problems)
+    tests = apply_mapping(tests, conf["mapping"])
+    excluded = [(t.nodeid, settings.excluded(t.nodeid)) for t in tests]
+    excluded = [(nodeid, reason) for nodeid, reason in excluded if reason]
+    for pattern, _ in settings.exclude:
+        if not TestSettings(exclude=((pattern, "-"),)).excluded_any(tests):
+            problems.append(
+                f"{where}: field 'tests.exclude' names {pattern!r}, which matches no test; "
+                "fix the node-id glob (relative to the task folder) or remove it"
+            )
+    dropped = {nodeid for nodeid, _ in excluded}
+    tests = [t for t in tests if t.nodeid not in dropped]
+    if not tests and not scan_problems:
+        problems.append(
+            f"{name}/{tests_path}: no scenarios found in *.feature files"
+            if kind == "web"
+            else f"{name}/{tests_path}: no test functions found in test_*.py files"
+        )
+    return tests, excluded
+
+
+def _cross_check(name: str, kind, mapping: dict, requirements, tests, problems) -> None:
+    """Every mapped or tagged requirement exists; every test has a requirement."""
+    where = f"{name}/{TASK_FILE}"
     known = {r.id for r in requirements}
     for rid in mapping:
         if rid not in known and requirements:
@@ -399,18 +480,26 @@ def load_task(root: Path) -> Task:
                     f"which is not in {REQUIREMENTS_FILE} (known: {_span(requirements)}); fix the "
                     f"marker or add '### {rid}: <title>'"
                 )
-    checks = _checks(root, name, known if requirements else None, problems)
-    if tests:
-        for req in requirements:
-            if not any(req.id in t.requirements for t in (*tests, *checks)):
-                problems.append(
-                    f"{req_where}: requirement {req.id} has no test; tag at least one "
-                    + (
-                        f"scenario with @{req.id}"
-                        if kind == "web"
-                        else f'test with @pytest.mark.requirement("{req.id}")'
-                    )
+
+
+def _tested(name: str, kind, requirements, tests, checks, problems) -> None:
+    """Every requirement has a test or a check (when the task has tests at all)."""
+    if not tests:
+        return
+    for req in requirements:
+        if not any(req.id in t.requirements for t in (*tests, *checks)):
+            problems.append(
+                f"{name}/{REQUIREMENTS_FILE}: requirement {req.id} has no test; tag at least one "
+                + (
+                    f"scenario with @{req.id}"
+                    if kind == "web"
+                    else f'test with @pytest.mark.requirement("{req.id}")'
                 )
+            )
+
+
+def _entry_pages(name: str, kind, app, reference: Path | None, problems) -> None:
+    """A web task's reference starts at index.html; a static app's at its entry page."""
     if kind == "web" and reference is not None and not (reference / ENTRY_PAGE).is_file():
         problems.append(
             f"{name}/{REFERENCE_DIR}/{ENTRY_PAGE}: missing; a web task's reference app "
@@ -423,35 +512,6 @@ def load_task(root: Path) -> Task:
                 f"{name}/{REFERENCE_DIR}/{entry}: missing; a static app's reference starts at "
                 "its entry page (app.entry, default index.html)"
             )
-    mutants = parse_mutants(root, reference, known, problems) if reference else []
-    projecteval = parse_projecteval(root, meta, reference, problems)
-    if problems:
-        raise TaskError(str(root), problems)
-    return Task(
-        id=task_id,
-        title=title,
-        kind=kind,
-        language=language,
-        created=created,
-        source=source,
-        root=root,
-        requirements=tuple(requirements),
-        tests=tuple(tests),
-        tests_dir=tests_dir,
-        test_timeout=float(timeout),
-        reference_dir=reference,
-        source_pin=pin,
-        test_requires=tuple(requires),
-        mutants=tuple(mutants),
-        network=network,
-        app=app,
-        requirement_map=tuple((rid, tuple(globs)) for rid, globs in mapping.items()),
-        checks=tuple(checks),
-        settings=settings,
-        excluded=tuple(excluded),
-        projecteval=projecteval,
-        browser=browser,
-    )
 
 
 def scan_checks(root: Path) -> tuple[list[StaticTest], list[str]]:

@@ -39,11 +39,11 @@ import tomllib
 from pathlib import Path
 
 from .. import vendor
+from ..probe import PROBE_DIR
 from ..untrusted.parse import read_json
 from . import REPORT_FILE
 from .e2edev import MAX_TESTS_BYTES, TESTS_FILE, find_projects, runner_step_code
 
-PROBE_DIR = Path(__file__).resolve().parent.parent / "probe"
 RUNNER_TOOLS = ("behave", "selenium", "pytest")  # pytest: e2ebench_web (the served app) needs it
 CASE_TIMEOUT = 300  # seconds for one behave run (E2EDev sets none)
 REPORT = "verify-report.json"

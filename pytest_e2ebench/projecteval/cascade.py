@@ -9,7 +9,7 @@ indicator against the task's. Level 2 starts at the skeleton (with the task's ch
 level 3 is direct.
 
 Each step is a separate agent run with the lifecycle stages' machinery
-(:func:`pytest_e2ebench.stages.run.generate_stage`): its own folder
+(:func:`pytest_e2ebench.run.generate.generate`, the run's one generate step): its own folder
 ``<run>/cascade-<step>/`` with ``inputs/`` (what the step is given), ``repo/`` (what the
 agent wrote, taken in) and ``grade/``, each cached, so a session that was stopped resumes
 after the last finished step. The agent learns the step from ``ctx.stage`` (``checklist``,
@@ -35,6 +35,7 @@ from ..cache import tree_hash
 from ..errors import AgentFileError
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, walk
 from ..metrics import AGENT_KEYS
+from ..run.generate import Ask, generate
 from ..untrusted.parse import loads_json, read_text
 from . import CHECKLIST_FILE, LEVEL1_FILE, PARAMETERS_FILE, brief, parse_checklist
 from .similarity import (
@@ -175,28 +176,21 @@ def _grade_skeleton(task, repo: Path, work: Path) -> dict:
 GRADERS = {CHECKLIST: _grade_checklist, SKELETON: _grade_skeleton}
 
 
-def _step(evaluator, ctx, task, step: str, inputs: dict) -> dict:
+def _step(steps, task, step: str, inputs: dict) -> dict:
     """One step's agent run (cached) and its grade (cached): the step's record."""
-    from ..stages.run import generate_stage
-
+    ctx = steps.ctx
     step_dir = ctx.run_dir / f"cascade-{step}"
     given = step_dir / "inputs"
     shutil.rmtree(given, ignore_errors=True)
     given.mkdir(parents=True)
     for name, text in inputs.items():
         (given / name).write_text(text, encoding="utf-8")
-    evaluator._stage_now = f"cascade-{step}"
+    steps.now(f"cascade-{step}")
     # the LLM cache's tape of the step: agent/task/level-N-cascade/run-n/cascade-<step>
     scope = f"{ctx.scope}/cascade-{step}"
-    data = generate_stage(evaluator, ctx, task, step_dir, step, INSTRUCTIONS[step], given, scope)
-    graded = evaluator._stage(
-        step_dir,
-        "grade",
-        data["repo_hash"],
-        task.reference_hash,
-        task.projecteval.to_dict(),
-        task.projecteval.checklist_raw,
-    )
+    ask = Ask(task, step_dir, stage=step, brief=INSTRUCTIONS[step], inputs=given, scope=scope)
+    data = generate(steps, ask)
+    graded = steps.stage("cascade-grade", "grade", folder=step_dir, repo_hash=data["repo_hash"])
     grade = graded.load()
     if grade is None:
         grade = graded.commit(GRADERS[step](task, step_dir / "repo", graded.reset()))
@@ -213,32 +207,32 @@ def _step(evaluator, ctx, task, step: str, inputs: dict) -> dict:
     }
 
 
-def run_cascade(evaluator, ctx, task) -> Cascade:
-    """The steps before the code of the run ``ctx`` of ``task`` at its level (1 or 2)."""
-    run_dir = ctx.run_dir
+def run_cascade(steps, task) -> Cascade:
+    """The steps before the code of the run ``steps.ctx`` of ``task`` at its level (1 or 2)."""
+    run_dir = steps.ctx.run_dir
     spec = task.projecteval
     plain = dataclasses.replace(task, given=None, cascade=False)
     project = f"# Project\n\n{spec.level1}\n"
-    steps: list[dict] = []
+    done: list[dict] = []
     checklist = spec.checklist
     raw = json.dumps(list(spec.checklist_raw), indent=2, ensure_ascii=False)
     if task.level == 1:
         asked = dataclasses.replace(plain, given=project)
-        record = _step(evaluator, ctx, asked, CHECKLIST, {LEVEL1_FILE: project})
-        steps.append(record)
+        record = _step(steps, asked, CHECKLIST, {LEVEL1_FILE: project})
+        done.append(record)
         if record["status"] == "failed":
-            return _ended(task, steps, record)
+            return _ended(task, done, record)
         checklist, raw, _ = read_checklist(run_dir / f"cascade-{CHECKLIST}" / "repo")
     shown = brief(spec, 2, "", [], checklist).split("\n## Parameters")[0]
     asked = dataclasses.replace(plain, given=shown)
-    record = _step(evaluator, ctx, asked, SKELETON, {CHECKLIST_FILE: raw})
-    steps.append(record)
+    record = _step(steps, asked, SKELETON, {CHECKLIST_FILE: raw})
+    done.append(record)
     if record["status"] == "failed":
-        return _ended(task, steps, record)
+        return _ended(task, done, record)
     skeleton = run_dir / f"cascade-{SKELETON}" / "repo"
     files = [f for f in _files(skeleton) if f not in (CHECKLIST_FILE, PARAMETERS_FILE)]
     code_brief = brief(spec, 3, "", files[:MAX_LISTED], checklist)
-    return Cascade(dataclasses.replace(task, given=code_brief), steps, skeleton=skeleton)
+    return Cascade(dataclasses.replace(task, given=code_brief), done, skeleton=skeleton)
 
 
 def _ended(task, steps: list[dict], failed: dict) -> Cascade:

@@ -7,16 +7,13 @@ agent is given: the earlier stages' outputs), ``repo/`` (what it wrote, after in
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
-import time
 from pathlib import Path
 
-from ..cache import file_hash, locked, tree_hash
+from ..cache import locked
 from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
-from ..mutants import MUTANTS_FILE
+from ..run.generate import Ask, generate
 from ..run.record import stage_record
-from ..workspace import take_in
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
@@ -28,7 +25,6 @@ from . import (
     earlier,
     setup,
     testing,
-    variants,
 )
 
 BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
@@ -96,55 +92,6 @@ def brief(stage: str, inputs: Path) -> str:
     return "\n\n".join(parts)
 
 
-def generate_stage(
-    evaluator, ctx, task, stage_dir: Path, stage: str, text: str, inputs: Path, scope: str = ""
-) -> dict:
-    """The agent's output of ``stage`` in ``stage_dir/repo``: cached, or generated now.
-
-    ``ctx`` is the run's context, ``task`` the task as this stage asks it; ``text`` is the
-    stage's instruction (``ctx.brief``) and ``inputs`` the folder the stage is given; both, the
-    agent, ``task.requirements_text`` and the run are the cache key. Also the steps of
-    ProjectEval's cascade (:mod:`pytest_e2ebench.projecteval.cascade`) run here; ``scope``
-    names their conversations in the LLM cache (``ctx.scope``).
-    """
-    agent, run = ctx.agent, ctx.key.run
-    cached = evaluator._stage(
-        stage_dir,
-        "repo",
-        agent.spec,
-        agent.cache_key(task, run),
-        task.requirements_text,
-        stage,
-        tree_hash(inputs),
-        run,
-    )
-    agent_data = cached.load()
-    if agent_data is None:
-        workspace = cached.reset()
-        start = time.monotonic()
-        ctx = dataclasses.replace(
-            ctx, run_dir=stage_dir, stage=stage, brief=text, inputs=inputs, scope_name=scope
-        )
-        ctx.clear_artifacts()
-        try:
-            outcome = agent.generate(task, run, workspace, ctx)
-        finally:
-            ctx.progress({"done": True})
-        evaluator._no_outage_since(ctx, start)  # an endpoint that went away is not the agent's
-        data = outcome.to_dict()
-        earlier_intake = data["details"].pop("intake", None)
-        intake = take_in(workspace, IntakeLimits(), earlier_intake)
-        agent_data = cached.commit(
-            {
-                **data,
-                "duration_s": round(time.monotonic() - start, 3),
-                "intake": intake.to_dict(),
-                "repo_hash": tree_hash(workspace),
-            }
-        )
-    return agent_data
-
-
 def evaluate(evaluator, ctx) -> dict:
     """The stage record of the run ``ctx`` (a RunContext of a stage); see docs/stages.md."""
     task, agent, run, stage = ctx.task, ctx.agent, ctx.key.run, ctx.key.stage
@@ -158,43 +105,33 @@ def evaluate(evaluator, ctx) -> dict:
                 evaluator.evaluate(task, agent, run)
     if reveals_reference(stage, settings.stage_mode):
         evaluator.settle_implements(task.id, stage)
+    steps = evaluator.steps(ctx)
     stage_dir = ctx.run_dir
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
         shutil.rmtree(inputs, ignore_errors=True)
         stage_inputs(task, agent_run_dir, stage, settings.stage_mode, inputs)
-        text = brief(stage, inputs)
-        agent_data = generate_stage(evaluator, ctx, task, stage_dir, stage, text, inputs)
-        repo = stage_dir / "repo"
-        graded = evaluator._stage(
-            stage_dir,
-            "grade",
-            agent_data["repo_hash"],
-            task.reference_hash,
-            tree_hash(task.root / "design") if (task.root / "design").is_dir() else "",
-            tree_hash(task.root / "setup") if (task.root / "setup").is_dir() else "",
-            task.tests_hash,
-            file_hash(task.root / MUTANTS_FILE) if (task.root / MUTANTS_FILE).is_file() else "",
-            settings.judge,
-            settings.model if settings.judge != "tests" else "",
-            variants.VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
-        )
+        ask = Ask(task, stage_dir, stage=stage, brief=brief(stage, inputs), inputs=inputs)
+        agent_data = generate(steps, ask)
+        graded = steps.stage("stage-grade", "grade", repo_hash=agent_data["repo_hash"])
         grade = graded.load()
         if grade is None:
             work = graded.reset()
             scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
-            grade = graded.commit(_grade(evaluator, ctx, repo, scope, work))
+            grade = graded.commit(grade_stage(steps, stage_dir / "repo", scope, work))
     return stage_record(ctx, agent_data, grade)
 
 
-def _grade(evaluator, ctx, repo: Path, scope: str, work: Path) -> dict:
+def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
+    """The grade of a lifecycle stage's output in ``repo`` (docs/stages.md)."""
+    ctx = steps.ctx
     task, stage, sandbox = ctx.task, ctx.key.stage, ctx.sandbox
     if stage == "design":
         result = design.grade(repo, task.root, work / "parse", sandbox)
         baseline_root = task.root / DESIGN_DIR / "baseline"
         baseline = design.read_design(baseline_root if baseline_root.is_dir() else task.root)
-        judged = evaluator.config.hook.pytest_e2ebench_judge_design(
-            config=evaluator.config,
+        judged = steps.config.hook.pytest_e2ebench_judge_design(
+            config=steps.config,
             task=task,
             answer=design.read_design(repo),
             baseline=baseline,

@@ -324,7 +324,7 @@ def test_tree_hash_reads_no_link_and_is_bounded(src: Path, tmp_path: Path) -> No
 
 
 def test_take_in_swaps_in_a_clean_copy(tmp_path: Path) -> None:
-    from pytest_e2ebench.pipeline import take_in
+    from pytest_e2ebench.workspace import take_in
 
     ws = tmp_path / "repo"
     ws.mkdir()
@@ -337,7 +337,7 @@ def test_take_in_swaps_in_a_clean_copy(tmp_path: Path) -> None:
 
 
 def test_take_in_merges_what_the_agent_dropped(tmp_path: Path) -> None:
-    from pytest_e2ebench.pipeline import take_in
+    from pytest_e2ebench.workspace import take_in
 
     ws = tmp_path / "repo"
     ws.mkdir()
@@ -350,7 +350,7 @@ def test_take_in_merges_what_the_agent_dropped(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("how", ["link", "removed", "fifo", "over_limit"])
 def test_take_in_of_a_workspace_an_agent_broke(tmp_path: Path, how: str) -> None:
-    from pytest_e2ebench.pipeline import take_in
+    from pytest_e2ebench.workspace import take_in
 
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -1,0 +1,279 @@
+"""How a generated project is evaluated: one small protocol, one implementation per style.
+
+A library's or a command's tests (:class:`TestSuite`), a web app's scenarios in a browser
+(:class:`WebScenarios`) and an app's LLM-written cases played by a browser agent
+(:class:`AppCases`) each prepare an environment and run, returning the outcomes the verdicts
+are drawn from. :func:`evaluation_for` picks one from the task's kind, once per run, through
+the :data:`EVALUATIONS` table, so the run (``pipeline.Evaluator``) names no kind. The shape is
+pytest-xdist's (each scheduling mode behind ``scheduler/protocol.py``) and Inspect AI's (a
+task composed from a scorer and a sandbox). A new kind is a new entry here (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import pytest
+
+from .. import backend, runner, venv
+from ..cache import key_of, locked
+from ..errors import InfrastructureError
+from ..migrate import run_migration
+from ..planting import values
+from ..web import web_requirements
+
+if TYPE_CHECKING:
+    from ..task import Task
+    from .plan import Steps
+
+# What an app task without a model needs: its judge is an LLM whatever agent wrote the app.
+APP_WITHOUT_MODEL = (
+    "An app task's cases are played by an LLM driving a browser, for every agent (the "
+    "reference too): give it a model, or leave the app tasks out (the default --e2e-tasks="
+    "benchmark_tasks has none; benchmark_apps/ holds them, docs/apps.md)."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Environment:
+    """Where the project's tests run: the interpreter, the install record, the stage key."""
+
+    python: Path
+    install: dict
+    key: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcomes:
+    """What running gave: the test run (``extended`` outcomes by node id), the migration's
+    record, and the key of the stage whose outcomes they are (part of the judge's key)."""
+
+    test_run: dict
+    migration: dict
+    key: str
+
+
+class Evaluation(Protocol):
+    """One way of evaluating a project (a task kind's, chosen through :data:`EVALUATIONS`)."""
+
+    # the materials handed to the agent are removed after intake when left as handed (they
+    # are the task's input, not the project); an app keeps them (they are part of the app)
+    drops_materials: bool
+
+    def requires(self, task: Task) -> tuple[str, ...]:
+        """The test tools installed into the environment (part of its key)."""
+
+    def migration(self, settings) -> str:
+        """The migration mode of the reference tests (``none`` when nothing is migrated)."""
+
+    def judge_mode(self, settings) -> str:
+        """The judge mode the run's verdicts are drawn with."""
+
+    def environment(self, steps: Steps, repo: Path, repo_hash: str) -> Environment:
+        """The environment the project is evaluated in (cached)."""
+
+    def run(self, steps: Steps, env: Environment, repo: Path, repo_hash: str) -> Outcomes:
+        """Evaluate the project in ``env`` (cached): the outcomes."""
+
+
+def build_venv(steps: Steps, stage, repo: Path, logs: Path, **options) -> dict:
+    """The environment of ``stage``: cached, or built now (and the project installed unless
+    ``install_project=False``)."""
+    install = stage.load()
+    if install is None:
+        # the longest wait of a cold session (minutes): say so (issue 31)
+        steps.ctx.progress({"doing": "building its environment (the project and the test tools)"})
+        built = venv.build(
+            stage.reset(), repo, logs, steps.plan.requires, steps.ctx.sandbox, **options
+        )
+        install = stage.commit(built.to_dict())
+    return install
+
+
+class TestSuite:
+    """A library's, command's or data task's pytest tests: the reference tests migrated onto
+    the project, run in a virtual environment with the project installed."""
+
+    __test__ = False  # not a test class, whatever pytest thinks of the name
+    drops_materials = True
+    plants_decoys = True  # the reference's values recorded for decoy and honeypot pairs
+
+    def requires(self, task: Task) -> tuple[str, ...]:
+        """The task's test requirements and pytest plugins."""
+        return (*task.test_requires, *task.settings.plugins)
+
+    def migration(self, settings) -> str:
+        """``--e2e-migrate``."""
+        return settings.migrate
+
+    def judge_mode(self, settings) -> str:
+        """``--e2e-judge``."""
+        return settings.judge
+
+    def environment(self, steps: Steps, repo: Path, repo_hash: str) -> Environment:
+        """A virtual environment of the run's own, the project installed in it."""
+        stage = steps.stage("venv", repo_hash=repo_hash)
+        run_dir = steps.ctx.run_dir
+        # a wheel built from identical content by another run of the session is reused
+        wheels = backend.store_for(steps.settings.out)
+        install = build_venv(
+            steps, stage, repo, run_dir / "logs", python=steps.plan.python, wheels=wheels
+        )
+        return Environment(venv.python_of(stage.dir), install, stage.key)
+
+    def run(self, steps: Steps, env: Environment, repo: Path, repo_hash: str) -> Outcomes:
+        """Migration of the reference tests, then the test runs."""
+        task, ctx = steps.ctx.task, steps.ctx
+        steps.now("migrate")
+        migrated = steps.stage("migrated", repo_hash=repo_hash)
+        migration = migrated.load()
+        if migration is None:
+            mode = steps.plan.migrate
+            ctx.progress({"doing": f"adapting the reference tests ({mode} migration)"})
+            out = migrated.reset(create=False)  # the migrator creates it
+            start = time.monotonic()
+            migration = run_migration(steps.config, task, repo, out, mode, ctx)
+            steps.no_outage_since(start)
+            if task.projecteval is not None:
+                from ..projecteval.params import read_answers, write_pv_file
+
+                # the agent's parameter values, checked, for the tests' pv fixture (#17)
+                migration["parameters"] = read_answers(repo, task.projecteval)
+                write_pv_file(out, migration["parameters"], repo)
+            migration = migrated.commit(migration)
+        # the suites: migrated reference tests and the agent's own tests
+        steps.now("tests")
+        stage = steps.stage("eval", venv=env.key, migrated=migrated.key)
+        test_run = stage.load()
+        if test_run is None:
+            recorded = []
+            if self.plants_decoys:
+                ctx.progress({"doing": "recording the reference's values for decoy tests"})
+                shared = steps.settings.out / ".shared"
+                recorded = values.recorded(task, shared, ctx.sandbox, steps.settings.timeout)
+            ctx.progress({"doing": "running the reference tests"})
+            eval_dir = stage.reset()
+            test_run = stage.commit(
+                runner.run_all(
+                    task,
+                    migrated.dir,
+                    env.python,
+                    repo,
+                    eval_dir,
+                    steps.settings.timeout,
+                    ctx.sandbox,
+                    recorded=recorded,
+                )
+            )
+        return Outcomes(test_run, migration, stage.key)
+
+
+class WebScenarios(TestSuite):
+    """A web app's Gherkin scenarios, driven through a browser: nothing to migrate, and one
+    shared environment of the web test tools (the app is not installed into it)."""
+
+    plants_decoys = False  # scenarios get no planted tests
+
+    def requires(self, task: Task) -> tuple[str, ...]:
+        """The task's test requirements and the harness's web test tools."""
+        return (*task.test_requires, *web_requirements())
+
+    def migration(self, settings) -> str:
+        """Scenarios drive the app through the browser: there is nothing to migrate."""
+        return "none"
+
+    def environment(self, steps: Steps, repo: Path, repo_hash: str) -> Environment:
+        """The environment of every run with the same requirements (shared, locked)."""
+        shared = steps.settings.out / ".shared"
+        name = f"web-venv-{key_of('requires', *steps.plan.requires)[:12]}"
+        with locked(shared):
+            stage = steps.stage("web-venv", name, folder=shared)
+            install = build_venv(steps, stage, repo, shared / "logs", install_project=False)
+        return Environment(venv.python_of(stage.dir), install, stage.key)
+
+
+class AppCases(WebScenarios):
+    """An app with no tests (RealDevWorld, issue #15): its Executability, then LLM-written test
+    cases played by a browser agent and judged."""
+
+    drops_materials = False
+
+    def judge_mode(self, settings) -> str:
+        """The browser agent's cases decide; ``--e2e-judge=llm`` adds the LLM-score baseline
+        to the run (``evaluate_app``), not votes on the features."""
+        return "tests"
+
+    def run(self, steps: Steps, env: Environment, repo: Path, repo_hash: str) -> Outcomes:
+        """The app's cases (shared by every agent and run of a model), played and judged."""
+        from ..app.evaluate import evaluate_app
+
+        ctx, settings = steps.ctx, steps.settings
+        steps.now("tests")
+        stage = steps.stage("app-eval", "eval", venv=env.key, repo_hash=repo_hash)
+        test_run = stage.load()
+        if test_run is None:
+            eval_dir = stage.reset()
+            extended = evaluate_app(
+                ctx.task,
+                repo,
+                env.python,
+                eval_dir,
+                llm_of=lambda: _app_llm(ctx),
+                cases_of=lambda llm: _app_cases(steps, llm),
+                sandbox=ctx.sandbox,
+                timeout=settings.timeout,
+                max_steps=settings.app_steps,
+                baseline=settings.judge in ("llm", "both"),
+                scope=f"{ctx.scope}/app",
+            )
+            test_run = {"extended": extended, "original": None, "all_coverage": None}
+            test_run = stage.commit(test_run)
+        return Outcomes(test_run, {}, stage.key)
+
+
+def _app_llm(ctx):
+    """The app judge's model. Only an executable app needs one: the empty project is graded
+    without a model."""
+    from ..llm.factory import require_endpoint
+
+    try:
+        require_endpoint(
+            ctx.settings,
+            f"the app task {ctx.task.id} (judged by a browser agent, whatever the agent)",
+            APP_WITHOUT_MODEL,
+        )
+    except pytest.UsageError as exc:
+        raise InfrastructureError("judge", str(exc)) from None
+    return ctx.llm()
+
+
+def _app_cases(steps: Steps, llm) -> list[dict]:
+    """One set of cases per task and model, shared by every agent and run (cached)."""
+    from ..app.cases import generate_cases
+
+    task, settings = steps.ctx.task, steps.settings
+    shared = settings.out / ".shared"
+    with locked(shared):
+        cases = steps.stage("app-cases", f"app-cases-{task.id}", folder=shared)
+        found = cases.load()
+        if found is None:
+            cases.reset()
+            found = cases.commit(generate_cases(llm, task, settings.app_cases, f"app/{task.id}"))
+    return found["cases"]
+
+
+EVALUATIONS: dict[str, Evaluation] = {
+    "library": TestSuite(),
+    "cli": TestSuite(),
+    "data": TestSuite(),
+    "web": WebScenarios(),
+    "app": AppCases(),
+}
+
+
+def evaluation_for(task: Task) -> Evaluation:
+    """The evaluation of ``task``'s kind."""
+    return EVALUATIONS[task.kind]

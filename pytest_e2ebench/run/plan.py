@@ -1,0 +1,196 @@
+"""The plan of one run: everything that decides its stages, resolved once and frozen.
+
+A stage's cache key is derived from the plan's fields that :data:`STAGE_INPUTS` names for it
+plus the keys (or hashes) of the stages it reads, never listed by hand where the stage runs.
+The idea is SWE-bench's (its environment images are keyed by the hash of the spec that builds
+them): what is not in the plan cannot reach a stage, so a new input goes into the plan and the
+table, and the key follows. ``STAGE_FORMAT`` is part of every key (docs/architecture.md, "The
+stage-cache format").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..cache import Stage, file_hash, key_of, tree_hash
+from ..mutants import MUTANTS_FILE
+from ..planting import twins
+from ..stages import IMPLEMENT
+from ..testconf import TestSettings
+from ..venv import fingerprint
+
+if TYPE_CHECKING:
+    from ..runs import RunContext
+
+# Part of every stage key: bump it when what a stage stores or means changes, so old caches
+# rebuild (docs/architecture.md). Still 4 since the keys are derived from the plan (issue 28):
+# what the stages store is unchanged (their keys changed, so older caches rebuild once anyway).
+STAGE_FORMAT = 4
+
+# The plan's fields each stage's key is made of (besides the upstream keys its caller passes).
+STAGE_INPUTS: dict[str, tuple[str, ...]] = {
+    # the agent's output: the task as asked, its stage and inputs come with the ask
+    "repo": ("agent", "run", "materials"),
+    "venv": ("venv_tools", "requires", "run_dir", "python"),
+    "web-venv": ("venv_tools", "requires"),
+    "migrated": ("pv_repo", "tests_hash", "migrate_reference", "migrate", "migrate_model"),
+    "eval": ("test_timeout", "timeout", "test_settings", "planting"),
+    "app-eval": (
+        *("materials", "app", "app_steps", "test_timeout", "app_judge", "timeout"),
+        *("requirements", "model", "app_cases"),
+    ),
+    "app-cases": ("requirements", "model", "app_cases"),
+    "checks": ("checks", "timeout"),
+    "judge": ("judge", "judge_model"),
+    "similarity": ("reference_hash", "projecteval"),
+    "stage-grade": (
+        *("reference_hash", "design_hash", "setup_hash", "tests_hash", "mutants_hash"),
+        *("stage_judge", "stage_judge_model", "variant_format"),
+    ),
+    "cascade-grade": ("reference_hash", "projecteval", "checklist_raw"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class RunPlan:
+    """What one (task, agent, run, stage) is, resolved from the task, agent and settings."""
+
+    agent: str  # the agent's spec
+    run: int
+    run_dir: str
+    requirements: str  # the task's requirements text (what every agent is asked)
+    materials: str = ""  # the tree hash of the task's materials, if it has any
+    requires: tuple[str, ...] = ()  # the test tools the evaluation installs
+    python: str | None = None  # the task's [tests] python
+    venv_tools: dict = dataclasses.field(default_factory=dict)  # venv.fingerprint()
+    tests_hash: str = ""
+    reference_hash: str = ""
+    pv_repo: str = ""  # ProjectEval: the repository path written into the pv file
+    migrate: str = "none"
+    migrate_reference: str = ""  # the reference hash when the migration reads it
+    migrate_model: str = ""
+    test_timeout: float | None = None
+    timeout: float | None = None
+    test_settings: tuple | None = None  # the [tests] settings and exclusions, when not default
+    planting: int = 0  # the format of the planted decoys and honeypots (planting.twins)
+    checks: str = ""  # the tree hash of the task's checks/
+    judge: str = "tests"  # the judge mode the run is graded with
+    judge_model: str = ""
+    app: dict | None = None
+    app_steps: int = 0
+    app_cases: int = 0
+    app_judge: str = ""  # --e2e-judge of an app run (the LLM-score baseline)
+    model: str = ""
+    projecteval: dict | None = None
+    checklist_raw: tuple = ()
+    # a lifecycle stage's grade (DevEval): the task's reference artefacts, hashed
+    design_hash: str = ""
+    setup_hash: str = ""
+    mutants_hash: str = ""
+    stage_judge: str = ""
+    stage_judge_model: str = ""
+    variant_format: int = 0
+    not_before: float = 0.0  # --e2e-rerun: manifests written before the session are stale
+    stage_format: int = STAGE_FORMAT
+
+    def key(self, table: str, **upstream: object) -> str:
+        """The cache key of the stage ``table`` (an entry of :data:`STAGE_INPUTS`)."""
+        fields = {name: getattr(self, name) for name in STAGE_INPUTS[table]}
+        return key_of(table, self.stage_format, fields, upstream)
+
+    def stage(self, folder: Path, table: str, name: str = "", **upstream: object) -> Stage:
+        """The cached stage ``name`` (``table`` by default) in ``folder``, keyed by the plan."""
+        return Stage(folder, name or table, self.key(table, **upstream), not_before=self.not_before)
+
+
+def _hash_if_dir(path: Path) -> str:
+    return tree_hash(path) if path.is_dir() else ""
+
+
+def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
+    """The plan of the run ``ctx`` evaluated by ``evaluation`` (a run.evaluation style)."""
+    from ..checks import CHECKS_DIR
+    from ..stages.variants import VARIANT_FORMAT
+
+    task, settings = ctx.task, ctx.settings
+    migrate = evaluation.migration(settings)
+    judge = evaluation.judge_mode(settings)
+    custom = task.settings != TestSettings()
+    plan = RunPlan(
+        agent=ctx.agent.spec,
+        run=ctx.key.run,
+        run_dir=str(ctx.run_dir),
+        requirements=task.requirements_text,
+        materials=tree_hash(task.materials_dir) if task.materials_dir is not None else "",
+        requires=evaluation.requires(task),
+        python=task.settings.python,
+        venv_tools=fingerprint(),
+        tests_hash=task.tests_hash,
+        reference_hash=task.reference_hash,
+        pv_repo=str(ctx.run_dir / "repo") if task.projecteval is not None else "",
+        migrate=migrate,
+        migrate_reference=task.reference_hash if migrate != "none" else "",
+        migrate_model=settings.model if migrate == "llm" else "",
+        test_timeout=task.test_timeout,
+        timeout=settings.timeout,
+        test_settings=(task.settings.key(), task.excluded) if custom else None,
+        planting=twins.FORMAT,
+        checks=_hash_if_dir(task.root / CHECKS_DIR) if task.checks else "",
+        judge=judge,
+        judge_model=settings.model if judge != "tests" else "",
+        app=task.app.to_dict() if task.app is not None else None,
+        app_steps=settings.app_steps,
+        app_cases=settings.app_cases,
+        app_judge=settings.judge,
+        model=settings.model,
+        projecteval=task.projecteval.to_dict() if task.projecteval is not None else None,
+        checklist_raw=tuple(task.projecteval.checklist_raw) if task.projecteval else (),
+        not_before=started_at if settings.rerun else 0.0,
+    )
+    if ctx.key.stage == IMPLEMENT:
+        return plan
+    mutants = task.root / MUTANTS_FILE
+    return dataclasses.replace(
+        plan,
+        design_hash=_hash_if_dir(task.root / "design"),
+        setup_hash=_hash_if_dir(task.root / "setup"),
+        mutants_hash=file_hash(mutants) if mutants.is_file() else "",
+        stage_judge=settings.judge,
+        stage_judge_model=settings.model if settings.judge != "tests" else "",
+        variant_format=VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
+    )
+
+
+@dataclasses.dataclass
+class Steps:
+    """One run's way through its cached stages: its context, its plan, and a callback that
+    names the stage running now (the evaluator's, named in the record of a run that fails)."""
+
+    ctx: RunContext
+    plan: RunPlan
+    now: Callable[[str], None] = lambda name: None
+
+    @property
+    def config(self):
+        """The session's pytest config (the hooks)."""
+        return self.ctx.config
+
+    @property
+    def settings(self):
+        """The session's resolved options."""
+        return self.ctx.settings
+
+    def stage(self, table: str, name: str = "", folder: Path | None = None, **upstream) -> Stage:
+        """A cached stage of this run (in its folder unless ``folder``), keyed by the plan."""
+        return self.plan.stage(folder or self.ctx.run_dir, table, name, **upstream)
+
+    def no_outage_since(self, start: float) -> None:
+        """The harness, not the agent, decides an outage: a stage during which the endpoint
+        went away is an infrastructure error even if its code caught the exception (and what
+        it produced is not cached)."""
+        outage = self.ctx.outage
+        if outage is not None and outage.since(start):
+            outage.check()
