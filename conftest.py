@@ -6,8 +6,8 @@ import tempfile
 
 import pytest
 
-from pytest_e2ebench.backend import STORE_ENV
-from pytest_e2ebench.planting.values import STORE_ENV as PLANTING_ENV
+from pytest_e2ebench.environment.backend import STORE_ENV
+from pytest_e2ebench.evaluation.planting.values import STORE_ENV as PLANTING_ENV
 
 _MADE: list[str] = []  # the wheel store this process made (pytest_configure)
 

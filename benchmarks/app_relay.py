@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_e2ebench import network  # noqa: E402
-from pytest_e2ebench.sandbox import machine_sandbox  # noqa: E402
+from pytest_e2ebench.isolation import network  # noqa: E402
+from pytest_e2ebench.isolation.sandbox import machine_sandbox  # noqa: E402
 
 
 class Quiet(http.server.BaseHTTPRequestHandler):

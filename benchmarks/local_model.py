@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_e2ebench import localmodel  # noqa: E402
+from pytest_e2ebench.tools import localmodel  # noqa: E402
 
 AGENTS = ("vanilla", "sdagent-single")
 

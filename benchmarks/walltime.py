@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_e2ebench.task import find_task_dirs, load_task  # noqa: E402
+from pytest_e2ebench.taskmodel.task import find_task_dirs, load_task  # noqa: E402
 
 # The harness's command line, before its --e2e-* options.
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]

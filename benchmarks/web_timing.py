@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from walltime import PYTEST, timed  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 from pytest_e2ebench.probe import PROBE_DIR  # noqa: E402
-from pytest_e2ebench.task import find_task_dirs, load_task  # noqa: E402
+from pytest_e2ebench.taskmodel.task import find_task_dirs, load_task  # noqa: E402
 
 
 def plain(tasks) -> float:

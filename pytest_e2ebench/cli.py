@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .importers import deveval, e2edev, e2edevbench, projecteval, realdevbench
+from .tools.importers import deveval, e2edev, e2edevbench, projecteval, realdevbench
 
 IMPORTERS = {
     "e2edev": e2edev,
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
-    from .importers import fetch
+    from .tools.importers import fetch
 
     fetching = commands.add_parser(
         "fetch", help="download a published benchmark at a pinned commit, check it, import it"
@@ -57,17 +57,17 @@ def main(argv: list[str] | None = None) -> int:
         help="run imported references through the harness and the peer's own runner; compare",
     )
     verifiers = verifying.add_subparsers(dest="format", required=True)
-    from .importers import e2edev_verify
+    from .tools.importers import e2edev_verify
 
     sub = verifiers.add_parser("e2edev", help=e2edev_verify.__doc__.splitlines()[0])
     e2edev_verify.add_arguments(sub)
     sub.set_defaults(run=e2edev_verify.run)
-    from .importers import projecteval_verify
+    from .tools.importers import projecteval_verify
 
     sub = verifiers.add_parser("projecteval", help=projecteval_verify.__doc__.splitlines()[0])
     projecteval_verify.add_arguments(sub)
     sub.set_defaults(run=projecteval_verify.run)
-    from . import verify
+    from .tools import verify
 
     sub = verifiers.add_parser(
         "pytest", help="Python suites (E2EDevBench, DevEval): the harness against plain pytest"
@@ -86,14 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
-    from . import localmodel
+    from .tools import localmodel
 
     modelling = commands.add_parser(
         "model", help="a small local model and llama-server for the model test tier (cached)"
     )
     localmodel.add_arguments(modelling)
     modelling.set_defaults(run=localmodel.run)
-    from .testing import demo_model
+    from .tools.testing import demo_model
 
     demo = commands.add_parser(
         "demo-model",

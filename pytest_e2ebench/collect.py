@@ -16,11 +16,11 @@ import pytest
 from .agents import Agent
 from .contracts import RECORD_PROPERTY as PROPERTY
 from .errors import InfrastructureError, RunFailed, TaskError
+from .grading.verdicts import IMPLEMENTED
+from .methods.stages import IMPLEMENT, StageReferences, item_names
 from .run.record import error_record, error_stage_record
-from .stages import IMPLEMENT, StageReferences, item_names
 from .stash import AGENTS, EVALUATOR, SETTINGS
-from .task import Requirement, Task, at_level, load_task
-from .verdicts import IMPLEMENTED
+from .taskmodel.task import Requirement, Task, at_level, load_task
 
 # The user property that carries a run's record to the reporter, as JSON text (what
 # --junitxml writes into its <property value="…">, and what a script reading it can parse).

@@ -5,8 +5,8 @@ Implement them in a ``conftest.py`` or a plugin (a ``pytest11`` entry point). Fa
 built-ins run last. What hooks return is typed (:mod:`pytest_e2ebench.contracts`); the plain
 dicts of earlier versions are still accepted.
 
-The hooks about one run also get ``ctx``, the run's :class:`~pytest_e2ebench.runs.RunContext`
-(its :class:`~pytest_e2ebench.runs.RunKey` is ``ctx.key``). It was added after the other
+The hooks about one run also get ``ctx``, the run's :class:`~pytest_e2ebench.run.runs.RunContext`
+(its :class:`~pytest_e2ebench.run.runs.RunKey` is ``ctx.key``). It was added after the other
 arguments: an implementation that does not name it is called without it, as pluggy does.
 """
 
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from .agents import Agent
     from .contracts import Judgement, MigrationResult, RequirementVerdict, RunRecord
     from .llm import LLM
-    from .options import Settings
-    from .runs import RunContext
-    from .task import Task
+    from .run.runs import RunContext
+    from .run.settings import Settings
+    from .taskmodel.task import Task
 
 
 @pytest.hookspec(firstresult=True)
@@ -123,7 +123,8 @@ def pytest_e2ebench_judge_requirements(
 ) -> Judgement | list[RequirementVerdict] | None:
     """Decide every requirement of ``task`` for the project in ``repo``.
 
-    :param repo: the generated project (read it with :mod:`pytest_e2ebench.intake`'s bounded
+    :param repo: the generated project (read it with :mod:`pytest_e2ebench.isolation.intake`'s
+    bounded
         readers; never import or run it here).
     :param tests: the results of the reference tests and the task's checks, one dict per case
         (``nodeid``, ``outcome``, ``message``, ``requirements``).

@@ -7,7 +7,6 @@ not given, as pytest-asyncio does.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from pathlib import Path
@@ -15,13 +14,11 @@ from pathlib import Path
 import pytest
 
 from .llm.cache import LLM_CACHE_MODES
+from .run.settings import DEFAULT_AGENT_TIMEOUT, DEFAULT_APP_STEPS, DEFAULT_MAX_STEPS, Settings
 
 DEFAULT_TASKS = "benchmark_tasks"
 DEFAULT_OUT = ".e2ebench"
 DEFAULT_TIMEOUT = 900.0
-DEFAULT_MAX_STEPS = 200  # E2EDevBench §4.1
-DEFAULT_AGENT_TIMEOUT = 3600.0
-DEFAULT_APP_STEPS = 20  # actions per test case of the app judge's browser agent
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 COV_REPORTS = ("term", "xml", "html")
 EXECUTORS = ("local", "ray")
@@ -38,9 +35,9 @@ def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, 
 
 def addoption(parser: pytest.Parser) -> None:
     """Register the ``--e2e-*`` options and their ``e2ebench_*`` ini twins."""
-    from .projecteval import MODES as PROJECTEVAL_MODES
-    from .sandbox import MODES as SANDBOX_MODES
-    from .stages import MODES as STAGE_MODES
+    from .isolation.sandbox import MODES as SANDBOX_MODES
+    from .methods.projecteval import MODES as PROJECTEVAL_MODES
+    from .methods.stages import MODES as STAGE_MODES
 
     group = parser.getgroup("e2ebench", "benchmark LLM agents on whole projects (pytest-e2ebench)")
     for name, ini_default, help, kwargs in (
@@ -295,57 +292,6 @@ def addoption(parser: pytest.Parser) -> None:
     )
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    """The benchmark configuration after CLI, ini and defaults are merged."""
-
-    agents: tuple[str, ...]
-    runs: int
-    tasks: Path
-    out: Path
-    rerun: bool
-    timeout: float
-    sandbox: str = "auto"
-    migrate: str = "static"
-    judge: str = "tests"
-    model: str = ""
-    base_url: str = ""
-    llm_cache: str = "off"
-    max_steps: int = DEFAULT_MAX_STEPS
-    temperature: float = 0.2
-    llm_retries: int = 4
-    llm_timeout: float = 600.0
-    agent_timeout: float = DEFAULT_AGENT_TIMEOUT
-    agent_env: tuple[str, ...] = ()  # --e2e-agent-env: variables a cmd: agent also gets
-    max_tokens: int | None = None  # --e2e-max-tokens: a CLI agent's budget at its proxy
-    max_cost: float | None = None  # --e2e-max-cost
-    llm_key_env: str = "OPENAI_API_KEY"  # --e2e-llm-key-env: the upstream key's variable
-    context_tokens: int = 32768
-    prices: tuple[str, ...] = ()
-    model_params: tuple[str, ...] = ()
-    co2: tuple[str, ...] = ()
-    app_cases: tuple[int, int] = (15, 20)
-    app_steps: int = DEFAULT_APP_STEPS
-    stages: tuple[str, ...] = ("implement",)
-    stage_mode: str = "modular"
-    html: Path | None = None
-    cov_xml: Path | None = None
-    cov_report: tuple[str, ...] = ()
-    executor: str = "local"
-    missing: str = "stop"
-    ray_address: str = ""
-    ray_cpus: float = 1.0
-    ray_browsers: int = 1
-    ray_retries: int = 2
-    level: int | None = None  # --e2e-level (ProjectEval, issue #17)
-    projecteval_mode: str = "direct"  # --e2e-projecteval-mode: direct or cascade (#17)
-
-    @property
-    def active(self) -> bool:
-        """True when ``--e2e-agent`` (or its ini twin) asks for a benchmark run."""
-        return bool(self.agents)
-
-
 def _path(config: pytest.Config, cli: str | None, ini_name: str) -> Path:
     if cli is not None:
         return (config.invocation_params.dir / cli).resolve()
@@ -481,7 +427,7 @@ def resolve(config: pytest.Config) -> Settings:
 
 def _level(config: pytest.Config) -> int | None:
     """``--e2e-level``: None (requirements.md) or one of ProjectEval's levels 1-3."""
-    from .projecteval import LEVELS
+    from .methods.projecteval import LEVELS
 
     raw = config.option.e2e_level
     raw = str(raw if raw is not None else config.getini("e2ebench_level")).strip()
@@ -497,7 +443,7 @@ def _level(config: pytest.Config) -> int | None:
 
 def _projecteval_mode(config: pytest.Config) -> str:
     """``--e2e-projecteval-mode``: ProjectEval's direct or cascade generation."""
-    from .projecteval import MODES
+    from .methods.projecteval import MODES
 
     raw = config.option.e2e_projecteval_mode or str(config.getini("e2ebench_projecteval_mode"))
     mode = raw.strip() or "direct"
@@ -552,7 +498,7 @@ def _app_cases(raw: str) -> tuple[int, int]:
 
 
 def _stages(config: pytest.Config) -> tuple[tuple[str, ...], str]:
-    from .stages import MODES, STAGES, parse_stages
+    from .methods.stages import MODES, STAGES, parse_stages
 
     opt = config.option
     raw = opt.e2e_stage if opt.e2e_stage is not None else str(config.getini("e2ebench_stage"))

@@ -35,7 +35,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from . import judge, migrate
     from .agents import builtin, clitools, llm_agents
     from .llm import factory
-    from .stages import design
+    from .methods.stages import design
 
     # Registered last is called first: the built-ins head the list of agent names.
     for module, name in (
@@ -60,7 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"e2ebench_tasks) at a folder of task folders"
         )
     from .agents import make_agents
-    from .pipeline import Evaluator
+    from .run.pipeline import Evaluator
 
     config.stash[AGENTS] = make_agents(config, settings.agents)
     _check_llm_stages(config, settings)
@@ -99,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _sandbox(config: pytest.Config, settings):
     from .errors import E2EBenchWarning
-    from .sandbox import MODES, Sandbox, SandboxUnavailable, resolve_mode
+    from .isolation.sandbox import MODES, Sandbox, SandboxUnavailable, resolve_mode
 
     if settings.sandbox not in MODES:
         raise pytest.UsageError(
@@ -121,7 +121,7 @@ def _ray_executor(config: pytest.Config, settings) -> None:
             f"{options.source(config, 'executor')}=ray runs the runs on the Ray cluster: drop "
             "-n (xdist workers would each submit them), or use --e2e-executor=local with -n"
         )
-    from .executor import RayExecutor
+    from .run.executor import RayExecutor
 
     config.stash[EVALUATOR].executor = RayExecutor(config, settings)
 
@@ -164,7 +164,7 @@ def _check_llm_stages(config: pytest.Config, settings) -> None:
 def _warn_stray_dirs(config: pytest.Config, tasks: Path) -> None:
     """A folder under --e2e-tasks without task.toml is said, not skipped silently."""
     from .errors import E2EBenchWarning
-    from .task import stray_dirs
+    from .taskmodel.task import stray_dirs
 
     for path in stray_dirs(tasks):
         config.issue_config_time_warning(
@@ -248,7 +248,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if evaluator is None:
         return
     from .collect import RequirementItem, implement_first
-    from .runs import RunKey
+    from .run.runs import RunKey
 
     if not config.option.collectonly:
         from .agents.builtin import check_missing

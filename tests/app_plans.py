@@ -1,7 +1,7 @@
 """Scripted test cases, with their plans, for the bundled app tasks (benchmark_apps/).
 
 What a case writer would answer for each app (``feature``, ``case``, ``expected``) and how the
-scripted tester (:mod:`pytest_e2ebench.testing.scripted_app`) carries each case out. The keys
+scripted tester (:mod:`pytest_e2ebench.tools.testing.scripted_app`) carries each case out. The keys
 are the first heading of each app's requirements.md.
 """
 

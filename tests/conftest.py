@@ -19,9 +19,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from pytest_e2ebench.cache import remove
+from pytest_e2ebench.environment.venv import uv_binary
+from pytest_e2ebench.run.cache import remove
 from pytest_e2ebench.schema import results_problems
-from pytest_e2ebench.venv import uv_binary
 
 
 def _uv_cache() -> Path:

@@ -2,7 +2,7 @@
 
 ``python tests/validate_web_apps.py OUT [-k TASK ...] [-- PYTEST_ARGS]`` starts a scripted
 model that writes the cases of :mod:`tests.web_app_plans` and carries them out through the
-accessibility tree, then runs ``python -m pytest_e2ebench.app.validate`` on the web tasks
+accessibility tree, then runs ``python -m pytest_e2ebench.methods.app.validate`` on the web tasks
 (reference, empty project, every mutant) and prints its numbers. See docs/apps.md.
 """
 
@@ -19,9 +19,9 @@ for where in (ROOT, ROOT / "tests"):  # run as a script from anywhere
 
 from web_app_plans import WEB_APPS  # noqa: E402
 
-from pytest_e2ebench.app.validate import main as validate  # noqa: E402
-from pytest_e2ebench.testing.scripted_app import app_judge_script  # noqa: E402
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM  # noqa: E402
+from pytest_e2ebench.methods.app.validate import main as validate  # noqa: E402
+from pytest_e2ebench.tools.testing.scripted_app import app_judge_script  # noqa: E402
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM  # noqa: E402
 
 # Judge settings of the validation: one to three cases per feature (--e2e-app-cases spans
 # the six apps' case lists) and room for the longest plan (the full palette: 28 actions).

@@ -1,10 +1,11 @@
 """Scripted test cases, with their plans, for the six bundled web tasks seen as apps.
 
-The ground-truth validation of the GUI judge (:mod:`pytest_e2ebench.app.validate`) grades the
+The ground-truth validation of the GUI judge (:mod:`pytest_e2ebench.methods.app.validate`) grades
+the
 web tasks' reference, empty project and mutants with the browser agent. These are the cases a
 case writer would derive from each requirement's text (its examples and stated rules, written
 without looking at the mutants or the Gherkin scenarios), and how the scripted tester
-(:mod:`pytest_e2ebench.testing.scripted_app`) carries each out through the accessibility tree.
+(:mod:`pytest_e2ebench.tools.testing.scripted_app`) carries each out through the accessibility tree.
 A requirement the action set cannot exercise (a mouse drag, a double click) gets the case a
 writer would still ask for, and its plan says so (``("give_up", why)``: Uncertain).
 

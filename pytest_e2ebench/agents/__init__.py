@@ -12,7 +12,7 @@ import importlib.metadata
 
 import pytest
 
-from ..runs import name_problem
+from ..run.runs import name_problem
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
 ENTRY_POINT_GROUP = "pytest_e2ebench.agents"

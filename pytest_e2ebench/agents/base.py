@@ -7,8 +7,8 @@ import dataclasses
 import re
 from pathlib import Path
 
-from ..runs import RunContext
-from ..task import Task
+from ..run.runs import RunContext
+from ..taskmodel.task import Task
 
 
 @dataclasses.dataclass

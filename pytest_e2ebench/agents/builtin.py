@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ..cache import tree_hash
 from ..errors import AgentError
-from ..intake import SKIP_PATTERNS, IntakeLimits, copy_tree
-from ..projecteval.skeleton import reference_step
-from ..stages import reference_artefacts
-from ..task import Task
+from ..isolation.intake import SKIP_PATTERNS, IntakeLimits, copy_tree
+from ..methods.projecteval.skeleton import reference_step
+from ..methods.stages import reference_artefacts
+from ..run.cache import tree_hash
+from ..taskmodel.task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "*.egg-info")
@@ -63,7 +63,7 @@ class DirAgent(Agent):
     the artefacts of the other lifecycle stages are read from the same folder, at the paths
     docs/stages.md lists.
     Those folders must be real folders, not links; what is in them is taken in with
-    :func:`~pytest_e2ebench.intake.copy_tree` (no link followed out of the tree, limits).
+    :func:`~pytest_e2ebench.isolation.intake.copy_tree` (no link followed out of the tree, limits).
 
     A task without a folder is graded as an empty repository, and the run's note says so.
     """

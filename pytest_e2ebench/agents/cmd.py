@@ -25,7 +25,7 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..task import Task
+from ..taskmodel.task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
 # What a command sees (docs/agents.md, docs/sandbox.md): said when it fails, e.g. a script

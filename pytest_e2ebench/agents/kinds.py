@@ -18,9 +18,9 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ..intake import read_bytes
-from ..web import ENTRY_PAGE
-from ..workspace import WEB_SUFFIXES, code_files
+from ..environment.web import ENTRY_PAGE
+from ..environment.workspace import WEB_SUFFIXES, code_files
+from ..isolation.intake import read_bytes
 
 PYTHON_KINDS = ("library", "cli", "data")
 MAX_PAGE_BYTES = 4 << 20  # bytes of one HTML or script file the check reads

@@ -24,10 +24,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import venv
+from ..environment import venv
 from ..llm.base import LLMRefused
-from ..task import Task
-from ..testindex import is_test_module
+from ..taskmodel.task import Task
+from ..taskmodel.testindex import is_test_module
 from .base import Agent, AgentOutcome, RunContext
 from .kinds import check_delivery, delivery, tooling
 from .tools import Toolbox

@@ -15,9 +15,9 @@ import re
 import stat
 from pathlib import Path
 
-from ..intake import MAX_SOURCE_BYTES, read_bytes
+from ..isolation.intake import MAX_SOURCE_BYTES, read_bytes
+from ..isolation.sandbox import Sandbox
 from ..llm.base import Completion, ToolCall
-from ..sandbox import Sandbox
 from ..untrusted.parse import loads_json
 from . import textcalls
 

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from ..task import Task
+from ..taskmodel.task import Task
 from .base import Agent, AgentOutcome, RunContext
 from .kinds import PYTHON_KINDS, check_delivery, delivery
 

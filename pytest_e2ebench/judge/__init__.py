@@ -15,7 +15,7 @@ import pytest
 
 from ..contracts import Judgement
 from ..errors import InfrastructureError
-from ..verdicts import judge_by_tests
+from ..grading.verdicts import judge_by_tests
 
 MODES = ("tests", "llm", "both")
 # Keys of a run record a judge's extra keys may not replace (pipeline.build_record).

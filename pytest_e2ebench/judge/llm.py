@@ -15,10 +15,10 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from ..intake import read_text
+from ..environment.workspace import PYTHON_SUFFIXES, code_files, suffixes_for
+from ..grading.verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED
+from ..isolation.intake import read_text
 from ..untrusted.parse import loads_json
-from ..verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED
-from ..workspace import PYTHON_SUFFIXES, code_files, suffixes_for
 
 VOTES = 3
 # what the code shown is, for the kinds that are not Python projects
@@ -138,7 +138,7 @@ def cohen_kappa(a: list[bool], b: list[bool]) -> float | None:
 
 def llm_verdicts(ctx, repo: Path, tests: list[dict]) -> dict:
     """Three votes, re-asked when malformed; verdicts, classes, agreement with the tests."""
-    from ..verdicts import judge_by_tests
+    from ..grading.verdicts import judge_by_tests
 
     task = ctx.task
     llm = ctx.llm()

@@ -15,7 +15,7 @@ import re
 import threading
 from pathlib import Path
 
-from ..cache import write_json
+from ..run.cache import write_json
 from .base import Completion, LLMUnavailable
 
 LLM_CACHE_MODES = ("off", "record", "replay")  # --e2e-llm-cache

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ..options import Settings
+from ..run.settings import Settings
 from ..stash import OUTAGE
 from .accounting import Pricing
 from .base import LLMUnavailable

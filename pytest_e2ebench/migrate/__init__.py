@@ -21,8 +21,8 @@ import pytest
 
 from ..contracts import MigrationResult
 from ..errors import InfrastructureError
-from ..intake import IntakeLimits, parse_python, read_bytes, walk
-from ..testindex import is_test_module, module_tests
+from ..isolation.intake import IntakeLimits, parse_python, read_bytes, walk
+from ..taskmodel.testindex import is_test_module, module_tests
 
 HASHED_BYTES = IntakeLimits.max_file_bytes
 MODES = ("static", "llm", "none")

@@ -13,9 +13,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..intake import parse_python
-from ..testindex import is_test_module
-from ..workspace import code_files
+from ..environment.workspace import code_files
+from ..isolation.intake import parse_python
+from ..taskmodel.testindex import is_test_module
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,7 +161,7 @@ def index_files(root: Path) -> list[Path]:
     """The modules to index: the project's code, plus modules of its packages whose names
     only look like tests (``pkg/test_utils.py`` is a module of ``pkg``, not a test file).
 
-    Bounded and without entering links (:func:`pytest_e2ebench.workspace.code_files`).
+    Bounded and without entering links (:func:`pytest_e2ebench.environment.workspace.code_files`).
     """
     return [
         rel

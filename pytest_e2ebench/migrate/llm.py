@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from ..agents.tools import Toolbox
-from ..venv import python_of
+from ..environment.venv import python_of
 
 SYSTEM = (
     "You migrate a project's reference tests onto a new implementation of the same "

@@ -100,7 +100,8 @@ const sweep = () => {
 sweep();
 """
 CONSOLE_LINES = 30
-# Third-party files (pytest_e2ebench/vendor.py): served from E2EBENCH_VENDOR_DIR under this
+# Third-party files (pytest_e2ebench/environment/vendor.py): served from E2EBENCH_VENDOR_DIR under
+# this
 # path, and the CDN addresses of routes.json rewritten to it in the app's text files as served.
 VENDOR_PATH = "/__e2ebench__/vendor/"
 REWRITTEN = (".html", ".htm", ".css", ".js", ".mjs")

@@ -1,7 +1,7 @@
 """The metering proxy: one per run, the only endpoint a CLI agent's sandboxed step reaches.
 
 It listens on the host's ``127.0.0.1`` at an ephemeral port, which the step's network
-namespace gets as its one forward (:mod:`pytest_e2ebench.network`). A model call the agent
+namespace gets as its one forward (:mod:`pytest_e2ebench.isolation.network`). A model call the agent
 makes (any dialect of :mod:`.dialects`) is checked against the run's budget, forwarded to the
 user's upstream with the user's key (the agent holds a dummy one), answered back as the
 upstream answered (buffered: the agent's client reads a whole event stream as well as a live

@@ -15,7 +15,7 @@ import json
 import threading
 from pathlib import Path
 
-from ..cache import write_json
+from ..run.cache import write_json
 
 
 def request_hash(path: str, body: dict) -> str:

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .. import stats
-from ..verdicts import IMPLEMENTED
+from ..grading import stats
+from ..grading.verdicts import IMPLEMENTED
 from . import results
 from .results import ResultsError
 from .table import fmt

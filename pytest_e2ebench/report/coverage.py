@@ -2,7 +2,8 @@
 
 Every run's test stage leaves, in ``eval/extended-coverage/``, the combined coverage data of
 the reference tests and the intake copy of the project it refers to (see
-:func:`pytest_e2ebench.runner.coverage_totals`); everything here reads only those harness-made
+:func:`pytest_e2ebench.evaluation.runner.coverage_totals`); everything here reads only those
+harness-made
 files, with the harness's own interpreter (``coverage_step``).
 """
 
@@ -11,8 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..intake import read_regular
-from ..runner import COVERAGE_SOURCE, coverage_step
+from ..evaluation.runner import COVERAGE_SOURCE, coverage_step
+from ..isolation.intake import read_regular
 
 DATA_LIMIT = 256 << 20  # bytes of one run's combined data file
 SESSION_DIR = "coverage-session"

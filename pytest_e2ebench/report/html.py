@@ -17,9 +17,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from ..intake import read_bytes
-from ..runs import RunKey
-from ..verdicts import IMPLEMENTED
+from ..grading.verdicts import IMPLEMENTED
+from ..isolation.intake import read_bytes
+from ..run.runs import RunKey
 from . import svg
 from .table import fmt
 

@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 
 from .. import __version__
-from ..cache import write_json
 from ..errors import E2EBenchError
-from ..metrics import mean_std, summarize
-from ..runs import RunKey
-from ..stats import METHOD
+from ..grading.metrics import mean_std, summarize
+from ..grading.stats import METHOD
+from ..run.cache import write_json
+from ..run.runs import RunKey
 
 SCHEMA = "e2ebench-results/1"
 _RUN_KEYS = (
@@ -83,7 +83,7 @@ def build(
     if stage_records:
         document["stages"] = stage_section(stage_records, ordered)
     if any("projecteval" in r for r in ordered):
-        from ..projecteval.passk import summarize_passk
+        from ..methods.projecteval.passk import summarize_passk
 
         # ProjectEval's averaged Pass@K and the unbiased estimator, labelled apart (#17)
         document["projecteval"] = {"pass_at_k": summarize_passk(ordered)}

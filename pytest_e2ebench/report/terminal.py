@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from ..contracts import RECORD_PROPERTY as PROPERTY
-from ..runs import RunKey
-from ..stats import mean_std
+from ..grading.stats import mean_std
+from ..run.runs import RunKey
 from . import results
 from .table import fmt, write_table
 
@@ -90,7 +90,7 @@ class Reporter:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None and self.distributed and not self.config.option.collectonly:
-            from ..progress import Monitor
+            from ..run.progress import Monitor
 
             self.monitor = Monitor(self.out / "progress", tr.write_line, status=self._done_runs)
             self.monitor.start()
@@ -170,7 +170,7 @@ class Reporter:
         tr = terminalreporter
         write_summary(tr, self.document)
         if "projecteval" in self.document:
-            from ..projecteval.report import write_projecteval
+            from ..methods.projecteval.report import write_projecteval
 
             write_projecteval(tr, self.document)  # issue #17
         self._selection_line(tr)
@@ -211,7 +211,7 @@ class Reporter:
         write_table(tr, ["stage", "agent", "runs", "metrics (mean over runs)"], [rows], left=4)
 
     def _catalog(self, tr) -> None:
-        from ..catalog import HEADERS, rows
+        from ..taskmodel.catalog import HEADERS, rows
 
         tr.write_sep("=", "e2ebench tasks")
         write_table(tr, list(HEADERS), [rows(self.collected_tasks.values())], left=4)

@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
-from .. import backend, runner, venv
-from ..cache import key_of, locked
+from ..environment import backend, venv
+from ..environment.web import web_requirements
 from ..errors import InfrastructureError
+from ..evaluation import runner
+from ..evaluation.planting import values
 from ..migrate import run_migration
-from ..planting import values
-from ..web import web_requirements
+from .cache import key_of, locked
 
 if TYPE_CHECKING:
-    from ..task import Task
+    from ..taskmodel.task import Task
     from .plan import Steps
 
 # What an app task without a model needs: its judge is an LLM whatever agent wrote the app.
@@ -138,7 +139,7 @@ class TestSuite:
             migration = run_migration(steps.config, task, repo, out, mode, ctx)
             steps.no_outage_since(start)
             if task.projecteval is not None:
-                from ..projecteval.params import read_answers, write_pv_file
+                from ..methods.projecteval.params import read_answers, write_pv_file
 
                 # the agent's parameter values, checked, for the tests' pv fixture (#17)
                 migration["parameters"] = read_answers(repo, task.projecteval)
@@ -208,7 +209,7 @@ class AppCases(WebScenarios):
 
     def run(self, steps: Steps, env: Environment, repo: Path, repo_hash: str) -> Outcomes:
         """The app's cases (shared by every agent and run of a model), played and judged."""
-        from ..app.evaluate import evaluate_app
+        from ..methods.app.evaluate import evaluate_app
 
         ctx, settings = steps.ctx, steps.settings
         steps.now("tests")
@@ -252,7 +253,7 @@ def _app_llm(ctx):
 
 def _app_cases(steps: Steps, llm) -> list[dict]:
     """One set of cases per task and model, shared by every agent and run (cached)."""
-    from ..app.cases import generate_cases
+    from ..methods.app.cases import generate_cases
 
     task, settings = steps.ctx.task, steps.settings
     shared = settings.out / ".shared"

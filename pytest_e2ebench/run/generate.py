@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..agents import AgentOutcome
-from ..app import MATERIALS_DIR
-from ..cache import tree_hash
-from ..intake import IntakeLimits
-from ..stages import IMPLEMENT
-from ..workspace import take_in
+from ..environment.workspace import take_in
+from ..isolation.intake import IntakeLimits
+from ..methods.app import MATERIALS_DIR
+from ..methods.stages import IMPLEMENT
+from .cache import tree_hash
 
 if TYPE_CHECKING:
-    from ..task import Task
+    from ..taskmodel.task import Task
     from .plan import Steps
 
 

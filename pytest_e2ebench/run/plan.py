@@ -15,15 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..cache import Stage, file_hash, key_of, tree_hash
-from ..mutants import MUTANTS_FILE
-from ..planting import twins
-from ..stages import IMPLEMENT
-from ..testconf import TestSettings
-from ..venv import fingerprint
+from ..environment.venv import fingerprint
+from ..evaluation.planting import twins
+from ..methods.stages import IMPLEMENT
+from ..taskmodel.mutants import MUTANTS_FILE
+from ..taskmodel.testconf import TestSettings
+from .cache import Stage, file_hash, key_of, tree_hash
 
 if TYPE_CHECKING:
-    from ..runs import RunContext
+    from .runs import RunContext
 
 # Part of every stage key: bump it when what a stage stores or means changes, so old caches
 # rebuild (docs/architecture.md). Still 4 since the keys are derived from the plan (issue 28):
@@ -112,8 +112,8 @@ def _hash_if_dir(path: Path) -> str:
 
 def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
     """The plan of the run ``ctx`` evaluated by ``evaluation`` (a run.evaluation style)."""
-    from ..checks import CHECKS_DIR
-    from ..stages.variants import VARIANT_FORMAT
+    from ..evaluation.checks import CHECKS_DIR
+    from ..methods.stages.variants import VARIANT_FORMAT
 
     task, settings = ctx.task, ctx.settings
     migrate = evaluation.migration(settings)

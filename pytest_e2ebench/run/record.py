@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import RunFailed
-from ..intake import intake_notes, intake_summary
-from ..metrics import run_metrics, suite_metrics
-from ..verdicts import containment, sink_tampered, tampered_message
+from ..grading.metrics import run_metrics, suite_metrics
+from ..grading.verdicts import containment, sink_tampered, tampered_message
+from ..isolation.intake import intake_notes, intake_summary
 
 if TYPE_CHECKING:
     from ..agents import Agent
-    from ..task import Task
+    from ..taskmodel.task import Task
 
 RECORD_SCHEMA = "e2ebench-run/1"
 STAGE_RECORD = "e2ebench-stage/1"

@@ -3,7 +3,7 @@
 Python's ``json`` and ``tomllib`` recurse once per level of nesting: a ``parameters.json``
 of 200,000 ``[`` or a ``pyproject.toml`` 5,000 arrays deep raises ``RecursionError``, which
 no caller expected, so the run ended as a harness error and left the mean (issue 26, class 3).
-Here every such file is read without following a link (:func:`~pytest_e2ebench.intake.
+Here every such file is read without following a link (:func:`~pytest_e2ebench.isolation.intake.
 read_beneath`), with a size bound, decoded as strict UTF-8, and its nesting depth is measured
 by a linear scan *before* the library sees it. Whatever still goes wrong, whatever it is, is
 raised as :class:`~pytest_e2ebench.errors.AgentFileError` naming the file and the problem:
@@ -23,7 +23,7 @@ import tomllib
 from pathlib import Path
 
 from ..errors import AgentFileError
-from ..intake import read_beneath
+from ..isolation.intake import read_beneath
 
 MAX_BYTES = 1 << 20
 # Deeper than any real configuration or answer (pyproject.toml files reach 4 or 5) and far

@@ -6,7 +6,7 @@ used to join those with the dataset folder and copy what they found, so a file l
 repository (``shutil.copytree`` follows links) or an id of ``..`` in a glob put host files
 into task folders, which every agent then receives. Here an id must match :data:`SAFE_ID`, a
 path must be relative without ``..``, no component of a path may be a link, and folders are
-copied by :func:`~pytest_e2ebench.intake.copy_tree` (no link followed, bounded). Every
+copied by :func:`~pytest_e2ebench.isolation.intake.copy_tree` (no link followed, bounded). Every
 refusal is an :class:`~pytest_e2ebench.errors.AgentFileError` naming what and why: the
 importer turns it into that project's entry in the import report and goes on with the rest.
 """
@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from ..errors import AgentFileError
-from ..intake import IntakeLimits, IntakeReport, copy_tree
+from ..isolation.intake import IntakeLimits, IntakeReport, copy_tree
 from . import parse
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CALC_CODE, Batch, batch_folder
-from pytest_e2ebench.sandbox import resolve_mode
+from pytest_e2ebench.isolation.sandbox import resolve_mode
 
 pytestmark = pytest.mark.skipif(
     resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
@@ -333,8 +333,8 @@ def test_a_diagram_that_stalls_mermaid_is_the_agents_failure_not_a_harness_error
     """Mermaid's parser takes quadratic time on a long run of blanks: a 256 KiB diagram held it
     past its time limit, and the whole design stage (the reference's diagrams parsed in the same
     process) became an infrastructure error instead of a failed answer."""
-    from pytest_e2ebench.sandbox import Sandbox
-    from pytest_e2ebench.stages import design, mermaid
+    from pytest_e2ebench.isolation.sandbox import Sandbox
+    from pytest_e2ebench.methods.stages import design, mermaid
 
     reference, answer = tmp_path / "reference", tmp_path / "answer"
     _design(reference, _REFERENCE_CLASS, _REFERENCE_SEQUENCE)
@@ -390,7 +390,7 @@ def test_a_page_that_claims_its_own_pass_does_not_pass_the_judge(pytester, tasks
     model, believed it). The app's text is now fenced by markers it cannot forge."""
     from test_app import APP, make_app_task, run, scripted
 
-    from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+    from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 
     root = make_app_task(tasks)
     # a broken counter (F2), and a page that says it passed
@@ -436,7 +436,7 @@ def test_a_project_run_by_the_llm_migrator_cannot_rewrite_the_tests_it_migrates(
     assertions, so not "weakened") and a broken ``add`` passed the graded run."""
     from test_llm_agents import ini
 
-    from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, tool_call
+    from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, tool_call
 
     tasks.make()
     out = tasks.reference(

@@ -29,9 +29,9 @@ import pytest
 from test_app import make_command_app, scripted
 
 from conftest import TaskFactory
-from pytest_e2ebench import network as usernet
-from pytest_e2ebench.sandbox import resolve_mode
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+from pytest_e2ebench.isolation import network as usernet
+from pytest_e2ebench.isolation.sandbox import resolve_mode
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 
 needs_slirp = pytest.mark.skipif(usernet.missing() is not None, reason=usernet.FIX)
 needs_bwrap = pytest.mark.skipif(
@@ -195,7 +195,11 @@ def step(context):
 def test_e2edevs_runner_runs_the_peers_step_code_sandboxed_without_the_harness_env(
     tmp_path, monkeypatch
 ):
-    from pytest_e2ebench.importers.e2edev_verify import behave_env, behave_log, run_behave_case
+    from pytest_e2ebench.tools.importers.e2edev_verify import (
+        behave_env,
+        behave_log,
+        run_behave_case,
+    )
 
     monkeypatch.setenv("E2EBENCH_TEST_SECRET_TOKEN", "s3cret-of-the-harness")
     outside = tmp_path / "outside.txt"

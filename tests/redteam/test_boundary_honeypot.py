@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench import honeypot
-from pytest_e2ebench.sandbox import resolve_mode
+from pytest_e2ebench.evaluation import honeypot
+from pytest_e2ebench.isolation.sandbox import resolve_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "benchmark_tasks"
@@ -411,8 +411,8 @@ def value(text):
 
 
 def _probe_run(pytester, monkeypatch, project: str, tests: str) -> dict:
+    from pytest_e2ebench.evaluation.runner import read_probe
     from pytest_e2ebench.probe import PROBE_DIR
-    from pytest_e2ebench.runner import read_probe
 
     out = pytester.path / "probe.jsonl"
     monkeypatch.setenv("PYTHONPATH", f"{PROBE_DIR}:{pytester.path}")
@@ -455,7 +455,7 @@ def test_a_swapped_test_function_is_seen_by_both_layers(pytester, monkeypatch):
 def test_a_passing_honeypot_is_evidence_only_where_its_original_passed():
     """A project with a bug may return the value a honeypot expects (one the suite expects
     elsewhere); only both passing contradicts: one expression cannot equal two values."""
-    from pytest_e2ebench import tamper
+    from pytest_e2ebench.evaluation import tamper
 
     originals = {"tests/test_a.py::test_copy": "tests/test_a.py::test_real"}
 

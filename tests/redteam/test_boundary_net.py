@@ -36,9 +36,9 @@ import pytest
 from test_web import APP, SCRIPT, make_web_task
 
 from conftest import TaskFactory
-from pytest_e2ebench import network as usernet
-from pytest_e2ebench.sandbox import Sandbox, resolve_mode
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+from pytest_e2ebench.isolation import network as usernet
+from pytest_e2ebench.isolation.sandbox import Sandbox, resolve_mode
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 
 needs_bwrap = pytest.mark.skipif(
     resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"

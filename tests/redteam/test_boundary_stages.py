@@ -34,7 +34,7 @@ import pytest
 from test_stages import MUTANTS  # the calc task's add-subtracts mutant
 
 from conftest import TaskFactory
-from pytest_e2ebench.stages.variants import VARIANT_NOTE, variant_source, write_variant
+from pytest_e2ebench.methods.stages.variants import VARIANT_NOTE, variant_source, write_variant
 
 ROOT = Path(__file__).resolve().parents[2]
 HONEST_UNIT = (

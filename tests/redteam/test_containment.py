@@ -40,12 +40,12 @@ import pytest
 
 import pytest_e2ebench
 from conftest import CALC_CODE, CALC_TESTS, UV_CACHE, Batch, batch_folder
-from pytest_e2ebench import limits
+from pytest_e2ebench.isolation import limits
 
 
 def _bwrap() -> bool:
     try:
-        from pytest_e2ebench.sandbox import resolve_mode
+        from pytest_e2ebench.isolation.sandbox import resolve_mode
 
         return resolve_mode("auto")[0] == "bwrap"
     except Exception:  # noqa: BLE001 - no sandbox at all

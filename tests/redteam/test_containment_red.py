@@ -1,8 +1,8 @@
 """Red-team attacks on the three newest defences (issue 11), each graded through ``dir:``.
 
 * the overlays of the writable folders and the harness's step that applies their upper layer
-  back to the host folders (:mod:`pytest_e2ebench.overlay`);
-* the per-run memory and pids cgroup (:func:`pytest_e2ebench.limits.run_cgroup`);
+  back to the host folders (:mod:`pytest_e2ebench.isolation.overlay`);
+* the per-run memory and pids cgroup (:func:`pytest_e2ebench.isolation.limits.run_cgroup`);
 * the probe's records arriving live through a pipe (``E2EBENCH_PROBE_OUT_FD``).
 
 They reuse the arena of ``tests/redteam/test_containment.py`` (markers, listeners, the uv cache canary,
@@ -18,7 +18,7 @@ import subprocess
 import pytest
 import test_containment
 
-from pytest_e2ebench import limits
+from pytest_e2ebench.isolation import limits
 
 arena = test_containment.arena  # the fixture
 pytestmark = test_containment.pytestmark  # needs bubblewrap

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench import network as usernet
 from pytest_e2ebench.errors import AgentFileError
-from pytest_e2ebench.sandbox import Sandbox, resolve_mode
+from pytest_e2ebench.isolation import network as usernet
+from pytest_e2ebench.isolation.sandbox import Sandbox, resolve_mode
 from pytest_e2ebench.untrusted import parse, peer
 
 needs_bwrap = pytest.mark.skipif(
@@ -415,8 +415,8 @@ def test_behaviour():
 def _written_run(tmp_path: Path, tests: str) -> list[str]:
     """A written test module run as the oracle runs it (the probe, its audit hook guarding the
     code under test); the tamper evidence it leaves."""
-    from pytest_e2ebench import tamper
-    from pytest_e2ebench.runner import read_probe
+    from pytest_e2ebench.evaluation import tamper
+    from pytest_e2ebench.evaluation.runner import read_probe
 
     reference = Path(__file__).resolve().parents[2] / "benchmark_tasks" / "semverkit" / "reference"
     suite = tmp_path / "tests"
@@ -451,7 +451,7 @@ def test_a_written_test_of_the_codes_shape_fails_the_variant_oracle(tmp_path):
     test as it guards a suite (the tests are the agent's, the reference the harness's): reading
     its source files (directly, through ``inspect`` or ``linecache``) or a function's code object
     is evidence, and evidence fails the oracle (``stages/testing.py``). Importing it is not."""
-    from pytest_e2ebench.stages.variants import variant_source
+    from pytest_e2ebench.methods.stages.variants import variant_source
 
     root = Path(__file__).resolve().parents[2] / "benchmark_tasks"
     files = [*root.glob("semverkit/reference/**/*.py"), *root.glob("cronexpr/reference/**/*.py")]

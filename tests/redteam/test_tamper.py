@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 from conftest import CALC_CODE, CALC_TESTS, Batch, batch_folder
-from pytest_e2ebench import honeypot, tamper
-from pytest_e2ebench.metrics import suite_metrics
+from pytest_e2ebench.evaluation import honeypot, tamper
+from pytest_e2ebench.evaluation.runner import read_probe
+from pytest_e2ebench.grading.metrics import suite_metrics
+from pytest_e2ebench.grading.verdicts import effective_tests, sink_tampered
+from pytest_e2ebench.isolation.sandbox import resolve_mode
 from pytest_e2ebench.probe import PROBE_DIR
-from pytest_e2ebench.runner import read_probe
-from pytest_e2ebench.sandbox import resolve_mode
-from pytest_e2ebench.skips import scan
-from pytest_e2ebench.task import load_task
-from pytest_e2ebench.verdicts import effective_tests, sink_tampered
+from pytest_e2ebench.taskmodel.skips import scan
+from pytest_e2ebench.taskmodel.task import load_task
 
 needs_bwrap = pytest.mark.skipif(
     resolve_mode("auto")[0] != "bwrap", reason="needs bubblewrap (apt-get install bubblewrap)"
@@ -503,7 +503,7 @@ def _bundled_python_tasks() -> list:
     check of the tasks (--selfcheck); the default run keeps the one of the representative."""
     import tomllib
 
-    from pytest_e2ebench.task import find_task_dirs
+    from pytest_e2ebench.taskmodel.task import find_task_dirs
 
     return [
         pytest.param(d, id=d.name, marks=() if d.name == "semverkit" else pytest.mark.selfcheck)
@@ -535,14 +535,14 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task_dir, tmp_p
     import subprocess
     import sys
 
-    from pytest_e2ebench.runner import INI  # the harness's ini
-    from pytest_e2ebench.skips import may_skip
+    from pytest_e2ebench.evaluation.runner import INI  # the harness's ini
+    from pytest_e2ebench.taskmodel.skips import may_skip
 
     task = load_task(task_dir)
     _needs_installed(task.test_requires)
     tests = task.copy_tests(tmp_path / "tests")
     if task.projecteval is not None:  # the canonical parameter values, as the harness writes
-        from pytest_e2ebench.projecteval.params import write_pv_file
+        from pytest_e2ebench.methods.projecteval.params import write_pv_file
 
         answers = {"values": task.projecteval.canonical, "problems": {}}
         write_pv_file(tests, answers, task.reference_dir)
@@ -584,7 +584,7 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task_dir, tmp_p
 def test_a_case_the_reference_run_skips_tests_nothing_for_any_agent(pytester, tasks):
     """A skip only a run shows (a missing optional dependency, inside the project's own code)
     is expected where the reference's run skips that case too, and leaves the verdicts."""
-    from pytest_e2ebench.verdicts import census, judge_by_tests
+    from pytest_e2ebench.grading.verdicts import census, judge_by_tests
 
     task = load_task(tasks.make())
     ids = [t.nodeid for t in task.tests]

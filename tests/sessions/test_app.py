@@ -9,12 +9,12 @@ import time
 import pytest
 from test_llm_agents import ini
 
-from pytest_e2ebench.app.cases import parse_cases
-from pytest_e2ebench.app.judge import parse_verdict
 from pytest_e2ebench.errors import TaskError
-from pytest_e2ebench.task import load_task
-from pytest_e2ebench.testing.scripted_app import app_judge_script, find_node
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, error, reply
+from pytest_e2ebench.methods.app.cases import parse_cases
+from pytest_e2ebench.methods.app.judge import parse_verdict
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.testing.scripted_app import app_judge_script, find_node
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply
 
 browser = pytest.mark.browser
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import Batch, batch_folder
-from pytest_e2ebench.source import cache_root
-from pytest_e2ebench.testing.cli_scripts import Dispatcher, Driver, reference_files
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+from pytest_e2ebench.environment.source import cache_root
+from pytest_e2ebench.tools.testing.cli_scripts import Dispatcher, Driver, reference_files
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 
 # three sessions, eleven agent runs (six agents): 6 min at a load of about 10 on 2 cores,
 # with the agents already in the tool cache (a fresh cache adds their installs: docs/agents.md)

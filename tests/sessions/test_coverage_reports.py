@@ -8,7 +8,7 @@ from pathlib import Path
 import coverage
 import pytest
 
-from pytest_e2ebench.runner import coverage_totals
+from pytest_e2ebench.evaluation.runner import coverage_totals
 
 
 def _project(tmp_path):

@@ -229,7 +229,7 @@ def test_a_controlled_clock_and_seeded_random_make_time_and_chance_repeatable(
 
 
 def test_steps_no_definition_matches_are_named_at_import(tmp_path):
-    from pytest_e2ebench.importers.e2edev import undefined_steps
+    from pytest_e2ebench.tools.importers.e2edev import undefined_steps
 
     feature = tmp_path / "case.feature"
     feature.write_text(

@@ -89,7 +89,7 @@ PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 
 def _hostile_document(tmp_path):
-    from pytest_e2ebench.metrics import METRIC_KEYS
+    from pytest_e2ebench.grading.metrics import METRIC_KEYS
     from pytest_e2ebench.report.results import build
 
     run_dir = tmp_path / "out" / "a" / "t" / "run-1"

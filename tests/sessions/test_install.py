@@ -24,10 +24,11 @@ import pytest
 from test_attacks import PATCH_PYTEST as FORGE  # makes every test pass, if it ever runs
 
 from conftest import CALC_CODE, CALC_TESTS
-from pytest_e2ebench import finder, integrity, process, venv, wheel
+from pytest_e2ebench.environment import finder, integrity, venv, wheel
+from pytest_e2ebench.environment.requirements import InstallRefused, build_system, vet
 from pytest_e2ebench.errors import InfrastructureError
-from pytest_e2ebench.requirements import InstallRefused, build_system, vet
-from pytest_e2ebench.sandbox import resolve_mode
+from pytest_e2ebench.isolation import process
+from pytest_e2ebench.isolation.sandbox import resolve_mode
 
 RUN = Path(".e2ebench", "dir-out", "calc", "run-1")
 WRONG_ADD = dict(CALC_CODE, add="def add(a, b):\n    return 0\n")

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.intake import MAX_SOURCE_BYTES, IntakeLimits, IntakeReport, copy_tree
+from pytest_e2ebench.isolation.intake import (
+    MAX_SOURCE_BYTES,
+    IntakeLimits,
+    IntakeReport,
+    copy_tree,
+)
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -253,7 +258,7 @@ def test_a_file_swapped_for_a_fifo_does_not_block(
 
 
 def test_read_bytes_follows_no_link_and_opens_no_fifo(src: Path, tmp_path: Path) -> None:
-    from pytest_e2ebench.intake import read_bytes
+    from pytest_e2ebench.isolation.intake import read_bytes
 
     (src / "env").symlink_to("/proc/self/environ")
     (src / "linkdir").symlink_to(src / "pkg")
@@ -275,14 +280,14 @@ def test_read_bytes_follows_no_link_and_opens_no_fifo(src: Path, tmp_path: Path)
     ],
 )
 def test_parse_python_never_raises(tmp_path: Path, source: str) -> None:
-    from pytest_e2ebench.intake import parse_python
+    from pytest_e2ebench.isolation.intake import parse_python
 
     (tmp_path / "m.py").write_text(source)
     assert parse_python(tmp_path, "m.py") is None
 
 
 def test_parse_python_skips_a_file_over_the_bound(tmp_path: Path) -> None:
-    from pytest_e2ebench.intake import parse_python
+    from pytest_e2ebench.isolation.intake import parse_python
 
     (tmp_path / "m.py").write_text("x = 1\n" * 1000)
     assert parse_python(tmp_path, "m.py", max_bytes=100) is None
@@ -290,7 +295,7 @@ def test_parse_python_skips_a_file_over_the_bound(tmp_path: Path) -> None:
 
 
 def test_code_size_reads_no_link_and_skips_huge_files(src: Path) -> None:
-    from pytest_e2ebench.workspace import MAX_CODE_FILE_BYTES, code_size
+    from pytest_e2ebench.environment.workspace import MAX_CODE_FILE_BYTES, code_size
 
     (src / "pkg" / "env.py").symlink_to("/proc/self/environ")
     with (src / "pkg" / "huge.py").open("w") as fh:
@@ -299,7 +304,7 @@ def test_code_size_reads_no_link_and_skips_huge_files(src: Path) -> None:
 
 
 def test_tree_hash_reads_no_link_and_is_bounded(src: Path, tmp_path: Path) -> None:
-    from pytest_e2ebench.cache import tree_hash
+    from pytest_e2ebench.run.cache import tree_hash
 
     before = tree_hash(src)
     (src / "env").symlink_to("/proc/self/environ")
@@ -324,7 +329,7 @@ def test_tree_hash_reads_no_link_and_is_bounded(src: Path, tmp_path: Path) -> No
 
 
 def test_take_in_swaps_in_a_clean_copy(tmp_path: Path) -> None:
-    from pytest_e2ebench.workspace import take_in
+    from pytest_e2ebench.environment.workspace import take_in
 
     ws = tmp_path / "repo"
     ws.mkdir()
@@ -337,7 +342,7 @@ def test_take_in_swaps_in_a_clean_copy(tmp_path: Path) -> None:
 
 
 def test_take_in_merges_what_the_agent_dropped(tmp_path: Path) -> None:
-    from pytest_e2ebench.workspace import take_in
+    from pytest_e2ebench.environment.workspace import take_in
 
     ws = tmp_path / "repo"
     ws.mkdir()
@@ -350,7 +355,7 @@ def test_take_in_merges_what_the_agent_dropped(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("how", ["link", "removed", "fifo", "over_limit"])
 def test_take_in_of_a_workspace_an_agent_broke(tmp_path: Path, how: str) -> None:
-    from pytest_e2ebench.workspace import take_in
+    from pytest_e2ebench.environment.workspace import take_in
 
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -11,8 +11,8 @@ from test_web import APP, SCRIPT, make_web_task
 
 from conftest import CALC_TESTS
 from pytest_e2ebench.agents.kinds import check_delivery, stated_testids
-from pytest_e2ebench.task import load_task
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, reply, tool_call
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
 
 WEB_REQUIREMENTS = """# Greeter
 

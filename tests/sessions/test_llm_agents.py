@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CALC_CODE, CALC_TESTS
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from test_llm_agents import ini
 from test_migration import renamed_project
 
 from pytest_e2ebench.judge.llm import aggregate, cohen_kappa, parse_vote
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, reply, tool_call
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
 
 IMPL, NOT = "implemented", "not_implemented"
 

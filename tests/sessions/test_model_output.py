@@ -15,7 +15,7 @@ from test_llm_agents import calc_files, ini
 from pytest_e2ebench.agents import textcalls
 from pytest_e2ebench.agents.sdagent import fit_context
 from pytest_e2ebench.agents.tools import TOOL_NAMES
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ def local_model():
     if url:
         yield url, os.environ.get("E2EBENCH_MODEL_NAME", "local-model")
         return
-    from pytest_e2ebench import localmodel
+    from pytest_e2ebench.tools import localmodel
 
     spec = localmodel.MODELS[os.environ.get("E2EBENCH_LOCAL_MODEL", "qwen2.5-coder-1.5b")]
     kind = os.environ.get("E2EBENCH_LOCAL_SERVER", "prebuilt")  # or source (Gemma needs it here)

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from pytest_e2ebench.errors import TaskError
-from pytest_e2ebench.mutants import MutantError, apply
-from pytest_e2ebench.selfcheck import mutants_main as main
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.mutants import MutantError, apply
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.selfcheck import mutants_main as main
 
 MUTANTS = """
 [[mutant]]
@@ -103,7 +103,7 @@ def test_materialized_mutants_fail_exactly_what_they_declare(pytester, tasks, re
 @pytest.mark.slow
 def test_selfcheck_names_the_test_behind_an_undeclared_failure(pytester, tasks, capsys):
     """A mutant that fails another requirement than it declares: FAIL, with the failing test."""
-    from pytest_e2ebench.selfcheck import main as selfcheck
+    from pytest_e2ebench.tools.selfcheck import main as selfcheck
 
     root = tasks.make()
     (root / "mutants.toml").write_text(MUTANTS.replace('fails = ["R2"]', 'fails = ["R1"]'))

@@ -373,8 +373,8 @@ def test_without_a_model_the_advice_names_the_demo_model(pytester, tasks):
 
 def test_under_n_the_progress_lines_say_how_many_runs_are_done(tmp_path):
     """The controller counts the runs from a worker's item ids and adds the count."""
-    from pytest_e2ebench.progress import Monitor
     from pytest_e2ebench.report.terminal import RUN_IN_ID
+    from pytest_e2ebench.run.progress import Monitor
 
     agents, runs, reqs = ("x", "dir-o"), (1, 2), ("R1", "R2")
     ids = [f"tasks/t/task.toml::t[{a}-run-{r}-{q}]" for a in agents for r in runs for q in reqs]

@@ -9,7 +9,7 @@ import time
 import pytest
 from test_llm_agents import ini
 
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, error, reply
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply
 
 SWALLOWING_AGENT = """
 from pytest_e2ebench.agents import Agent, AgentOutcome

@@ -12,8 +12,8 @@ from deveval_sample import FILES
 
 from conftest import git
 from pytest_e2ebench.cli import main
-from pytest_e2ebench.task import load_task
-from pytest_e2ebench.verify import compare, junit_verdicts
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.verify import compare, junit_verdicts
 
 
 def _deveval_repo(root: Path) -> Path:

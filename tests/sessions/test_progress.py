@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from pytest_e2ebench.progress import Monitor, describe, progress_file, writer
+from pytest_e2ebench.run.progress import Monitor, describe, progress_file, writer
 
 
 def test_writer_and_monitor_round_trip(tmp_path):
@@ -61,7 +61,7 @@ def test_a_plain_session_shows_live_progress(pytester, tasks):
     """Without -n or -s the run's line still reaches the terminal (past output capturing)."""
     from test_llm_agents import ini
 
-    from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, tool_call
+    from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, tool_call
 
     tasks.make()
     ini(pytester)

@@ -17,9 +17,9 @@ import pytest
 import tomli_w
 
 from pytest_e2ebench.errors import TaskError
-from pytest_e2ebench.importers import projecteval as importer
-from pytest_e2ebench.projecteval import masker, passk, similarity
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.methods.projecteval import masker, passk, similarity
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.importers import projecteval as importer
 
 HAS_RAPIDFUZZ = importlib.util.find_spec("rapidfuzz") is not None
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.projecteval.masker import mask_tree
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, reply
+from pytest_e2ebench.methods.projecteval.masker import mask_tree
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
 
 ROOT = Path(__file__).resolve().parents[2]
 GRADEBOOK = ROOT / "benchmark_tasks" / "gradebook"
@@ -207,7 +207,7 @@ def test_vanilla_cascade_through_the_scripted_endpoint_resumes_after_an_outage(
     ],
 )
 def test_an_unusable_checklist_says_why(tmp_path, content, why):
-    from pytest_e2ebench.projecteval.cascade import read_checklist
+    from pytest_e2ebench.methods.projecteval.cascade import read_checklist
 
     if content is not None:
         (tmp_path / "checklist.json").write_text(content)
@@ -216,7 +216,7 @@ def test_an_unusable_checklist_says_why(tmp_path, content, why):
 
 
 def test_a_linked_checklist_is_not_followed(tmp_path):
-    from pytest_e2ebench.projecteval.cascade import read_checklist
+    from pytest_e2ebench.methods.projecteval.cascade import read_checklist
 
     (tmp_path / "checklist.json").symlink_to(GRADEBOOK / "checklist.json")
     note = read_checklist(tmp_path)[2]
@@ -224,8 +224,8 @@ def test_a_linked_checklist_is_not_followed(tmp_path):
 
 
 def test_the_runs_cost_is_the_whole_cascades_and_the_line_names_each_step():
-    from pytest_e2ebench.projecteval.cascade import Cascade
-    from pytest_e2ebench.projecteval.report import cascade_line
+    from pytest_e2ebench.methods.projecteval.cascade import Cascade
+    from pytest_e2ebench.methods.projecteval.report import cascade_line
 
     step = {"step": "checklist", "status": "ok", "similarity": 0.25, "notes": []}
     step["agent_run"] = {"tokens_sent": 10, "cost_usd": None, "duration_s": 1.5}

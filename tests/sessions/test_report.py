@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_e2ebench.metrics import METRIC_KEYS
+from pytest_e2ebench.grading.metrics import METRIC_KEYS
 from pytest_e2ebench.report.results import build
 
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from pytest_e2ebench.cli import main
-from pytest_e2ebench.metrics import METRIC_KEYS
+from pytest_e2ebench.grading.metrics import METRIC_KEYS
+from pytest_e2ebench.grading.stats import sign_test
 from pytest_e2ebench.report.results import build, write
-from pytest_e2ebench.stats import sign_test
 
 
 def test_each_session_writes_its_own_runs_and_report_merges_sessions(pytester, tasks, results):

@@ -8,7 +8,7 @@ from pathlib import Path, PurePath
 
 import pytest
 
-from pytest_e2ebench.runs import RunContext, RunKey, folder_key, run_folder
+from pytest_e2ebench.run.runs import RunContext, RunKey, folder_key, run_folder
 
 OUT = Path("/srv/bench/.e2ebench")
 
@@ -128,7 +128,7 @@ CTX_PLUGIN = '''
 import json
 import os
 
-from pytest_e2ebench.runs import RunContext, folder_key
+from pytest_e2ebench.run.runs import RunContext, folder_key
 
 
 def _note(hook, ctx, **more):
@@ -231,7 +231,7 @@ def test_an_agent_whose_label_is_no_folder_name_is_refused_at_start(pytester, ta
 
 
 def test_progress_names_a_run_by_its_key(tmp_path):
-    from pytest_e2ebench.progress import Monitor, progress_file, writer
+    from pytest_e2ebench.run.progress import Monitor, progress_file, writer
 
     out = tmp_path / "out"
     keys = [RunKey("calc", "sdagent-dt", 2), RunKey("pe", "vanilla", 1, level=3)]
@@ -253,7 +253,7 @@ def test_progress_names_a_run_by_its_key(tmp_path):
 
 
 def test_run_folders_finds_the_runs_of_an_out_folder(tmp_path):
-    from pytest_e2ebench.runs import run_folders
+    from pytest_e2ebench.run.runs import run_folders
 
     out = tmp_path / "out"
     keys = [

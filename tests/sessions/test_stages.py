@@ -12,9 +12,9 @@ import json
 import pytest
 
 from conftest import CALC_TESTS
-from pytest_e2ebench.stages import parse_stages
-from pytest_e2ebench.stages.design import f1, swap_outcome, tree_files, win_rates
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, reply
+from pytest_e2ebench.methods.stages import parse_stages
+from pytest_e2ebench.methods.stages.design import f1, swap_outcome, tree_files, win_rates
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
 
 CLASS = """\
 classDiagram
@@ -367,7 +367,7 @@ def test_bundled_tasks_with_stage_references_are_self_checking(pytester, results
 
 
 def test_markdown_wrapped_designs_and_trees_without_slashes():
-    from pytest_e2ebench.stages.design import fenced
+    from pytest_e2ebench.methods.stages.design import fenced
 
     doc = "# Architecture\nBelow is the tree.\n```bash\n├── examples\n│   └── demo.py\n└── x.py\n```\n"
     assert tree_files(fenced(doc)) == {"examples/demo.py", "x.py"}

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import CALC_CODE, git
 from pytest_e2ebench.errors import InfrastructureError, TaskError
-from pytest_e2ebench.task import load_task
-from pytest_e2ebench.testconf import reference_ini
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.taskmodel.testconf import reference_ini
 
 SUITE = {
     "test_env.py": """\

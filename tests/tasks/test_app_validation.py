@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from pytest_e2ebench.app.validate import compare, main, pearson
-from pytest_e2ebench.testing.scripted_app import app_judge_script
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+from pytest_e2ebench.methods.app.validate import compare, main, pearson
+from pytest_e2ebench.tools.testing.scripted_app import app_judge_script
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 
 APP = """<!doctype html>
 <html><head><meta charset="utf-8"><title>Counter</title></head><body>

@@ -15,10 +15,10 @@ import pytest
 from app_plans import BUNDLED
 from test_llm_agents import ini
 
-from pytest_e2ebench.mutants import materialize
-from pytest_e2ebench.task import find_task_dirs, load_task
-from pytest_e2ebench.testing.scripted_app import app_judge_script
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM
+from pytest_e2ebench.taskmodel.mutants import materialize
+from pytest_e2ebench.taskmodel.task import find_task_dirs, load_task
+from pytest_e2ebench.tools.testing.scripted_app import app_judge_script
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[2] / "benchmark_apps"
 APPS = [load_task(d) for d in find_task_dirs(ROOT)]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.selfcheck import check
-from pytest_e2ebench.task import Task, find_task_dirs, load_task
+from pytest_e2ebench.taskmodel.task import Task, find_task_dirs, load_task
+from pytest_e2ebench.tools.selfcheck import check
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "benchmark_tasks"

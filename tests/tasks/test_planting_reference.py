@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.planting import twins
+from pytest_e2ebench.evaluation.planting import twins
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "planting"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from deveval_sample import write_sample
 
-from pytest_e2ebench.importers import deveval, projecteval, realdevbench
+from pytest_e2ebench.tools.importers import deveval, projecteval, realdevbench
 from pytest_e2ebench.untrusted import peer
 
 SECRET = "FAKE-SECRET-9f3c1d"

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from pytest_e2ebench.errors import AgentFileError
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.task import load_task
 from pytest_e2ebench.untrusted import parse
 
 PACKAGE = Path(parse.__file__).resolve().parents[1]
@@ -31,58 +31,58 @@ GRADEBOOK = PACKAGE.parent / "benchmark_tasks" / "gradebook"
 ALLOWED = {
     # the boundary itself
     "untrusted/parse.py": "the bounded parser: depth measured before json/tomllib see the text",
-    "intake.py": "the bounded, link-free reader everything else builds on",
+    "isolation/intake.py": "the bounded, link-free reader everything else builds on",
     "untrusted/archive.py": "the bounded unpacker of peer archives: regular files only, O_EXCL",
-    "overlay.py": "applies a sandbox's upper layer with descriptors that follow no link",
-    "integrity.py": "hashes the test tools' files with O_NOFOLLOW descriptors",
-    "process.py": "opens the harness's own log file (O_NOFOLLOW) before a command starts",
-    "wheel.py": "inspects a built wheel as data: entry count, sizes and names bounded",
+    "isolation/overlay.py": "applies a sandbox's upper layer with descriptors that follow no link",
+    "environment/integrity.py": "hashes the test tools' files with O_NOFOLLOW descriptors",
+    "isolation/process.py": "opens the harness's own log file (O_NOFOLLOW) before a command starts",
+    "environment/wheel.py": "inspects a built wheel as data: entry count, sizes and names bounded",
     "agents/tools.py": "writes the agent's files with O_NOFOLLOW descriptors (os.open)",
     # code that runs inside the sandbox, in the project zone itself
     "probe/e2ebench_app.py": "the app driver inside the sandbox; reads the harness's pipe",
     "probe/e2ebench_probe.py": "the probe inside the sandboxed test run; opens its output pipe",
     "probe/e2ebench_pv.py": "inside the sandboxed test run; reads the harness-written PV file",
     "probe/e2ebench_web.py": "the web plugin inside the sandboxed test run; serves the app",
-    "checks/fixtures.py": "the check session's plugin: its context file is the harness's",
+    "evaluation/checks/fixtures.py": "the check session's plugin: its context file is the harness's",
     # the harness's own files: tasks, caches, results, downloads it checks by hash
-    "task.py": "task folders (harness zone: trusted task content)",
-    "projecteval/__init__.py": "a task's ProjectEval files (task content)",
-    "projecteval/masker.py": "masks a copy of the task's reference (task content)",
-    "mutants.py": "a task's mutants.toml and its reference (task content)",
+    "taskmodel/task.py": "task folders (harness zone: trusted task content)",
+    "methods/projecteval/__init__.py": "a task's ProjectEval files (task content)",
+    "methods/projecteval/masker.py": "masks a copy of the task's reference (task content)",
+    "taskmodel/mutants.py": "a task's mutants.toml and its reference (task content)",
     "migrate/static.py": "rewrites the task's reference tests (task content)",
-    "skips.py": "parses the task's reference tests (task content)",
-    "honeypot.py": "reads the task's reference tests to plant honeypots (task content)",
-    "testindex.py": "indexes the task's reference tests (task content)",
-    "testconf.py": "the reference's pytest settings and the test tools' dist-info",
-    "cache.py": "the run folder's manifests and lock, written by the harness",
-    "progress.py": "the session's progress files, written by the harness",
-    "verify.py": "the harness's own eval.json manifests",
-    "selfcheck.py": "the harness's own results.json",
+    "taskmodel/skips.py": "parses the task's reference tests (task content)",
+    "evaluation/honeypot.py": "reads the task's reference tests to plant honeypots (task content)",
+    "taskmodel/testindex.py": "indexes the task's reference tests (task content)",
+    "taskmodel/testconf.py": "the reference's pytest settings and the test tools' dist-info",
+    "run/cache.py": "the run folder's manifests and lock, written by the harness",
+    "run/progress.py": "the session's progress files, written by the harness",
+    "tools/verify.py": "the harness's own eval.json manifests",
+    "tools/selfcheck.py": "the harness's own results.json",
     "report/results.py": "results.json the harness wrote (e2ebench report/compare)",
     "report/terminal.py": "records the harness's workers put on reports",
-    "runner.py": "coverage's JSON, produced by the harness's own interpreter",
+    "evaluation/runner.py": "coverage's JSON, produced by the harness's own interpreter",
     "llm/cache.py": "the LLM cache, written by the harness",
     "llm/outage.py": "the harness's outage note",
-    "limits.py": "cgroup files of the kernel",
-    "source.py": "the harness's download cache (hash-checked sdists) and its markers",
-    "vendor.py": "npm's answers and packages pinned by hash, in the harness's cache",
-    "localmodel.py": "model downloads checked by hash, and the harness's server log",
-    "stages/mermaid.py": "the harness's own parser script in its cache",
-    "app/validate.py": "results.json of a session the harness ran",
-    "testing/scripted_llm.py": "test double: requests from the harness's own client",
-    "importers/e2edev_verify.py": "task folders, reports and results the importer wrote",
-    "importers/projecteval_verify.py": "reports, results and markers the harness wrote",
-    "network/__init__.py": "ip's and bubblewrap's JSON, and the kernel's namespace files",
+    "isolation/limits.py": "cgroup files of the kernel",
+    "environment/source.py": "the harness's download cache (hash-checked sdists) and its markers",
+    "environment/vendor.py": "npm's answers and packages pinned by hash, in the harness's cache",
+    "tools/localmodel.py": "model downloads checked by hash, and the harness's server log",
+    "methods/stages/mermaid.py": "the harness's own parser script in its cache",
+    "methods/app/validate.py": "results.json of a session the harness ran",
+    "tools/testing/scripted_llm.py": "test double: requests from the harness's own client",
+    "tools/importers/e2edev_verify.py": "task folders, reports and results the importer wrote",
+    "tools/importers/projecteval_verify.py": "reports, results and markers the harness wrote",
+    "isolation/network/__init__.py": "ip's and bubblewrap's JSON, and the kernel's namespace files",
     "probe/e2ebench_guard.py": "inside the sandboxed test run; compiles the suite's own files",
-    "stages/variants.py": "a harness copy of the task's reference (task content)",
-    "testing/demo_model.py": "the task's reference files, served by the stand-in model",
-    "importers/__init__.py": "reads back the task.toml text the importer just wrote",
+    "methods/stages/variants.py": "a harness copy of the task's reference (task content)",
+    "tools/testing/demo_model.py": "the task's reference files, served by the stand-in model",
+    "tools/importers/__init__.py": "reads back the task.toml text the importer just wrote",
     "schema/__init__.py": "the package's own JSON Schema file",
-    "backend.py": "copies the wheel it built and inspected into its own store (harness zone)",
-    "planting/twins.py": "a harness copy of the task's reference tests (task content)",
+    "environment/backend.py": "copies the wheel it built and inspected into its own store (harness zone)",
+    "evaluation/planting/twins.py": "a harness copy of the task's reference tests (task content)",
     "proxy/tape.py": "the proxy's own tape of answers, written by the harness",
-    "testing/cli_scripts.py": "test double: the task's reference files it hands an agent",
-    "testing/dialects.py": "test double: requests from the agents the harness runs",
+    "tools/testing/cli_scripts.py": "test double: the task's reference files it hands an agent",
+    "tools/testing/dialects.py": "test double: requests from the agents the harness runs",
 }
 
 # names under which the boundary modules are imported (``from ..untrusted import peer``)
@@ -272,11 +272,11 @@ def hostile(tmp_path) -> Path:
 
 
 def test_each_reader_turns_deep_nesting_into_the_agents_failure(hostile):
-    from pytest_e2ebench.projecteval.cascade import read_checklist
-    from pytest_e2ebench.projecteval.params import read_answers
-    from pytest_e2ebench.projecteval.similarity import answer_checklist
-    from pytest_e2ebench.requirements import InstallRefused, build_system
-    from pytest_e2ebench.stages.setup import dependencies
+    from pytest_e2ebench.environment.requirements import InstallRefused, build_system
+    from pytest_e2ebench.methods.projecteval.cascade import read_checklist
+    from pytest_e2ebench.methods.projecteval.params import read_answers
+    from pytest_e2ebench.methods.projecteval.similarity import answer_checklist
+    from pytest_e2ebench.methods.stages.setup import dependencies
 
     deep = "nested deeper than 64 levels"
     spec = load_task(GRADEBOOK).projecteval

@@ -18,8 +18,8 @@ import pytest
 
 from pytest_e2ebench.cli import main
 from pytest_e2ebench.errors import AgentFileError
-from pytest_e2ebench.importers import fetch
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.importers import fetch
 from pytest_e2ebench.untrusted.archive import ArchiveLimits, manifest_digest, unpack
 
 PROJECT = {
@@ -211,7 +211,7 @@ def test_e2edevbench_imports_every_file_of_its_datasets_folder(tmp_path, capsys)
 def test_test_dependencies_are_read_from_every_tool_s_group():
     """E2EDevBench's git-referenced projects declared their test tools in Poetry groups and
     PEP 735 groups (mongomock, PyHamcrest), which the importer did not read."""
-    from pytest_e2ebench.importers.e2edevbench import declared_groups
+    from pytest_e2ebench.tools.importers.e2edevbench import declared_groups
 
     poetry = {
         "tool": {
@@ -244,7 +244,7 @@ def test_test_dependencies_are_read_from_every_tool_s_group():
 
 def test_a_dev_group_s_documentation_and_lint_tools_are_not_test_requirements(tmp_path):
     """pydongo's dev group (mkdocs-material, pinned pymdown-extensions) did not install."""
-    from pytest_e2ebench.importers.e2edevbench import declared_test_requirements
+    from pytest_e2ebench.tools.importers.e2edevbench import declared_test_requirements
 
     (tmp_path / "pyproject.toml").write_text(
         '[dependency-groups]\ndev = ["pytest-asyncio>=0.23", "mkdocs-material", '

@@ -11,8 +11,8 @@ import zipfile
 
 import pytest
 
-from pytest_e2ebench import localmodel
-from pytest_e2ebench.localmodel import ModelError, ModelSpec, Wheel
+from pytest_e2ebench.tools import localmodel
+from pytest_e2ebench.tools.localmodel import ModelError, ModelSpec, Wheel
 
 CHUNKS = [b"GGUF" + bytes(range(256)) * 3, b"second part " * 50, b"last"]
 MODEL = b"".join(CHUNKS)

@@ -10,8 +10,8 @@ import pytest
 from test_localmodel import CHUNKS, MODEL, sha
 from test_localmodel import index as index  # noqa: F401 - the fixture, used by name
 
-from pytest_e2ebench import localmodel
-from pytest_e2ebench.localmodel import ModelError, ModelSpec, PrebuiltServer
+from pytest_e2ebench.tools import localmodel
+from pytest_e2ebench.tools.localmodel import ModelError, ModelSpec, PrebuiltServer
 
 FOLDER = "fake_server/bin/"
 LAUNCHER = b"#!/bin/sh\necho llama-server version 1\n"

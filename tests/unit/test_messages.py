@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_e2ebench import selfcheck
 from pytest_e2ebench.cli import main as e2ebench
+from pytest_e2ebench.tools import selfcheck
 
 
 def test_selfcheck_of_a_missing_folder_names_it(tmp_path, capsys):

@@ -1,4 +1,5 @@
-"""The writable folders' overlays (pytest_e2ebench/overlay.py): what a command did through the
+"""The writable folders' overlays (pytest_e2ebench/isolation/overlay.py): what a command did through
+the
 overlay reaches the folder, bounded by the tmpfs, and applying it never follows a link."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench import overlay
-from pytest_e2ebench.limits import sized_tmpfs
+from pytest_e2ebench.isolation import overlay
+from pytest_e2ebench.isolation.limits import sized_tmpfs
 
 
 @contextlib.contextmanager

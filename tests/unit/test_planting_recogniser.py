@@ -16,7 +16,8 @@ tests) look at each planted pair of the bundled library tasks and name the honey
 
 The bound: every distinct pair is one trial; a classifier that names the honeypot in ``k`` of
 ``n`` trials is better than chance when the exact two-sided binomial test at p = 0.5 gives
-p < 0.01. For the decoy and honeypot pairs (:mod:`pytest_e2ebench.planting.twins`) no classifier
+p < 0.01. For the decoy and honeypot pairs (:mod:`pytest_e2ebench.evaluation.planting.twins`) no
+classifier
 may be; for the old planting (a honeypot and the visible test it copies) the same test must be
 (p < 1e-6): the test can fail. The recorded values come from the real stage, stored in
 ``tests/data/planting/`` (``python tests/data/planting/record.py`` remakes them).
@@ -35,8 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench import honeypot
-from pytest_e2ebench.planting import twins
+from pytest_e2ebench.evaluation import honeypot
+from pytest_e2ebench.evaluation.planting import twins
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "planting"

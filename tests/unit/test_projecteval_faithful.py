@@ -15,11 +15,11 @@ import textwrap
 
 import pytest
 
-from pytest_e2ebench.importers import projecteval as importer
-from pytest_e2ebench.importers import projecteval_verify as verifier
-from pytest_e2ebench.projecteval.params import read_answers
-from pytest_e2ebench.selfcheck import unstable
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.methods.projecteval.params import read_answers
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.importers import projecteval as importer
+from pytest_e2ebench.tools.importers import projecteval_verify as verifier
+from pytest_e2ebench.tools.selfcheck import unstable
 
 CONSOLE_TEST = textwrap.dedent(
     """
@@ -202,7 +202,10 @@ def test_selfcheck_names_a_requirement_whose_verdict_changes_between_runs():
 @pytest.mark.parametrize(
     ("reason", "start"),
     [
-        ("Timeout Error: Function test_x (args=...) timed out after 3.0 seconds.", "ProjectEval's judge gives each"),
+        (
+            "Timeout Error: Function test_x (args=...) timed out after 3.0 seconds.",
+            "ProjectEval's judge gives each",
+        ),
         ("No such file or directory: '%USERPROFILE%\\\\Downloads\\\\a.csv'", "the test (or its"),
         ("Message: no such element: Unable to locate element", "ProjectEval's judge did not find"),
         ("something else entirely", "unexplained"),

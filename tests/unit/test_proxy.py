@@ -12,7 +12,7 @@ from openai import OpenAI
 
 from pytest_e2ebench.llm.accounting import Pricing
 from pytest_e2ebench.proxy import Budget, Meter, MeteringProxy, Tape, Upstream
-from pytest_e2ebench.testing.scripted_llm import ScriptedLLM, reply, tool_call
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
 
 PRICING = Pricing(prices={"m": (1.0, 2.0, 0.5)})
 USER = [{"role": "user", "content": "hi"}]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pytest_e2ebench.cli import main
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.task import load_task
 
 PROJECTS = [
     {

@@ -20,7 +20,7 @@ from pytest_e2ebench.errors import InfrastructureError, RunFailed
 from pytest_e2ebench.report import results
 from pytest_e2ebench.run.record import error_record, error_stage_record
 from pytest_e2ebench.schema import RESULTS_SCHEMA, results_problems, results_schema
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.task import load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 STORED = sorted((Path(__file__).parents[1] / "data" / "results").glob("*.json"))

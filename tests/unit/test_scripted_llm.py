@@ -12,7 +12,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from pytest_e2ebench.testing.scripted_llm import (
+from pytest_e2ebench.tools.testing.scripted_llm import (
     ScriptedLLM,
     error,
     hang,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_e2ebench.errors import InfrastructureError, TaskError
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.task import load_task
 
 TOML = """id = "calc"
 title = "x"

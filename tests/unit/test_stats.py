@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from pytest_e2ebench.metrics import METRIC_KEYS, quarter, summarize
-from pytest_e2ebench.stats import bootstrap_ci, describe, pass_at_k, sign_test
+from pytest_e2ebench.grading.metrics import METRIC_KEYS, quarter, summarize
+from pytest_e2ebench.grading.stats import bootstrap_ci, describe, pass_at_k, sign_test
 
 
 def _brute_pass_at_k(outcomes: list[bool], k: int) -> float:

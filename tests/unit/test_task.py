@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from pytest_e2ebench.errors import TaskError
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.task import load_task
 
 
 def problems_of(root) -> str:

@@ -13,8 +13,8 @@ import tomllib
 
 import pytest
 
-from pytest_e2ebench.importers import write_task_toml
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.tools.importers import write_task_toml
 
 HOSTILE = {
     "backslash": "C:\\new\\table and \\u0041 escapes",
@@ -43,7 +43,7 @@ def test_e2edev_import_keeps_a_hostile_overview_as_the_title(tmp_path):
     """importers/e2edev.py wrote ``title = "{title}"``: a backslash made the file invalid."""
     from e2edev_sample import write_sample
 
-    from pytest_e2ebench.importers.e2edev import import_all
+    from pytest_e2ebench.tools.importers.e2edev import import_all
 
     src = write_sample(tmp_path / "src")
     data_file = src / "Counter_01" / "requirment_with_tests.json"

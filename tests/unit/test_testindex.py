@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from pytest_e2ebench.testindex import scan_tests
+from pytest_e2ebench.taskmodel.testindex import scan_tests
 
 TRICKY = textwrap.dedent("""
     import unittest
@@ -117,7 +117,7 @@ def test_modules_without_tests(tmp_path, source):
 
 
 def test_a_mapping_can_name_parametrized_cases():
-    from pytest_e2ebench.testindex import StaticTest, apply_mapping
+    from pytest_e2ebench.taskmodel.testindex import StaticTest, apply_mapping
 
     test = StaticTest("tests/t.py::test_codec", ("R1",), 3, 1)
     (mapped,) = apply_mapping(
@@ -133,7 +133,7 @@ def test_a_mapping_can_name_parametrized_cases():
 
 
 def test_the_suites_own_naming_rules(tmp_path):
-    from pytest_e2ebench.testindex import Naming
+    from pytest_e2ebench.taskmodel.testindex import Naming
 
     (tmp_path / "check_api.py").write_text(
         "class DescribeApi:\n    def it_works(self):\n        pass\n\n"

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from pytest_e2ebench import vendor
+from pytest_e2ebench.environment import vendor
+from pytest_e2ebench.environment.vendor import Package, VendorError, locate
 from pytest_e2ebench.errors import InfrastructureError
-from pytest_e2ebench.vendor import Package, VendorError, locate
 
 
 def seed_package(cache, name: str, version: str, files: dict[str, str]) -> None:

@@ -20,8 +20,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ...environment.source import cache_root
 from ...errors import AgentError
-from ...source import cache_root
 from .specs import CLISpec
 
 LOCKS = Path(__file__).parent / "locks"

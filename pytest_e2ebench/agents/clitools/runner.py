@@ -13,7 +13,7 @@ from pathlib import Path
 from ...errors import AgentError
 from ...llm.accounting import Pricing
 from ...proxy import Budget, Meter, MeteringProxy, Tape, Upstream
-from ...task import Task
+from ...taskmodel.task import Task
 from ..base import Agent, AgentOutcome, RunContext, safe_label
 from ..cmd import BASE_ENV
 from .install import install, pinned

@@ -1,6 +1,6 @@
 """Record the bundled tasks' decoy entries into this folder (tests/unit/test_planting_recogniser.py
 and tests/tasks/test_planting_reference.py read them): the real stage,
-:func:`pytest_e2ebench.planting.values.recorded`, each reference run in the sandbox.
+:func:`pytest_e2ebench.evaluation.planting.values.recorded`, each reference run in the sandbox.
 ``python tests/data/planting/record.py [TASK ...]`` from the checkout.
 
 ``--direct`` runs the recording copies in a plain pytest process of this interpreter with the
@@ -19,10 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pytest_e2ebench.planting import twins, values
-from pytest_e2ebench.sandbox import Sandbox, resolve_mode
-from pytest_e2ebench.source import cache_root
-from pytest_e2ebench.task import load_task
+from pytest_e2ebench.environment.source import cache_root
+from pytest_e2ebench.evaluation.planting import twins, values
+from pytest_e2ebench.isolation.sandbox import Sandbox, resolve_mode
+from pytest_e2ebench.taskmodel.task import load_task
 
 HERE = Path(__file__).resolve().parent
 TASKS = HERE.parents[2] / "benchmark_tasks"

@@ -1,0 +1,441 @@
+"""Build one virtual environment per (task, agent, run) with uv and install the project.
+
+The environment gets the harness's own versions of pytest, coverage and pytest-timeout (so a
+test run measures the project, not a tool upgrade) and then the generated project, imported
+from the repository so coverage sees its files where they are. Failing to create the
+environment or to install the harness's tools is an infrastructure error; a project that does
+not install is the agent's failure and is recorded, not raised.
+
+No interpreter, tool or build step that can load a byte the agent wrote runs outside the
+sandbox (issue 11, classes 2b, 2c, 3); only the harness talks to the package index:
+
+1. ``[build-system] requires`` are vetted (index requirements only, :mod:`.requirements`) and
+   installed by the harness's uv into a separate build environment;
+2. in the sandbox, offline, from a scratch copy of the repository, the backend names further
+   build requirements (vetted, installed by the harness) and builds a wheel into an empty
+   folder (:mod:`.backend`); the build environment is read-only to the sandbox, the test
+   environment and the uv cache are not visible to it at all;
+3. the wheel is inspected as data (:mod:`.wheel`) and installed by the harness's uv, without
+   dependencies and offline (unpacking a wheel runs none of its code); a harness-written
+   import finder maps the project's own top-level names to the repository (:mod:`.finder`);
+4. the harness installs the runtime dependencies the wheel's metadata declares (vetted,
+   constrained to the versions of everything already in the environment), then checks that
+   the test tools' files are unchanged (:mod:`.integrity`).
+
+Every uv call runs with configuration discovery off, from a folder the harness owns. Whether
+the index is unreachable is decided by asking it (:func:`index_reachable`), never from uv's
+output, which the project can fill with anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.metadata
+import os
+import shutil
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from ..errors import InfrastructureError
+from ..isolation import process
+from ..isolation.sandbox import Sandbox
+from . import backend, finder, integrity, wheel
+from .requirements import InstallRefused, build_system, vet
+from .workspace import is_installable
+
+TOOLS = ("pytest", "coverage", "pytest-timeout")
+INSTALL_TIMEOUT = 600.0
+# Part of every environment's cache key: bump it when how a project is installed changes.
+INSTALL_FORMAT = 3  # 3: the finder leaves the names of the suite's own modules to it
+INDEX_CHECK_TIMEOUT = 10.0
+DEFAULT_INDEX = "https://pypi.org/simple"
+
+
+@functools.cache
+def uv_binary() -> str:
+    """Path of the uv executable shipped by the ``uv`` package."""
+    try:
+        import uv
+
+        return uv.find_uv_bin()
+    except (ImportError, FileNotFoundError) as exc:
+        raise InfrastructureError("venv", f"uv is not available ({exc}); pip install uv") from None
+
+
+def pinned(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``name==version`` of each package, pinned to what the harness runs with."""
+    pins = []
+    for name in names:
+        try:
+            pins.append(f"{name}=={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            pins.append(name)
+    return tuple(pins)
+
+
+@functools.cache
+def tool_requirements() -> tuple[str, ...]:
+    """``name==version`` of the test tools, pinned to what the harness runs with."""
+    return pinned(TOOLS)
+
+
+def fingerprint() -> dict[str, object]:
+    """What, besides the project, determines an environment (part of its cache key)."""
+    return {
+        "python": sys.version,
+        "tools": tool_requirements(),
+        "uv": uv_binary(),
+        "install": INSTALL_FORMAT,
+    }
+
+
+def python_of(venv: Path) -> Path:
+    """The interpreter of a virtual environment."""
+    return venv / "bin" / "python"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env["UV_PYTHON_DOWNLOADS"] = "never"  # never fetch an interpreter: use the harness's
+    env["UV_LINK_MODE"] = "copy"  # a venv file never shares its inode with the cache
+    env.setdefault("UV_NO_PROGRESS", "1")
+    return env
+
+
+def _uv(args: list[str], logs: Path, name: str) -> process.Completed:
+    """Run the harness's uv from ``logs``, a harness folder, with configuration discovery off
+    (no uv.toml or pyproject.toml found from a folder applies)."""
+    logs.mkdir(parents=True, exist_ok=True)
+    return process.run(
+        [uv_binary(), *args, "--no-config"],
+        cwd=logs,
+        env=_env(),
+        timeout=INSTALL_TIMEOUT,
+        log=logs / f"{name}.log",
+    )
+
+
+def index_url() -> str:
+    """The package index the harness's uv uses (its environment, as uv reads it)."""
+    return os.environ.get("UV_DEFAULT_INDEX") or os.environ.get("UV_INDEX_URL") or DEFAULT_INDEX
+
+
+def index_reachable(timeout: float = INDEX_CHECK_TIMEOUT) -> bool:
+    """True when the package index answers the harness itself (a page of a harness tool).
+
+    Asked after a failed install, because uv's output is no evidence: a project can make uv
+    print anything (a package named like an error message, an unreachable URL).
+    """
+    if os.environ.get("UV_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        return False  # the harness itself is configured offline
+    url = f"{index_url().rstrip('/')}/pytest/"
+    if url.startswith("file://"):
+        return Path(urllib.request.url2pathname(url[len("file://") :])).is_dir()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as page:
+            page.read(1)
+        return True
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500  # it answered: up, whatever it thinks of the request
+    except (OSError, ValueError):  # URLError, timeouts, a malformed index URL
+        return False
+
+
+@dataclasses.dataclass(frozen=True)
+class InstallResult:
+    """How the generated project got into the environment."""
+
+    method: str  # "editable" (built, imported from the repo) | "path" (no packaging) | "served"
+    ok: bool
+    log: str
+    reason: str = ""  # one line: why it failed
+
+    def to_dict(self) -> dict:
+        """JSON-able form."""
+        return dataclasses.asdict(self)
+
+
+def find_python(version: str, logs: Path) -> str:
+    """The interpreter of Python ``version`` uv finds installed (it never downloads one here:
+    ``UV_PYTHON_DOWNLOADS=never``); InfrastructureError saying how to provide it otherwise."""
+    found = _uv(["python", "find", version], logs, f"python-{version}")
+    lines = found.output.splitlines() if found.returncode == 0 else []
+    path = [ln.strip() for ln in lines if ln.strip().startswith("/")][-1:]
+    if not path:
+        raise InfrastructureError(
+            "venv",
+            f"the task asks for Python {version} ([tests] python), which uv does not find "
+            f"installed; install it (uv python install {version}, or your system's package) "
+            "or put its python on PATH",
+        )
+    return path[0]
+
+
+def create_venv(
+    venv: Path,
+    logs: Path,
+    packages: list[str],
+    *,
+    stage: str,
+    seed: bool = False,
+    prefix: str = "",
+    python: str | None = None,
+) -> None:
+    """Create ``venv`` with uv and install ``packages``, if any (harness code only).
+
+    ``python``: a version the task asks for (default: the harness's interpreter).
+    Failing here is never the agent's fault: an :class:`InfrastructureError` of ``stage``.
+    """
+    interpreter = find_python(python, logs) if python else sys.executable
+    made = _uv(
+        ["venv", "--quiet", *(["--seed"] if seed else []), "--python", interpreter, str(venv)],
+        logs,
+        f"{prefix}venv",
+    )
+    if made.returncode != 0:
+        raise InfrastructureError(stage, f"uv venv failed:\n{made.tail()}")
+    if not packages:
+        return
+    tools = _uv(
+        ["pip", "install", "--quiet", "--python", str(python_of(venv)), *packages],
+        logs,
+        f"{prefix}tools",
+    )
+    if tools.returncode != 0:
+        raise InfrastructureError(stage, install_failure(packages, tools))
+
+
+def uv_cause(output: str, limit: int = 240) -> str:
+    """uv's own one-line explanation of a failed resolution or install, if it gave one
+    (``Because foo==1 depends on Python>=3.12 ...``), for the report; never a decision."""
+    lines = output.splitlines()
+    for number, line in enumerate(lines):
+        text = line.strip().lstrip("╰─▶×").strip()
+        if text.startswith("cause:"):
+            text = text[len("cause:") :].strip()
+        elif not text.startswith("Because "):
+            continue
+        for more in lines[number + 1 :]:  # uv wraps its sentence to the terminal's width
+            more = more.strip()
+            if not more or more.startswith(("And because", "hint:", "help:", "error:")):
+                break
+            text += " " + more
+        text = " ".join(text.split(", we can conclude")[0].split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    return ""
+
+
+def install_failure(packages: list[str], done: process.Completed) -> str:
+    """What failed when the harness installed ``packages`` (its own tools, a task's test
+    requirements): the index unreachable, a requirement no version satisfies, or a build."""
+    listed = ", ".join(packages)
+    tail = done.tail()
+    if done.timed_out:
+        return f"installing {listed} timed out after {INSTALL_TIMEOUT:g}s:\n{tail}"
+    if not index_reachable():
+        return (
+            f"installing {listed} failed: the package index {index_url()} does not answer "
+            f"the harness; check the network or UV_DEFAULT_INDEX:\n{tail}"
+        )
+    text = done.output
+    if "requirements are unsatisfiable" in text or "No solution found" in text:
+        return (
+            f"installing {listed} failed: no versions satisfy these requirements together "
+            f"(a pin that does not exist, or conflicting pins: {uv_cause(text) or 'see below'}); "
+            f"fix the task's [tests] requires/plugins:\n{tail}"
+        )
+    if "not found in the package registry" in text or "was not found in the package" in text:
+        return f"installing {listed} failed: a package is not on {index_url()}:\n{tail}"
+    return f"installing {listed} failed (the index answers; see uv's message):\n{tail}"
+
+
+def _fetch(
+    what: str, requirements: list[str], python: Path, logs: Path, constraints: list[str] = ()
+) -> None:
+    """Install vetted index requirements (harness uv, online, wheels only).
+
+    Wheels only (``--no-build``): building a source distribution would run its code on the
+    host. InfrastructureError if the index does not answer the harness; else InstallRefused.
+    """
+    if not requirements:
+        return
+    (logs / f"{what}.txt").write_text("\n".join(requirements) + "\n")
+    args = ["pip", "install", "--python", str(python), "--no-build", "-r", f"{what}.txt"]
+    if constraints:
+        (logs / f"{what}-constraints.txt").write_text("\n".join(constraints) + "\n")
+        args += ["-c", f"{what}-constraints.txt"]
+    done = _uv(args, logs, what)
+    if done.returncode == 0:
+        return
+    if not index_reachable():
+        raise InfrastructureError(
+            "venv",
+            f"the package index {index_url()} does not answer the harness (while installing "
+            f"the project's {what}):\n{done.tail()}",
+        )
+    failed = "timed out" if done.timed_out else "did not install"
+    raise InstallRefused(f"the project's {what} {failed} (logs/{what}.log):\n{done.tail(40)}")
+
+
+def install_requirements(what: str, requirements: list[str], python: Path, logs: Path) -> None:
+    """Install vetted index requirements into the environment of ``python`` (harness uv).
+
+    Wheels only; InstallRefused when they do not install, InfrastructureError when the index
+    does not answer the harness (see :func:`_fetch`).
+    """
+    _fetch(what, requirements, python, logs)
+
+
+def bare(venv: Path, repo: Path, logs: Path) -> InstallResult:
+    """An environment with nothing installed but ``repo``'s top-level names (DevEval's base).
+
+    For the setup stage: the agent's dependencies are installed into it afterwards, so what
+    its examples import must come from them (not from the test tools of :func:`build`).
+    """
+    create_venv(venv, logs, [], stage="venv")
+    roots = finder.project_names(repo, integrity.snapshot(venv).names)
+    finder.install(integrity.site_packages(venv), roots)
+    found = ", ".join(sorted(roots)) or "nothing"
+    return InstallResult("path", True, f"no packaging: imports {found} from the repository")
+
+
+def build(
+    venv: Path,
+    repo: Path,
+    logs: Path,
+    test_requires: tuple[str, ...] = (),
+    sandbox: Sandbox | None = None,
+    *,
+    install_project: bool = True,
+    python: str | None = None,
+    wheels: Path | None = None,
+) -> InstallResult:
+    """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
+
+    ``wheels``: a harness-owned folder of wheels already built from identical content (one
+    session's; see :func:`backend.reuse`), or None to build always.
+
+    The task's test requirements are the harness's: failing to install them is an
+    infrastructure error, like failing to install pytest. A web app is not installed
+    (``install_project=False``): it is served, and no test process imports it.
+    """
+    tools = [*tool_requirements(), *test_requires]
+    create_venv(venv, logs, tools, stage="venv", python=python)
+    if not install_project:
+        return InstallResult("served", True, "a web app: served from the repository, not installed")
+    logs.mkdir(parents=True, exist_ok=True)
+    before = integrity.snapshot(venv)
+    if not is_installable(repo):
+        roots = finder.project_names(repo, before.names)
+        finder.install(integrity.site_packages(venv), roots)
+        found = ", ".join(sorted(roots)) or "nothing"
+        return InstallResult("path", True, f"no packaging: imports {found} from the repository")
+    try:
+        return InstallResult("editable", True, _install(venv, repo, logs, sandbox, before, wheels))
+    except InstallRefused as exc:
+        site = integrity.site_packages(venv)
+        if (site / finder.PTH_FILE).exists() or {
+            p.name for p in site.glob("*.dist-info")
+        } - before.dist_infos:
+            # As after a failed ``pip install``: nothing of the project is left half-way
+            # (nor a dependency's changes to the tools): start again from the tools alone.
+            shutil.rmtree(venv)
+            create_venv(venv, logs, tools, stage="venv", prefix="clean-", python=python)
+        message = str(exc)
+        reason = message.splitlines()[0].rstrip(":")
+        cause = uv_cause(message)
+        return InstallResult("editable", False, message, f"{reason}: {cause}" if cause else reason)
+
+
+def _wheel(
+    system: dict, folders: backend.BuildFolders, logs: Path, sandbox: Sandbox, wheels: Path | None
+) -> Path:
+    """The project's wheel: built by its backend in the sandbox, or the one an earlier build of
+    identical content left in ``wheels`` (see :func:`backend.build_key`)."""
+    key = backend.build_key(folders, system, sandbox)
+    built = backend.reuse(wheels, key, folders, logs)
+    if built is not None:
+        return built
+    runner = backend.HookRunner(sandbox, folders, logs)
+    caller = backend.hook_caller(system, runner)
+    asked = vet(
+        backend.requires_for_wheel(caller, runner),
+        "the build backend's get_requires_for_build_wheel",
+    )
+    extra = [r for r in asked if r not in system["requires"]]
+    _fetch("backend-requirements", extra, python_of(folders.env), logs)
+    built = backend.build_wheel(caller, runner)
+    backend.keep(wheels, key, built)
+    return built
+
+
+def _install(
+    venv: Path,
+    repo: Path,
+    logs: Path,
+    sandbox: Sandbox | None,
+    before: integrity.Snapshot,
+    wheels: Path | None = None,
+) -> str:
+    """Build, inspect and install the project and its dependencies; InstallRefused if not."""
+    system = build_system(repo)
+    site = integrity.site_packages(venv)
+    with tempfile.TemporaryDirectory(prefix="e2ebench-build-", ignore_cleanup_errors=True) as tmp:
+        folders = backend.BuildFolders(Path(tmp))
+        folders.prepare(repo)
+        create_venv(folders.env, logs, [], stage="venv", prefix="build-")
+        build_python = python_of(folders.env)
+        _fetch("build-requirements", system["requires"], build_python, logs)
+        built = _wheel(system, folders, logs, sandbox or Sandbox(), wheels)
+        contents = wheel.inspect(
+            built, reserved=before.names, commands=before.commands, dists=frozenset(before.dists)
+        )
+        dependencies = vet(list(contents.requires), f"Requires-Dist of {built.name}")
+        # Unpacking a wheel runs none of its code; --no-cache: its bytes stay out of the cache.
+        args = ["pip", "install", "--python", str(python_of(venv)), "--no-deps", "--offline"]
+        done = _uv([*args, "--no-cache", str(built)], logs, "install-wheel")
+        if done.returncode != 0:
+            raise InstallRefused(
+                f"the built wheel did not install (logs/install-wheel.log):\n{done.tail(20)}"
+            )
+    roots = finder.locate(repo, contents.top_level)
+    installed = {n: [str(site / n)] for n in roots if (site / n).is_dir()}
+    finder.install(site, roots, installed)
+    _fetch("dependencies", dependencies, python_of(venv), logs, before.pins())
+    integrity.check(venv, before, allowed=frozenset({finder.PTH_FILE}))
+    return (
+        f"built {built.name}; imports {', '.join(sorted(roots)) or 'nothing'} from the "
+        f"repository; declared dependencies: {', '.join(dependencies) or 'none'}"
+    )
+
+
+def agent_env(venv: Path, logs: Path) -> dict[str, str]:
+    """An environment for an agent's shell: a fresh venv with pip and pytest, first on PATH.
+
+    The agent installs its own project into it if it wants to; the graded environment is
+    built separately, from the repository alone.
+    """
+    if not python_of(venv).exists():
+        # setuptools: so the agent can pip install --no-build-isolation without a network
+        create_venv(
+            venv,
+            logs,
+            [*tool_requirements(), "setuptools"],
+            stage="agent",
+            seed=True,
+            prefix="agent-",
+        )
+    env = {k: v for k, v in os.environ.items() if k in ("LANG", "LC_ALL", "TERM", "TMPDIR")}
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', os.defpath)}",
+        VIRTUAL_ENV=str(venv),
+        HOME=str(venv.parent / "home"),
+        PYTHONDONTWRITEBYTECODE="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    (venv.parent / "home").mkdir(exist_ok=True)
+    return env

@@ -1,0 +1,110 @@
+"""What the reference returns for the planted tests' new inputs: a trusted, cached stage.
+
+The reference is trusted, but it is code: it runs like any project, in the sandbox, through
+:func:`..runner.run_suite`, with the task's test settings, against the task's tests with the
+recording copies of :func:`.twins.write_recorders` added. What it recorded is kept, by the
+content of the tests, the reference and the test tools, in the user's cache
+(``$E2EBENCH_CACHE/planting``): every session, agent and run plants from the same entries, and
+only the planting differs (a seed per run).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+from ...environment import venv
+from ...environment.source import cache_root
+from ...errors import AgentFileError, InfrastructureError
+from ...isolation.sandbox import Sandbox
+from ...methods.stages import testing
+from ...run.cache import key_of, locked, write_json
+from ...taskmodel import testconf
+from ...untrusted import parse
+from .. import runner
+from . import twins
+
+_MAX_RECORDS = 8 << 20  # bytes of the record file read
+STORE_ENV = "E2EBENCH_PLANTING_STORE"
+
+
+def store() -> Path:
+    """Where recorded entries are kept: ``$E2EBENCH_CACHE/planting``, or the folder
+    ``$E2EBENCH_PLANTING_STORE`` names (the project's test suite shares one fresh folder among
+    all its sessions, as it does wheels; whoever can write that folder chooses the values)."""
+    env = os.environ.get(STORE_ENV)
+    return Path(env) if env else cache_root() / "planting"
+
+
+def run_key(task) -> str:
+    """The cache key of a task's entries (and the seed of its recording copies' inputs)."""
+    return key_of(
+        "planting",
+        twins.FORMAT,
+        twins.VARIANTS,
+        task.tests_hash,
+        task.reference_hash,
+        venv.fingerprint(),
+        task.settings.key(),
+        task.excluded,
+    )[:24]
+
+
+def recorded(task, shared: Path, sandbox: Sandbox, timeout: float) -> list[dict]:
+    """The task's recorded entries (:func:`.twins.entries`); [] for a task without Python tests
+    or a reference, or whose reference does not install (its runs then get copied
+    honeypots, :func:`..honeypot.plant_pairs`)."""
+    if task.kind == "web" or task.reference_dir is None or not task.tests_dir.exists():
+        return []
+    if getattr(task, "projecteval", None) is not None:
+        return []  # its tests read the agent's parameter answers: none exist for the reference
+    where = store() / run_key(task)
+    with locked(where):
+        done = where / "entries.json"
+        if done.is_file():
+            return parse.read_json(where, "entries.json", max_bytes=_MAX_RECORDS)
+        try:
+            project, python = testing.reference_env(task.reference_dir, shared, sandbox, task)
+        except InfrastructureError:
+            return []  # not cached: the next session tries again
+        found = _record(task, project, python, shared, sandbox, timeout)
+        where.mkdir(parents=True, exist_ok=True)
+        write_json(done, found)
+    return found
+
+
+def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -> list[dict]:
+    """Run the recording copies on the reference; the entries they recorded."""
+    shared.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="planting-", dir=shared) as tmp:
+        work = Path(tmp)
+        tests = task.copy_tests(work / "tests")
+        # the copies' inputs come from a seed of the content: the same entries everywhere
+        plan = twins.write_recorders(tests, random.Random(run_key(task)))
+        if not plan:
+            return []
+        runner.run_suite(
+            "planting",
+            tests=tests,
+            venv_python=python,
+            repo=project,
+            eval_dir=work / "eval",
+            timeout=timeout,
+            test_timeout=task.test_timeout,
+            sandbox=sandbox,
+            honeypots=False,
+            settings=task.settings,
+            deselect=testconf.suite_nodeids(task),
+        )
+        home = work / "eval" / "planting" / "work" / "home"
+        try:  # written in the sandbox by the reference's run: bounded, no links
+            data = parse.read_data(home, twins.RECORD_FILE, max_bytes=_MAX_RECORDS)
+        except AgentFileError:
+            data = None
+        text = (data or b"").decode("utf-8", "replace")
+        found = twins.entries(plan, text, task.copy_tests(work / "clean"))
+        shutil.rmtree(work / "eval", ignore_errors=True)
+    return found

@@ -1,0 +1,792 @@
+"""Run test suites against a generated project, in a subprocess of the run's environment.
+
+Two suites per run (E2EDevBench Table 2):
+
+* ``extended`` — the reference tests after migration, copied into a folder the harness owns and
+  run there with a harness-written ini file, so the project's ``conftest.py`` and pytest
+  settings play no part;
+* ``original`` — the tests the agent wrote itself, run where they are, with its own settings.
+
+Both run under ``coverage run --branch`` with pytest's plugin autoload off, a per-test timeout
+(pytest-timeout) and a whole-run timeout that kills the process group. Per-test outcomes come
+from the probe plugin's JSON lines, never from parsing stdout. The ``all`` suite's coverage is
+the union of both runs' coverage data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import json
+import os
+import random
+import resource
+import secrets
+import shutil
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+from ..environment import finder
+from ..environment.web import WEB_PLUGIN, browser_binaries
+from ..environment.workspace import coverage_omit
+from ..errors import InfrastructureError
+from ..grading.verdicts import PASSING, base_nodeid
+from ..isolation import process
+from ..isolation.intake import IntakeLimits, copy_tree, read_regular
+from ..isolation.sandbox import Limits, Sandbox
+from ..probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
+from ..taskmodel import skips, testconf
+from ..taskmodel.testconf import TestSettings
+from ..untrusted.parse import loads_json
+from . import honeypot, tamper
+from .planting import twins
+
+COVERAGE_TIMEOUT = 300.0
+# per-run coverage reports, next to the coverage data in the run's eval folder
+COVERAGE_XML = "coverage.xml"
+COVERAGE_HTML = "htmlcov"
+COVERAGE_SOURCE = "source"  # the intake copy of the project the reports read
+# why a web task's suites have no coverage (results.json's coverage_note says it, issue 31)
+WEB_COVERAGE = (
+    "not measured: a web task's scenarios drive a browser against the served app, which "
+    "coverage does not run under"
+)
+SOURCE_LIMITS = IntakeLimits(max_files=20_000, max_bytes=256 << 20, max_file_bytes=16 << 20)
+PROBE_LIMIT = 64 << 20  # bytes of the probe's results file read (a big suite writes ~1 MB)
+# What a test run imports from its environment (the probe comes from the harness's folder).
+_TOOLS = ("pytest", "_pytest", "pluggy", "pytest_timeout.py")
+_COVERAGE_TOOLS = ("coverage",)
+_WEB_TOOLS = ("pytest_bdd", "selenium")
+_IGNORE = shutil.ignore_patterns("__pycache__")
+INI = textwrap.dedent(
+    """\
+    [pytest]
+    markers =
+        requirement(*ids): requirements this test checks
+    """
+)
+
+
+def _run_section(root: Path, data: Path) -> str:
+    """``[run]`` measuring branches of the code files under ``root``, data in ``data``."""
+    omit = "\n".join(f"    {p}" for p in coverage_omit(root))
+    return f"[run]\nbranch = True\nsource =\n    {root}\nomit =\n{omit}\ndata_file = {data}\n"
+
+
+def _coveragerc(where: Path, repo: Path, data: Path, copies: list[Path]) -> Path:
+    """The run's rc file: the project, and ``copies`` (folders where tests may copy it)."""
+    rc = where / "coveragerc"
+    # Tests of command-line tools copy the project to a temporary folder and run it there as
+    # a subprocess (gradebook, tipcalc): those folders are measured too, and the report maps
+    # files found there back to the project's (coverage_totals, issue 31).
+    extra = "".join(f"    {c}\n" for c in copies)
+    rc.write_text(
+        _run_section(repo, data).replace("\nomit =", f"\n{extra}omit =", 1) + "parallel = True\n"
+        # ... and the subprocesses themselves (coverage >= 7.10), which save their data when
+        # they are terminated (a server a fixture stops) as well as when they exit
+        "patch = subprocess\nsigterm = True\n"
+    )
+    return rc
+
+
+def read_probe(path: Path, key: str) -> dict:
+    """:func:`parse_probe` of a results file the probe wrote (run by hand, into a file)."""
+    # project-zone data: a regular file, not followed through a link, bounded
+    try:
+        return parse_probe(read_regular(path, PROBE_LIMIT), key)
+    except FileNotFoundError:
+        return parse_probe(b"", key)
+    except (OSError, ValueError):  # something else in its place, or far too long
+        return parse_probe(b"", key, odd=True)
+
+
+def parse_probe(data: bytes, key: str, *, odd: bool = False) -> dict:
+    """Parse the probe's signed JSON lines into tests, collection errors and the exit status.
+
+    Lines whose signature does not verify (written by anything but the probe) are counted in
+    ``forged_lines`` and otherwise ignored (a last line cut short by a kill is not). The probe
+    numbers its records from its ``start``: ``sequence_broken`` says that the verified records
+    are not exactly that sequence (one was added with a stolen key, repeated or removed).
+    ``collected`` is the node ids pytest collected (None without that record), ``tamper`` what
+    the probe saw change in pytest's machinery, ``after_end`` how many records came after
+    pytest's session ended (the probe writes none). ``odd``: the data was cut at the size limit
+    or was not the probe's (counted as a forged line).
+    """
+    tests: list[dict] = []
+    collect_errors: list[dict] = []
+    exitstatus = None
+    collected = None
+    changes: list[dict] = []
+    kinds: list[str] = []
+    seqs: list[object] = []
+    web: dict = {}
+    after_end = 0
+    *lines, cut = data.split(b"\n")  # ``cut``: after the last newline, "" unless killed
+    forged = int(odd)
+    mac_key = key.encode()
+    for raw in lines:
+        try:
+            signed = loads_json(raw, "a probe record")
+            body = signed["body"]
+            mac = hmac.new(mac_key, body.encode(), hashlib.sha256).hexdigest()
+            if not hmac.compare_digest(mac, str(signed["mac"])):
+                forged += 1
+                continue
+            rec = loads_json(body, "a probe record")
+            kind = rec.pop("kind", None)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            forged += 1 if raw.strip() else 0
+            continue
+        after_end += "end" in kinds
+        kinds.append(kind)
+        seqs.append(rec.pop("seq", None))
+        if kind == "test":
+            tests.append(rec)
+        elif kind == "collect_error":
+            collect_errors.append(rec)
+        elif kind == "collected":
+            collected = [str(n) for n in rec.get("nodeids", [])]
+        elif kind == "tamper":
+            changes.append(rec)
+        elif kind == "end":
+            exitstatus = rec.get("exitstatus")
+        elif kind in ("web", "web_end"):
+            web.update(rec)
+    found = {
+        "tests": tests,
+        "collect_errors": collect_errors,
+        "exitstatus": exitstatus,
+        "forged_lines": forged,
+        "collected": collected,
+        "tamper": changes,
+        "after_end": after_end,
+        "sequence_broken": bool(kinds) and (kinds[0] != "start" or seqs != list(range(len(seqs)))),
+    }
+    if web:
+        found["web"] = web
+    return found
+
+
+class _ProbePipe:
+    """A pipe the probe writes its records to, drained as the run goes into ``path`` (at most
+    :data:`PROBE_LIMIT` bytes kept). On exit: ``data`` what arrived, ``odd`` when more than the
+    limit arrived or a process outside the run still held the pipe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = b""
+        self.odd = False
+
+    def __enter__(self) -> _ProbePipe:
+        read_fd, self.write_fd = os.pipe()
+        self._file = process.open_log(self.path)
+        self._counts = [0]
+        stream = os.fdopen(read_fd, "rb", buffering=0)
+        self._reader = threading.Thread(
+            target=process.drain, args=(stream, self._file, PROBE_LIMIT, self._counts), daemon=True
+        )
+        self._reader.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.write_fd)  # the run is over: the reader sees the end once its copies go
+        self._reader.join(timeout=10)
+        self.odd = self._reader.is_alive() or self._counts[0] > PROBE_LIMIT
+        self.data = os.pread(self._file, PROBE_LIMIT, 0)
+        if not self._reader.is_alive():  # else the reader still writes to it: left open
+            os.close(self._file)
+
+
+# the files a list of coverage data files measured, as JSON (run by the harness's interpreter)
+_MEASURED = (
+    "import json, sys\n"
+    "from coverage import CoverageData\n"
+    "names = set()\n"
+    "for path in sys.argv[1:]:\n"
+    "    data = CoverageData(path)\n"
+    "    data.read()\n"
+    "    names.update(data.measured_files())\n"
+    "print(json.dumps(sorted(names)))\n"
+)
+# combine, then the JSON totals and the asked-for reports (xml, html), in ONE child: each
+# interpreter start costs about a second on a loaded machine, and a run made five of them.
+# A step that fails prints why; the token-tagged ``<kind>-ok`` lines say which succeeded
+# (the token: a source file's name printed in a warning cannot claim a report).
+_REPORTS = (
+    "import sys\n"
+    "from coverage import Coverage\n"
+    "rc, out, token, *rest = sys.argv[1:]\n"
+    "split = rest.index('--')\n"
+    "kinds, files = rest[:split], rest[split + 1:]\n"
+    "cov = Coverage(config_file=rc)\n"
+    "try:\n"
+    "    cov.combine(files, strict=True, keep=True)\n"
+    "    cov.save()\n"
+    "except Exception as exc:  # as ``coverage combine``: reported, the JSON step decides\n"
+    "    print(f'combine: {exc}')\n"
+    "cov = Coverage(config_file=rc)\n"
+    "cov.load()\n"
+    "steps = [('json', lambda: cov.json_report(outfile=out, ignore_errors=True))]\n"
+    "steps += [(k, lambda k=k: getattr(cov, k + '_report')(ignore_errors=True)) for k in kinds]\n"
+    "for kind, step in steps:\n"
+    "    try:\n"
+    "        step()\n"
+    "    except Exception as exc:\n"
+    "        print(f'{kind}: {exc}')\n"
+    "        if kind == 'json':\n"
+    "            break\n"
+    "    else:\n"
+    "        print(f'{kind}-ok-{token}', flush=True)\n"
+)
+_GLOB = frozenset("*?[]{}\n\r\\")  # a [paths] entry is a glob: such names are never aliased
+
+
+def copy_prefixes(measured: list[str], repo: Path, source: Path) -> list[str]:
+    """Folders whose files are copies of the project's: ``[paths]`` aliases of ``source``.
+
+    A measured file outside ``repo`` whose last path parts name a file of the project (the
+    longest such match, so ``pkg/mod.py`` is not taken for a top-level ``mod.py``) was run from
+    a copy the tests made (a command-line tool run in a temporary folder); its folder up to
+    that match is an alias of the project.
+    """
+    prefixes = set()
+    inside = str(repo).rstrip("/") + "/"
+    for name in measured:
+        if not name.startswith("/") or name.startswith(inside) or _GLOB & set(name):
+            continue
+        parts = name.split("/")
+        for cut in range(1, len(parts)):  # longest suffix first
+            if (source / "/".join(parts[cut:])).is_file():
+                prefixes.add("/".join(parts[:cut]) or "/")
+                break
+    return sorted(p for p in prefixes if p != "/")
+
+
+def _measured_files(where: Path, files: list[Path]) -> list[str]:
+    """The file names the data files recorded (read by a child under limits: hostile data)."""
+    done = process.run(
+        [sys.executable, "-I", "-c", _MEASURED, *map(str, files)],
+        cwd=where,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        timeout=COVERAGE_TIMEOUT,
+        log=where / "coverage-measured.log",
+        preexec=Limits().apply,
+    )
+    try:
+        names = json.loads(done.output.strip().splitlines()[-1]) if done.returncode == 0 else []
+    except (ValueError, IndexError):
+        return []
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _report_rc(where: Path, repo: Path, source: Path, copies: tuple[str, ...] = ()) -> Path:
+    """The rc file of the harness's coverage steps: data remapped from ``repo`` to ``source``.
+
+    Reports read only the intake copy ``source`` (``[report] include``), so a data file that
+    names a file outside the project (it is the project zone's output) reports nothing.
+    ``copies`` are folders the tests copied the project to (:func:`copy_prefixes`).
+    """
+    rc = where / "coveragerc"
+    aliases = "".join(f"    {c}\n" for c in copies)
+    rc.write_text(
+        _run_section(source, where / "combined") + "[paths]\n"
+        f"project =\n    {source}\n    {repo}\n{aliases}"
+        "[report]\n"
+        f"include =\n    {source}/*\n"
+        "[html]\n"
+        f"directory = {where / COVERAGE_HTML}\n"
+        "[xml]\n"
+        f"output = {where / COVERAGE_XML}\n"
+    )
+    return rc
+
+
+def coverage_step(
+    where: Path, name: str, args: list[str], cwd: Path | None = None
+) -> process.Completed:
+    """``coverage ARGS`` by the harness's interpreter in isolated mode (log in ``where``).
+
+    Only for data and sources the harness copied into its own folders (never the run's
+    environment's interpreter, which the project could have changed), under rlimits.
+    """
+    return process.run(
+        [sys.executable, "-I", "-m", "coverage", *args],
+        cwd=cwd or where,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        timeout=COVERAGE_TIMEOUT,
+        log=where / f"coverage-{name}.log",
+        preexec=Limits().apply,  # rlimits only: this is the harness's own code, on data
+    )
+
+
+def coverage_totals(
+    where: Path, repo: Path, data: list[Path], reports: bool = False
+) -> dict | None:
+    """Combine coverage data files written by sandboxed runs into totals (None: no data).
+
+    The data files are the project zone's output, so they are handled as data only: copied,
+    without following links and within size limits, into ``where`` (a fresh folder no sandbox
+    could write) together with the project's sources, and combined and reported there by the
+    *harness's* interpreter in isolated mode (``-I``: no environment variables, no user site,
+    no current folder on ``sys.path``), under resource limits — never by the run's environment,
+    which the project could have changed. A report that fails (e.g. on a source file too big to
+    parse) leaves coverage unknown for this suite and says so; it never changes a verdict.
+    With ``reports``, coverage.py's Cobertura XML (``coverage.xml``) and HTML (``htmlcov/``)
+    reports are written into ``where`` too, and ``reports`` in the result names them.
+    """
+    where.mkdir(parents=True)
+    inbox = where / "data"
+    inbox.mkdir()
+    # coverage.py writes its data files flat into the folder: nothing deeper is taken (a tree
+    # of long names hundreds of levels deep would make paths the harness cannot open)
+    limits = IntakeLimits(
+        max_files=10_000, max_bytes=512 << 20, max_file_bytes=256 << 20, max_depth=2
+    )
+    for index, source in enumerate(d for d in data if d.is_dir() and not d.is_symlink()):
+        copy_tree(source, inbox / str(index), limits)
+    files = []
+    for folder in sorted(p for p in inbox.iterdir() if p.is_dir()):
+        with os.scandir(folder) as entries:
+            files += [
+                Path(e.path)
+                for e in entries
+                if e.name.startswith("data") and e.is_file(follow_symlinks=False)
+            ]
+    files.sort()
+    if not files:
+        return None
+    source = where / COVERAGE_SOURCE
+    copy_tree(repo, source, SOURCE_LIMITS, ignore=("__pycache__", ".git"))
+    copies = tuple(copy_prefixes(_measured_files(where, files), repo, source))
+    rc = _report_rc(where, repo, source, copies)
+    out = where / "coverage.json"
+    token = secrets.token_hex(8)
+    kinds = ["xml", "html"] if reports else []
+    report = process.run(
+        [sys.executable, "-I", "-c", _REPORTS, str(rc), str(out), token, *kinds, "--", *files],
+        cwd=where,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        timeout=COVERAGE_TIMEOUT * (1 + len(kinds)),
+        log=where / "coverage-reports.log",
+        preexec=Limits().apply,  # rlimits only: this is the harness's own code, on data
+    )
+    done = set(report.output.split())
+    if f"json-ok-{token}" not in done or not out.is_file():
+        if "No data" in report.output:
+            return None  # nothing of the project was imported: not an error
+        return {"error": f"coverage report failed:\n{report.tail(5)}"}
+    totals = json.loads(out.read_text())["totals"]
+    found = {
+        "statements": totals.get("num_statements", 0),
+        "covered_lines": totals.get("covered_lines", 0),
+        "branches": totals.get("num_branches", 0),
+        "covered_branches": totals.get("covered_branches", 0),
+    }
+    if reports:
+        targets = {"xml": COVERAGE_XML, "html": f"{COVERAGE_HTML}/index.html"}
+        found["reports"] = {
+            kind: str(where / target)
+            for kind, target in targets.items()
+            if f"{kind}-ok-{token}" in done and (where / target).is_file()
+        }
+    return found
+
+
+def _check_tools(venv_python: Path, *, web: bool) -> None:
+    """Raise InfrastructureError when the run's environment lacks a test tool.
+
+    Decided from the environment the harness built, before the run, never from what the test
+    run prints (which the project controls).
+    """
+    names = (*_TOOLS, *(_WEB_TOOLS if web else _COVERAGE_TOOLS))
+    sites = list((venv_python.parent.parent / "lib").glob("python*/site-packages"))
+    missing = [n for n in names if not any((site / n).exists() for site in sites)]
+    if missing or not (PROBE_DIR / f"{PROBE_PLUGIN}.py").is_file():
+        raise InfrastructureError(
+            "tests",
+            f"the test environment {venv_python.parent.parent} lacks "
+            f"{', '.join(missing) or 'the probe'}: rebuild it (--e2e-rerun)",
+        )
+
+
+def own_tests(repo: Path) -> list[Path]:
+    """The agent's own test modules in its repository.
+
+    A module of a package whose name only looks like a test (``pkg/test_utils.py`` with no
+    test in it) is code, not a test.
+    """
+    from ..taskmodel.testindex import defines_tests, is_test_module
+
+    found = []
+    for dirpath, dirnames, filenames in os.walk(repo):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in ("__pycache__", "venv", ".venv", "build", "dist", "node_modules")
+        )
+        found += [Path(dirpath, f) for f in sorted(filenames) if is_test_module(Path(f))]
+    return [path for path in found if defines_tests(repo, path.relative_to(repo))]
+
+
+def run_suite(
+    name: str,
+    *,
+    tests: Path | None,
+    venv_python: Path,
+    repo: Path,
+    eval_dir: Path,
+    timeout: float,
+    test_timeout: float,
+    sandbox: Sandbox,
+    web: dict[str, str] | None = None,
+    network: bool = False,
+    vendored: list | None = None,
+    may_skip: frozenset[str] = frozenset(),
+    honeypots: bool = True,
+    settings: TestSettings | None = None,
+    deselect: tuple[str, ...] = (),
+    browser: dict[str, str] | None = None,
+    recorded: list[dict] | None = None,
+    written: bool = False,
+) -> dict | None:
+    """Run one suite and return what happened (JSON-able), or None if it has no tests.
+
+    ``tests`` is the folder of (migrated) reference tests for a harness-owned suite, or None for
+    the agent's own tests in ``repo``. ``web`` (the environment of a web task's run: where the
+    browser is) runs Gherkin scenarios against the app served from ``repo``; the app is not
+    Python, so there is no coverage. ``network`` lets a web app reach the internet;
+    ``vendored`` (:class:`.vendor.Vendored`) are the CDN files served in the app's place, copied
+    out of the vendor cache into a read-only folder of the suite.
+
+    A harness-owned suite of Python tests gets honeypot tests (:mod:`.honeypot`; never copies
+    of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
+    contradicts them is in ``tamper_evidence``, the honeypots' records in ``honeypots``.
+    ``honeypots=False`` plants none: for tests an agent wrote (graded against the reference),
+    whose weak assertions a honeypot copy could not make fail. ``recorded`` (the reference's
+    values for new inputs, :mod:`.planting.values`) plants decoy and honeypot pairs
+    (:func:`.planting.twins.plant_twins`); without it, copies with one value changed.
+    ``written``: the tests are an agent's and ``repo`` the reference: the probe's audit hook
+    guards the code under test (an agent's test that reads its sources is evidence).
+
+    ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
+    working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
+    ``deselect`` the node ids of tests the task excludes. ``browser`` (where Chromium and
+    chromedriver are) is for pytest tests that drive a browser themselves (``[tests] browser``).
+    """
+    _check_tools(venv_python, web=web is not None)
+    suite, work, config_dir = _suite_dirs(eval_dir / name)
+    run = _Run(cwd=repo, readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir])
+    common = _common_args(test_timeout, web is not None)
+    if tests is not None:
+        chosen = {"honeypots": honeypots, "may_skip": may_skip, "deselect": deselect}
+        chosen.update(recorded=recorded, written=written)
+        paths = (suite, config_dir, venv_python, repo, work)
+        _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
+    elif not own_tests(repo):
+        return None
+    else:
+        run.args = ["--rootdir", str(repo), *common, str(repo)]
+        run.trusted = [repo]
+    env = project_env(venv_python, work / "home")
+    # where the probe accepts hook implementations from besides the test tools: conftest.py
+    # files of the harness's tests (and the plugins the task declared, installed by the
+    # harness with the test tools), or of the agent's own tests in its own suite
+    env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, run.trusted))
+    env.update(run.env)
+    if web is None and browser is not None:
+        # tests that drive Chromium (ProjectEval's websites, #17): as for web tasks, the browser
+        # is found through the environment and gets no address-space limit
+        env.update(browser)
+        sandbox = _unlimited_address_space(sandbox)
+    if web is None:
+        command, writable = _coverage_command(venv_python, env, repo, suite, work, config_dir)
+    else:
+        writable = [work, suite / "artifacts"]
+        command = [str(venv_python), "-m", "pytest"]
+        _web_env(env, run, web, repo, suite, network, vendored)
+        # Chromium reserves far more address space than it uses: no address-space limit.
+        sandbox = _unlimited_address_space(sandbox)
+    done, probe = _run_probed(
+        sandbox, [*command, *run.args], suite, run, env, timeout, writable, network
+    )
+    return _suite_result(name, done, probe, run, tests, web, repo, eval_dir, suite)
+
+
+def _suite_dirs(suite: Path) -> tuple[Path, Path, Path]:
+    """The suite's folder, its ``work`` and its ``config`` folders, made.
+
+    The tests write only to ``work`` (home, the probe's results), ``coverage`` and
+    ``artifacts``. The tests and the ini file stay read-only in the harness's folders: a
+    project must not rewrite the test modules pytest has not imported yet.
+    """
+    work = suite / "work"
+    (work / "home").mkdir(parents=True)
+    (suite / "config").mkdir()
+    return suite, work, suite / "config"
+
+
+@dataclasses.dataclass
+class _Run:
+    """What one suite's pytest run is given: its arguments, folder, what it may read, whose
+    hooks the probe trusts, extra environment, and the honeypots planted in it."""
+
+    cwd: Path
+    readable: list[Path]
+    args: list[str] = dataclasses.field(default_factory=list)
+    trusted: list[Path] = dataclasses.field(default_factory=list)
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    planted: list[str] = dataclasses.field(default_factory=list)
+    originals: dict[str, str] = dataclasses.field(default_factory=dict)
+    decoys: list[str] = dataclasses.field(default_factory=list)
+    seed: int | None = None
+
+
+def _common_args(test_timeout: float, web: bool) -> list[str]:
+    """The pytest arguments of every suite: the probe, the per-test timeout, quiet output."""
+    plugins = ["-p", WEB_PLUGIN, "-p", "pytest_bdd.plugin"] if web else []
+    return [
+        *plugins,
+        "-p",
+        PROBE_PLUGIN,
+        "-p",
+        "pytest_timeout",
+        "-p",
+        "no:cacheprovider",
+        f"--timeout={test_timeout:g}",
+        "--timeout-method=signal",
+        "-q",
+        "--no-header",
+        "-rN",
+        "--color=no",
+    ]
+
+
+def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **chosen) -> None:
+    """A harness-owned suite: the tests copied in (honeypots planted among Python tests), the
+    task's ``[tests]`` settings applied, the probe told which code is the suite's. ``paths``:
+    the suite, config, venv python, repository and work folders."""
+    suite, config_dir, venv_python, repo, work = paths
+    web, settings = chosen["web"], chosen["settings"]
+    honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
+    shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
+    if web is None and honeypots:
+        run.seed = secrets.randbits(64)
+        rng = random.Random(run.seed)
+        run.originals, run.decoys = _plant(suite / "tests", rng, may_skip, chosen["recorded"])
+        run.planted = sorted({*run.originals, *run.decoys})
+    settings = settings if web is None and settings is not None else TestSettings()
+    (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
+    # e2ebench_pv: the pv fixture of ProjectEval-style tasks (fixtures only, no hooks)
+    pv = ["-p", PV_PLUGIN] if web is None else []
+    run.readable.append(suite / "tests")
+    run.trusted = [suite / "tests"]
+    extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
+    run.cwd = extra.cwd
+    run.readable += extra.readable
+    # from another working directory the tests are named by their path (ids stay relative
+    # to the root folder)
+    where = "tests" if run.cwd == suite else str(suite / "tests")
+    run.args = [
+        *("-c", str(config_dir / "pytest.ini"), "--rootdir", str(suite)),
+        *common,
+        *pv,
+        *extra.args,
+        *(f"--deselect={n}" for n in deselect),
+        where,
+    ]
+    if web is None:
+        # the plugins the task declared, installed by the harness with the test tools
+        run.trusted += list(extra.trusted)
+        # the suite's own helper modules are the suite's, whatever files the project has
+        run.env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
+        # compiled by the probe before the project is imported: every test must run that code
+        run.env["E2EBENCH_PROBE_SUITE"] = str(suite / "tests")
+        if chosen["written"]:  # an agent's tests; the code under test (the reference) is guarded
+            run.env["E2EBENCH_PROBE_UNDER_TEST"] = str(repo)
+        run.env.update(extra.env)
+
+
+def _coverage_command(venv_python, env, repo, suite, work, config_dir):
+    """pytest under coverage for a Python suite, and the folders the run may write."""
+    copies = sorted({Path("/tmp"), Path(env.get("TMPDIR") or "/tmp"), work})
+    rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", copies)
+    command = [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest"]
+    return command, [work, suite / "coverage"]
+
+
+def _unlimited_address_space(sandbox: Sandbox) -> Sandbox:
+    return dataclasses.replace(
+        sandbox,
+        limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY),
+    )
+
+
+def _web_env(env: dict, run: _Run, web: dict, repo: Path, suite: Path, network, vendored):
+    """A web suite's environment: where the browser and the app are, the CDN files served."""
+    env.update(
+        web,
+        E2EBENCH_APP_DIR=str(repo),
+        E2EBENCH_ARTIFACTS=str(suite / "artifacts"),
+        E2EBENCH_WEB_NETWORK="1" if network else "0",
+    )
+    if vendored:
+        from ..environment.vendor import materialize
+
+        materialize(vendored, suite / "vendor")
+        run.readable.append(suite / "vendor")
+        env["E2EBENCH_VENDOR_DIR"] = str(suite / "vendor")
+
+
+def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, network):
+    """Run the suite in the sandbox with the probe: what the sandbox says, and the probe's
+    verified records."""
+    key = secrets.token_hex(32)
+    # The key travels through a pipe the probe reads and closes before the project is
+    # imported: it is never in the environment (nor in /proc/<pid>/environ).
+    key_fd, write_fd = os.pipe()
+    os.write(write_fd, key.encode())
+    os.close(write_fd)
+    env["E2EBENCH_PROBE_KEY_FD"] = str(key_fd)
+    # The records come back live through a pipe into a file of the harness's (outside what the
+    # run can write): lines already read cannot be rewritten from inside the run at its end.
+    with _ProbePipe(suite / "probe.jsonl") as results:
+        env["E2EBENCH_PROBE_OUT_FD"] = str(results.write_fd)
+        try:
+            # Generated code runs here: sandboxed, writing only to ``writable``, no network.
+            done = sandbox.run(
+                command,
+                cwd=run.cwd,
+                env=env,
+                timeout=timeout,
+                log=suite / "pytest.log",
+                writable=writable,
+                readable=run.readable,
+                network=network,
+                pass_fds=(key_fd, results.write_fd),
+            )
+        finally:
+            os.close(key_fd)
+    return done, parse_probe(results.data, key, odd=results.odd)
+
+
+def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suite) -> dict:
+    """The suite's record: its status, the probe's tests cross-checked, its coverage."""
+    if done.timed_out:
+        status = "timeout"
+    elif done.stopped:
+        status = done.stopped  # e.g. "disk_quota": the watchdog stopped the run
+    elif probe["exitstatus"] is None:
+        status = "crashed"
+    else:
+        status = "completed"
+    if probe.get("web", {}).get("browser_error"):  # signed: the web plugin's, not the app's
+        raise InfrastructureError("browser", probe["web"]["browser_error"])
+    if tests is not None:
+        probe["tamper_evidence"] = tamper.evidence(
+            probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=run.originals
+        )
+        probe["tests"], caught = honeypot.split(probe["tests"], run.planted)
+        probe["honeypots"] = {
+            "seed": run.seed,
+            "planted": run.planted,
+            "originals": run.originals,
+            "decoys": run.decoys,
+            "tests": [{k: t.get(k) for k in ("nodeid", "outcome")} for t in caught],
+            # evidence shown, not a verdict: a decoy is a test no task author reviewed
+            "decoys_failed": sorted(
+                t["nodeid"]
+                for t in caught
+                if base_nodeid(t["nodeid"]) in run.decoys and t.get("outcome") not in PASSING
+            ),
+        }
+    probe["collected"] = None if probe["collected"] is None else len(probe["collected"])
+    return {
+        "status": status,
+        "returncode": done.returncode,
+        "duration_s": round(done.duration_s, 3),
+        "output_truncated": done.truncated,
+        # what the sandbox itself stopped (e.g. disk_quota): harness facts, not output
+        "contained": list(done.contained),
+        "coverage": {"error": WEB_COVERAGE}
+        if web is not None
+        else coverage_totals(
+            eval_dir / f"{name}-coverage", repo, [suite / "coverage"], reports=name == "extended"
+        ),
+        **probe,
+    }
+
+
+def _plant(
+    tests: Path, rng: random.Random, may_skip: frozenset[str], recorded: list[dict] | None
+) -> tuple[dict[str, str], list[str]]:
+    """Plant into ``tests``: (each honeypot's node id with the node id of the test that makes
+    its pass a contradiction, the decoys' node ids). Decoy and honeypot pairs where the
+    reference's values were recorded, else copies of real tests with one value changed."""
+    if recorded:
+        pairs = twins.plant_twins(tests, rng, recorded, exclude=may_skip)
+        if pairs:
+            return pairs, sorted(pairs.values())
+    return honeypot.plant_pairs(tests, rng, exclude=may_skip), []
+
+
+def run_all(
+    task,
+    tests: Path,
+    venv_python: Path,
+    repo: Path,
+    eval_dir: Path,
+    timeout: float,
+    sandbox: Sandbox,
+    recorded: list[dict] | None = None,
+) -> dict:
+    """The ``extended`` and ``original`` suites, and the coverage of both together.
+    ``recorded``: the reference's values for the decoy and honeypot pairs (:mod:`.planting`)."""
+    kwargs = dict(
+        venv_python=venv_python,
+        repo=repo,
+        eval_dir=eval_dir,
+        timeout=timeout,
+        test_timeout=task.test_timeout,
+        sandbox=sandbox,
+    )
+    if task.kind == "web":
+        # Only the reference scenarios: an agent's own tests of a web app are not run.
+        from ..environment.vendor import read_manifest
+
+        extended = run_suite(
+            "extended",
+            tests=tests,
+            web=browser_binaries(),
+            network=task.network,
+            vendored=read_manifest(task.root),
+            **kwargs,
+        )
+        return {"extended": extended, "original": None, "all_coverage": None}
+    extended = run_suite(
+        "extended",
+        tests=tests,
+        may_skip=skips.may_skip(task),
+        settings=task.settings,
+        deselect=testconf.suite_nodeids(task),
+        browser=browser_binaries() if getattr(task, "browser", False) else None,
+        recorded=recorded,
+        **kwargs,
+    )
+    original = run_suite("original", tests=None, **kwargs)
+    union = None
+    if original is not None:
+        # both suites' raw data files together
+        union = coverage_totals(
+            eval_dir / "all",
+            repo,
+            [eval_dir / "extended" / "coverage", eval_dir / "original" / "coverage"],
+        )
+    return {
+        "extended": extended,
+        "original": original,
+        "all_coverage": union,
+    }

@@ -1,0 +1,1 @@
+"""From outcomes to verdicts and numbers: per-requirement verdicts, metrics, statistics."""

@@ -1,0 +1,207 @@
+"""The execution agent (AppEvalPilot stage 2): an LLM carries out one test case in the browser.
+
+It sees the page as the driver renders it (the accessibility tree, numbered, and a screenshot of
+the viewport), acts with one tool per action of :data:`e2ebench_app.ACTIONS`, and ends with
+``report`` (Pass / Fail / Uncertain and its evidence). It never hangs the session: a case ends
+as Uncertain after ``max_steps`` actions, after three identical actions that change nothing
+(stuck), when the model stops using tools twice, or when the browser stops answering. The
+action trace and the final screenshot are kept as evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from ...untrusted.parse import loads_json
+from .llmcall import APP_TEXT_RULE, fence
+from .session import SessionBroken
+
+RESULTS = ("Pass", "Fail", "Uncertain")
+STUCK_REPEATS = 3
+OBSERVATION_LIMIT = 12_000  # characters of the accessibility tree shown per step
+SYSTEM = (
+    "You are a meticulous software tester using a web application in a browser. Carry out the "
+    "test case you are given, one action at a time, using the tools. You see the page as an "
+    "accessibility tree whose nodes are numbered [n] (act on a node by its number) and as a "
+    "screenshot. Follow the case's steps with its exact inputs, then check the expected "
+    "result on the page. Finish with the report tool: Pass if the page shows the expected "
+    "result, Fail if it does not or a step is impossible because the app lacks something, "
+    "Uncertain only if you cannot tell. Put what you saw (text of the page, values) in the "
+    "evidence. " + APP_TEXT_RULE
+)
+
+
+def _tool(name: str, description: str, **params: tuple[str, str]) -> dict:
+    props = {k: {"type": t, "description": d} for k, (t, d) in params.items()}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": props, "required": list(params)},
+        },
+    }
+
+
+_NODE = ("integer", "the number [n] of the node in the last observation")
+TOOLS = [
+    _tool("click", "Click a node (button, link, checkbox, any element).", node=_NODE),
+    _tool(
+        "type",
+        "Click a text field and replace its content with text.",
+        node=_NODE,
+        text=("string", "the text to type"),
+    ),
+    _tool(
+        "select",
+        "Choose an option of a drop-down (select) by its label or value.",
+        node=_NODE,
+        option=("string", "the option's label or value"),
+    ),
+    _tool("scroll", "Scroll the page.", direction=("string", "down or up")),
+    _tool(
+        "key",
+        "Press a key on the focused element (Enter, Escape, Tab, Backspace, ArrowUp, "
+        "ArrowDown, ArrowLeft, ArrowRight, Space, or one character).",
+        key=("string", "the key"),
+    ),
+    _tool("navigate", "Open a page of the app by its path.", url=("string", "e.g. /about.html")),
+    _tool("wait", "Wait for the page (timers, animations).", seconds=("number", "at most 5")),
+    _tool("read", "Read the full text of a node.", node=_NODE),
+    _tool(
+        "report",
+        "End the test case with its result.",
+        result=("string", "Pass, Fail or Uncertain"),
+        evidence=("string", "what you saw that decides the result"),
+    ),
+]
+
+
+def observation_message(obs: dict, note: str) -> dict:
+    """A user message with the page: text and (when there is one) the screenshot."""
+    tree = str(obs.get("tree", ""))[:OBSERVATION_LIMIT]
+    page = fence(f"Page: {obs.get('title', '')} ({obs.get('url', '')})\n{tree}")
+    text = f"{note}\n{page}"
+    shot = obs.get("screenshot")
+    if not shot:
+        return {"role": "user", "content": text}
+    return {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{shot}"}},
+        ],
+    }
+
+
+def _drop_images(messages: list[dict]) -> None:
+    """Only the newest screenshot stays in the conversation (they are large)."""
+    for msg in messages:
+        if isinstance(msg.get("content"), list):
+            msg["content"] = [
+                part if part.get("type") == "text" else {"type": "text", "text": "(screenshot)"}
+                for part in msg["content"]
+            ]
+
+
+def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
+    """Carry out ``case``; ``{"result", "evidence", "trace", "steps", "ended", "observation"}``.
+
+    ``ended`` says why the case ended: ``report``, ``step_limit``, ``stuck``, ``no_tool`` or
+    ``browser``. ``observation`` is the last one (its screenshot is the case's evidence).
+    """
+    trace: list[dict] = []
+    began = time.monotonic()
+
+    def done(result: str, evidence: str, ended: str, obs: dict | None) -> dict:
+        return {
+            "result": result,
+            "evidence": evidence[:2000],
+            "ended": ended,
+            "steps": len(trace),
+            "trace": trace,
+            "observation": obs or {},
+            "duration_s": round(time.monotonic() - began, 3),
+        }
+
+    obs: dict | None = None
+    try:
+        opened = session.command("reset")
+        if "error" in opened:  # e.g. the first page did not load within the command limit
+            raise SessionBroken(f"the app's first page did not open: {opened['error']}")
+        obs = session.command("observe")
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            observation_message(
+                obs,
+                f"Test case {case['id']} (feature {case['feature']}):\n{case['case']}\n"
+                f"Expected: {case['expected']}\n\nThe app is open:",
+            ),
+        ]
+        nudged = False
+        last_key, unchanged = "", 0  # the same action leaving the page as it was: stuck
+        while True:
+            completion = asker.ask(messages, tools=TOOLS, scope=f"{scope}/{case['id']}")
+            messages.append(completion.message())
+            if not completion.tool_calls:
+                if nudged:
+                    return done("Uncertain", "the agent stopped using the tools", "no_tool", obs)
+                nudged = True
+                messages.append(
+                    {"role": "user", "content": "Use a tool; finish with the report tool."}
+                )
+                continue
+            notes = []
+            for call in completion.tool_calls:
+                try:
+                    args = loads_json(call.arguments or "{}", "the arguments")
+                    if not isinstance(args, dict):
+                        raise ValueError("not an object")
+                except ValueError as exc:
+                    answer = f"invalid arguments ({exc}); give a JSON object"
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
+                    continue
+                if call.name == "report":
+                    result = args.get("result")
+                    if result in RESULTS:
+                        return done(result, str(args.get("evidence", "")), "report", obs)
+                    answer = f"result must be one of {', '.join(RESULTS)}"
+                else:
+                    if len(trace) >= max_steps:
+                        return done(
+                            "Uncertain", f"no report within {max_steps} actions", "step_limit", obs
+                        )
+                    outcome = session.command("act", action={"action": call.name, **args})
+                    answer = str(outcome.get("result") or outcome.get("error") or "")[:2000]
+                    trace.append(
+                        {
+                            "action": call.name,
+                            "args": args,
+                            "ok": bool(outcome.get("ok")),
+                            "result": answer[:300],
+                        }
+                    )
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": fence(answer)})
+                notes.append(f"{call.name}: {fence(answer[:300])}")
+            before = obs.get("tree")
+            obs = session.command("observe")
+            key = json.dumps(trace[-1:], sort_keys=True)
+            if obs.get("tree") != before:
+                unchanged = 0
+            elif key == last_key:
+                unchanged += 1
+            else:
+                unchanged = 1
+            last_key = key
+            if unchanged >= STUCK_REPEATS:
+                return done(
+                    "Uncertain",
+                    f"the same action {STUCK_REPEATS} times changed nothing",
+                    "stuck",
+                    obs,
+                )
+            _drop_images(messages)
+            messages.append(observation_message(obs, "\n".join(notes) + "\nThe page now:"))
+    except SessionBroken as exc:
+        return done("Uncertain", f"the browser stopped answering: {exc}", "browser", obs)

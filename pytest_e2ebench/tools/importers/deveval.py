@@ -1,0 +1,326 @@
+"""Convert DevEval (DevBench) Python repositories into tasks with every lifecycle stage.
+
+DevEval (Li et al., 2024, arXiv:2403.08604) publishes one folder per repository under
+``benchmark_data/python/<repo>/``: ``PRD.md``, ``UML_class.md``, ``UML_sequence.md``,
+``architecture_design.md``, the dependency file, ``acceptance_tests/``, ``unit_tests/`` and
+example-usage scripts, each named in ``repo_config.json``; the rest of the folder is the
+reference implementation. The data is the user's copy: ``e2ebench import deveval PATH OUT``
+reads it from PATH and nothing of it is committed here.
+
+Each repository becomes a task folder (see docs/stages.md):
+
+* ``requirements.md``: the PRD verbatim, then two requirement headings the importer adds,
+  ``R1`` (the acceptance tests pass) and ``R2`` (the unit tests pass), mapped in task.toml;
+* ``reference/``: the repository without its documents, tests, examples and configuration;
+* ``tests/acceptance/`` and ``tests/unit/``: DevEval's tests (the reference answers of the two
+  test-writing stages, and the tests of the implement stage);
+* ``design/``: the Mermaid blocks of the UML documents and the architecture's file tree;
+* ``setup/requirements.txt`` and ``setup/examples/*.py``: the dependency file and examples;
+* ``data/``: the files ``required_files`` names (besides the dependency file).
+
+DevEval runs its tests from the repository root with those files in it, and installs the
+dependency file: task.toml says ``cwd = "project"``, ``data = "data"`` and declares the
+dependency file's index requirements as ``requires`` (see docs/writing-a-task.md).
+
+A repository that cannot be converted (not Python, a file repo_config.json names is missing,
+no tests) is listed with the reason and not written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from ...errors import AgentFileError
+from ...isolation.intake import IntakeLimits
+from ...untrusted.parse import read_json
+from ...untrusted.peer import beneath, copy_file, copy_folder, relative_path
+from ...untrusted.peer import read_text as peer_text
+from . import add_arguments as shared_arguments
+from . import write_report, write_task_toml
+
+CONFIG = "repo_config.json"
+DOCUMENTS = ("PRD", "UML_class", "UML_sequence", "architecture_design")
+SKIPPED = ("setup_shell_script.sh", ".git", "__pycache__", ".pytest_cache")
+REQUIREMENTS = """
+
+## Requirements added by the importer
+
+### R1: Acceptance tests
+
+The behaviour the PRD describes, as DevEval's acceptance tests check it.
+
+### R2: Unit tests
+
+The modules, classes and functions of the architecture, as DevEval's unit tests check them.
+"""
+
+
+@dataclasses.dataclass
+class RepoReport:
+    """What happened to one DevEval repository."""
+
+    repo: str
+    task: str | None = None
+    error: str | None = None
+    examples: int = 0
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+class NotConvertible(Exception):
+    """The repository cannot become a task; the text says why."""
+
+
+def find_repos(src: Path) -> list[Path]:
+    """DevEval repository folders at or under ``src`` (those holding repo_config.json)."""
+    if (src / CONFIG).is_file():
+        return [src]
+    return sorted(p.parent for p in src.rglob(CONFIG) if not p.parent.is_symlink())
+
+
+def _config(repo: Path) -> dict:
+    config = read_json(repo, CONFIG)  # peer data: bounded, no link (AgentFileError)
+    if not isinstance(config, dict):
+        raise NotConvertible(f"{CONFIG}: not a JSON object")
+    if config.get("language", "python") != "python":
+        raise NotConvertible(f"language {config.get('language')!r}: only Python repositories")
+    return config
+
+
+def _named(repo: Path, config: dict, key: str, default: str) -> Path:
+    value = config.get(key, default)
+    if value == "":
+        return repo / value
+    # relative, no "..", no link on the way (AgentFileError otherwise)
+    return beneath(repo, relative_path(value, f"{CONFIG}: {key}"), f"{CONFIG}: {key}")
+
+
+def _block(text: str, language: str | None) -> str:
+    """The first fenced block (of ``language`` if given and present), else the text."""
+    fences = re.findall(r"^```+\s*([\w-]*)[^\n]*\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    chosen = [body for lang, body in fences if language is None or lang == language]
+    return (chosen or [body for _, body in fences] or [text])[0]
+
+
+def task_id(repo: Path) -> str:
+    """A task id from a repository folder name: lower case, ``[a-z0-9_-]``."""
+    slug = re.sub(r"[^a-z0-9_-]+", "-", repo.name.lower()).strip("-_")
+    return f"deveval-{slug or 'repo'}"
+
+
+def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
+    """Write the task for one repository under ``out``; what happened, as a report."""
+    report = RepoReport(repo=repo.name)
+    try:
+        config = _config(repo)
+        documents = {k: _named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
+        dependencies = _named(repo, config, "dependencies", "requirements.txt")
+        suites = {
+            "acceptance": _named(repo, config, "acceptance_tests", "acceptance_tests"),
+            "unit": _named(repo, config, "unit_tests", "unit_tests"),
+        }
+        _named(repo, config, "usage_examples", "examples")  # checked now, used when writing
+        if config.get("dependencies") == "":
+            dependencies = None  # DevEval's way of saying: no dependency file
+        files = [*documents.values(), *([dependencies] if dependencies else [])]
+        missing = [p.name for p in files if not p.is_file()]
+        missing += [f"{p.name}/" for p in suites.values() if not p.is_dir()]
+        if missing:
+            raise NotConvertible(f"missing {', '.join(missing)}")
+        tests = {
+            k: sorted({*p.rglob("test*.py"), *p.rglob("*_test.py")}) for k, p in suites.items()
+        }
+        if not all(tests.values()):
+            empty = [k for k, found in tests.items() if not found]
+            raise NotConvertible(
+                f"no test modules (test*.py, *_test.py) in the {' and '.join(empty)} tests"
+            )
+        texts = {k: _text(repo, p) for k, p in documents.items()}
+        dependency_text = _text(repo, dependencies) if dependencies else None
+    except (NotConvertible, AgentFileError) as exc:
+        report.error = str(exc)
+        return report
+    task = task_id(repo)
+    root = out / task
+    if root.exists():
+        shutil.rmtree(root)
+    try:
+        _write_task(repo, root, config, texts, dependency_text, created, report)
+    except (NotConvertible, AgentFileError) as exc:  # hostile: this repository only
+        shutil.rmtree(root, ignore_errors=True)
+        report.error = str(exc)
+        return report
+    report.task = task
+    return report
+
+
+def _text(repo: Path, path: Path) -> str:
+    """A dataset file's text (peer data: bounded, no link, UTF-8), or NotConvertible."""
+    text = peer_text(repo, path.relative_to(repo).as_posix())
+    if text is None:
+        raise NotConvertible(f"missing {path.name}")
+    return text
+
+
+def _write_task(repo, root, config, texts, dependency_text, created, report) -> None:
+    """Write one repository's task folder; AgentFileError for a link out of the dataset."""
+    task = root.name
+    documents = {k: _named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
+    dependencies = _named(repo, config, "dependencies", "requirements.txt")
+    if dependency_text is None:
+        dependencies = None
+    suites = {
+        "acceptance": _named(repo, config, "acceptance_tests", "acceptance_tests"),
+        "unit": _named(repo, config, "unit_tests", "unit_tests"),
+    }
+    examples = _named(repo, config, "usage_examples", "examples")
+    prd = texts["PRD"]
+    title = next((line.lstrip("# ").strip() for line in prd.splitlines() if line.strip()), task)
+    root.mkdir(parents=True)
+    (root / "requirements.md").write_text(prd.rstrip() + "\n" + REQUIREMENTS, encoding="utf-8")
+    requires = _runtime_requirements(dependency_text, report) if dependencies else []
+    data = _copy_data(repo, config, dependencies, root / "data", report)
+    tests = {
+        "path": "tests",
+        "timeout": 60,
+        # DevEval runs its tests from the repository root, with its required files there
+        "cwd": "project",
+        **({"data": "data"} if data else {}),
+        # the dependency file: what the reference imports (it has no packaging to declare it)
+        "requires": requires,
+        "requirements": {"R1": ["tests/acceptance/*"], "R2": ["tests/unit/*"]},
+    }
+    write_task_toml(
+        root,
+        {
+            "id": task,
+            "title": title[:120],
+            "kind": "library",
+            "language": "python",
+            "created": created,
+            "source": f"DevEval {repo.name}",
+            "tests": tests,
+        },
+    )
+    for kind, folder in suites.items():
+        _copy(repo, folder, root / "tests" / kind, report)
+    design = root / "design"
+    design.mkdir()
+    for key, name in (("UML_class", "class.mmd"), ("UML_sequence", "sequence.mmd")):
+        text = texts[key]
+        (design / name).write_text(_block(text, "mermaid").rstrip() + "\n", encoding="utf-8")
+    tree = _block(texts["architecture_design"], None)
+    (design / "architecture.txt").write_text(tree.rstrip() + "\n", encoding="utf-8")
+    (root / "setup" / "examples").mkdir(parents=True)
+    (root / "setup" / "requirements.txt").write_text(dependency_text or "", encoding="utf-8")
+    scripts = sorted(examples.glob("*.py")) if examples.is_dir() else []
+    if scripts:  # the scripts with the data files they read (examples/HDFCLIFE.csv)
+        shutil.rmtree(root / "setup" / "examples")
+        _copy(repo, examples, root / "setup" / "examples", report)
+        scripts = sorted((root / "setup" / "examples").glob("*.py"))
+    report.examples = len(scripts)
+    if not scripts:
+        report.notes.append("no example-usage scripts (*.py): the task has no setup stage")
+        shutil.rmtree(root / "setup")
+    elsewhere = {*documents.values(), *suites.values(), examples, repo / CONFIG}
+    elsewhere |= {dependencies} if dependencies else set()
+    _copy(repo, repo, root / "reference", report)
+    for path in elsewhere:  # the copy holds no link: what is removed is the copy's own
+        copied = root / "reference" / path.relative_to(repo)
+        if copied.is_dir():
+            shutil.rmtree(copied)
+        elif copied.exists():
+            copied.unlink()
+
+
+def _copy(repo: Path, folder: Path, dest: Path, report: RepoReport) -> None:
+    """Copy a folder of the repository (peer data: untrusted.peer.copy_folder, no link
+    followed, a link out of the dataset refused); what was left out goes into the notes."""
+    rel = folder.relative_to(repo).as_posix() or "."
+    copied = copy_folder(repo, rel, dest, ignore=SKIPPED)
+    prefix = "" if rel == "." else f"{rel}/"
+    report.notes += [f"{prefix}{p}: left out ({why})" for p, why in copied.dropped]
+
+
+def _runtime_requirements(content: str, report: RepoReport) -> list[str]:
+    """The index requirements of DevEval's dependency file (standard-library module names
+    and the test tools the harness brings are left out)."""
+    from ...environment.requirements import InstallRefused, vet
+
+    out = []
+    for line in content.splitlines():
+        text = line.split("#", 1)[0].strip()
+        name = re.split(r"[<>=!~\[; ]", text, maxsplit=1)[0]
+        if not text or name.split(".")[0] in sys.stdlib_module_names:
+            continue
+        if name.lower() in ("pytest", "coverage", "pytest-timeout"):
+            continue
+        try:
+            out += vet([text], "requirements.txt")
+        except InstallRefused as exc:
+            report.notes.append(f"dependency not declared: {exc}")
+    return out
+
+
+def _copy_data(repo: Path, config: dict, dependencies: Path | None, dest: Path, report) -> bool:
+    """Copy the files DevEval's ``required_files`` names (besides the dependency file) into
+    ``dest``, at their paths in the repository; whether there were any."""
+    named = config.get("required_files", [])
+    copied = False
+    for entry in named if isinstance(named, list) else []:
+        pattern = relative_path(entry, f"{CONFIG}: required_files").as_posix()
+        for source in sorted(repo.glob(pattern)) if "*" in pattern else [repo / pattern]:
+            rel = source.relative_to(repo)
+            if source == dependencies:
+                continue
+            beneath(repo, rel.as_posix())  # no link on the way (AgentFileError)
+            if source.is_dir():
+                _copy(repo, source, dest / rel, report)
+            elif source.is_file():
+                copy_file(repo, rel.as_posix(), dest / rel, IntakeLimits().max_file_bytes)
+            else:
+                report.notes.append(f"required file {entry!r} is not in the repository")
+                continue
+            copied = True
+    return copied
+
+
+def import_all(src: Path, out: Path, created: dt.date) -> list[RepoReport]:
+    """Import every repository under ``src`` into ``out``; also written to import-report.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    reports = [import_repo(r, out, created) for r in find_repos(src)]
+    write_report(out, reports)
+    return reports
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command line of ``e2ebench import deveval``."""
+    shared_arguments(
+        parser,
+        "DevEval's benchmark_data/python folder, or one repository in it",
+        dt.date(2024, 3, 13),  # DevBench's first public release
+        "release date written into each task.toml (default 2024-03-13)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import, print what happened; exit status 1 when nothing could be imported."""
+    if not find_repos(args.src):
+        print(f"e2ebench: no DevEval repositories ({CONFIG}) under {args.src}", file=sys.stderr)
+        return 1
+    reports = import_all(args.src, args.out, args.created)
+    for r in reports:
+        if r.error:
+            print(f"NOT IMPORTED {r.repo}: {r.error}")
+            continue
+        print(f"{r.task}: imported ({r.examples} example scripts)")
+        # what the repository needed besides its tests, carried by the task format
+        for note in r.notes:
+            print(f"  note: {note}")
+    print(f"report: {args.out / 'import-report.json'}")
+    return 0 if any(not r.error for r in reports) else 1

