@@ -249,8 +249,29 @@ class Driver:
             )
             self.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
         self.driver.get(self.app.url)
+        self.settle()
         self.driver.get_log("browser")
         return {}
+
+    def settle(self, quiet: float = 0.3, limit: float = 5.0) -> None:
+        """Wait until the page has loaded and its text has not changed for ``quiet`` seconds
+        (at most ``limit``): an app that draws after a fetch is read once drawn, on a loaded
+        machine as on an idle one, so a case's verdict does not depend on the load."""
+        end = time.monotonic() + limit
+        last, since = None, time.monotonic()
+        while time.monotonic() < end:
+            try:
+                now = self.driver.execute_script(
+                    "return document.readyState + '|' + "
+                    "(document.body ? document.body.innerText : '')"
+                )
+            except Exception:  # noqa: BLE001 - an alert or a navigation: read it as it is
+                return
+            if now != last:
+                last, since = now, time.monotonic()
+            elif now.startswith("complete|") and time.monotonic() - since >= quiet:
+                return
+            time.sleep(0.05)
 
     # -- observing ---------------------------------------------------------------------------
 
@@ -399,6 +420,8 @@ class Driver:
         except ActionError as exc:
             return {"ok": False, "result": str(exc)}
         time.sleep(0.15)  # let the page react (handlers, a re-render)
+        if name in ("click", "type", "select", "key", "navigate"):
+            self.settle()
         return {"ok": True, "result": result}
 
     def _act(self, name: str, action: dict) -> str:

@@ -64,7 +64,9 @@ def test_hook_supplies_an_agent(pytester, tasks, results):
     ) == (100, 50, 0.25, 7)
     result = pytester.runpytest("--e2e-agent=unknown", "--e2e-tasks=tasks")
     result.stderr.fnmatch_lines(
-        ["*choose one of reference, nop, dir:PATH, vanilla, *, cmd:COMMAND, copier[[]:VARIANT[]]*"]
+        [
+            "*choose one of reference, nop, dir:PATH, claude-code[[]@VERSION[]], *, vanilla, *, cmd:COMMAND, copier[[]:VARIANT[]]*"
+        ]
     )
 
 

@@ -15,7 +15,7 @@ from ...llm.accounting import Pricing
 from ...proxy import Budget, Meter, MeteringProxy, Tape, Upstream
 from ...taskmodel.task import Task
 from ..base import Agent, AgentOutcome, RunContext, safe_label
-from ..cmd import BASE_ENV
+from ..cmd import agent_environment
 from .install import install, pinned
 from .specs import PROMPT, SPECS, CLISpec
 
@@ -75,7 +75,7 @@ class CLIAgent(Agent):
             launch = self.cli.launch(
                 tool, proxy.base_url, self.settings.model, prompt, self.settings.max_steps
             )
-            env = {k: v for k, v in os.environ.items() if k in BASE_ENV or k.startswith("LC_")}
+            env, _ = agent_environment(())  # the allow-list of every command-line agent
             env.update({k: v.replace("{home}", str(home)) for k, v in launch.env.items()})
             env.update(HOME=str(home), E2EBENCH_TASK=task.id, E2EBENCH_RUN=str(run))
             for relative, text in launch.files.items():
