@@ -238,13 +238,7 @@ def _copy(source: bytes, cand: Candidate, rng: random.Random, taken: set[str], p
     text = source[start:c_start] + literal + source[c_end:end]
     name = new_name(func.name, taken, rng)
     taken.add(name)
-    def_line = lines[func.lineno] - start
-    text = text[:def_line] + re.sub(
-        rb"\bdef\s+" + re.escape(func.name.encode()) + rb"\b",
-        b"def " + name.encode(),
-        text[def_line:],
-        count=1,
-    )
+    text = rename_def(text, lines[func.lineno] - start, func.name, name)
     if not text.endswith(b"\n"):
         text += b"\n"
     # after the original, or after any later statement of the same scope: never before it, so
@@ -270,6 +264,14 @@ def suite_candidates(tests: Path, exclude: Collection[str] = (), label: str = "t
             rel = f"{label}/{path.relative_to(tests).as_posix()}"
             candidates += module_candidates(path, rel, exclude)
     return candidates
+
+
+def rename_def(text: bytes, def_at: int, old: str, new: str) -> bytes:
+    """``text`` (a copied test's source) with the first ``def old`` from ``def_at`` on
+    renamed ``new``: the copy is a test of its own name."""
+    head, tail = text[:def_at], text[def_at:]
+    pattern = rb"\bdef\s+" + re.escape(old.encode()) + rb"\b"
+    return head + re.sub(pattern, b"def " + new.encode(), tail, count=1)
 
 
 def plant(

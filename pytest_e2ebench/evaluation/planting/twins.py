@@ -142,13 +142,7 @@ def _function_text(source: bytes, site: Site, name: str, edits) -> bytes:
     start = lines[first]
     end = honeypot.line_end(lines, func.end_lineno, source)
     text = _apply(source, start, end, edits)
-    def_at = lines[func.lineno] - start
-    text = text[:def_at] + re.sub(
-        rb"\bdef\s+" + re.escape(func.name.encode()) + rb"\b",
-        b"def " + name.encode(),
-        text[def_at:],
-        count=1,
-    )
+    text = honeypot.rename_def(text, lines[func.lineno] - start, func.name, name)
     return text if text.endswith(b"\n") else text + b"\n"
 
 
