@@ -246,8 +246,12 @@ def scan(host, ports, wait=0.3):
             for s in ready:
                 port = pending.pop(s)
                 ok = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+                try:  # reset between the select and here (slirp's refusals): no find either
+                    peer = s.getpeername() if ok else None
+                except OSError:
+                    peer = None
                 # a port connected to itself (TCP's simultaneous open on loopback) is no find
-                if ok and s.getsockname() != s.getpeername():
+                if peer is not None and s.getsockname() != peer:
                     found[f"{host}:{port}"] = hijack(host, port)
                 s.close()
         for s in pending:
