@@ -39,6 +39,11 @@ _TOML_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 # string and measure nothing after it.
 _TOML_ML_BASIC = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""(?:""?)?', re.DOTALL)
 _TOML_LITERAL_END = re.compile(r"['\n]")
+# JSON's ``\\uXXXX`` escapes may name one half of a surrogate pair alone (``"\\ud800"``): ``json``
+# keeps it in the string, valid UTF-8 bytes or not, and every later UTF-8 encode of that text
+# raises (a test's message in the HTML report ended the session with UnicodeEncodeError).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def read_data(root: Path, rel: str, *, max_bytes: int = MAX_BYTES, where: str = "") -> bytes | None:
@@ -147,7 +152,28 @@ def loads_json(
         raise AgentFileError(where, f"longer than {max_chars} characters")
     _check_depth(json_depth(text, max_depth), max_depth, where)
     with _parsing(where, "JSON", ValueError):
-        return json.loads(text)
+        value = json.loads(text)
+    return scalar_strings(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+def scalar_strings(value: object) -> object:
+    """``value`` with each lone surrogate in its strings and keys replaced by U+FFFD (in place;
+    iterative, as the value may be as deep as the parser allowed)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    stack = [value] if isinstance(value, dict | list) else []
+    while stack:
+        item = stack.pop()
+        pairs = list(item.items()) if isinstance(item, dict) else list(enumerate(item))
+        if isinstance(item, dict):
+            item.clear()
+        for key, child in pairs:
+            if isinstance(child, str):
+                child = _SURROGATE.sub("\ufffd", child)
+            elif isinstance(child, dict | list):
+                stack.append(child)
+            item[_SURROGATE.sub("\ufffd", key) if isinstance(key, str) else key] = child
+    return value
 
 
 def loads_toml(text: str, where: str, *, max_depth: int = MAX_DEPTH) -> dict:

@@ -88,6 +88,53 @@ ALLOWED = {
 # names under which the boundary modules are imported (``from ..untrusted import peer``)
 BOUNDARY_MODULES = {"parse", "peer", "intake"}
 _PARSERS = {("json", "load"), ("json", "loads"), ("tomllib", "load"), ("tomllib", "loads")}
+# Parsers of other formats a project or a peer can write (XML of JUnit or coverage reports:
+# entity expansion; archives; pickles run code): each a raw read too, under any alias.
+_PARSERS |= {
+    *(
+        (m, f)
+        for m in ("xml.etree.ElementTree", "xml.etree.cElementTree")
+        for f in ("parse", "iterparse", "fromstring", "fromstringlist", "XML", "XMLParser")
+    ),
+    ("xml.dom.minidom", "parse"),
+    ("xml.dom.minidom", "parseString"),
+    ("xml.sax", "parse"),
+    ("xml.sax", "parseString"),
+    ("zipfile", "ZipFile"),
+    ("tarfile", "open"),
+    ("shelve", "open"),
+    ("pickle", "load"),
+    ("pickle", "loads"),
+    ("marshal", "load"),
+    ("marshal", "loads"),
+    ("plistlib", "load"),
+    ("plistlib", "loads"),
+}
+_PARSER_MODULES = {m for m, _ in _PARSERS}
+_READ_METHODS = ("read_text", "read_bytes", "open")
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Local name -> module, for ``import json``, ``import json as j`` and ``from xml.etree
+    import ElementTree as ET`` (so a renamed module is no way around the scan)."""
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                top = a.name.partition(".")[0]  # ``import xml.etree.ElementTree`` binds xml
+                names[a.asname or top] = a.name if a.asname else top
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
+    return names
+
+
+def _module_of(value: ast.expr, aliases: dict[str, str]) -> str:
+    """The module a call's object names: an alias resolved (``ET`` -> xml.etree.ElementTree,
+    ``xml.etree.ElementTree`` as written)."""
+    if isinstance(value, ast.Name):
+        return aliases.get(value.id, value.id)
+    return ast.unparse(value) if isinstance(value, ast.Attribute) else ""
 
 
 def _writes(call: ast.Call, mode_index: int) -> bool:
@@ -104,18 +151,31 @@ def _writes(call: ast.Call, mode_index: int) -> bool:
 def raw_reads(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, what) for every raw read primitive called in ``tree``."""
     found = []
+    aliases = _aliases(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module in ("json", "tomllib"):
-            found += [(node.lineno, f"from {node.module} import {a.name}") for a in node.names]
+        if isinstance(node, ast.ImportFrom) and (node.module or "") in _PARSER_MODULES:
+            found += [
+                (node.lineno, f"from {node.module} import {a.name}")
+                for a in node.names
+                if (node.module, a.name) in _PARSERS
+            ]
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         if isinstance(func, ast.Name) and func.id == "open" and not _writes(node, 1):
             found.append((node.lineno, "open()"))
+        elif (
+            isinstance(func, ast.Name)
+            and func.id == "getattr"
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in _READ_METHODS
+        ):
+            found.append((node.lineno, f"getattr(..., {node.args[1].value!r})()"))
         elif not isinstance(func, ast.Attribute):
             continue
-        elif isinstance(func.value, ast.Name) and (func.value.id, func.attr) in _PARSERS:
-            found.append((node.lineno, f"{func.value.id}.{func.attr}()"))
+        elif (_module_of(func.value, aliases), func.attr) in _PARSERS:
+            found.append((node.lineno, f"{ast.unparse(func)}()"))
         elif isinstance(func.value, ast.Name) and func.value.id in BOUNDARY_MODULES:
             continue  # parse.read_text(...), peer.read_text(...): the boundary's functions
         elif func.attr in ("read_text", "read_bytes"):

@@ -1,0 +1,118 @@
+"""Red-team round 10 on issue 26's boundary: attacks not covered by the other files here.
+
+Cheap: in-process checks of the parsers and the scan that guards them, and one real probe run
+under pytester (no benchmark session). Each test names its attack and what closed it; attacks
+that were already contained are kept only where they cost nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+from test_boundary_parse import raw_reads
+
+from pytest_e2ebench.evaluation.runner import read_probe
+from pytest_e2ebench.probe import PROBE_DIR
+from pytest_e2ebench.report.html import write_html
+from pytest_e2ebench.untrusted import parse
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+RECORDS = DATA / "results" / "tipcalc-reference-nop-dir.json"
+
+# --- a lone surrogate from the project zone -------------------------------------------------
+
+# A project whose function raises with half a surrogate pair in its message. The probe writes
+# the message escaped (``\ud800``: ASCII, signed as usual); json gives the string back with
+# the lone surrogate in it, and every UTF-8 encode of it raises.
+SURROGATE_PROJECT = 'def parse(text):\n    raise ValueError("no version: \\ud800")\n'
+
+
+def test_a_lone_surrogate_in_a_test_message_does_not_break_the_reports(pytester, monkeypatch):
+    """Attack: a failing test's message (the project's exception) holding ``\\ud800``. Before,
+    ``e2ebench`` with ``--e2e-html`` ended the whole session with ``UnicodeEncodeError`` while
+    writing the report (every run's, not only the attacker's). Fixed at the boundary: the
+    bounded JSON parser gives no string with a lone surrogate (U+FFFD instead)."""
+    out = pytester.path / "probe.jsonl"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(PROBE_DIR), str(pytester.path)]))
+    monkeypatch.setenv("E2EBENCH_PROBE_OUT", str(out))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(evil=SURROGATE_PROJECT)
+    pytester.makepyfile(test_it="import evil\n\ndef test_it():\n    assert evil.parse('1.2')\n")
+    pytester.runpytest_subprocess("-p", "e2ebench_probe", "-p", "no:cacheprovider")
+    tests = read_probe(out, "")["tests"]
+    assert [t["outcome"] for t in tests] == ["failed"]
+    message = tests[0]["message"]
+    assert "no version: \ufffd" in message
+    message.encode("utf-8")  # raised UnicodeEncodeError before
+
+    document = json.loads(RECORDS.read_text())
+    record = copy.deepcopy(document["tasks"][0])
+    record["requirements"] = [
+        {"id": "R1", "verdict": "not_implemented", "failing": [{**tests[0], "nodeid": "t::x"}]}
+    ]
+    document["tasks"].append(record)
+    write_html(pytester.path / "report.html", document)
+    assert "no version: \ufffd" in (pytester.path / "report.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('"\\ud800"', "\ufffd"),
+        (
+            '{"\\udfff": ["a\\ud800b", {"k": "\\ud83d\\ude00"}]}',
+            {"\ufffd": ["a\ufffdb", {"k": "😀"}]},
+        ),
+        ('"\\\\ud800"', "\\ud800"),  # an escaped backslash: text, not a surrogate
+        ("[1, 2.5, null]", [1, 2.5, None]),
+    ],
+)
+def test_the_json_parser_gives_no_lone_surrogate(text, expected):
+    """Every agent-written JSON (parameters, checklists, probe records, app answers, tool
+    calls, model replies) passes here: a pair stays one character, half of one is U+FFFD."""
+    value = parse.loads_json(text, "f")
+    assert value == expected
+    json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def test_a_deep_value_with_lone_surrogates_is_repaired_without_recursion():
+    text = "[" * 64 + '"\\ud800"' + "]" * 64
+    value = parse.loads_json(text, "f")
+    for _ in range(64):
+        value = value[0]
+    assert value == "\ufffd"
+
+
+# --- the scan that keeps raw readers out of the package -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        # each of these read a file's text or parsed it, unseen by the scan before this round
+        ("import json as j\nj.loads(x)", True),
+        ("import tomllib as t\nt.load(fh)", True),
+        ("import xml.etree.ElementTree as ET\nET.parse(p)", True),
+        ("from xml.etree import ElementTree as ET\nET.fromstring(text)", True),
+        ("import xml.etree.ElementTree\nxml.etree.ElementTree.iterparse(p)", True),
+        ("from xml.dom.minidom import parseString", True),
+        ("import zipfile\nzipfile.ZipFile(p)", True),
+        ("import pickle as pk\npk.loads(b)", True),
+        ("getattr(path, 'read_text')()", True),
+        # and what reads nothing stays allowed
+        ("import xml.etree.ElementTree as ET\nET.tostring(e)", False),
+        ("from json import JSONDecodeError", False),
+        ("import json as j\nj.dumps(x)", False),
+        ("parse.read_json(root, rel)", False),
+    ],
+)
+def test_a_renamed_or_other_parser_is_no_way_around_the_scan(source, caught):
+    """Attack on the guard itself (tests/unit/test_boundary_parse.py): a module that imports
+    ``json`` under another name, parses XML (a JUnit or coverage file written in the project
+    zone: entity expansion) or an archive, or reads through ``getattr`` passed the scan."""
+    assert bool(raw_reads(ast.parse(source))) is caught
