@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import ast
 import copy
+import gzip
 import json
 import os
+import tarfile
 from pathlib import Path
 
 import pytest
 from test_boundary_parse import raw_reads
 
+from pytest_e2ebench.errors import AgentFileError
 from pytest_e2ebench.evaluation.runner import read_probe
 from pytest_e2ebench.probe import PROBE_DIR
 from pytest_e2ebench.report.html import write_html
 from pytest_e2ebench.untrusted import parse
+from pytest_e2ebench.untrusted.archive import unpack
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 RECORDS = DATA / "results" / "tipcalc-reference-nop-dir.json"
@@ -116,3 +120,59 @@ def test_a_renamed_or_other_parser_is_no_way_around_the_scan(source, caught):
     ``json`` under another name, parses XML (a JUnit or coverage file written in the project
     zone: entity expansion) or an archive, or reads through ``getattr`` passed the scan."""
     assert bool(raw_reads(ast.parse(source))) is caught
+
+
+# --- a peer's archive: headers tarfile reads before the limits see a member -----------------
+
+
+def _raw_member(name: str, size: int, kind: bytes, data: bytes = b"") -> bytes:
+    """One tar member as written (header, then ``size`` bytes of ``data`` padded with 'a')."""
+    info = tarfile.TarInfo(name)
+    info.size, info.type = size, kind
+    body = data + b"a" * (size - len(data))
+    return info.tobuf(format=tarfile.USTAR_FORMAT) + body + b"\0" * (-size % 512)
+
+
+def _archive(path: Path, *members: bytes) -> Path:
+    kept = _raw_member("top/data/x.txt", 1, tarfile.REGTYPE, b"x")
+    with gzip.open(path, "wb") as out:
+        out.write(b"".join(members) + kept + b"\0" * 1024)
+    return path
+
+
+def _pax(records: str) -> bytes:
+    line = f" {records}\n"
+    line = f"{len(line) + len(str(len(line) + 3))}{line}"
+    return _raw_member("top/PaxHeader", len(line), tarfile.XHDTYPE, line.encode())
+
+
+@pytest.mark.parametrize(
+    ("members", "problem"),
+    [
+        # 300 MB of header (300 KB gzipped) took 940 MiB and 30 s: here 4 MiB, refused unread
+        ([_raw_member("top/PaxHeader", 4 << 20, tarfile.XHDTYPE, b"4194304 x=")], "header of"),
+        ([_raw_member("top/././@LongLink", 4 << 20, tarfile.GNUTYPE_LONGNAME)], "header of"),
+        # 5,000 pax headers in a row: RecursionError out of the unpacker
+        ([_pax("x=1")] * 5000, "extended headers in a row"),
+        ([_raw_member("top/data/s", 512, tarfile.GNUTYPE_SPARSE)], "sparse member"),
+    ],
+    ids=["pax-header-bomb", "gnu-long-name-bomb", "pax-header-chain", "gnu-sparse"],
+)
+def test_a_peer_archive_with_a_header_bomb_is_refused_before_it_is_read(tmp_path, members, problem):
+    """Attack on ``e2ebench fetch`` (a swapped archive, before its manifest is checked): the
+    limits counted members' data, never the extended headers tarfile reads whole first."""
+    archive = _archive(tmp_path / "a.tar.gz", *members)
+    with pytest.raises(AgentFileError) as info:
+        unpack(archive, tmp_path / "out", ("data",))
+    assert problem in info.value.problem and not (tmp_path / "out").exists()
+
+
+def test_an_archive_with_the_extended_headers_git_writes_still_unpacks(tmp_path):
+    long = "data/" + "n" * 150 + ".txt"  # over ustar's 100 characters: git writes a pax path
+    archive = _archive(
+        tmp_path / "a.tar.gz",
+        _pax("comment=0123456789abcdef"),
+        _pax(f"path=top/{long}"),
+        _raw_member("top/ignored", 1, tarfile.REGTYPE, b"y"),
+    )
+    assert sorted(unpack(archive, tmp_path / "out", ("data",))) == [long, "data/x.txt"]
