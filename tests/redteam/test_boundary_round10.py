@@ -13,6 +13,7 @@ import gzip
 import json
 import os
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,41 @@ def test_an_archive_with_the_extended_headers_git_writes_still_unpacks(tmp_path)
         _raw_member("top/ignored", 1, tarfile.REGTYPE, b"y"),
     )
     assert sorted(unpack(archive, tmp_path / "out", ("data",))) == [long, "data/x.txt"]
+
+
+# --- agent-written TOML: a dotted key --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ".".join(["k"] * 20_000) + " = 1\n",  # 40 KB: 32 s in tomllib, in the harness's process
+        "[" + ".".join(["k"] * 20_000) + "]\n",
+        "a = {" + ".".join(['"k"'] * 20_000) + " = 1}\n",
+        "[tool]\n" + " . ".join(["'k'"] * 20_000) + " = 1\n",
+    ],
+    ids=["key", "table-header", "inline-table", "spaced-literal-parts"],
+)
+def test_a_long_dotted_key_is_refused_before_tomllib_sees_it(tmp_path, text):
+    """Attack: a ``pyproject.toml`` (read by the harness to vet the install) whose one dotted
+    key has 20,000 parts. tomllib nests it without recursing, so the depth was measured only
+    on the result, after a parse quadratic in the key's length: 40 KB held the harness for
+    32 s, the 1 MiB the reader allows for hours. Now each dot of a key counts as a level in
+    the scan before parsing."""
+    assert parse.toml_depth(text) > parse.MAX_DEPTH
+    (tmp_path / "pyproject.toml").write_text(text)
+    start = time.perf_counter()
+    with pytest.raises(AgentFileError, match="nested deeper than 64 levels"):
+        parse.read_toml(tmp_path, "pyproject.toml")
+    assert time.perf_counter() - start < 5
+
+
+def test_dots_in_values_and_honest_dotted_keys_still_parse():
+    text = (
+        '[tool.ruff.lint.per-file-ignores]\n"a.b.c" = ["E501"]\n'
+        "[project]\nversion = '1.2.3.4.5'\nx = [1.5, 2.5, 3.5]\nt = 1979-05-27T07:32:00.999\n"
+        "site.name.first = 'a' # a.b.c.d\n"
+    )
+    doc = parse.loads_toml(text, "pyproject.toml")
+    assert doc["project"]["site"]["name"]["first"] == "a"
+    assert parse.toml_depth(text) <= 5
