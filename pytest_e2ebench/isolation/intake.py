@@ -13,9 +13,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import fnmatch
+import io
 import os
 import posixpath
 import stat
+import tokenize
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -394,12 +396,31 @@ def parse_python(
     to the harness — the file is unparseable, never a crash.
     """
     data = read_bytes(root, rel, max_bytes)
-    if data is None:
+    if data is None or _crowded_fstring(data):
         return None
     try:
         return ast.parse(data)
     except PARSE_ERRORS:
         return None
+
+
+# Python 3.11 parses an f-string in time quadratic in its replacement fields: one of 50,000
+# (150 KB) took 13 s of the harness's process, the 2 MiB allowed above about 40 minutes.
+MAX_FSTRING_FIELDS = 2000
+
+
+def _crowded_fstring(data: bytes) -> bool:
+    """Whether one string literal of ``data`` holds over :data:`MAX_FSTRING_FIELDS` ``{``
+    (tokenized, linear; only a file with that many ``{`` at all is tokenized)."""
+    if data.count(b"{") <= MAX_FSTRING_FIELDS:
+        return False
+    try:
+        for token in tokenize.tokenize(io.BytesIO(data).readline):
+            if token.type == tokenize.STRING and token.string.count("{") > MAX_FSTRING_FIELDS:
+                return True
+    except (tokenize.TokenError, SyntaxError, ValueError, UnicodeDecodeError):
+        return True  # not Python the parser would take either
+    return False
 
 
 def walk(

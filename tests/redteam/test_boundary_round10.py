@@ -21,8 +21,10 @@ from test_boundary_parse import raw_reads
 
 from pytest_e2ebench.errors import AgentFileError
 from pytest_e2ebench.evaluation.runner import read_probe
+from pytest_e2ebench.isolation import intake
 from pytest_e2ebench.probe import PROBE_DIR
 from pytest_e2ebench.report.html import write_html
+from pytest_e2ebench.taskmodel.testindex import defines_tests
 from pytest_e2ebench.untrusted import parse
 from pytest_e2ebench.untrusted.archive import unpack
 
@@ -215,3 +217,25 @@ def test_dots_in_values_and_honest_dotted_keys_still_parse():
     doc = parse.loads_toml(text, "pyproject.toml")
     assert doc["project"]["site"]["name"]["first"] == "a"
     assert parse.toml_depth(text) <= 5
+
+
+# --- agent-written Python, parsed in the harness's process -----------------------------------
+
+
+def test_an_fstring_crowded_with_fields_is_unparseable_not_a_stall(tmp_path):
+    """Attack: an agent's test module holding one f-string of 30,000 ``{1}`` (90 KB). The
+    harness parses the agent's modules in its own process (which of them define tests, the
+    migration's index), and Python 3.11 takes time quadratic in an f-string's fields: 13 s
+    for 50,000, about 40 minutes for the 2 MiB the reader allows. Now such a module is
+    unparseable (counted as a test module, as any module the parser cannot take)."""
+    (tmp_path / "test_crowded.py").write_text("X = f'" + "{1}" * 30_000 + "'\n")
+    start = time.perf_counter()
+    assert intake.parse_python(tmp_path, "test_crowded.py") is None
+    assert defines_tests(tmp_path, Path("test_crowded.py"))
+    assert time.perf_counter() - start < 3
+
+
+def test_a_module_with_many_braces_in_many_strings_still_parses(tmp_path):
+    body = "".join(f"D{i} = {{'k': f'{{{i}}}'}}\n" for i in range(3000))
+    (tmp_path / "test_braces.py").write_text(body + "def test_it():\n    assert D1\n")
+    assert intake.parse_python(tmp_path, "test_braces.py") is not None
