@@ -12,6 +12,7 @@ import copy
 import gzip
 import json
 import os
+import struct
 import tarfile
 import time
 from pathlib import Path
@@ -19,6 +20,8 @@ from pathlib import Path
 import pytest
 from test_boundary_parse import raw_reads
 
+from pytest_e2ebench.environment import wheel
+from pytest_e2ebench.environment.requirements import InstallRefused
 from pytest_e2ebench.errors import AgentFileError
 from pytest_e2ebench.evaluation.runner import read_probe
 from pytest_e2ebench.isolation import intake
@@ -239,3 +242,34 @@ def test_a_module_with_many_braces_in_many_strings_still_parses(tmp_path):
     body = "".join(f"D{i} = {{'k': f'{{{i}}}'}}\n" for i in range(3000))
     (tmp_path / "test_braces.py").write_text(body + "def test_it():\n    assert D1\n")
     assert intake.parse_python(tmp_path, "test_braces.py") is not None
+
+
+# --- the built wheel: a central directory of a million entries -------------------------------
+
+
+def _central_directory_bomb(path: Path, entries: int) -> Path:
+    """A zip of ``entries`` empty central-directory entries (no data, ZIP64 end records)."""
+    entry = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, 1, *[0] * 6)
+    size = (len(entry) + 1) * entries
+    end64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, entries, entries, size, 0)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, size, 1)
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    path.write_bytes((entry + b"a") * entries + end64 + locator + end)
+    return path
+
+
+def test_a_wheel_with_a_huge_central_directory_is_refused_before_zipfile_reads_it(
+    tmp_path, monkeypatch
+):
+    """Attack: the build writes a wheel whose central directory lists a million empty entries
+    (44 MiB). zipfile makes an object per entry before the entry count was checked: 36 s and
+    370 MiB of the harness's process (the 256 MiB a build may write: minutes, gigabytes). Now
+    the entries are bounded from the signatures in the file before zipfile opens it."""
+    path = _central_directory_bomb(tmp_path / "calc-0.1-py3-none-any.whl", 25_000)
+
+    def no_zipfile(*args, **kwargs):
+        raise AssertionError("zipfile opened a wheel of more than MAX_ENTRIES entries")
+
+    monkeypatch.setattr(wheel.zipfile, "ZipFile", no_zipfile)
+    with pytest.raises(InstallRefused, match="more than 20000 entries"):
+        wheel.inspect(path, reserved=frozenset(), commands=frozenset(), dists=frozenset())
