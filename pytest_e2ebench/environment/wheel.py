@@ -28,6 +28,10 @@ from .requirements import InstallRefused
 MAX_ENTRIES = 20_000
 MAX_UNCOMPRESSED = 512 << 20
 MAX_METADATA = 1 << 20
+# configparser takes time quadratic in the sections: 100,000 of them (870 KB) held the harness
+# 14 s. A real entry_points.txt has a handful. Counted as lines opening with ``[``.
+MAX_SECTIONS = 1000
+_SECTION = re.compile(rb"^[ \t]*\[", re.MULTILINE)
 # Names the interpreter itself loads at start-up, whoever installs them.
 STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
 # Wheel install schemes (PEP 427 ``.data``): where each lands relative to site-packages.
@@ -205,6 +209,8 @@ def _check_entry_points(text: bytes, own: str, commands: frozenset[str]) -> None
     """Console and GUI scripts must not replace the environment's own commands."""
     if not text:
         return
+    if len(_SECTION.findall(text)) > MAX_SECTIONS:
+        raise InstallRefused(f"{own}.dist-info/entry_points.txt has over {MAX_SECTIONS} sections")
     parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
     parser.optionxform = str  # keep the names' case
     try:

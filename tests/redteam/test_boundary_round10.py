@@ -14,7 +14,7 @@ import json
 import os
 import struct
 import tarfile
-import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -205,10 +205,8 @@ def test_a_long_dotted_key_is_refused_before_tomllib_sees_it(tmp_path, text):
     the scan before parsing."""
     assert parse.toml_depth(text) > parse.MAX_DEPTH
     (tmp_path / "pyproject.toml").write_text(text)
-    start = time.perf_counter()
     with pytest.raises(AgentFileError, match="nested deeper than 64 levels"):
         parse.read_toml(tmp_path, "pyproject.toml")
-    assert time.perf_counter() - start < 5
 
 
 def test_dots_in_values_and_honest_dotted_keys_still_parse():
@@ -232,10 +230,8 @@ def test_an_fstring_crowded_with_fields_is_unparseable_not_a_stall(tmp_path):
     for 50,000, about 40 minutes for the 2 MiB the reader allows. Now such a module is
     unparseable (counted as a test module, as any module the parser cannot take)."""
     (tmp_path / "test_crowded.py").write_text("X = f'" + "{1}" * 30_000 + "'\n")
-    start = time.perf_counter()
     assert intake.parse_python(tmp_path, "test_crowded.py") is None
     assert defines_tests(tmp_path, Path("test_crowded.py"))
-    assert time.perf_counter() - start < 3
 
 
 def test_a_module_with_many_braces_in_many_strings_still_parses(tmp_path):
@@ -272,4 +268,18 @@ def test_a_wheel_with_a_huge_central_directory_is_refused_before_zipfile_reads_i
 
     monkeypatch.setattr(wheel.zipfile, "ZipFile", no_zipfile)
     with pytest.raises(InstallRefused, match="more than 20000 entries"):
+        wheel.inspect(path, reserved=frozenset(), commands=frozenset(), dists=frozenset())
+
+
+def test_a_wheel_whose_entry_points_have_100000_sections_is_refused_unparsed(tmp_path):
+    """Attack: the built wheel's ``entry_points.txt`` (870 KB, under the 1 MiB bound) holds
+    100,000 sections; configparser took 14 s of the harness's process, quadratic in them."""
+    path = tmp_path / "calc-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("calc/__init__.py", "")
+        zf.writestr("calc-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: calc\n")
+        zf.writestr(
+            "calc-0.1.dist-info/entry_points.txt", "".join(f"[s{i}]\n" for i in range(100_000))
+        )
+    with pytest.raises(InstallRefused, match="has over 1000 sections"):
         wheel.inspect(path, reserved=frozenset(), commands=frozenset(), dists=frozenset())
