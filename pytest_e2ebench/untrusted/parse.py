@@ -241,27 +241,28 @@ def toml_depth(text: str, limit: int = MAX_DEPTH) -> int:
         char, start = found.group(), found.start()
         if dots and _TOML_KEY_END.search(text, pos, start):
             dots = 0
-        if char in "[{":
-            depth += 1
-            dots = 0
-            deepest = max(deepest, depth)
-            pos = found.end()
-        elif char in "]}":
-            depth -= 1
-            dots = 0
-            pos = found.end()
-        elif char == ".":
-            dots += 1
-            deepest = max(deepest, depth + dots)
-            pos = found.end()
-        else:
+        if char in "\"'#":
             end = _toml_skip(text, start, char)
             if end < 0:
                 break  # unterminated: tomllib stops here too
-            dots = 0 if char == "#" else dots  # a comment ends its line
+            if char == "#":
+                dots = 0  # a comment ends its line
             pos = end
-        if deepest > limit:
-            break
+            continue
+        pos = found.end()
+        if char in "]}":
+            depth -= 1
+            dots = 0
+            continue
+        if char == ".":
+            dots += 1
+        else:
+            depth += 1
+            dots = 0
+        if depth + dots > deepest:
+            deepest = depth + dots
+            if deepest > limit:
+                break
     return deepest
 
 
