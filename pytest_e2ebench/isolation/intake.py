@@ -410,13 +410,16 @@ MAX_FSTRING_FIELDS = 2000
 
 
 def _crowded_fstring(data: bytes) -> bool:
-    """Whether one string literal of ``data`` holds over :data:`MAX_FSTRING_FIELDS` ``{``
+    """Whether one f-string literal of ``data`` holds over :data:`MAX_FSTRING_FIELDS` ``{``
     (tokenized, linear; only a file with that many ``{`` at all is tokenized)."""
     if data.count(b"{") <= MAX_FSTRING_FIELDS:
         return False
     try:
         for token in tokenize.tokenize(io.BytesIO(data).readline):
-            if token.type == tokenize.STRING and token.string.count("{") > MAX_FSTRING_FIELDS:
+            if token.type != tokenize.STRING or token.string.count("{") <= MAX_FSTRING_FIELDS:
+                continue
+            prefix = token.string[: len(token.string) - len(token.string.lstrip("bBrRuUfF"))]
+            if "f" in prefix.lower():  # a plain string of braces (a JSON blob) is no f-string
                 return True
     except (tokenize.TokenError, SyntaxError, ValueError, UnicodeDecodeError):
         return True  # not Python the parser would take either

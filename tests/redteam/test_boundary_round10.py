@@ -283,3 +283,10 @@ def test_a_wheel_whose_entry_points_have_100000_sections_is_refused_unparsed(tmp
         )
     with pytest.raises(InstallRefused, match="has over 1000 sections"):
         wheel.inspect(path, reserved=frozenset(), commands=frozenset(), dists=frozenset())
+
+
+def test_a_plain_string_of_many_braces_still_parses(tmp_path):
+    """A JSON blob in a plain string is no f-string: the module stays parseable (the project's
+    modules are indexed for the migration from the same parser)."""
+    (tmp_path / "test_blob.py").write_text("BLOB = '" + "{}" * 5000 + "'\n")
+    assert intake.parse_python(tmp_path, "test_blob.py") is not None
