@@ -310,6 +310,16 @@ class SharedSession(Batch):
                 found[name] = next((t for t in tags if t != "system-out"), "passed")
         return found
 
+    def failures(self, agent: str, run: int) -> str:
+        """The failure and error texts (JUnit) of a run's items, one after the other."""
+        texts = []
+        for case in ElementTree.parse(self.root / "junit.xml").getroot().iter("testcase"):
+            if f"[{agent}-run-{run}-" in case.get("name", ""):
+                for child in case:
+                    if child.tag in ("failure", "error"):
+                        texts += [child.get("message", ""), child.text or ""]
+        return "\n".join(texts)
+
 
 @pytest.fixture(scope="session")
 def calc_session(request: pytest.FixtureRequest, tmp_path_factory) -> SharedSession:
