@@ -300,15 +300,28 @@ class SharedSession(Batch):
         assert self.done is not None
         return pytest.LineMatcher(self.done.stdout.splitlines())
 
-    def outcomes(self, agent: str, run: int) -> dict[str, str]:
-        """JUnit outcome (passed, failed, error, skipped) of each of a run's items, by name."""
+    def outcomes(self, agent: str, run: int, task: str = "") -> dict[str, str]:
+        """JUnit outcome (passed, failed, error, skipped) of each of a run's items, by name
+        (of ``task`` only if given)."""
         found = {}
         for case in ElementTree.parse(self.root / "junit.xml").getroot().iter("testcase"):
             name = case.get("name", "")
-            if f"[{agent}-run-{run}-" in name:
+            if f"{task}[{agent}-run-{run}-" in name and name.startswith(task):
                 tags = [child.tag for child in case if child.tag != "properties"]
                 found[name] = next((t for t in tags if t != "system-out"), "passed")
         return found
+
+    def failures(self, agent: str, run: int, task: str = "") -> str:
+        """The failure and error texts (JUnit) of a run's items (of ``task`` only if given),
+        one after the other."""
+        texts = []
+        for case in ElementTree.parse(self.root / "junit.xml").getroot().iter("testcase"):
+            name = case.get("name", "")
+            if f"{task}[{agent}-run-{run}-" in name and name.startswith(task):
+                for child in case:
+                    if child.tag in ("failure", "error"):
+                        texts += [child.get("message", ""), child.text or ""]
+        return "\n".join(texts)
 
 
 @pytest.fixture(scope="session")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
+from pathlib import Path
 
 import pytest
 from test_llm_agents import ini
 
+from conftest import SharedSession, batch_folder
 from pytest_e2ebench.errors import TaskError
 from pytest_e2ebench.methods.app.cases import parse_cases
 from pytest_e2ebench.methods.app.judge import parse_verdict
@@ -178,37 +181,6 @@ def test_a_command_app_needs_its_command(tasks):
 
 
 @browser
-@pytest.mark.slow
-def test_a_scripted_agent_clicking_through_the_reference_passes_every_feature(
-    pytester, tasks, results, llm
-):
-    make_app_task(tasks)
-    scripted(llm)
-    began = time.monotonic()
-    result = run(pytester, llm, "--e2e-agent=reference", "-v")
-    elapsed = time.monotonic() - began
-    result.assert_outcomes(passed=3)
-    record = results()["tasks"][0]
-    assert record["metrics"]["executability"] == 1.0
-    assert record["metrics"]["sq"] == 1.0
-    app = record["app"]
-    assert (app["cases"], app["yes"], app["no"], app["indeterminate"]) == (3, 3, 0, 0)
-    # the agent saw the accessibility tree and a screenshot, and acted on numbered nodes
-    agent_requests = [r for r in llm.requests if "meticulous" in r["messages"][0]["content"]]
-    first = agent_requests[0]["messages"][1]["content"]
-    assert 'button "Greet"' in first[0]["text"]
-    assert first[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
-    assert {t["function"]["name"] for t in agent_requests[0]["tools"]} >= {"click", "report"}
-    # the evidence is kept: the trace and the final screenshot of every case
-    run_dir = pytester.path / ".e2ebench" / "reference" / "greeter" / "run-1"
-    kept = json.loads(next(run_dir.glob("eval/cases/F2-1.json")).read_text())
-    assert [t["action"] for t in kept["report"]["trace"]] == ["click", "click"]
-    assert "Count: 2" in kept["final_page"]
-    assert next(run_dir.glob("eval/cases/F2-1.jpg")).read_bytes()[:2] == b"\xff\xd8"
-    print(f"\nreference app: 3 cases in {elapsed:.1f} s (session), {app['case_seconds']}")
-
-
-@browser
 def test_the_empty_project_scores_executability_0_and_sq_0_without_asking_the_model(
     pytester, tasks, results, llm
 ):
@@ -226,29 +198,6 @@ def test_the_empty_project_scores_executability_0_and_sq_0_without_asking_the_mo
     needs.assert_outcomes(errors=3)
     needs.stdout.fnmatch_lines(["*infrastructure error*--e2e-llm-base-url=URL*"])
     result.stdout.fnmatch_lines(["*cases/F1 — not tested: the app is not executable*"])
-
-
-@browser
-@pytest.mark.slow
-def test_a_mutant_loses_exactly_the_feature_its_mutation_breaks(pytester, tasks, results, llm):
-    root = make_app_task(tasks, script=SCRIPT.replace("n += 1;", "n += 0;"))
-    scripted(llm)
-    result = run(pytester, llm, "--e2e-agent=reference")
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*F2 not implemented*", "*FAILED*cases/F2-1 — No: *Count: 2*"])
-    record = results()["tasks"][0]
-    assert record["metrics"]["sq"] == pytest.approx(2 / 3)
-    assert [r["id"] for r in record["requirements"] if r["verdict"] != "implemented"] == ["F2"]
-    assert root.exists()
-
-
-@browser
-def test_an_app_whose_script_breaks_on_load_is_not_executable(pytester, tasks, results, llm):
-    make_app_task(tasks, script="undefinedFunction();\n" + SCRIPT)
-    run(pytester, llm, "--e2e-agent=reference").assert_outcomes(failed=3)
-    web = results()["tasks"][0]["web"]
-    assert not web["executable"]
-    assert any("undefinedFunction" in e for e in web["errors"])
 
 
 @browser
@@ -447,3 +396,86 @@ def test_a_command_app_that_kills_what_it_can_does_not_reach_the_driver_or_the_b
     record = results()["tasks"][0]
     assert record["status"] != "error"
     assert record["metrics"]["executability"] == 1.0
+
+
+# --- the reference, a mutant and an app that breaks on load: one session ---------------------
+
+
+class AppBatch(SharedSession):
+    """The app session and what its scripted model was asked."""
+
+    requests: list = []
+
+
+@pytest.fixture(scope="module")
+def app_batch(request, tmp_path_factory) -> AppBatch:
+    """One session of the reference agent on three app tasks (read by ``TestBatchApp``)."""
+    with batch_folder(request, tmp_path_factory, "app-batch") as root:
+        batch = AppBatch(root)
+        make_app_task(batch.tasks)
+        make_app_task(batch.tasks, "mutant", script=SCRIPT.replace("n += 1;", "n += 0;"))
+        make_app_task(batch.tasks, "broken", script="undefinedFunction();\n" + SCRIPT)
+        options = {"e2ebench_model": "scripted-model", "e2ebench_llm_retries": "0"}
+        options["e2ebench_app_cases"] = "3-6"
+        lines = ["[pytest]", *(f"{k} = {v}" for k, v in options.items())]
+        (root / "pytest.ini").write_text("\n".join(lines) + "\n")
+        with ScriptedLLM() as llm:
+            scripted(llm, n=600)
+            began = time.monotonic()
+            batch.run(
+                f"--e2e-llm-base-url={llm.base_url}",
+                "--e2e-agent=reference",
+                "--e2e-tasks=tasks",
+                "--junitxml=junit.xml",
+                "-p",
+                "no:cacheprovider",
+            )
+            batch.requests = list(llm.requests)
+        print(f"\nreference app, 3 tasks: {time.monotonic() - began:.1f} s (session)")
+        yield batch
+
+
+@browser
+@pytest.mark.slow
+class TestBatchApp:
+    """The readers of the one app session (one xdist worker builds it)."""
+
+    def test_a_scripted_agent_clicking_through_the_reference_passes_every_feature(self, app_batch):
+        assert set(app_batch.outcomes("reference", 1, "greeter").values()) == {"passed"}
+        record = app_batch.record("greeter", 1, "reference")
+        assert record["metrics"]["executability"] == 1.0
+        assert record["metrics"]["sq"] == 1.0
+        app = record["app"]
+        assert (app["cases"], app["yes"], app["no"], app["indeterminate"]) == (3, 3, 0, 0)
+        # the agent saw the accessibility tree and a screenshot, and acted on numbered nodes
+        agent_requests = [
+            r for r in app_batch.requests if "meticulous" in r["messages"][0]["content"]
+        ]
+        first = agent_requests[0]["messages"][1]["content"]
+        assert 'button "Greet"' in first[0]["text"]
+        assert first[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+        assert {t["function"]["name"] for t in agent_requests[0]["tools"]} >= {"click", "report"}
+        # the evidence is kept: the trace and the final screenshot of every case
+        run_dir = Path(record["dir"])
+        kept = json.loads(next(run_dir.glob("eval/cases/F2-1.json")).read_text())
+        assert [t["action"] for t in kept["report"]["trace"]] == ["click", "click"]
+        assert "Count: 2" in kept["final_page"]
+        assert next(run_dir.glob("eval/cases/F2-1.jpg")).read_bytes()[:2] == b"\xff\xd8"
+
+    def test_a_mutant_loses_exactly_the_feature_its_mutation_breaks(self, app_batch):
+        outcomes = app_batch.outcomes("reference", 1, "mutant")
+        assert sorted(outcomes.values()) == ["failure", "passed", "passed"], outcomes
+        failures = app_batch.failures("reference", 1, "mutant")
+        assert "F2 not implemented" in failures
+        assert re.search(r"FAILED.*cases/F2-1 — No: .*Count: 2", failures), failures
+        record = app_batch.record("mutant", 1, "reference")
+        assert record["metrics"]["sq"] == pytest.approx(2 / 3)
+        assert [r["id"] for r in record["requirements"] if r["verdict"] != "implemented"] == ["F2"]
+        assert (app_batch.root / "tasks" / "mutant").exists()
+
+    def test_an_app_whose_script_breaks_on_load_is_not_executable(self, app_batch):
+        outcomes = app_batch.outcomes("reference", 1, "broken")
+        assert list(outcomes.values()) == ["failure"] * 3, outcomes
+        web = app_batch.record("broken", 1, "reference")["web"]
+        assert not web["executable"]
+        assert any("undefinedFunction" in e for e in web["errors"])

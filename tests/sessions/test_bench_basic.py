@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import CALC_CODE, CALC_TESTS
+from conftest import CALC_CODE, CALC_TESTS, SharedSession, batch_folder
 
 
 @pytest.mark.slow
@@ -82,55 +83,77 @@ def test_dir_agent_prefers_run_folders_and_notes_missing_tasks(pytester, tasks, 
     assert "graded as an empty repository" in runs["other", 1]["notes"][0]
 
 
-def test_project_without_packaging_is_put_on_the_path(pytester, tasks, results):
-    tasks.make()
-    out = pytester.path / "outputs" / "calc" / "calc"
-    out.mkdir(parents=True)
+# --- one session of dir: variants of the calc task, one run folder each (docs/testing.md) ----
+
+NO_PACKAGING, BAD_VERSION, MISSING_DEPENDENCY, HANGING = 1, 2, 3, 4
+
+
+def variants(batch: SharedSession) -> None:
+    """The calc task and one ``dir:out`` run per variant."""
+    batch.tasks.make(toml_extra="[tests]\ntimeout = 1\n")
+    package = batch.variant("calc", NO_PACKAGING) / "calc"  # modules, no pyproject.toml
     for module, text in CALC_CODE.items():
-        (out / f"{module}.py").write_text(text)
-    (out / "__init__.py").write_text(
-        "from .add import add\nfrom .sub import sub\nfrom .mul import mul\n"
-    )
-    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
-    result.assert_outcomes(passed=3)
-    assert results()["tasks"][0]["install"] == {"method": "path", "ok": True}
-
-
-def test_project_that_fails_to_install_is_the_agents_failure(pytester, tasks, results):
-    tasks.make()
-    where = tasks.reference(pytester.path / "outputs" / "calc", CALC_CODE)
+        batch.tasks.write(package / f"{module}.py", text)
+    imports = "".join(f"from .{module} import {module}\n" for module in CALC_CODE)
+    batch.tasks.write(package / "__init__.py", imports)
+    where = batch.tasks.reference(batch.variant("calc", BAD_VERSION), CALC_CODE)
     (where / "pyproject.toml").write_text("[project]\nname = 'calc'\nversion = 'not a version!'\n")
-    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
-    result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines(["*note: the project failed to install*"])
-    assert results()["tasks"][0]["install"]["ok"] is False
-
-
-def test_a_dependency_the_index_does_not_have_is_the_agents_failure(pytester, tasks, results):
-    tasks.make()
-    where = tasks.reference(pytester.path / "outputs" / "calc", CALC_CODE)
+    where = batch.tasks.reference(batch.variant("calc", MISSING_DEPENDENCY), CALC_CODE)
     pyproject = where / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text().replace(
             "[project]\n", '[project]\ndependencies = ["e2ebench-no-such-package-4f1c"]\n'
         )
     )
-    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
-    result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines(["*note: the project failed to install*"])
-    run = results()["tasks"][0]
-    assert run["status"] == "ok" and run["install"]["ok"] is False
-    log = Path(run["dir"]) / "logs" / "dependencies.log"
-    assert "e2ebench-no-such-package-4f1c" in log.read_text()
-
-
-def test_a_hanging_test_is_cut_by_the_per_test_timeout(pytester, tasks, results):
     slow = dict(CALC_CODE, mul="import time\n\ndef mul(a, b):\n    time.sleep(60)\n")
-    tasks.make(toml_extra="[tests]\ntimeout = 1\n")
-    tasks.reference(pytester.path / "outputs" / "calc", slow)
-    result = pytester.runpytest("--e2e-agent=dir:outputs", "--e2e-tasks=tasks")
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*FAILED*TestMul::test_mul*Timeout*"])
+    batch.tasks.reference(batch.variant("calc", HANGING), slow)
+
+
+@pytest.fixture(scope="module")
+def calc_variants(request, tmp_path_factory) -> SharedSession:
+    """One session over the calc variants above (four runs of ``dir:out``), read by
+    ``TestBatchCalcVariants``: each test asserts on its own run."""
+    with batch_folder(request, tmp_path_factory, "calc-variants") as root:
+        batch = SharedSession(root)
+        variants(batch)
+        batch.run(
+            "--e2e-agent=dir:out",
+            "--e2e-tasks=tasks",
+            "--e2e-runs=4",
+            "--junitxml=junit.xml",
+            "-p",
+            "no:cacheprovider",
+        )
+        yield batch
+
+
+@pytest.mark.slow
+class TestBatchCalcVariants:
+    """dir: submissions of the calc task that each need only their own run (one session)."""
+
+    def test_project_without_packaging_is_put_on_the_path(self, calc_variants):
+        assert set(calc_variants.outcomes("dir-out", NO_PACKAGING).values()) == {"passed"}
+        run = calc_variants.record("calc", NO_PACKAGING)
+        assert run["install"] == {"method": "path", "ok": True}
+
+    @pytest.mark.parametrize("variant", [BAD_VERSION, MISSING_DEPENDENCY])
+    def test_project_that_fails_to_install_is_the_agents_failure(self, calc_variants, variant):
+        outcomes = calc_variants.outcomes("dir-out", variant)
+        assert list(outcomes.values()) == ["failure"] * 3, outcomes
+        assert "note: the project failed to install" in calc_variants.failures("dir-out", variant)
+        assert calc_variants.record("calc", variant)["install"]["ok"] is False
+
+    def test_a_dependency_the_index_does_not_have_is_the_agents_failure(self, calc_variants):
+        run = calc_variants.record("calc", MISSING_DEPENDENCY)
+        assert run["status"] == "ok"
+        log = Path(run["dir"]) / "logs" / "dependencies.log"
+        assert "e2ebench-no-such-package-4f1c" in log.read_text()
+
+    def test_a_hanging_test_is_cut_by_the_per_test_timeout(self, calc_variants):
+        outcomes = calc_variants.outcomes("dir-out", HANGING)
+        assert sorted(outcomes.values()) == ["failure", "passed", "passed"], outcomes
+        assert outcomes["calc[dir-out-run-4-R3]"] == "failure"
+        assert re.search(r"TestMul::test_mul.*Timeout", calc_variants.failures("dir-out", HANGING))
 
 
 def test_the_whole_run_timeout_kills_the_test_process(pytester, tasks, results):

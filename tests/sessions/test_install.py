@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from test_attacks import PATCH_PYTEST as FORGE  # makes every test pass, if it ever runs
 
-from conftest import CALC_CODE, CALC_TESTS
+from conftest import CALC_CODE, CALC_TESTS, SharedSession, batch_folder
 from pytest_e2ebench.environment import finder, integrity, venv, wheel
 from pytest_e2ebench.environment.requirements import InstallRefused, build_system, vet
 from pytest_e2ebench.errors import InfrastructureError
@@ -435,37 +435,6 @@ setup(name="evilbuild", version="1.0")
 """
 
 
-@pytest.mark.parametrize("field", ["build-system", "dependencies"])
-def test_a_direct_reference_is_refused_and_never_installed(pytester, tasks, field):
-    tasks.make()
-    out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)
-    marker = pytester.path / "evilbuild-ran"
-    tasks.write(out / "evilbuild" / "setup.py", MARKING_SETUP.format(marker=str(marker)))
-    reference = f"evilbuild @ file://{out / 'evilbuild'}"
-    pyproject = out / "pyproject.toml"
-    text = pyproject.read_text()
-    if field == "build-system":
-        text = text.replace('"setuptools>=61"', f'"setuptools>=61", "{reference}"')
-    else:
-        text = text.replace("[project]\n", f'[project]\ndependencies = ["{reference}"]\n')
-    pyproject.write_text(text + '[tool.setuptools]\npackages = ["calc"]\n')
-    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
-    result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines(["*note: the project failed to install*"])
-    install = _install_data(pytester)
-    assert install["ok"] is False
-    assert "is a direct reference (a URL or a path)" in install["log"]
-    field = (
-        "pyproject.toml [[]build-system[]] requires" if field == "build-system" else "Requires-Dist"
-    )
-    result.stdout.fnmatch_lines(
-        [f"*note: the project failed to install: {field}*evilbuild @ file*"]
-    )
-    assert not marker.exists()
-    assert not list(_site(pytester).glob("evilbuild*"))
-    assert not list(_site(pytester).glob("calc*"))  # nothing of the project left half-way
-
-
 def test_a_root_sitecustomize_of_a_project_without_packaging_never_runs(pytester, tasks, results):
     tasks.make()
     out = pytester.path / "out" / "calc"
@@ -537,37 +506,96 @@ def test_add_through_the_command():
 """
 
 
+WHEELS = {  # run number: what the handmade backend adds to the wheel, and the refusal
+    1: ({}, None),
+    2: ({"zz_forge.pth": "import _pytest\n"}, "ships a .pth file (zz_forge.pth)"),
+    3: ({"_pytest/zz_forge.py": FORGE}, "ships '_pytest' (_pytest/zz_forge.py)"),
+}
+
+
+DIRECT = {4: "build-system", 5: "dependencies"}  # run number: where the direct reference is
+
+
+def direct_reference(batch: SharedSession, run: int, field: str) -> None:
+    """Run ``run``: calc naming a local project that marks the host when built, in ``field``."""
+    out = batch.tasks.reference(batch.variant("calc", run), CALC_CODE)
+    marker = batch.root / f"evilbuild-ran-{run}"
+    batch.tasks.write(out / "evilbuild" / "setup.py", MARKING_SETUP.format(marker=str(marker)))
+    reference = f"evilbuild @ file://{out / 'evilbuild'}"
+    pyproject = out / "pyproject.toml"
+    text = pyproject.read_text()
+    if field == "build-system":
+        text = text.replace('"setuptools>=61"', f'"setuptools>=61", "{reference}"')
+    else:
+        text = text.replace("[project]\n", f'[project]\ndependencies = ["{reference}"]\n')
+    pyproject.write_text(text + '[tool.setuptools]\npackages = ["calc"]\n')
+
+
+@pytest.fixture(scope="module")
+def wheels(request, tmp_path_factory) -> SharedSession:
+    """One session of ``dir:out``: one handmade wheel per run (``WHEELS``), read by
+    ``TestBatchWheels``."""
+    with batch_folder(request, tmp_path_factory, "wheels") as root:
+        batch = SharedSession(root)
+        batch.tasks.make(tests={"test_calc.py": CALC_TESTS, "test_cli.py": CLI_TEST})
+        for run, (extra, _) in WHEELS.items():
+            out = batch.tasks.reference(batch.variant("calc", run), CALC_CODE)
+            batch.tasks.write(out / "calc" / "cli.py", CLI)
+            batch.tasks.write(out / "_build" / "handmade.py", HANDMADE_BACKEND.format(extra=extra))
+            (out / "pyproject.toml").write_text(
+                '[build-system]\nrequires = []\nbuild-backend = "handmade"\n'
+                'backend-path = ["_build"]\n'
+            )
+        for run, field in DIRECT.items():
+            direct_reference(batch, run, field)
+        batch.run(
+            "--e2e-agent=dir:out",
+            "--e2e-tasks=tasks",
+            f"--e2e-runs={len(WHEELS) + len(DIRECT)}",
+            "--junitxml=junit.xml",
+            "-p",
+            "no:cacheprovider",
+        )
+        yield batch
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "extra, refused",
-    [
-        ({}, None),
-        ({"zz_forge.pth": "import _pytest\n"}, "ships a .pth file (zz_forge.pth)"),
-        ({"_pytest/zz_forge.py": FORGE}, "ships '_pytest' (_pytest/zz_forge.py)"),
-    ],
-    ids=["clean", "pth", "_pytest"],
-)
-def test_a_wheel_that_ships_a_pth_or_a_test_tool_is_refused(pytester, tasks, extra, refused):
-    tasks.make(tests={"test_calc.py": CALC_TESTS, "test_cli.py": CLI_TEST})
-    out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)
-    tasks.write(out / "calc" / "cli.py", CLI)
-    tasks.write(out / "_build" / "handmade.py", HANDMADE_BACKEND.format(extra=extra))
-    (out / "pyproject.toml").write_text(
-        '[build-system]\nrequires = []\nbuild-backend = "handmade"\nbackend-path = ["_build"]\n'
-    )
-    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
-    install = _install_data(pytester)
-    if refused is None:
-        result.assert_outcomes(passed=3)
-        assert install["ok"] is True
-        return
-    result.assert_outcomes(failed=3)
-    assert install["ok"] is False
-    assert refused in install["log"]
-    site = _site(pytester)
-    assert not (site / "zz_forge.pth").exists()
-    assert not (site / "_pytest" / "zz_forge.py").exists()
-    assert not list(site.glob("calc*"))
+class TestBatchWheels:
+    """The readers of the one session of handmade wheels (one xdist worker builds it)."""
+
+    @pytest.mark.parametrize("run", list(WHEELS), ids=["clean", "pth", "_pytest"])
+    def test_a_wheel_that_ships_a_pth_or_a_test_tool_is_refused(self, wheels, run):
+        refused = WHEELS[run][1]
+        where = Path(wheels.record("calc", run)["dir"])
+        install = json.loads((where / "venv.json").read_text())["data"]
+        outcomes = set(wheels.outcomes("dir-out", run).values())
+        if refused is None:
+            assert outcomes == {"passed"}
+            assert install["ok"] is True
+            return
+        assert outcomes == {"failure"}
+        assert install["ok"] is False
+        assert refused in install["log"]
+        site = integrity.site_packages(where / "venv")
+        assert not (site / "zz_forge.pth").exists()
+        assert not (site / "_pytest" / "zz_forge.py").exists()
+        assert not list(site.glob("calc*"))
+
+    @pytest.mark.parametrize("run", list(DIRECT), ids=list(DIRECT.values()))
+    def test_a_direct_reference_is_refused_and_never_installed(self, wheels, run):
+        assert set(wheels.outcomes("dir-out", run).values()) == {"failure"}
+        where = Path(wheels.record("calc", run)["dir"])
+        install = json.loads((where / "venv.json").read_text())["data"]
+        assert install["ok"] is False
+        assert "is a direct reference (a URL or a path)" in install["log"]
+        field = "pyproject.toml [build-system] requires" if run == 4 else "Requires-Dist"
+        note = f"note: the project failed to install: {field}"
+        failures = wheels.failures("dir-out", run)
+        assert re.search(re.escape(note) + ".*evilbuild @ file", failures), failures
+        assert not (wheels.root / f"evilbuild-ran-{run}").exists()
+        site = integrity.site_packages(where / "venv")
+        assert not list(site.glob("evilbuild*"))
+        assert not list(site.glob("calc*"))  # nothing of the project left half-way
 
 
 def test_an_invalid_pyproject_is_the_agents_failure_and_the_note_says_why(pytester, tasks, results):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from conftest import CALC_CODE, CALC_TESTS
+from conftest import CALC_CODE, CALC_TESTS, SharedSession, batch_folder
 from pytest_e2ebench.migrate.static import similarity
 
 RENAMED = {  # same behaviour, package renamed and two functions renamed
@@ -30,40 +32,12 @@ def renamed_project(tasks, where):
     return where
 
 
-def test_static_migration_maps_renamed_package_and_functions(pytester, tasks, results):
-    tasks.make()
-    renamed_project(tasks, pytester.path / "out" / "calc")
-    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
-    result.assert_outcomes(passed=3)
-    run = results()["tasks"][0]
-    assert run["metrics"]["impl_rate"] == 1.0
-    mapped = run["migration"]["mapped"]
-    assert mapped["calc.add"]["name"] == "add_numbers"
-    assert mapped["calc.sub"]["name"] == "subtract"
-    assert mapped["calc.mul"] == {"module": "calculator", "name": "mul", "how": "package renamed"}
-    assert run["migration"]["packages"] == {"calc": "calculator"}
-    migrated = (pytester.path / ".e2ebench/dir-out/calc/run-1/migrated/test_calc.py").read_text()
-    assert "import add_numbers as add" in migrated
-
-
 def test_without_migration_the_renamed_project_fails(pytester, tasks, results):
     tasks.make()
     renamed_project(tasks, pytester.path / "out" / "calc")
     result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks", "--e2e-migrate=none")
     result.assert_outcomes(failed=3)
     assert results()["tasks"][0]["metrics"]["impl_rate"] < 1.0
-
-
-def test_missing_name_fails_only_the_tests_that_use_it(pytester, tasks, results):
-    tasks.make()
-    code = {"add": CALC_CODE["add"], "mul": CALC_CODE["mul"]}  # no subtraction at all
-    tasks.reference(pytester.path / "out" / "calc", code)
-    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*FAILED*tests/test_calc.py::test_sub*missing: calc.sub*"])
-    run = results()["tasks"][0]
-    assert run["migration"]["missing"] == ["calc.sub"]
-    assert "missing after migration: calc.sub" in run["notes"]
 
 
 def test_module_attribute_access_is_migrated(pytester, tasks, results):
@@ -158,33 +132,6 @@ def test_weakened_and_dropped_tests_count_as_failed(pytester, tasks, results):
     failing = {t["nodeid"]: t["message"] for r in run["requirements"] for t in r["failing"]}
     assert failing["tests/test_calc.py::test_sub_negative"].startswith("weakened by migration")
     assert failing["tests/test_calc.py::TestMul::test_mul_zero"] == "dropped by migration"
-
-
-def test_original_extended_and_all_suites(pytester, tasks, results):
-    tasks.make()
-    out = tasks.reference(
-        pytester.path / "out" / "calc",
-        dict(
-            CALC_CODE,
-            mul="def mul(a, b):\n    if a < 0:\n        return -mul(-a, b)\n    return a * b\n",
-        ),
-    )
-    tasks.write(
-        out / "tests" / "test_own.py",
-        "from calc import add, mul\n\n"
-        "def test_add():\n    assert add(2, 2) == 4\n\n"
-        "def test_mul_negative():\n    assert mul(-2, 3) == -6\n\n"
-        "def test_wrong():\n    assert add(1, 1) == 3\n",
-    )
-    pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks").assert_outcomes(passed=3)
-    suites = results()["tasks"][0]["suites"]
-    assert (suites["original"]["passed"], suites["original"]["failed"]) == (2, 1)
-    assert (suites["extended"]["passed"], suites["extended"]["failed"]) == (7, 0)
-    assert (suites["all"]["passed"], suites["all"]["failed"]) == (9, 1)
-    # the own tests reach the negative branch of mul, the reference tests do not
-    assert suites["extended"]["covered_lines"] < suites["all"]["covered_lines"]
-    assert suites["original"]["covered_lines"] < suites["all"]["covered_lines"]
-    assert results()["tasks"][0]["metrics"]["passed"] == 7  # verdicts and metrics use 'extended'
 
 
 @pytest.mark.slow
@@ -333,3 +280,80 @@ def test_a_changed_test_module_is_reported_and_untouched_ones_stay_byte_identica
     assert "calc.add" in changed["test_calc.py"]
     migrated = pytester.path / ".e2ebench/dir-out/calc/run-1/migrated"
     assert (migrated / "test_other.py").read_text() == tests["test_other.py"]
+
+
+# --- dir: answers of the calc task that each need only their own run: one session -----------
+
+RENAMED_RUN, MISSING_RUN, OWN_TESTS_RUN = 1, 2, 3
+OWN_TESTS = (
+    "from calc import add, mul\n\n"
+    "def test_add():\n    assert add(2, 2) == 4\n\n"
+    "def test_mul_negative():\n    assert mul(-2, 3) == -6\n\n"
+    "def test_wrong():\n    assert add(1, 1) == 3\n"
+)
+
+
+@pytest.fixture(scope="module")
+def migrated(request, tmp_path_factory) -> SharedSession:
+    """One session of ``dir:out`` on the calc task: the renamed project, one without
+    subtraction, one with tests of its own (read by ``TestBatchMigration``)."""
+    with batch_folder(request, tmp_path_factory, "migration") as root:
+        batch = SharedSession(root)
+        batch.tasks.make()
+        renamed_project(batch.tasks, batch.variant("calc", RENAMED_RUN))
+        code = {"add": CALC_CODE["add"], "mul": CALC_CODE["mul"]}  # no subtraction at all
+        batch.tasks.reference(batch.variant("calc", MISSING_RUN), code)
+        negative = "def mul(a, b):\n    if a < 0:\n        return -mul(-a, b)\n    return a * b\n"
+        out = batch.tasks.reference(
+            batch.variant("calc", OWN_TESTS_RUN), dict(CALC_CODE, mul=negative)
+        )
+        batch.tasks.write(out / "tests" / "test_own.py", OWN_TESTS)
+        batch.run(
+            "--e2e-agent=dir:out",
+            "--e2e-tasks=tasks",
+            "--e2e-runs=3",
+            "--junitxml=junit.xml",
+            "-p",
+            "no:cacheprovider",
+        )
+        yield batch
+
+
+@pytest.mark.slow
+class TestBatchMigration:
+    """The readers of the one migration session (one xdist worker builds it)."""
+
+    def test_static_migration_maps_renamed_package_and_functions(self, migrated):
+        assert set(migrated.outcomes("dir-out", RENAMED_RUN).values()) == {"passed"}
+        run = migrated.record("calc", RENAMED_RUN)
+        assert run["metrics"]["impl_rate"] == 1.0
+        mapped = run["migration"]["mapped"]
+        assert mapped["calc.add"]["name"] == "add_numbers"
+        assert mapped["calc.sub"]["name"] == "subtract"
+        package = {"module": "calculator", "name": "mul", "how": "package renamed"}
+        assert mapped["calc.mul"] == package
+        assert run["migration"]["packages"] == {"calc": "calculator"}
+        migrated_test = Path(run["dir"]) / "migrated" / "test_calc.py"
+        assert "import add_numbers as add" in migrated_test.read_text()
+
+    def test_missing_name_fails_only_the_tests_that_use_it(self, migrated):
+        outcomes = migrated.outcomes("dir-out", MISSING_RUN)
+        assert sorted(outcomes.values()) == ["failure", "passed", "passed"], outcomes
+        assert outcomes[f"calc[dir-out-run-{MISSING_RUN}-R2]"] == "failure"
+        failures = migrated.failures("dir-out", MISSING_RUN)
+        assert re.search(r"tests/test_calc.py::test_sub.*missing: calc.sub", failures)
+        run = migrated.record("calc", MISSING_RUN)
+        assert run["migration"]["missing"] == ["calc.sub"]
+        assert "missing after migration: calc.sub" in run["notes"]
+
+    def test_original_extended_and_all_suites(self, migrated):
+        assert set(migrated.outcomes("dir-out", OWN_TESTS_RUN).values()) == {"passed"}
+        run = migrated.record("calc", OWN_TESTS_RUN)
+        suites = run["suites"]
+        assert (suites["original"]["passed"], suites["original"]["failed"]) == (2, 1)
+        assert (suites["extended"]["passed"], suites["extended"]["failed"]) == (7, 0)
+        assert (suites["all"]["passed"], suites["all"]["failed"]) == (9, 1)
+        # the own tests reach the negative branch of mul, the reference tests do not
+        assert suites["extended"]["covered_lines"] < suites["all"]["covered_lines"]
+        assert suites["original"]["covered_lines"] < suites["all"]["covered_lines"]
+        assert run["metrics"]["passed"] == 7  # verdicts and metrics use 'extended'

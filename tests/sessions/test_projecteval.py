@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from conftest import SharedSession, batch_folder
 from pytest_e2ebench.errors import TaskError
 from pytest_e2ebench.methods.projecteval import masker, passk, similarity
 from pytest_e2ebench.taskmodel.task import load_task
@@ -87,15 +89,8 @@ def test_level_option_is_checked(pytester, gradebook):
 
 
 @pytest.mark.slow
-def test_reference_full_at_every_level_empty_zero_and_wrong_pv_fails_its_tests(
-    pytester, gradebook, tmp_path
-):
-    # an answer that is the reference with one wrong parameter value
-    wrong = tmp_path / "answers" / "gradebook"
-    shutil.copytree(GRADEBOOK / "reference", wrong)
-    cpv = json.loads((wrong / "parameters.json").read_text())
-    cpv["bad_header_message"] = "no such message"
-    (wrong / "parameters.json").write_text(json.dumps(cpv))
+def test_reference_full_at_every_level_and_empty_zero(pytester, gradebook):
+    # the wrong parameter value: TestBatchParameterAnswers::test_wrong_pv_fails_its_tests
     for level in (1, 2, 3):
         # level 3 under --e2e-projecteval-mode=cascade: level 3 is direct whatever the mode, so
         # this one session is also test_projecteval_cascade's level 3 (issue 27: not run twice)
@@ -120,36 +115,6 @@ def test_reference_full_at_every_level_empty_zero_and_wrong_pv_fails_its_tests(
         if level == 3:  # direct: no steps before the code, no cascade recorded
             reference = records["reference"]
             assert "projecteval_mode" not in reference and "cascade" not in reference["projecteval"]
-    result = pytester.runpytest_subprocess(
-        f"--e2e-agent=dir:{tmp_path / 'answers'}", "-p", "no:cacheprovider"
-    )
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*R3 not implemented*", "*test_wrong_header*"])
-    (record,) = _results(pytester)["tasks"]
-    if HAS_RAPIDFUZZ:
-        assert record["projecteval"]["similarity"]["parameters"] < 1.0
-    failing = [t["nodeid"] for r in record["requirements"] for t in r["failing"]]
-    assert failing == ["tests/test_gradebook.py::test_wrong_header"]
-
-
-@pytest.mark.slow
-def test_missing_pv_fails_only_the_tests_that_use_it_naming_it(pytester, gradebook, tmp_path):
-    answer = tmp_path / "answers" / "gradebook"
-    shutil.copytree(GRADEBOOK / "reference", answer)
-    cpv = json.loads((answer / "parameters.json").read_text())
-    del cpv["missing_file_message"]
-    cpv["bad_header_message"] = ["not", "a", "string"]
-    (answer / "parameters.json").write_text(json.dumps(cpv))
-    result = pytester.runpytest_subprocess(
-        f"--e2e-agent=dir:{tmp_path / 'answers'}", "-p", "no:cacheprovider"
-    )
-    result.assert_outcomes(passed=1, failed=2)
-    result.stdout.fnmatch_lines(
-        [
-            "*parameter 'missing_file_message' unusable: parameters.json has no value*",
-            "*parameter 'bad_header_message' unusable*is not a string*",
-        ]
-    )
 
 
 def test_pass_at_k_labels_projectevals_average_apart_from_the_estimator():
@@ -325,3 +290,67 @@ def test_a_level_is_a_run_of_its_own_in_results():
     assert run_key(plain) == "a/t/run-1"
     assert run_key(level) == "a/t/level-2/run-1"
     assert len(merge([plain], [level])) == 2
+
+
+# --- the answers with a wrong or a missing parameter value: one session ----------------------
+
+
+def answer_with(root: Path, name: str, edit) -> None:
+    """``dir:NAME``'s gradebook: the reference with ``edit`` applied to its parameters."""
+    answer = root / name / "gradebook"
+    shutil.copytree(GRADEBOOK / "reference", answer)
+    cpv = json.loads((answer / "parameters.json").read_text())
+    edit(cpv)
+    (answer / "parameters.json").write_text(json.dumps(cpv))
+
+
+def wrong_value(cpv: dict) -> None:
+    cpv["bad_header_message"] = "no such message"
+
+
+def missing_values(cpv: dict) -> None:
+    del cpv["missing_file_message"]
+    cpv["bad_header_message"] = ["not", "a", "string"]
+
+
+@pytest.fixture(scope="module")
+def pv_answers(request, tmp_path_factory) -> SharedSession:
+    """One session of gradebook for ``dir:wrong`` and ``dir:missing``."""
+    with batch_folder(request, tmp_path_factory, "pv-answers") as root:
+        batch = SharedSession(root)
+        shutil.copytree(GRADEBOOK, root / "tasks" / "gradebook")
+        answer_with(root, "wrong", wrong_value)
+        answer_with(root, "missing", missing_values)
+        batch.run(
+            "--e2e-agent=dir:wrong,dir:missing",
+            "--e2e-tasks=tasks",
+            "--junitxml=junit.xml",
+            "-p",
+            "no:cacheprovider",
+        )
+        yield batch
+
+
+@pytest.mark.slow
+class TestBatchParameterAnswers:
+    """The readers of the one session of the two answers (one xdist worker builds it)."""
+
+    def test_wrong_pv_fails_its_tests(self, pv_answers):
+        outcomes = pv_answers.outcomes("dir-wrong", 1)
+        assert sorted(outcomes.values()) == ["failure", "passed", "passed"], outcomes
+        failures = pv_answers.failures("dir-wrong", 1)
+        assert "R3 not implemented" in failures and "test_wrong_header" in failures
+        record = pv_answers.record("gradebook", 1, "dir-wrong")
+        if HAS_RAPIDFUZZ:
+            assert record["projecteval"]["similarity"]["parameters"] < 1.0
+        failing = [t["nodeid"] for r in record["requirements"] for t in r["failing"]]
+        assert failing == ["tests/test_gradebook.py::test_wrong_header"]
+
+    def test_missing_pv_fails_only_the_tests_that_use_it_naming_it(self, pv_answers):
+        outcomes = pv_answers.outcomes("dir-missing", 1)
+        assert sorted(outcomes.values()) == ["failure", "failure", "passed"], outcomes
+        failures = pv_answers.failures("dir-missing", 1)
+        assert "parameter 'missing_file_message' unusable: parameters.json has no value" in (
+            failures
+        )
+        assert re.search(r"parameter 'bad_header_message' unusable.*is not a string", failures)

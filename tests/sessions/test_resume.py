@@ -27,9 +27,9 @@ ARGS = (
     "no:cacheprovider",
     "--e2e-missing=empty",
 )
-TASK_IDS = ("t1", "t2", "t3", "t4")
+TASK_IDS = ("t1", "t3", "t4")  # issue 27: t1, t3 and t4 differ; a t2 like t1 added a run
 RUNS = "dir-out/*/run-1"
-OUTCOMES = {"passed": 8, "failed": 4}  # t1, t2: 3 + 3; t3: 2 + 1 (R3 broken); t4 (no output): 3
+OUTCOMES = {"passed": 5, "failed": 4}  # t1: 3; t3: 2 + 1 (R3 broken); t4 (no output): 3
 START_LIMIT = 120.0  # seconds to wait for the moment to kill
 DEATH_LIMIT = 2.0  # seconds the killed session's processes get to be gone (PDEATHSIG)
 Table = dict[int, tuple[int, int, int]]
@@ -132,7 +132,6 @@ def test_kill_9_then_the_same_command_resumes_with_the_same_results(pytester, ta
         tasks.make(task_id)
     out = pytester.path / "out"
     tasks.reference(out / "t1", CALC_CODE)
-    tasks.reference(out / "t2", CALC_CODE)
     tasks.reference(out / "t3", dict(CALC_CODE, mul="def mul(a, b):\n    return 0\n"))
     # t4 has no output: graded as an empty repository
 

@@ -8,10 +8,12 @@ into ties.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from conftest import CALC_TESTS
+from conftest import CALC_TESTS, SharedSession, TaskFactory, batch_folder
 from pytest_e2ebench.methods.stages import parse_stages
 from pytest_e2ebench.methods.stages.design import f1, swap_outcome, tree_files, win_rates
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
@@ -65,6 +67,11 @@ new = "return a - b"
 @pytest.fixture
 def staged(tasks):
     """The calc task with the references of every stage (and one mutant)."""
+    return stage_task(tasks)
+
+
+def stage_task(tasks: TaskFactory) -> Path:
+    """Make the calc task with the references of every stage (and one mutant)."""
     root = tasks.make()
     tasks.write(root / "design" / "class.mmd", CLASS)
     tasks.write(root / "design" / "sequence.mmd", SEQUENCE)
@@ -156,33 +163,6 @@ def test_half_provided_design_reference_names_the_missing_file(pytester, tasks):
 
 
 @pytest.mark.slow
-def test_design_reference_full_empty_zero_degraded_between(pytester, staged, results):
-    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
-    degraded = CLASS.replace("    class Multiplier {\n        +mul(a, b) int\n    }\n", "")
-    degraded = degraded.replace("    Calculator --> Multiplier\n", "")
-    agent = answers(
-        pytester,
-        {
-            "design/class.mmd": degraded,
-            "design/sequence.mmd": "sequenceDiagram\n    User->>Calculator: add\n    A -->> {{",
-            "design/architecture.txt": "calc/\n    add.py\n",
-        },
-    )
-    result = pytester.runpytest(f"--e2e-agent=reference,nop,{agent}", "--e2e-stage=design")
-    result.assert_outcomes(passed=4, failed=5)
-    result.stdout.fnmatch_lines(["*design/sequence.mmd is not valid Mermaid: Parse error*"])
-    runs = stage_runs(results(), "design")
-    assert runs["reference"]["metrics"]["design_score"] == 1.0
-    assert runs["reference"]["metrics"]["design_valid"] == 1.0
-    assert runs["nop"]["metrics"]["design_score"] == 0.0
-    mine = runs["dir-answers"]
-    assert 0 < mine["metrics"]["class_f1"] < 1 and 0 < mine["metrics"]["method_f1"] < 1
-    assert mine["items"]["class"]["passed"]  # F1 >= 0.5: Calculator and its methods are there
-    assert mine["items"]["sequence"]["valid"] is False
-    assert mine["metrics"]["file_f1"] == 0.0  # calc/add.py is not calc/calc/add.py
-
-
-@pytest.mark.slow
 def test_design_judge_swap_protocol_with_a_scripted_endpoint(pytester, staged, results):
     pytester.makeini("[pytest]\ne2ebench_tasks = tasks\ne2ebench_model = scripted\n")
     # The baseline is the reference design: a judge that always says "design 1" ties everything.
@@ -227,57 +207,12 @@ def test_design_judge_swap_protocol_with_a_scripted_endpoint(pytester, staged, r
     assert orders[0] < orders[1]  # the answer came first, then second
 
 
-@pytest.mark.slow
-def test_setup_reference_full_empty_zero_dropped_dependency_between(pytester, staged, results):
-    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
-    agent = answers(pytester, {"requirements.txt": "# nothing needed\n"})
-    result = pytester.runpytest(f"--e2e-agent=reference,nop,{agent}", "--e2e-stage=setup")
-    result.assert_outcomes(passed=3, failed=3)
-    result.stdout.fnmatch_lines(["*no dependency file (requirements.txt or pyproject.toml)*"])
-    result.stdout.fnmatch_lines(["*example with_six.py: exit status 1*"])
-    runs = stage_runs(results(), "setup")
-    rates = {a: r["metrics"]["example_pass_rate"] for a, r in runs.items()}
-    assert rates == {"reference": 1.0, "nop": 0.0, "dir-answers": 0.5}
-    assert runs["reference"]["details"]["dependencies"] == ["six"]
-
-
 def test_setup_refuses_a_direct_reference(pytester, staged, results):
     pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
     agent = answers(pytester, {"requirements.txt": "six @ file:///etc/passwd\n"})
     result = pytester.runpytest(f"--e2e-agent={agent}", "--e2e-stage=setup")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*requirements.txt: 'six @ file:///etc/passwd' is a direct ref*"])
-
-
-@pytest.mark.slow
-def test_written_tests_oracle_coverage_and_mutants(pytester, staged, results):
-    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
-    wrong = CALC_TESTS.replace("assert sub(5, 3) == 2", "assert sub(5, 3) == 3")
-    agent = answers(
-        pytester,
-        {
-            "tests/acceptance/test_calc.py": wrong,
-            "tests/unit/test_add.py": "from calc import add\n\ndef test_add():\n"
-            "    assert add(1, 2) == 3\n",
-        },
-    )
-    result = pytester.runpytest(
-        f"--e2e-agent=reference,nop,{agent}", "--e2e-stage=acceptance-tests,unit-tests"
-    )
-    result.assert_outcomes(passed=3, failed=3)
-    result.stdout.fnmatch_lines(["*1 of 7 tests fail on the reference implementation:*"])
-    document = results()
-    acceptance, unit = stage_runs(document, "acceptance-tests"), stage_runs(document, "unit-tests")
-    ref = acceptance["reference"]["metrics"]
-    assert ref["test_pass_rate"] == 1.0 and ref["oracle_pass"] == 1.0
-    assert ref["statement_coverage"] == 1.0 and ref["mutation_score"] == 1.0
-    assert acceptance["nop"]["metrics"]["test_pass_rate"] == 0.0
-    assert 0 < acceptance["dir-answers"]["metrics"]["test_pass_rate"] < 1
-    mine = unit["dir-answers"]["metrics"]
-    assert mine["oracle_pass"] == 1.0 and 0 < mine["statement_coverage"] < 1
-    assert mine["mutation_score"] == 1.0  # add-subtracts fails test_add
-    summary = document["stages"]["summary"]["unit-tests"]["dir-answers"]
-    assert summary["statement_coverage_valid"]["mean"] == mine["statement_coverage"]
 
 
 @pytest.mark.slow
@@ -424,3 +359,101 @@ def test_a_stage_the_harness_cannot_grade_is_an_error_not_a_failure(pytester, st
     assert run["status"] == "error" and run["metrics"] is None
     summary = results()["stages"]["summary"]["design"]["reference"]
     assert summary["errored_runs"] == 1
+
+
+# --- one session of every graded stage: reference, nop and one degraded answer ----------------
+
+DEGRADED_CLASS = CLASS.replace(
+    "    class Multiplier {\n        +mul(a, b) int\n    }\n", ""
+).replace("    Calculator --> Multiplier\n", "")
+DEGRADED = {  # each stage reads its own files of the one answer (modular mode)
+    "design/class.mmd": DEGRADED_CLASS,
+    "design/sequence.mmd": "sequenceDiagram\n    User->>Calculator: add\n    A -->> {{",
+    "design/architecture.txt": "calc/\n    add.py\n",
+    "requirements.txt": "# nothing needed\n",
+    "tests/acceptance/test_calc.py": CALC_TESTS.replace(
+        "assert sub(5, 3) == 2", "assert sub(5, 3) == 3"
+    ),
+    "tests/unit/test_add.py": "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+}
+
+
+@pytest.fixture(scope="module")
+def stages_session(request, tmp_path_factory) -> SharedSession:
+    """One session of the design, setup, acceptance- and unit-test stages for the reference,
+    nop and ``dir:answers`` (degraded in each stage), read by ``TestBatchStages``."""
+    with batch_folder(request, tmp_path_factory, "stages-session") as root:
+        batch = SharedSession(root)
+        stage_task(batch.tasks)
+        for rel, text in DEGRADED.items():
+            batch.tasks.write(root / "answers" / "calc" / rel, text)
+        batch.run(
+            "--e2e-agent=reference,nop,dir:answers",
+            "--e2e-tasks=tasks",
+            "--e2e-stage=design,setup,acceptance-tests,unit-tests",
+            "--junitxml=junit.xml",
+            "-p",
+            "no:cacheprovider",
+        )
+        yield batch
+
+
+def stage_outcomes(session: SharedSession, *stages: str) -> Counter:
+    """How many of the stages' items (every agent's) passed and failed."""
+    found = Counter()
+    for agent in ("reference", "nop", "dir-answers"):
+        for name, outcome in session.outcomes(agent, 1).items():
+            if any(f"-run-1-{stage}-" in name for stage in stages):
+                found[outcome] += 1
+    return found
+
+
+@pytest.mark.slow
+class TestBatchStages:
+    """The readers of the one stages session (one xdist worker builds it)."""
+
+    def test_design_reference_full_empty_zero_degraded_between(self, stages_session):
+        assert stage_outcomes(stages_session, "design") == {"passed": 4, "failure": 5}
+        stages_session.lines().fnmatch_lines(
+            ["*design/sequence.mmd is not valid Mermaid: Parse error*"]
+        )
+        runs = stage_runs(stages_session.results(), "design")
+        assert runs["reference"]["metrics"]["design_score"] == 1.0
+        assert runs["reference"]["metrics"]["design_valid"] == 1.0
+        assert runs["nop"]["metrics"]["design_score"] == 0.0
+        mine = runs["dir-answers"]
+        assert 0 < mine["metrics"]["class_f1"] < 1 and 0 < mine["metrics"]["method_f1"] < 1
+        assert mine["items"]["class"]["passed"]  # F1 >= 0.5: Calculator and its methods are there
+        assert mine["items"]["sequence"]["valid"] is False
+        assert mine["metrics"]["file_f1"] == 0.0  # calc/add.py is not calc/calc/add.py
+
+    def test_setup_reference_full_empty_zero_dropped_dependency_between(self, stages_session):
+        assert stage_outcomes(stages_session, "setup") == {"passed": 3, "failure": 3}
+        stages_session.lines().fnmatch_lines(
+            ["*no dependency file (requirements.txt or pyproject.toml)*"]
+        )
+        stages_session.lines().fnmatch_lines(["*example with_six.py: exit status 1*"])
+        runs = stage_runs(stages_session.results(), "setup")
+        rates = {a: r["metrics"]["example_pass_rate"] for a, r in runs.items()}
+        assert rates == {"reference": 1.0, "nop": 0.0, "dir-answers": 0.5}
+        assert runs["reference"]["details"]["dependencies"] == ["six"]
+
+    def test_written_tests_oracle_coverage_and_mutants(self, stages_session):
+        outcomes = stage_outcomes(stages_session, "acceptance-tests", "unit-tests")
+        assert outcomes == {"passed": 3, "failure": 3}
+        stages_session.lines().fnmatch_lines(
+            ["*1 of 7 tests fail on the reference implementation:*"]
+        )
+        document = stages_session.results()
+        acceptance = stage_runs(document, "acceptance-tests")
+        unit = stage_runs(document, "unit-tests")
+        ref = acceptance["reference"]["metrics"]
+        assert ref["test_pass_rate"] == 1.0 and ref["oracle_pass"] == 1.0
+        assert ref["statement_coverage"] == 1.0 and ref["mutation_score"] == 1.0
+        assert acceptance["nop"]["metrics"]["test_pass_rate"] == 0.0
+        assert 0 < acceptance["dir-answers"]["metrics"]["test_pass_rate"] < 1
+        mine = unit["dir-answers"]["metrics"]
+        assert mine["oracle_pass"] == 1.0 and 0 < mine["statement_coverage"] < 1
+        assert mine["mutation_score"] == 1.0  # add-subtracts fails test_add
+        summary = document["stages"]["summary"]["unit-tests"]["dir-answers"]
+        assert summary["statement_coverage_valid"]["mean"] == mine["statement_coverage"]
