@@ -214,8 +214,14 @@ def store_for(out: Path) -> Path:
     """The wheel store of a session writing to ``out``: its own ``.shared/wheels``, or the
     folder ``$E2EBENCH_WHEEL_STORE`` names (the project's test suite shares one fresh folder
     among all its sessions; whoever can write that folder chooses the wheels installed)."""
+    return store_in(out / ".shared")
+
+
+def store_in(shared: Path) -> Path:
+    """The wheel store of the session whose harness folder is ``shared`` (``<out>/.shared``):
+    see :func:`store_for`."""
     env = os.environ.get(STORE_ENV)
-    return Path(env) if env else out / ".shared" / "wheels"
+    return Path(env) if env else shared / "wheels"
 
 
 def reuse(store: Path | None, key: str, folders: BuildFolders, logs: Path) -> Path | None:
