@@ -414,7 +414,7 @@ def _wheel(
     built = backend.reuse(wheels, key, folders, logs)
     if built is not None:
         return built
-    runner = backend.HookRunner(sandbox, folders, logs)
+    runner = backend.HookRunner(sandbox, folders, logs, known=tuple(system["requires"]))
     caller = backend.hook_caller(system, runner)
     asked = vet(
         backend.requires_for_wheel(caller, runner),
@@ -422,6 +422,7 @@ def _wheel(
     )
     extra = [r for r in asked if r not in system["requires"]]
     if extra:
+        runner.discard()  # built without them, if at all: build again once they are in
         own_files(folders.env)
     _fetch("backend-requirements", extra, python_of(folders.env), logs)
     built = backend.build_wheel(caller, runner)
