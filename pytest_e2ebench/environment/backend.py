@@ -92,6 +92,7 @@ with open(os.path.join(first, "output.json")) as fh:
     asked = json.load(fh).get("return_val")
 if isinstance(asked, list) and set(asked) <= set(json.loads(known)):
     sys.argv = [script, "build_wheel", second]
+    open(os.path.join(second, "started"), "w").close()  # a failure from here is build_wheel's
     try:
         hooks.main()
     except BaseException:
@@ -114,7 +115,8 @@ class HookRunner:
     logs: Path
     step: str = "build-backend"
     known: tuple[str, ...] | None = None
-    speculative: tuple[dict, bytes] | None = None  # (build_wheel's input, its output.json)
+    # (build_wheel's input, its output.json or how the process failed in it)
+    speculative: tuple[dict, bytes | InstallRefused] | None = None
 
     def env(self) -> dict[str, str]:
         """A minimal environment: nothing of the harness's (no keys, no index settings)."""
@@ -140,16 +142,20 @@ class HookRunner:
         if hook == "build_wheel" and self.answer(control):
             return
         if hook == "get_requires_for_build_wheel" and self.known is not None:
-            if self._paired(list(cmd), control, cwd, extra_environ):
-                return
+            self._paired(list(cmd), control, cwd, extra_environ)
+            return
         done = self._run(list(cmd), control, cwd, extra_environ, [script.parent])
+        self._check(done, hook)
+        _rewrite_result(control / "output.json", hook)
+
+    def _check(self, done, hook: str) -> None:
+        """InstallRefused when the hook's process timed out or failed."""
         if done.timed_out:
             raise InstallRefused(f"the build backend's {hook} timed out after {HOOK_TIMEOUT:g}s")
         if done.returncode != 0:
             raise InstallRefused(
                 f"the build backend's {hook} failed (logs/{self.step}.log):\n{done.tail(30)}"
             )
-        _rewrite_result(control / "output.json", hook)
 
     def _run(self, args: list[str], control: Path, cwd, extra_environ, readable: list[Path]):
         return self.sandbox.run(
@@ -163,9 +169,12 @@ class HookRunner:
             network=False,
         )
 
-    def _paired(self, cmd: list[str], control: Path, cwd, extra_environ) -> bool:
-        """get_requires_for_build_wheel with a speculative build_wheel in one process; False
-        when that process failed (the hook is then run alone, as without pairing)."""
+    def _paired(self, cmd: list[str], control: Path, cwd, extra_environ) -> None:
+        """get_requires_for_build_wheel with a speculative build_wheel in one process.
+
+        InstallRefused as for the hook alone when the process failed before the build began;
+        a failure after it began is build_wheel's, raised when build_wheel is asked
+        (:meth:`answer`), so a failing build runs once, as without pairing."""
         pair = self.folders.root / "pair"
         pair.mkdir(exist_ok=True)
         (pair / _PAIR_NAME).write_text(_PAIR_SCRIPT, encoding="utf-8")
@@ -177,17 +186,20 @@ class HookRunner:
         known = json.dumps(list(self.known or ()))
         args = [cmd[0], str(pair / _PAIR_NAME), cmd[1], str(control), str(second), known]
         done = self._run(args, control, cwd, extra_environ, [Path(cmd[1]).parent, pair])
-        if done.timed_out or done.returncode != 0:
-            return False
+        if (second / "started").exists():
+            try:
+                self._check(done, "build_wheel")
+            except InstallRefused as exc:
+                self.speculative = ({"kwargs": kwargs}, exc)
+        else:
+            self._check(done, "get_requires_for_build_wheel")
         _rewrite_result(control / "output.json", "get_requires_for_build_wheel")
-        try:
-            self.speculative = (
-                {"kwargs": kwargs},
-                read_regular(second / "output.json", MAX_RESULT),
-            )
-        except (OSError, ValueError):
-            pass  # not built (something new asked, or it failed)
-        return True
+        if self.speculative is None:
+            try:
+                result = read_regular(second / "output.json", MAX_RESULT)
+            except (OSError, ValueError):
+                return  # not built (something new asked, or it failed)
+            self.speculative = ({"kwargs": kwargs}, result)
 
     def discard(self) -> None:
         """Forget the speculative wheel (the backend asked for more: build with it)."""
@@ -205,6 +217,8 @@ class HookRunner:
             return False
         if asked != kept[0]:
             return False
+        if isinstance(kept[1], InstallRefused):
+            raise kept[1]
         (control / "output.json").write_bytes(kept[1])
         _rewrite_result(control / "output.json", "build_wheel")
         shared = self.logs / "build-backend.log"

@@ -79,3 +79,36 @@ def test_a_backend_asking_for_more_is_built_again_and_leaves_the_template_alone(
     (template,) = (store / "build-envs").iterdir()
     site = next((template / "env" / "lib").glob("python*/site-packages"))
     assert not list(site.glob("wheel-*.dist-info"))  # installed into the build's own files
+
+
+DYING = """\
+import os
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    print("asked for requirements", flush=True)
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    os._exit(3)  # kills the shared process in the build, not in get_requires
+"""
+
+
+@pytest.mark.slow
+def test_a_build_that_kills_the_shared_process_is_build_wheels_failure_run_once(tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(TaskFactory(tmp_path).make() / "reference", project)
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = []\nbuild-backend = "dying"\nbackend-path = ["_build"]\n'
+    )
+    (project / "_build").mkdir()
+    (project / "_build" / "dying.py").write_text(DYING)
+    sandbox = Sandbox(mode=resolve_mode("auto")[0])
+    logs = tmp_path / "logs"
+    built = venv.build(tmp_path / "venv", project, logs, (), sandbox, wheels=tmp_path / "store")
+    assert not built.ok
+    assert "the build backend's build_wheel failed (logs/build-backend.log)" in built.log
+    # one process asked both hooks; build_wheel was not run again on its own
+    assert (logs / "build-backend.log").read_text().count("asked for requirements") == 1
+    assert not (logs / "build-wheel.log").exists()
