@@ -16,6 +16,7 @@ from .stash import AGENTS, EVALUATOR, OUTAGE, SANDBOX, SETTINGS
 
 TASK_FILE = "task.toml"
 _STARTED = "e2ebench_started"
+_SANDBOX_MODE = "e2ebench_sandbox_mode"  # the controller's probed mode, for its workers
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -105,6 +106,9 @@ def _sandbox(config: pytest.Config, settings):
         raise pytest.UsageError(
             f"{options.source(config, 'sandbox')}={settings.sandbox}: use one of {', '.join(MODES)}"
         )
+    workerinput = getattr(config, "workerinput", None) or {}
+    if _SANDBOX_MODE in workerinput:  # resolved by the controller (its warning shown there)
+        return Sandbox(mode=workerinput[_SANDBOX_MODE])
     try:
         mode, warning = resolve_mode(settings.sandbox)
     except SandboxUnavailable as exc:
@@ -225,6 +229,8 @@ def pytest_configure_node(node) -> None:
     evaluator = node.config.stash.get(EVALUATOR, None)
     if evaluator is not None:
         node.workerinput[_STARTED] = evaluator.started_at
+        # and the sandbox mode the controller probed on this machine: no probe per worker
+        node.workerinput[_SANDBOX_MODE] = node.config.stash[SANDBOX].mode
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -73,14 +73,50 @@ class BuildFolders:
         self.checked.mkdir()
 
 
+# Run in the sandbox by the build environment's interpreter instead of pyproject-hooks' script
+# alone: that script answers get_requires_for_build_wheel and then, in the same process, when
+# the backend asked for nothing beyond the build environment's requirements, build_wheel into
+# a second control folder (one sandbox and interpreter start per build instead of two; the
+# harness uses that result only if it, too, finds nothing new was asked: HookRunner.answer).
+_PAIR_SCRIPT = """\
+import importlib.util, json, os, sys, traceback
+script, first, second, known = sys.argv[1:5]
+here = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+spec = importlib.util.spec_from_file_location("_in_process", script)
+hooks = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(hooks)
+sys.argv = [script, "get_requires_for_build_wheel", first]
+hooks.main()
+with open(os.path.join(first, "output.json")) as fh:
+    asked = json.load(fh).get("return_val")
+if isinstance(asked, list) and set(asked) <= set(json.loads(known)):
+    sys.argv = [script, "build_wheel", second]
+    open(os.path.join(second, "started"), "w").close()  # a failure from here is build_wheel's
+    try:
+        hooks.main()
+    except BaseException:
+        traceback.print_exc()  # the harness runs build_wheel on its own: it fails there
+"""
+_PAIR_NAME = "e2ebench_hook_pair.py"
+
+
 @dataclasses.dataclass
 class HookRunner:
-    """Runs pyproject-hooks' hook process inside the sandbox (a pyproject-hooks runner)."""
+    """Runs pyproject-hooks' hook process inside the sandbox (a pyproject-hooks runner).
+
+    ``known``: the build environment's requirements; given, get_requires_for_build_wheel and
+    a speculative build_wheel share one process (:data:`_PAIR_SCRIPT`), whose wheel result
+    answers the later build_wheel call (:meth:`answer`) unless :meth:`discard` was called.
+    """
 
     sandbox: Sandbox
     folders: BuildFolders
     logs: Path
     step: str = "build-backend"
+    known: tuple[str, ...] | None = None
+    # (build_wheel's input, its output.json or how the process failed in it)
+    speculative: tuple[dict, bytes | InstallRefused] | None = None
 
     def env(self) -> dict[str, str]:
         """A minimal environment: nothing of the harness's (no keys, no index settings)."""
@@ -103,23 +139,95 @@ class HookRunner:
     ) -> None:
         """Run one hook; InstallRefused when it fails, times out or leaves no valid result."""
         control, hook, script = Path(cmd[-1]), cmd[-2], Path(cmd[1])
-        done = self.sandbox.run(
-            list(cmd),
-            cwd=Path(cwd or self.folders.src),
-            env={**self.env(), **(extra_environ or {})},
-            timeout=HOOK_TIMEOUT,
-            log=self.logs / f"{self.step}.log",
-            writable=[self.folders.src, self.folders.out, control],
-            readable=[self.folders.env, script.parent],
-            network=False,
-        )
+        if hook == "build_wheel" and self.answer(control):
+            return
+        if hook == "get_requires_for_build_wheel" and self.known is not None:
+            self._paired(list(cmd), control, cwd, extra_environ)
+            return
+        done = self._run(list(cmd), control, cwd, extra_environ, [script.parent])
+        self._check(done, hook)
+        _rewrite_result(control / "output.json", hook)
+
+    def _check(self, done, hook: str) -> None:
+        """InstallRefused when the hook's process timed out or failed."""
         if done.timed_out:
             raise InstallRefused(f"the build backend's {hook} timed out after {HOOK_TIMEOUT:g}s")
         if done.returncode != 0:
             raise InstallRefused(
                 f"the build backend's {hook} failed (logs/{self.step}.log):\n{done.tail(30)}"
             )
-        _rewrite_result(control / "output.json", hook)
+
+    def _run(self, args: list[str], control: Path, cwd, extra_environ, readable: list[Path]):
+        return self.sandbox.run(
+            args,
+            cwd=Path(cwd or self.folders.src),
+            env={**self.env(), **(extra_environ or {})},
+            timeout=HOOK_TIMEOUT,
+            log=self.logs / f"{self.step}.log",
+            writable=[self.folders.src, self.folders.out, control],
+            readable=[self.folders.env, *readable],
+            network=False,
+        )
+
+    def _paired(self, cmd: list[str], control: Path, cwd, extra_environ) -> None:
+        """get_requires_for_build_wheel with a speculative build_wheel in one process.
+
+        InstallRefused as for the hook alone when the process failed before the build began;
+        a failure after it began is build_wheel's, raised when build_wheel is asked
+        (:meth:`answer`), so a failing build runs once, as without pairing."""
+        pair = self.folders.root / "pair"
+        pair.mkdir(exist_ok=True)
+        (pair / _PAIR_NAME).write_text(_PAIR_SCRIPT, encoding="utf-8")
+        second = control / "wheel"
+        second.mkdir()
+        kwargs = {"wheel_directory": os.path.abspath(self.folders.out)}
+        kwargs.update(config_settings=None, metadata_directory=None)
+        (second / "input.json").write_text(json.dumps({"kwargs": kwargs}), encoding="utf-8")
+        known = json.dumps(list(self.known or ()))
+        args = [cmd[0], str(pair / _PAIR_NAME), cmd[1], str(control), str(second), known]
+        done = self._run(args, control, cwd, extra_environ, [Path(cmd[1]).parent, pair])
+        if (second / "started").exists():
+            try:
+                self._check(done, "build_wheel")
+            except InstallRefused as exc:
+                self.speculative = ({"kwargs": kwargs}, exc)
+        else:
+            self._check(done, "get_requires_for_build_wheel")
+        _rewrite_result(control / "output.json", "get_requires_for_build_wheel")
+        if self.speculative is None:
+            try:
+                result = read_regular(second / "output.json", MAX_RESULT)
+            except (OSError, ValueError):
+                return  # not built (something new asked, or it failed)
+            self.speculative = ({"kwargs": kwargs}, result)
+
+    def discard(self) -> None:
+        """Forget the speculative wheel (the backend asked for more: build with it)."""
+        self.speculative = None
+
+    def answer(self, control: Path) -> bool:
+        """Answer build_wheel from the speculative build, if there is one for the same input:
+        its result file checked like any other (:func:`_rewrite_result`)."""
+        kept, self.speculative = self.speculative, None
+        if kept is None:
+            return False
+        try:
+            asked = loads_json(read_regular(control / "input.json", MAX_RESULT), "input.json")
+        except (OSError, ValueError):
+            return False
+        if asked != kept[0]:
+            return False
+        if isinstance(kept[1], InstallRefused):
+            raise kept[1]
+        (control / "output.json").write_bytes(kept[1])
+        _rewrite_result(control / "output.json", "build_wheel")
+        shared = self.logs / "build-backend.log"
+        log = shared.read_text(errors="replace") if shared.is_file() else ""
+        (self.logs / "build-wheel.log").write_text(
+            "built by the process of get_requires_for_build_wheel (the backend asked for "
+            "nothing new); that process's output:\n" + log
+        )
+        return True
 
 
 def _rewrite_result(path: Path, hook: str) -> None:
@@ -214,8 +322,14 @@ def store_for(out: Path) -> Path:
     """The wheel store of a session writing to ``out``: its own ``.shared/wheels``, or the
     folder ``$E2EBENCH_WHEEL_STORE`` names (the project's test suite shares one fresh folder
     among all its sessions; whoever can write that folder chooses the wheels installed)."""
+    return store_in(out / ".shared")
+
+
+def store_in(shared: Path) -> Path:
+    """The wheel store of the session whose harness folder is ``shared`` (``<out>/.shared``):
+    see :func:`store_for`."""
     env = os.environ.get(STORE_ENV)
-    return Path(env) if env else out / ".shared" / "wheels"
+    return Path(env) if env else shared / "wheels"
 
 
 def reuse(store: Path | None, key: str, folders: BuildFolders, logs: Path) -> Path | None:

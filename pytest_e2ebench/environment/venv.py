@@ -36,6 +36,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -43,6 +44,7 @@ from pathlib import Path
 from ..errors import InfrastructureError
 from ..isolation import process
 from ..isolation.sandbox import Sandbox
+from ..run.cache import key_of, locked, remove
 from . import backend, finder, integrity, wheel
 from .requirements import InstallRefused, build_system, vet
 from .workspace import is_installable
@@ -184,15 +186,19 @@ def create_venv(
     seed: bool = False,
     prefix: str = "",
     python: str | None = None,
+    relocatable: bool = False,
 ) -> None:
     """Create ``venv`` with uv and install ``packages``, if any (harness code only).
 
     ``python``: a version the task asks for (default: the harness's interpreter).
+    ``relocatable``: its scripts find their interpreter relative to themselves (a template
+    that is cloned elsewhere, :func:`build_env`).
     Failing here is never the agent's fault: an :class:`InfrastructureError` of ``stage``.
     """
     interpreter = find_python(python, logs) if python else sys.executable
+    flags = [*(["--seed"] if seed else []), *(["--relocatable"] if relocatable else [])]
     made = _uv(
-        ["venv", "--quiet", *(["--seed"] if seed else []), "--python", interpreter, str(venv)],
+        ["venv", "--quiet", *flags, "--python", interpreter, str(venv)],
         logs,
         f"{prefix}venv",
     )
@@ -290,6 +296,54 @@ def install_requirements(what: str, requirements: list[str], python: Path, logs:
     _fetch(what, requirements, python, logs)
 
 
+def build_env(env: Path, requires: list[str], logs: Path, store: Path | None, linked: bool) -> None:
+    """Create the build environment ``env`` with the project's (vetted) build requirements.
+
+    With a ``store`` (the session's wheel store, harness-owned and never bound into a sandbox)
+    ``env`` is a clone of a template made once per key (:func:`template_key`) in
+    ``<store>/build-envs``: one uv venv and install per set of requirements instead of one
+    per build (issue 27). ``linked``: the clone's files are hard links to the template's,
+    for a build whose hooks may only read ``env`` (a sandbox with namespaces); before the
+    harness installs anything into it, :func:`own_files` gives it copies of its own.
+    """
+    if store is None:
+        create_venv(env, logs, [], stage="venv", prefix="build-")
+        _fetch("build-requirements", requires, python_of(env), logs)
+        return
+    where = store / "build-envs" / template_key(requires)
+    with locked(where):
+        if not (where / "complete").is_file():
+            remove(where / "env")
+            create_venv(where / "env", logs, [], stage="venv", prefix="build-", relocatable=True)
+            _fetch("build-requirements", requires, python_of(where / "env"), logs)
+            (where / "complete").write_text("\n".join(requires) + "\n")
+    copy = os.link if linked else shutil.copy2
+    shutil.copytree(where / "env", env, symlinks=True, copy_function=copy)
+
+
+def template_key(requires: list[str]) -> str:
+    """What a build environment depends on: the requirements, the interpreter, uv and its
+    settings (the index), the install format and the UTC day (the index's state: a
+    template is made again each day, so it never lags far behind a fresh install)."""
+    settings = {
+        k: v for k, v in os.environ.items() if k.startswith("UV_") and k != "UV_NO_PROGRESS"
+    }
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    parts = (list(requires), sys.executable, sys.version, uv_binary(), index_url(), settings)
+    return key_of("build-env", *parts, INSTALL_FORMAT, day)[:24]
+
+
+def own_files(env: Path) -> None:
+    """Give every file of a linked clone (:func:`build_env`) an inode of its own, so what the
+    harness installs into it never reaches the template."""
+    if (env / "pyvenv.cfg").stat().st_nlink < 2:
+        return  # made fresh, or copied
+    spare = env.with_name(f"{env.name}-own")
+    shutil.copytree(env, spare, symlinks=True)
+    shutil.rmtree(env)
+    spare.rename(env)
+
+
 def bare(venv: Path, repo: Path, logs: Path) -> InstallResult:
     """An environment with nothing installed but ``repo``'s top-level names (DevEval's base).
 
@@ -360,13 +414,16 @@ def _wheel(
     built = backend.reuse(wheels, key, folders, logs)
     if built is not None:
         return built
-    runner = backend.HookRunner(sandbox, folders, logs)
+    runner = backend.HookRunner(sandbox, folders, logs, known=tuple(system["requires"]))
     caller = backend.hook_caller(system, runner)
     asked = vet(
         backend.requires_for_wheel(caller, runner),
         "the build backend's get_requires_for_build_wheel",
     )
     extra = [r for r in asked if r not in system["requires"]]
+    if extra:
+        runner.discard()  # built without them, if at all: build again once they are in
+        own_files(folders.env)
     _fetch("backend-requirements", extra, python_of(folders.env), logs)
     built = backend.build_wheel(caller, runner)
     backend.keep(wheels, key, built)
@@ -387,10 +444,12 @@ def _install(
     with tempfile.TemporaryDirectory(prefix="e2ebench-build-", ignore_cleanup_errors=True) as tmp:
         folders = backend.BuildFolders(Path(tmp))
         folders.prepare(repo)
-        create_venv(folders.env, logs, [], stage="venv", prefix="build-")
-        build_python = python_of(folders.env)
-        _fetch("build-requirements", system["requires"], build_python, logs)
-        built = _wheel(system, folders, logs, sandbox or Sandbox(), wheels)
+        sandbox = sandbox or Sandbox()
+        # links only where the hooks cannot write the template's files through them: a
+        # read-only bind (bubblewrap) or another user (root's files, 0644)
+        linked = sandbox.mode == "bwrap" or sandbox.drops_privileges
+        build_env(folders.env, system["requires"], logs, wheels, linked)
+        built = _wheel(system, folders, logs, sandbox, wheels)
         contents = wheel.inspect(
             built, reserved=before.names, commands=before.commands, dists=frozenset(before.dists)
         )

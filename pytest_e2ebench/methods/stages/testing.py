@@ -18,7 +18,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ...environment import venv
+from ...environment import backend, venv
 from ...errors import InfrastructureError
 from ...evaluation import runner
 from ...isolation.sandbox import Sandbox
@@ -81,6 +81,7 @@ def reference_env(source: Path, shared: Path, sandbox: Sandbox, task=None) -> tu
                 requires,
                 sandbox,
                 python=python_version,
+                wheels=backend.store_in(shared),  # the runs' wheel of the same content (#27)
             )
             if not built.ok:
                 raise InfrastructureError(
