@@ -294,8 +294,9 @@ class Arena:
     ) -> None:
         """``run`` > 0: the variant graded as run ``run`` of a shared session (``ArenaBatch``),
         its submission in ``out/calc/run-<run>/``; else alone, in ``out/calc/`` as run 1.
-        ``shared``: what the arenas of one session find alike (the walk of their common
-        folder for the secret and setuid files), computed by the first check."""
+        ``shared``: what the arenas of one session find alike (the uv cache before and after
+        the session, the walk of their common folder for the secret and setuid files),
+        computed once for all of them."""
         self.shared = {} if shared is None else shared
         self.graded_at: float | None = None  # when its session ended (time.monotonic)
         self.pytester: pytest.Pytester | None = None  # the arena fixture's, for grade()
@@ -338,7 +339,9 @@ class Arena:
         self._thread.start()
         self.canary = self.cache / f"{m}-canary"
         self.canary.write_text("canary")
-        self.cache_before = self._cache_snapshot()
+        if "cache_before" not in self.shared:  # one snapshot for a session's arenas
+            self.shared["cache_before"] = self._cache_snapshot()
+        self.cache_before = self.shared["cache_before"]
 
     # listeners: accept and close at once (so a client never hangs), remembering who came
     def _listen(self, family, address) -> socket.socket:
@@ -519,7 +522,9 @@ class Arena:
             problems.append(f"host listeners reached: {self.connections}")
         if not self.canary.exists() or self.canary.read_text() != "canary":
             problems.append("the uv cache canary was altered")
-        after = self._cache_snapshot()
+        if "cache_after" not in self.shared:  # the first reader's, after the session
+            self.shared["cache_after"] = self._cache_snapshot()
+        after = self.shared["cache_after"]
         changed = [k for k, v in self.cache_before.items() if after.get(k) != v]
         if changed:
             problems.append(f"cached wheels changed or removed: {changed[:5]}")
@@ -1364,24 +1369,31 @@ def test_class6_quota_counts_files_deleted_while_held_open(arena):
     arena.check()
 
 
+# Each child says it holds its GiB, then holds it until the parent has heard from all six (or
+# 20 s): the parent keeps no write end of a child's pipe, so a child the kernel killed is an
+# end of file at once, not a read that waits out the run's timeout (the test took 60 s more).
 MEMORY_HOG = """\
-import os, time
+import os, select
 _FILL_OK = []
 try:
     _pipes = []
+    _release_r, _release_w = os.pipe()
     for _i in range(6):  # 6 x 1 GiB resident at once: each process is under its 4 GiB limit
         _r, _w = os.pipe()
         if os.fork() == 0:
             try:
+                os.close(_release_w)
                 _block = bytearray(1 << 30)
                 for _j in range(0, len(_block), 4096):
                     _block[_j] = 1
                 os.write(_w, b"1")
-                time.sleep(20)
+                select.select([_release_r], [], [], 20)  # until the parent lets go
             finally:
                 os._exit(0)
+        os.close(_w)
         _pipes.append(_r)
     _got = [os.read(_r, 1) for _r in _pipes]
+    os.close(_release_w)
     _FILL_OK.append(True if _got == [b"1"] * 6 else MemoryError("a child could not allocate"))
 except OSError as _exc:
     _FILL_OK.append(_exc)
