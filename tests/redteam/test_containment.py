@@ -61,6 +61,7 @@ REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # pytester points HOME at it
 SECRET_PREFIX = "sk-e2eredteam-"
 FAST = "[tests]\ntimeout = 5\n"
 TIMEOUT = ("--e2e-timeout=60",)
+BATCH_TIMEOUT = 1700  # one session of a TestBatch class: its first reader's setup (seconds)
 
 
 # --- the harm every payload does from wherever it runs ---------------------------------------
@@ -642,7 +643,10 @@ def grade_batch(arenas: dict) -> None:
     first = next(iter(arenas.values()))
     env = {"OPENAI_API_KEY": first.secret, "UV_CACHE_DIR": str(UV_CACHE)}
     runs = f"--e2e-runs={len(arenas)}"
-    Batch(first.root).run("--e2e-agent=dir:out", "--e2e-tasks=tasks", *TIMEOUT, runs, env=env)
+    # ~20 runs: minutes on a loaded machine (the session's runs are a minute each at load 25)
+    Batch(first.root).run(
+        "--e2e-agent=dir:out", "--e2e-tasks=tasks", *TIMEOUT, runs, env=env, timeout=BATCH_TIMEOUT
+    )
     ended = time.monotonic()
     for made in arenas.values():
         made.graded_at = ended
@@ -2143,6 +2147,7 @@ def build_batch(containment_b):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(BATCH_TIMEOUT + 100)
 class TestBatchContainmentA:
     """The readers of ``containment_a`` (one xdist worker runs them all)."""
 
@@ -2183,6 +2188,7 @@ class TestBatchContainmentA:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(BATCH_TIMEOUT + 100)
 class TestBatchContainmentB:
     """The readers of ``containment_b`` (one xdist worker runs them all)."""
 
