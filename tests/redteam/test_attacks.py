@@ -246,6 +246,7 @@ def test_killing_its_parent_ends_only_its_own_test_run(pytester, tasks, results)
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1000)  # its session's 11 runs, in its first reader's setup, when loaded
 class TestBatchAttacks:
     """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
 
