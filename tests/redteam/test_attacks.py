@@ -113,36 +113,6 @@ def _assert_contained(attack: str, run: dict, log: Path) -> None:
     assert log.stat().st_size <= 1 << 20  # output beyond the bound is dropped
 
 
-@pytest.fixture(scope="module")
-def attack_batch(request, tmp_path_factory):
-    """Every attack of BATCHED graded in one session: run n is the n-th attack."""
-    with batch_folder(request, tmp_path_factory, "attacks") as root:
-        batch = Batch(root)
-        batch.tasks.make(toml_extra="[tests]\ntimeout = 5\n")
-        for n, attack in enumerate(BATCHED, 1):
-            _submit(batch.tasks, batch.variant("calc", n), attack)
-        batch.run(
-            "--e2e-agent=dir:out",
-            "--e2e-tasks=tasks",
-            "--e2e-timeout=300",  # the whole test run of one variant, on a busy machine
-            f"--e2e-runs={len(BATCHED)}",
-        )
-        yield batch
-        for attack in BATCHED:
-            _outside(attack).unlink(missing_ok=True)
-
-
-@pytest.mark.slow
-class TestBatchAttacks:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("attack", BATCHED)
-    def test_attack_scores_zero_on_its_target(self, attack_batch, attack):
-        n = BATCHED.index(attack) + 1
-        log = attack_batch.root / ".e2ebench/dir-out/calc" / f"run-{n}/eval/extended/pytest.log"
-        _assert_contained(attack, attack_batch.record("calc", n), log)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("attack", ALONE)
 def test_attack_alone_scores_zero_on_its_target(pytester, tasks, results, attack):
@@ -222,23 +192,43 @@ FORGERS["conftest"] = {
 FORGER_NAMES = sorted(FORGERS)
 
 
+def _submit_forger(batch: Batch, where: Path, forger: str) -> None:
+    imports = forger in ("forged_results_file", "stolen_key")
+    add = "from . import forge  # noqa\n\n" if imports else ""
+    out = batch.tasks.reference(where, dict(CALC_CODE, add=add + "def add(a, b):\n    return 0\n"))
+    for rel, text in FORGERS[forger].items():
+        (out / rel).write_text(text)
+
+
+# Runs 1..len(BATCHED) are the attacks of BATCHED, the rest the forgers of FORGER_NAMES: one
+# session, one reference census (two sessions before).
+def _attack_run(attack: str) -> int:
+    return BATCHED.index(attack) + 1
+
+
+def _forger_run(forger: str) -> int:
+    return len(BATCHED) + FORGER_NAMES.index(forger) + 1
+
+
 @pytest.fixture(scope="module")
-def forger_batch(request, tmp_path_factory):
-    """Every forger graded in one session: run n is the n-th of FORGER_NAMES."""
-    with batch_folder(request, tmp_path_factory, "forgers") as root:
+def attack_batch(request, tmp_path_factory):
+    """Every attack of BATCHED and every forger graded in one session."""
+    with batch_folder(request, tmp_path_factory, "attacks") as root:
         batch = Batch(root)
-        batch.tasks.make()
-        for n, forger in enumerate(FORGER_NAMES, 1):
-            imports = forger in ("forged_results_file", "stolen_key")
-            add = "from . import forge  # noqa\n\n" if imports else ""
-            out = batch.tasks.reference(
-                batch.variant("calc", n),
-                dict(CALC_CODE, add=add + "def add(a, b):\n    return 0\n"),
-            )
-            for rel, text in FORGERS[forger].items():
-                (out / rel).write_text(text)
-        batch.run("--e2e-agent=dir:out", "--e2e-tasks=tasks", f"--e2e-runs={len(FORGER_NAMES)}")
+        batch.tasks.make(toml_extra="[tests]\ntimeout = 5\n")
+        for attack in BATCHED:
+            _submit(batch.tasks, batch.variant("calc", _attack_run(attack)), attack)
+        for forger in FORGER_NAMES:
+            _submit_forger(batch, batch.variant("calc", _forger_run(forger)), forger)
+        batch.run(
+            "--e2e-agent=dir:out",
+            "--e2e-tasks=tasks",
+            "--e2e-timeout=300",  # the whole test run of one variant, on a busy machine
+            f"--e2e-runs={len(BATCHED) + len(FORGER_NAMES)}",
+        )
         yield batch
+        for attack in BATCHED:
+            _outside(attack).unlink(missing_ok=True)
 
 
 @pytest.mark.slow
@@ -256,21 +246,31 @@ def test_killing_its_parent_ends_only_its_own_test_run(pytester, tasks, results)
 
 
 @pytest.mark.slow
-class TestBatchForgers:
+@pytest.mark.timeout(1000)  # its session's 11 runs, in its first reader's setup, when loaded
+class TestBatchAttacks:
     """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
 
-    @pytest.mark.parametrize("forger", [f for f in FORGER_NAMES if f != "conftest"])
-    def test_forging_files_in_the_project_do_not_pass_its_tests(self, forger_batch, forger):
-        run = forger_batch.record("calc", FORGER_NAMES.index(forger) + 1)
-        verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
-        assert verdicts["R1"] == "not_implemented"
-        if forger in ("forged_results_file", "stolen_key"):
-            assert "forged_results" in run["test_run"]["containment"]
+    @pytest.mark.parametrize("attack", BATCHED)
+    def test_attack_scores_zero_on_its_target(self, attack_batch, attack):
+        n = _attack_run(attack)
+        log = attack_batch.root / ".e2ebench/dir-out/calc" / f"run-{n}/eval/extended/pytest.log"
+        _assert_contained(attack, attack_batch.record("calc", n), log)
 
-    def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(self, forger_batch):
-        run = forger_batch.record("calc", FORGER_NAMES.index("conftest") + 1)
-        verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
-        assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}
+    class TestForgers:
+        """The forgers' runs of the same session."""
+
+        @pytest.mark.parametrize("forger", [f for f in FORGER_NAMES if f != "conftest"])
+        def test_forging_files_in_the_project_do_not_pass_its_tests(self, attack_batch, forger):
+            run = attack_batch.record("calc", _forger_run(forger))
+            verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+            assert verdicts["R1"] == "not_implemented"
+            if forger in ("forged_results_file", "stolen_key"):
+                assert "forged_results" in run["test_run"]["containment"]
+
+        def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(self, attack_batch):
+            run = attack_batch.record("calc", _forger_run("conftest"))
+            verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+            assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}
 
 
 def test_sandbox_mode_is_reported_and_none_is_warned(pytester, tasks):

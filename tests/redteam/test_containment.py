@@ -61,6 +61,7 @@ REAL_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # pytester points HOME at it
 SECRET_PREFIX = "sk-e2eredteam-"
 FAST = "[tests]\ntimeout = 5\n"
 TIMEOUT = ("--e2e-timeout=60",)
+BATCH_TIMEOUT = 1700  # one session of a TestBatch class: its first reader's setup (seconds)
 
 
 # --- the harm every payload does from wherever it runs ---------------------------------------
@@ -262,12 +263,43 @@ version = "0.1"
 """
 
 
+# path -> (its stat signature, its sha256) of the uv cache's unpacked wheels, per process: a file
+# is hashed again only when its inode, size, mtime or ctime changed. No unprivileged process can
+# change a file's bytes without its ctime moving (utime sets mtime back, never ctime), so the
+# digest stays what a fresh hash would give; uv's hard-link installs move the ctime of the files
+# they link, which costs a re-hash, not a false alarm. The cache holds ~60,000 files (1.8 GB
+# here): hashed afresh twice per arena, they were most of a containment test's time.
+_DIGESTS: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+
+
+def cached_digest(path: Path) -> str:
+    """The sha256 of a regular file, from ``_DIGESTS`` while its stat signature is unchanged;
+    ``LookupError`` for anything but a regular file."""
+    st = os.lstat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise LookupError(path)
+    signature = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _DIGESTS.get(str(path))
+    if known is not None and known[0] == signature:
+        return known[1]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()  # stat first: a later write re-hashes
+    _DIGESTS[str(path)] = (signature, digest)
+    return digest
+
+
 class Arena:
     """One attack's surroundings: markers, listeners, the uv cache canary, and the checks."""
 
-    def __init__(self, root: Path, tasks, *, run: int = 0, secret: str = "") -> None:
+    def __init__(
+        self, root: Path, tasks, *, run: int = 0, secret: str = "", shared: dict | None = None
+    ) -> None:
         """``run`` > 0: the variant graded as run ``run`` of a shared session (``ArenaBatch``),
-        its submission in ``out/calc/run-<run>/``; else alone, in ``out/calc/`` as run 1."""
+        its submission in ``out/calc/run-<run>/``; else alone, in ``out/calc/`` as run 1.
+        ``shared``: what the arenas of one session find alike (the uv cache before and after
+        the session, the walk of their common folder for the secret and setuid files),
+        computed once for all of them."""
+        self.shared = {} if shared is None else shared
+        self.graded_at: float | None = None  # when its session ended (time.monotonic)
         self.pytester: pytest.Pytester | None = None  # the arena fixture's, for grade()
         self.tasks = tasks
         self.root = root
@@ -308,7 +340,9 @@ class Arena:
         self._thread.start()
         self.canary = self.cache / f"{m}-canary"
         self.canary.write_text("canary")
-        self.cache_before = self._cache_snapshot()
+        if "cache_before" not in self.shared:  # one snapshot for a session's arenas
+            self.shared["cache_before"] = self._cache_snapshot()
+        self.cache_before = self.shared["cache_before"]
 
     # listeners: accept and close at once (so a client never hangs), remembering who came
     def _listen(self, family, address) -> socket.socket:
@@ -342,12 +376,8 @@ class Arena:
                 if "e2ebench-contain-" in name:  # this test's (checked apart) or a neighbour's
                     continue
                 try:
-                    if path.is_symlink() or not path.is_file():
-                        continue
-                    snap[str(path.relative_to(self.cache))] = hashlib.sha256(
-                        path.read_bytes()
-                    ).hexdigest()
-                except OSError:
+                    snap[str(path.relative_to(self.cache))] = cached_digest(path)
+                except (OSError, LookupError):
                     pass
         return snap
 
@@ -430,7 +460,9 @@ class Arena:
     ) -> pytest.RunResult:
         # subprocess: a session of its own (a Ray driver starts one local cluster per process)
         run = self.pytester.runpytest_subprocess if subprocess else self.pytester.runpytest
-        return run(*(f"--e2e-agent={a}" for a in agents), "--e2e-tasks=tasks", *TIMEOUT, *args)
+        result = run(*(f"--e2e-agent={a}" for a in agents), "--e2e-tasks=tasks", *TIMEOUT, *args)
+        self.graded_at = time.monotonic()
+        return result
 
     def results(self) -> dict:
         return json.loads(self.results_file.read_text())
@@ -476,7 +508,7 @@ class Arena:
 
     def check(self) -> None:
         """Nothing escaped: no files outside, no daemons, no connections, cache untouched."""
-        time.sleep(1.0)  # a daemon that got out has had time to act
+        self._settle(1.0)  # a daemon that got out has had time to act
         problems = []
         survivors = self.survivors()
         if survivors:
@@ -486,12 +518,14 @@ class Arena:
                 problems.append(f"written outside the workspace: {path}")
         if self.results_file.exists() and self.marker in self.results_file.read_text():
             problems.append("results.json was rewritten by the project")
-        time.sleep(0.3)
+        self._settle(1.3)
         if self.connections:
             problems.append(f"host listeners reached: {self.connections}")
         if not self.canary.exists() or self.canary.read_text() != "canary":
             problems.append("the uv cache canary was altered")
-        after = self._cache_snapshot()
+        if "cache_after" not in self.shared:  # the first reader's, after the session
+            self.shared["cache_after"] = self._cache_snapshot()
+        after = self.shared["cache_after"]
         changed = [k for k, v in self.cache_before.items() if after.get(k) != v]
         if changed:
             problems.append(f"cached wheels changed or removed: {changed[:5]}")
@@ -507,7 +541,22 @@ class Arena:
         problems += self._secret_and_setuid()
         assert not problems, "\n".join(problems)
 
+    def _settle(self, seconds: float) -> None:
+        """Wait until ``seconds`` after the session's end: the readers of a shared session after
+        the first find that time past and do not wait again."""
+        if self.graded_at is None:
+            time.sleep(seconds)
+        else:
+            time.sleep(max(0.0, self.graded_at + seconds - time.monotonic()))
+
     def _secret_and_setuid(self) -> list[str]:
+        """The secret or a setuid-root file anywhere in the arena's folder: one walk for all
+        the arenas of a session (they share the folder and the secret)."""
+        if "secret_and_setuid" not in self.shared:
+            self.shared["secret_and_setuid"] = self._walk_for_secret_and_setuid()
+        return self.shared["secret_and_setuid"]
+
+    def _walk_for_secret_and_setuid(self) -> list[str]:
         problems = []
         secret = self.secret.encode()
         for dirpath, _dirnames, filenames in os.walk(self.root):
@@ -577,8 +626,9 @@ def arena_batch(request, tmp_path_factory, name: str, variants: list[str]):
     with batch_folder(request, tmp_path_factory, name) as root:
         batch = Batch(root)
         secret = SECRET_PREFIX + uuid.uuid4().hex
+        shared: dict = {}
         arenas = {
-            variant: Arena(root, batch.tasks, run=n, secret=secret)
+            variant: Arena(root, batch.tasks, run=n, secret=secret, shared=shared)
             for n, variant in enumerate(variants, 1)
         }
         try:
@@ -593,7 +643,13 @@ def grade_batch(arenas: dict) -> None:
     first = next(iter(arenas.values()))
     env = {"OPENAI_API_KEY": first.secret, "UV_CACHE_DIR": str(UV_CACHE)}
     runs = f"--e2e-runs={len(arenas)}"
-    Batch(first.root).run("--e2e-agent=dir:out", "--e2e-tasks=tasks", *TIMEOUT, runs, env=env)
+    # ~20 runs: minutes on a loaded machine (the session's runs are a minute each at load 25)
+    Batch(first.root).run(
+        "--e2e-agent=dir:out", "--e2e-tasks=tasks", *TIMEOUT, runs, env=env, timeout=BATCH_TIMEOUT
+    )
+    ended = time.monotonic()
+    for made in arenas.values():
+        made.graded_at = ended
 
 
 def _libc() -> str:
@@ -705,24 +761,10 @@ ROOT_ATTACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def root_batch(request, tmp_path_factory):
+def _submit_root(arenas: dict) -> None:
     """Every root attack as its own run of one session."""
-    with arena_batch(request, tmp_path_factory, "root", sorted(ROOT_ATTACKS)) as arenas:
-        for attack, made in arenas.items():
-            made.submit(attack=ROOT_ATTACKS[attack].replace("{TASKS}", str(made.root / "tasks")))
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchRoot:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("attack", sorted(ROOT_ATTACKS))
-    def test_class1_no_root_in_the_sandbox(self, root_batch, attack):
-        root_batch[attack].assert_r1_fails()
-        root_batch[attack].check()
+    for attack, made in arenas.items():
+        made.submit(attack=ROOT_ATTACKS[attack].replace("{TASKS}", str(made.root / "tasks")))
 
 
 # === class 2: generated code running outside the sandbox =======================================
@@ -947,34 +989,10 @@ BUILD_ATTACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def build_batch(request, tmp_path_factory):
-    with arena_batch(request, tmp_path_factory, "builds", sorted(BUILD_ATTACKS)) as arenas:
-        for name, made in arenas.items():
-            BUILD_ATTACKS[name](made)
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchBuilds:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    def _caught(self, made: Arena) -> None:
-        made.assert_r1_fails(forging=True)
-        made.check()
-
-    def test_class3_setup_py_writes_a_pth_into_the_test_venv(self, build_batch):
-        self._caught(build_batch["setup_py_pth"])
-
-    def test_class3_build_backend_on_backend_path_writes_a_pth(self, build_batch):
-        self._caught(build_batch["backend_pth"])
-
-    def test_class3_wheel_carrying_a_pth_file(self, build_batch):
-        self._caught(build_batch["wheel_pth"])
-
-    def test_class3_wheel_overwriting_pytest_and_the_probe(self, build_batch):
-        self._caught(build_batch["wheel_overwrites_pytest"])
+def _submit_build(arenas: dict) -> None:
+    """Submit each variant of the family as its own run."""
+    for name, made in arenas.items():
+        BUILD_ATTACKS[name](made)
 
 
 @pytest.mark.slow
@@ -1055,30 +1073,16 @@ READ_ATTACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def read_batch(request, tmp_path_factory):
+def _submit_read(arenas: dict) -> None:
     """Every read attack as its own run of one session."""
-    with arena_batch(request, tmp_path_factory, "read", sorted(READ_ATTACKS)) as arenas:
-        for attack, made in arenas.items():
-            code = (
-                READ_ATTACKS[attack]
-                .replace("{CHECKOUT}", str(CHECKOUT))
-                .replace("{HOME}", str(REAL_HOME))
-                .replace("{ROOT}", str(made.root))
-            )
-            made.submit(attack=code)
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchRead:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("attack", sorted(READ_ATTACKS))
-    def test_class4_nothing_to_read_outside(self, read_batch, attack):
-        read_batch[attack].assert_r1_fails()
-        read_batch[attack].check()
+    for attack, made in arenas.items():
+        code = (
+            READ_ATTACKS[attack]
+            .replace("{CHECKOUT}", str(CHECKOUT))
+            .replace("{HOME}", str(REAL_HOME))
+            .replace("{ROOT}", str(made.root))
+        )
+        made.submit(attack=code)
 
 
 @pytest.mark.slow
@@ -1156,30 +1160,16 @@ def _link(path: Path, target: str | Path) -> None:
 LINKS = ["absolute", "relative", "file"]
 
 
-@pytest.fixture(scope="module")
-def link_batch(request, tmp_path_factory):
+def _submit_link(arenas: dict) -> None:
     """Every link to the reference as its own run of one session."""
-    with arena_batch(request, tmp_path_factory, "links", LINKS) as arenas:
-        for how, made in arenas.items():
-            out = made.submit(add="def add(a, b):\n    return 0\n")
-            reference = made.root / "tasks" / "calc" / "reference" / "calc"
-            if how == "file":
-                _link(out / "calc" / "add.py", reference / "add.py")
-            else:
-                target = reference if how == "absolute" else os.path.relpath(reference, out)
-                _link(out / "calc", target)
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchLinks:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("how", LINKS)
-    def test_class5_links_to_the_reference_are_not_followed(self, link_batch, how):
-        link_batch[how].assert_r1_fails()
-        link_batch[how].check()
+    for how, made in arenas.items():
+        out = made.submit(add="def add(a, b):\n    return 0\n")
+        reference = made.root / "tasks" / "calc" / "reference" / "calc"
+        if how == "file":
+            _link(out / "calc" / "add.py", reference / "add.py")
+        else:
+            target = reference if how == "absolute" else os.path.relpath(reference, out)
+            _link(out / "calc", target)
 
 
 @pytest.mark.slow
@@ -1383,24 +1373,31 @@ def test_class6_quota_counts_files_deleted_while_held_open(arena):
     arena.check()
 
 
+# Each child says it holds its GiB, then holds it until the parent has heard from all six (or
+# 20 s): the parent keeps no write end of a child's pipe, so a child the kernel killed is an
+# end of file at once, not a read that waits out the run's timeout (the test took 60 s more).
 MEMORY_HOG = """\
-import os, time
+import os, select
 _FILL_OK = []
 try:
     _pipes = []
+    _release_r, _release_w = os.pipe()
     for _i in range(6):  # 6 x 1 GiB resident at once: each process is under its 4 GiB limit
         _r, _w = os.pipe()
         if os.fork() == 0:
             try:
+                os.close(_release_w)
                 _block = bytearray(1 << 30)
                 for _j in range(0, len(_block), 4096):
                     _block[_j] = 1
                 os.write(_w, b"1")
-                time.sleep(20)
+                select.select([_release_r], [], [], 20)  # until the parent lets go
             finally:
                 os._exit(0)
+        os.close(_w)
         _pipes.append(_r)
     _got = [os.read(_r, 1) for _r in _pipes]
+    os.close(_release_w)
     _FILL_OK.append(True if _got == [b"1"] * 6 else MemoryError("a child could not allocate"))
 except OSError as _exc:
     _FILL_OK.append(_exc)
@@ -1564,27 +1561,13 @@ _r.call_and_report = _car
 }
 
 
-@pytest.fixture(scope="module")
-def forger_batch(request, tmp_path_factory):
+def _submit_forger(arenas: dict) -> None:
     """Every forger as its own run of one session."""
-    with arena_batch(request, tmp_path_factory, "forgers", sorted(FORGERS)) as arenas:
-        for forger, made in arenas.items():
-            made.submit(
-                add="def add(a, b):\n    return 0\n",
-                at_import=FORGERS[forger] + made.standalone(f"forger-{forger}"),
-            )
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchForgedVerdicts:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("forger", sorted(FORGERS))
-    def test_class7_forged_verdicts_sink_the_run(self, forger_batch, forger):
-        forger_batch[forger].assert_r1_fails(forging=True)
-        forger_batch[forger].check()
+    for forger, made in arenas.items():
+        made.submit(
+            add="def add(a, b):\n    return 0\n",
+            at_import=FORGERS[forger] + made.standalone(f"forger-{forger}"),
+        )
 
 
 SHADOW_HMAC = """\
@@ -1694,38 +1677,10 @@ PROBE_ATTACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def probe_batch(request, tmp_path_factory):
-    with arena_batch(request, tmp_path_factory, "probe", sorted(PROBE_ATTACKS)) as arenas:
-        for name, made in arenas.items():
-            PROBE_ATTACKS[name](made)
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchProbe:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("packaging", [True, False])
-    def test_class7_a_project_module_shadowing_the_stdlib_runs_before_the_probe(
-        self, probe_batch, packaging
-    ):
-        probe_batch[f"shadow-{packaging}"].assert_r1_fails(forging=True)
-        probe_batch[f"shadow-{packaging}"].check()
-
-    @pytest.mark.parametrize("when", ["after_the_probe", "before_the_probe"])
-    def test_class7_forging_exactly_the_public_tests(self, probe_batch, when):
-        probe_batch[f"public-{when}"].assert_r1_fails(forging=True)
-        probe_batch[f"public-{when}"].check()
-
-    def test_class7_results_file_re_signed_at_exit(self, probe_batch):
-        run = probe_batch["resign"].assert_r1_fails(forging=True)
-        # forged records arriving after the probe's end are evidence; since the probe's sequence
-        # counter is sealed (issue 26) the re-signing forger fails before it writes any, and R1
-        # still fails: either way the forgery gains nothing
-        assert "tampered" in run["test_run"]["containment"] or run["test_run"]["returncode"] == 1
-        probe_batch["resign"].check()
+def _submit_probe(arenas: dict) -> None:
+    """Submit each variant of the family as its own run."""
+    for name, made in arenas.items():
+        PROBE_ATTACKS[name](made)
 
 
 TWO_MODULES = {
@@ -1807,45 +1762,22 @@ PROJECT_EXCUSES = ["fake_bwrap_line", "fake_missing_probe", "fake_missing_pytest
 BUILD_EXCUSES = ["fake_bwrap_line", "fake_missing_pytest"]
 
 
-@pytest.fixture(scope="module")
-def excuse_batch(request, tmp_path_factory):
+EXCUSE_VARIANTS = [f"project-{e}" for e in PROJECT_EXCUSES] + [f"build-{e}" for e in BUILD_EXCUSES]
+
+
+def _submit_excuse(arenas: dict) -> None:
     """Every excuse, from the project's tests and from its build, as its own run of one session."""
-    variants = [f"project-{e}" for e in PROJECT_EXCUSES] + [f"build-{e}" for e in BUILD_EXCUSES]
-    with arena_batch(request, tmp_path_factory, "excuses", variants) as arenas:
-        for variant, made in arenas.items():
-            where, _, excuse = variant.partition("-")
-            text = EXCUSES[excuse]
-            if where == "project":
-                made.submit(add="def add(a, b):\n    return 0\n", at_import=_crash_with(text))
-            else:
-                setup = (
-                    f"import sys\nprint({text!r}, flush=True)\n"
-                    f"print({text!r}, file=sys.stderr)\nsys.exit(1)\n"
-                )
-                made.submit(add="def add(a, b):\n    return a + b\n", files={"setup.py": setup})
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchExcuses:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("excuse", PROJECT_EXCUSES)
-    def test_class8_text_from_the_project_is_no_infrastructure_error(self, excuse_batch, excuse):
-        arena = excuse_batch[f"project-{excuse}"]
-        run = arena.run()
-        assert run["status"] != "error", run.get("error")
-        assert arena.verdicts()["R1"] == "not_implemented"
-        arena.check()
-
-    @pytest.mark.parametrize("excuse", BUILD_EXCUSES)
-    def test_class8_text_from_the_build_is_no_infrastructure_error(self, excuse_batch, excuse):
-        arena = excuse_batch[f"build-{excuse}"]
-        run = arena.run()
-        assert run["status"] != "error", run.get("error")
-        assert set(arena.verdicts().values()) == {"not_implemented"}  # it did not install
-        arena.check()
+    for variant, made in arenas.items():
+        where, _, excuse = variant.partition("-")
+        text = EXCUSES[excuse]
+        if where == "project":
+            made.submit(add="def add(a, b):\n    return 0\n", at_import=_crash_with(text))
+        else:
+            setup = (
+                f"import sys\nprint({text!r}, flush=True)\n"
+                f"print({text!r}, file=sys.stderr)\nsys.exit(1)\n"
+            )
+            made.submit(add="def add(a, b):\n    return a + b\n", files={"setup.py": setup})
 
 
 @pytest.mark.slow
@@ -1876,27 +1808,10 @@ SKIPPERS = {
 }
 
 
-@pytest.fixture(scope="module")
-def skipper_batch(request, tmp_path_factory):
+def _submit_skipper(arenas: dict) -> None:
     """Every skipper as its own run of one session."""
-    with arena_batch(request, tmp_path_factory, "skippers", sorted(SKIPPERS)) as arenas:
-        for skipper, made in arenas.items():
-            made.submit(add=SKIPPERS[skipper])
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchSkippers:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("skipper", sorted(SKIPPERS))
-    def test_class9_skips_from_the_project_count_as_not_passed(self, skipper_batch, skipper):
-        arena = skipper_batch[skipper]
-        metrics = arena.assert_r1_fails()["metrics"]
-        assert metrics["pass_rate"] is not None and metrics["pass_rate"] < 1.0, metrics
-        assert metrics["pass_rate"] == pytest.approx(4 / 7), metrics  # 4 of 7 reference tests
-        arena.check()
+    for skipper, made in arenas.items():
+        made.submit(add=SKIPPERS[skipper])
 
 
 # === daemons, the host network, results.json, the uv cache =====================================
@@ -1929,24 +1844,10 @@ DAEMONS = {
 }
 
 
-@pytest.fixture(scope="module")
-def daemon_batch(request, tmp_path_factory):
+def _submit_daemon(arenas: dict) -> None:
     """Every daemon as its own run of one session (each tagged with its own marker)."""
-    with arena_batch(request, tmp_path_factory, "daemons", sorted(DAEMONS)) as arenas:
-        for how, made in arenas.items():
-            made.submit(attack=DAEMONS[how].replace("{MARKER}", made.marker))
-        grade_batch(arenas)
-        yield arenas
-
-
-@pytest.mark.slow
-class TestBatchDaemons:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
-
-    @pytest.mark.parametrize("how", sorted(DAEMONS))
-    def test_daemons_from_the_test_run_do_not_survive(self, daemon_batch, how):
-        daemon_batch[how].assert_r1_fails()
-        daemon_batch[how].check()
+    for how, made in arenas.items():
+        made.submit(attack=DAEMONS[how].replace("{MARKER}", made.marker))
 
 
 @pytest.mark.slow
@@ -2146,3 +2047,228 @@ def test_no_state_survives_from_one_run_to_the_next(arena):
     arena.grade()
     arena.assert_r1_fails()
     arena.check()
+
+
+# === the batched families: two sessions ========================================================
+#
+# Each family's variants only need their own run folder, marker, listeners and canary (their
+# Arena), so families share a session: one reference census for ~20 runs instead of one per
+# family (nine sessions before). Two sessions of similar size (21 runs each), so under -n 2
+# each worker takes one (a TestBatch class goes to one worker as a whole; the nested classes
+# keep each family's tests together).
+
+# family -> (its variants, the function that submits them)
+FAMILIES = {
+    "root": (sorted(ROOT_ATTACKS), _submit_root),
+    "read": (sorted(READ_ATTACKS), _submit_read),
+    "forger": (sorted(FORGERS), _submit_forger),
+    "skipper": (sorted(SKIPPERS), _submit_skipper),
+    "daemon": (sorted(DAEMONS), _submit_daemon),
+    "link": (LINKS, _submit_link),
+    "excuse": (EXCUSE_VARIANTS, _submit_excuse),
+    "probe": (sorted(PROBE_ATTACKS), _submit_probe),
+    "build": (sorted(BUILD_ATTACKS), _submit_build),
+}
+
+
+@contextlib.contextmanager
+def families_batch(request, tmp_path_factory, name: str, families: list[str]):
+    """The variants of ``families`` as the runs of one session: {family: {variant: Arena}}."""
+    variants = [f"{family}:{v}" for family in families for v in FAMILIES[family][0]]
+    with arena_batch(request, tmp_path_factory, name, variants) as arenas:
+        split = {
+            family: {v: arenas[f"{family}:{v}"] for v in FAMILIES[family][0]} for family in families
+        }
+        for family in families:
+            FAMILIES[family][1](split[family])
+        grade_batch(arenas)
+        yield split
+
+
+@pytest.fixture(scope="module")
+def containment_a(request, tmp_path_factory):
+    """Root, read, forged-verdict and skip attacks: one session."""
+    families = ["root", "read", "forger", "skipper"]
+    with families_batch(request, tmp_path_factory, "containment-a", families) as split:
+        yield split
+
+
+@pytest.fixture(scope="module")
+def containment_b(request, tmp_path_factory):
+    """Daemon, link, excuse, probe and build attacks: one session."""
+    families = ["daemon", "link", "excuse", "probe", "build"]
+    with families_batch(request, tmp_path_factory, "containment-b", families) as split:
+        yield split
+
+
+@pytest.fixture
+def root_batch(containment_a):
+    return containment_a["root"]
+
+
+@pytest.fixture
+def read_batch(containment_a):
+    return containment_a["read"]
+
+
+@pytest.fixture
+def forger_batch(containment_a):
+    return containment_a["forger"]
+
+
+@pytest.fixture
+def skipper_batch(containment_a):
+    return containment_a["skipper"]
+
+
+@pytest.fixture
+def daemon_batch(containment_b):
+    return containment_b["daemon"]
+
+
+@pytest.fixture
+def link_batch(containment_b):
+    return containment_b["link"]
+
+
+@pytest.fixture
+def excuse_batch(containment_b):
+    return containment_b["excuse"]
+
+
+@pytest.fixture
+def probe_batch(containment_b):
+    return containment_b["probe"]
+
+
+@pytest.fixture
+def build_batch(containment_b):
+    return containment_b["build"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(BATCH_TIMEOUT + 100)
+class TestBatchContainmentA:
+    """The readers of ``containment_a`` (one xdist worker runs them all)."""
+
+    class TestRoot:
+        """The readers of this family in ``containment_a``."""
+
+        @pytest.mark.parametrize("attack", sorted(ROOT_ATTACKS))
+        def test_class1_no_root_in_the_sandbox(self, root_batch, attack):
+            root_batch[attack].assert_r1_fails()
+            root_batch[attack].check()
+
+    class TestRead:
+        """The readers of this family in ``containment_a``."""
+
+        @pytest.mark.parametrize("attack", sorted(READ_ATTACKS))
+        def test_class4_nothing_to_read_outside(self, read_batch, attack):
+            read_batch[attack].assert_r1_fails()
+            read_batch[attack].check()
+
+    class TestForgedVerdicts:
+        """The readers of this family in ``containment_a``."""
+
+        @pytest.mark.parametrize("forger", sorted(FORGERS))
+        def test_class7_forged_verdicts_sink_the_run(self, forger_batch, forger):
+            forger_batch[forger].assert_r1_fails(forging=True)
+            forger_batch[forger].check()
+
+    class TestSkippers:
+        """The readers of this family in ``containment_a``."""
+
+        @pytest.mark.parametrize("skipper", sorted(SKIPPERS))
+        def test_class9_skips_from_the_project_count_as_not_passed(self, skipper_batch, skipper):
+            arena = skipper_batch[skipper]
+            metrics = arena.assert_r1_fails()["metrics"]
+            assert metrics["pass_rate"] is not None and metrics["pass_rate"] < 1.0, metrics
+            assert metrics["pass_rate"] == pytest.approx(4 / 7), metrics  # 4 of 7 reference tests
+            arena.check()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(BATCH_TIMEOUT + 100)
+class TestBatchContainmentB:
+    """The readers of ``containment_b`` (one xdist worker runs them all)."""
+
+    class TestDaemons:
+        """The readers of this family in ``containment_b``."""
+
+        @pytest.mark.parametrize("how", sorted(DAEMONS))
+        def test_daemons_from_the_test_run_do_not_survive(self, daemon_batch, how):
+            daemon_batch[how].assert_r1_fails()
+            daemon_batch[how].check()
+
+    class TestLinks:
+        """The readers of this family in ``containment_b``."""
+
+        @pytest.mark.parametrize("how", LINKS)
+        def test_class5_links_to_the_reference_are_not_followed(self, link_batch, how):
+            link_batch[how].assert_r1_fails()
+            link_batch[how].check()
+
+    class TestExcuses:
+        """The readers of this family in ``containment_b``."""
+
+        @pytest.mark.parametrize("excuse", PROJECT_EXCUSES)
+        def test_class8_text_from_the_project_is_no_infrastructure_error(
+            self, excuse_batch, excuse
+        ):
+            arena = excuse_batch[f"project-{excuse}"]
+            run = arena.run()
+            assert run["status"] != "error", run.get("error")
+            assert arena.verdicts()["R1"] == "not_implemented"
+            arena.check()
+
+        @pytest.mark.parametrize("excuse", BUILD_EXCUSES)
+        def test_class8_text_from_the_build_is_no_infrastructure_error(self, excuse_batch, excuse):
+            arena = excuse_batch[f"build-{excuse}"]
+            run = arena.run()
+            assert run["status"] != "error", run.get("error")
+            assert set(arena.verdicts().values()) == {"not_implemented"}  # it did not install
+            arena.check()
+
+    class TestProbe:
+        """The readers of this family in ``containment_b``."""
+
+        @pytest.mark.parametrize("packaging", [True, False])
+        def test_class7_a_project_module_shadowing_the_stdlib_runs_before_the_probe(
+            self, probe_batch, packaging
+        ):
+            probe_batch[f"shadow-{packaging}"].assert_r1_fails(forging=True)
+            probe_batch[f"shadow-{packaging}"].check()
+
+        @pytest.mark.parametrize("when", ["after_the_probe", "before_the_probe"])
+        def test_class7_forging_exactly_the_public_tests(self, probe_batch, when):
+            probe_batch[f"public-{when}"].assert_r1_fails(forging=True)
+            probe_batch[f"public-{when}"].check()
+
+        def test_class7_results_file_re_signed_at_exit(self, probe_batch):
+            run = probe_batch["resign"].assert_r1_fails(forging=True)
+            # forged records arriving after the probe's end are evidence; since the probe's sequence
+            # counter is sealed (issue 26) the re-signing forger fails before it writes any, and R1
+            # still fails: either way the forgery gains nothing
+            assert (
+                "tampered" in run["test_run"]["containment"] or run["test_run"]["returncode"] == 1
+            )
+            probe_batch["resign"].check()
+
+    class TestBuilds:
+        """The readers of this family in ``containment_b``."""
+
+        def _caught(self, made: Arena) -> None:
+            made.assert_r1_fails(forging=True)
+            made.check()
+
+        def test_class3_setup_py_writes_a_pth_into_the_test_venv(self, build_batch):
+            self._caught(build_batch["setup_py_pth"])
+
+        def test_class3_build_backend_on_backend_path_writes_a_pth(self, build_batch):
+            self._caught(build_batch["backend_pth"])
+
+        def test_class3_wheel_carrying_a_pth_file(self, build_batch):
+            self._caught(build_batch["wheel_pth"])
+
+        def test_class3_wheel_overwriting_pytest_and_the_probe(self, build_batch):
+            self._caught(build_batch["wheel_overwrites_pytest"])
