@@ -8,6 +8,12 @@ dicts of earlier versions are still accepted.
 The hooks about one run also get ``ctx``, the run's :class:`~pytest_e2ebench.run.runs.RunContext`
 (its :class:`~pytest_e2ebench.run.runs.RunKey` is ``ctx.key``). It was added after the other
 arguments: an implementation that does not name it is called without it, as pluggy does.
+Arguments that repeat what ``ctx`` holds (``task``, ``repo``, ``run_dir``, ``record``,
+``run_record``, ...) are still passed, so plugins written for earlier versions keep working;
+new implementations name ``ctx`` and what it does not hold (docs/plugins.md lists which).
+
+The built-in methods (DevEval's stages, ProjectEval, RealDevWorld's apps) implement these hooks
+as any plugin does: ``pytest_e2ebench.methods.*.plugin``.
 """
 
 from __future__ import annotations
@@ -20,7 +26,14 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .agents import Agent
-    from .contracts import Judgement, MigrationResult, RequirementVerdict, RunRecord
+    from .contracts import (
+        DesignJudgement,
+        Judgement,
+        MigrationResult,
+        ReportSection,
+        RequirementVerdict,
+        RunRecord,
+    )
     from .llm import LLM
     from .run.runs import RunContext
     from .run.settings import Settings
@@ -51,6 +64,9 @@ def pytest_e2ebench_run_finished(
     config: pytest.Config, record: dict, run_record: RunRecord, ctx: RunContext
 ) -> None:
     """Called on the worker that evaluated a (task, agent, run), once, when its record is done.
+
+    New implementations take ``ctx`` alone: ``ctx.record`` is the record, ``ctx.run_record`` the
+    same typed. ``record`` and ``run_record`` are the same again, kept for earlier plugins.
 
     :param record: the JSON-able entry ``results.json`` will hold under ``tasks`` (also for a
         run that ended in an error: ``status`` is ``"error"``, ``metrics`` None).
@@ -123,9 +139,12 @@ def pytest_e2ebench_judge_requirements(
 ) -> Judgement | list[RequirementVerdict] | None:
     """Decide every requirement of ``task`` for the project in ``repo``.
 
+    New implementations take ``tests``, ``mode`` and ``ctx``: ``task``, ``repo``, ``run_dir``
+    and ``config`` are ``ctx.task``, ``ctx.repo``, ``ctx.run_dir`` and ``ctx.config``, still
+    passed for earlier plugins.
+
     :param repo: the generated project (read it with :mod:`pytest_e2ebench.isolation.intake`'s
-    bounded
-        readers; never import or run it here).
+        bounded readers; never import or run it here).
     :param tests: the results of the reference tests and the task's checks, one dict per case
         (``nodeid``, ``outcome``, ``message``, ``requirements``).
     :param mode: the ``--e2e-judge`` value; return None for modes that are not yours
@@ -146,20 +165,43 @@ def pytest_e2ebench_judge_requirements(
 
 @pytest.hookspec(firstresult=True)
 def pytest_e2ebench_judge_design(
-    config: pytest.Config, task: Task, answer: dict, baseline: dict, scope: str, ctx: RunContext
-) -> dict | None:
+    config: pytest.Config,
+    task: Task,
+    answer: dict[str, str | None],
+    baseline: dict[str, str | None],
+    scope: str,
+    ctx: RunContext,
+) -> DesignJudgement | dict | None:
     """Compare an agent's software design with a baseline design (DevEval's pairwise judge).
 
-    :param answer: the agent's design files by artefact (``class``, ``sequence``,
-        ``architecture``; the text, or None when missing).
+    :param answer: the agent's design files by artefact: exactly the keys of
+        :data:`~pytest_e2ebench.contracts.DESIGN_ARTEFACTS` (``class``, ``sequence``,
+        ``architecture``), each the text or None when missing (checked before the call by
+        :func:`~pytest_e2ebench.contracts.check_design`).
     :param baseline: the baseline design, same shape (the task's ``design/baseline/`` or its
         reference design).
     :param scope: names the conversations in the LLM cache.
-    :param ctx: the context of the design stage's run (``ctx.key.stage`` is ``"design"``).
+    :param ctx: the context of the design stage's run (``ctx.key.stage`` is ``"design"``;
+        ``ctx.task`` is ``task``).
     :returns: None to leave it to the next implementation (the built-in runs only with
-        ``--e2e-judge=llm|both``), else a JSON-able dict with ``win_rate`` and
-        ``win_rate_no_ties`` (fractions, or None; they join the stage's ``metrics``) and
-        whatever else to keep: the whole dict is the stage record's ``details.judge`` in
-        results.json. Ask each comparison twice with the order swapped: a preference that does not
-        survive the swap is a tie.
+        ``--e2e-judge=llm|both``), else a :class:`~pytest_e2ebench.contracts.DesignJudgement`:
+        ``win_rate`` and ``win_rate_no_ties`` (fractions in [0, 1], or None; they join the
+        stage's ``metrics``) and ``extra``, whatever else to keep: ``to_dict()`` is the stage
+        record's ``details.judge`` in results.json. A dict with the two rates is accepted too;
+        anything else (a rate outside [0, 1], a missing rate) ends the stage as a harness error
+        naming the field. Ask each comparison twice with the order swapped: a preference that
+        does not survive the swap is a tie.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_report_sections(config: pytest.Config | None) -> list[ReportSection]:
+    """Return the report sections your plugin adds (every implementation is called; the lists
+    are joined in registration order, the built-ins last).
+
+    A :class:`~pytest_e2ebench.contracts.ReportSection` names its key in results.json, builds
+    its content from the session's run and stage records (``summarize``, None to leave it
+    out) and writes its terminal lines from the finished document (``write``). The built-in
+    ``stages`` (DevEval) and ``projecteval`` sections are made this way. ``config`` is None
+    when ``e2ebench report`` rebuilds a document outside pytest.
     """

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from ..agents import AgentOutcome
 from ..environment.workspace import take_in
 from ..isolation.intake import IntakeLimits
-from ..methods.app import MATERIALS_DIR
 from ..methods.stages import IMPLEMENT
+from ..taskmodel.task import MATERIALS_DIR
 from .cache import tree_hash
 
 if TYPE_CHECKING:

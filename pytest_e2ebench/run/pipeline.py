@@ -21,9 +21,9 @@ from ..environment.workspace import code_size, suffixes_for
 from ..errors import InfrastructureError, RunFailed
 from ..grading.verdicts import census, effective_tests
 from ..judge import judge
-from ..methods.app import MATERIALS_DIR
 from ..methods.stages import IMPLEMENT
 from ..methods.stages import run as stage_run
+from ..taskmodel.task import MATERIALS_DIR
 from . import progress
 from .cache import locked, remove
 from .evaluation import evaluation_for

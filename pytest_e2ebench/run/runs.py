@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Protocol
 
+from ..contracts import RunRecord
 from ..methods.stages import IMPLEMENT, STAGES
 from ..stash import OUTAGE, SANDBOX
 
@@ -136,6 +137,17 @@ class RunKey:
         """``agent/task/run-N`` (``agent/task/level-L/run-N``; ``…/stage-S`` for a stage): how
         results.json names the run (its folder relative to ``--e2e-out``)."""
         return run_folder(PurePath(), self).as_posix()
+
+    @property
+    def repo(self) -> Path:
+        """``<run_dir>/repo``: the generated project as taken in (read it as data, bounded)."""
+        return self.run_dir / "repo"
+
+    @property
+    def run_record(self) -> RunRecord | None:
+        """``record`` typed (:class:`~pytest_e2ebench.contracts.RunRecord`), None before it is
+        built: what ``pytest_e2ebench_run_finished`` implementations read."""
+        return None if self.record is None else RunRecord.from_dict(self.record)
 
     @property
     def scope(self) -> str:

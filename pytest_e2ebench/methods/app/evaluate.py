@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ...isolation.intake import IntakeLimits, copy_tree
 from ...run.cache import remove
-from . import MATERIALS_DIR
+from ...taskmodel.task import MATERIALS_DIR
 from .agent import run_case
 from .judge import judge_case, llm_score
 from .llmcall import Asker

@@ -18,8 +18,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from ...isolation.intake import read_text
 from ...untrusted.parse import loads_json
 from . import ARCHITECTURE, CLASS_DIAGRAM, SEQUENCE_DIAGRAM, mermaid
@@ -263,11 +261,3 @@ def win_rates(outcomes) -> dict:
         "win_rate": wins / len(outcomes) if outcomes else None,
         "win_rate_no_ties": wins / decided if decided else None,
     }
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_e2ebench_judge_design(config, task, answer: dict, baseline: dict, scope: str, ctx):
-    """The built-in pairwise judge (only with ``--e2e-judge=llm`` or ``both``)."""
-    if ctx.settings.judge not in ("llm", "both"):
-        return None
-    return pairwise(ctx.llm(), task.requirements_text, answer, baseline, scope)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ...contracts import DesignJudgement, check_design
 from ...isolation.intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
 from ...run.cache import locked
 from ...run.generate import Ask, generate
@@ -133,14 +134,17 @@ def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
         judged = steps.config.hook.pytest_e2ebench_judge_design(
             config=steps.config,
             task=task,
-            answer=design.read_design(repo),
-            baseline=baseline,
+            answer=check_design(design.read_design(repo), "the agent's design"),
+            baseline=check_design(baseline, "the baseline design"),
             scope=scope,
             ctx=ctx,
         )
         if judged is not None:
-            result["judge"] = judged
-            result["metrics"].update({k: judged.get(k) for k in ("win_rate", "win_rate_no_ties")})
+            typed = DesignJudgement.coerce(judged)  # a malformed judgement says which field
+            result["judge"] = typed.to_dict()
+            result["metrics"].update(
+                {"win_rate": typed.win_rate, "win_rate_no_ties": typed.win_rate_no_ties}
+            )
         return result
     if stage == "setup":
         examples = StageReferences(task.root).examples
