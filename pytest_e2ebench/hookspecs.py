@@ -35,6 +35,8 @@ if TYPE_CHECKING:
         RunRecord,
     )
     from .llm import LLM
+    from .run.generate import LeadIn
+    from .run.plan import Steps
     from .run.runs import RunContext
     from .run.settings import Settings
     from .taskmodel.task import Task
@@ -204,4 +206,60 @@ def pytest_e2ebench_report_sections(config: pytest.Config | None) -> list[Report
     out) and writes its terminal lines from the finished document (``write``). The built-in
     ``stages`` (DevEval) and ``projecteval`` sections are made this way. ``config`` is None
     when ``e2ebench report`` rebuilds a document outside pytest.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_tests_migrated(repo: Path, tests_dir: Path, ctx: RunContext) -> dict | None:
+    """Called on a run's reference tests once they are migrated into ``tests_dir``, before they
+    run (not when the migration comes from the cache): prepare what the tests read.
+
+    :param repo: the generated project (data: read it with the bounded readers of
+        :mod:`pytest_e2ebench.isolation.intake` or :mod:`pytest_e2ebench.untrusted.parse`;
+        never import or run it here).
+    :param tests_dir: the migrated tests; files you write there are seen by the test run.
+    :returns: None, or a JSON-able dict of keys to add to the run's migration record
+        (``migration.json``; ProjectEval's ``parameters``, the agent's checked answers, are
+        added this way). A key the record already has is refused as a plugin bug.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_prepare_workspace(workspace: Path, ctx: RunContext) -> None:
+    """Called on a run's fresh workspace before the agent is asked (not for a cached
+    generation): put there what the agent starts from. ProjectEval writes its level-3 code
+    skeleton this way. ``ctx.agent.receives_materials`` is False for agents whose output was
+    made elsewhere (``dir:``, ``reference``): leave their workspace alone. The return value
+    is ignored.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_run_extras(
+    steps: Steps, repo: Path, repo_hash: str, migration: dict
+) -> dict | None:
+    """Extra figures of a run (a method's own metrics), once its tests are judged.
+
+    :param steps: the run's cached stages (``steps.ctx`` is the run's context); cache your work
+        in ``steps.stage(table, **upstream)`` under a table of ``run.plan.STAGE_INPUTS``.
+    :param repo: the generated project (data only; never import or run it here) and
+        ``repo_hash`` its content hash.
+    :param migration: the run's migration record (what ``pytest_e2ebench_tests_migrated``
+        added is in it).
+    :returns: None, or a JSON-able dict of keys to add to the run's record (ProjectEval's
+        ``level`` and ``projecteval``: similarity and parameters). A key the record already
+        has is refused as a plugin bug.
+    """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_e2ebench_lead_in(steps: Steps) -> LeadIn | None:
+    """Run a method's steps before the run's own generate step, or return None.
+
+    :param steps: the run's cached stages (``steps.ctx`` its context): run each step as a
+        generate step of its own (``pytest_e2ebench.run.generate.generate``) in a folder of the
+        run, cached, so a stopped session resumes after the last finished step.
+    :returns: a :class:`~pytest_e2ebench.run.generate.LeadIn`: the task the code step is asked,
+        its cache key, what goes into its workspace, the cost to add and the record's part.
+        ProjectEval's cascade (checklist, skeleton, then the code) is the built-in one.
     """

@@ -27,10 +27,10 @@ import pytest
 
 from ..errors import InfrastructureError, RunFailed
 from ..isolation.limits import Limits
-from ..methods.stages import IMPLEMENT
 from ..stash import AGENTS, EVALUATOR, SETTINGS
 from ..taskmodel.task import at_level, load_task
 from .runs import RunKey
+from .settings import IMPLEMENT
 
 INSTALL_HINT = "pip install 'pytest-e2ebench[ray]'"
 BROWSER = "browser"  # the custom resource a web or app run reserves: a node runs that many

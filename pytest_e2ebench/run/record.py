@@ -250,3 +250,26 @@ def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) 
         "notes": [],
         "dir": str(stage_dir),
     }
+
+
+def run_extras(steps, repo: Path, repo_hash: str, migration: dict) -> dict:
+    """The keys methods and plugins add to a run's record (``pytest_e2ebench_run_extras``:
+    ProjectEval's ``level`` and ``projecteval``)."""
+    found = steps.config.hook.pytest_e2ebench_run_extras(
+        steps=steps, repo=repo, repo_hash=repo_hash, migration=migration
+    )
+    return add_keys({}, found, "pytest_e2ebench_run_extras")
+
+
+def add_keys(record: dict, found: list[dict | None], hook: str) -> dict:
+    """``record`` with the keys of each hook implementation's dict; a key ``record`` has
+    already (or two implementations give) is a plugin's bug, a ValueError naming it."""
+    for extra in found:
+        clash = sorted(set(extra or {}) & set(record))
+        if clash:
+            raise ValueError(
+                f"{hook} returned {', '.join(clash)}, which the record has already; "
+                "use a key of your own"
+            )
+        record.update(extra or {})
+    return record

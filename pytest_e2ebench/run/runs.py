@@ -20,8 +20,8 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Protocol
 
 from ..contracts import RunRecord
-from ..methods.stages import IMPLEMENT, STAGES
 from ..stash import OUTAGE, SANDBOX
+from .settings import IMPLEMENT, STAGES
 
 if TYPE_CHECKING:
     import pytest

@@ -2,19 +2,16 @@
 kept on the :class:`~pytest_e2ebench.taskmodel.task.Task`, without the task model naming the
 method.
 
-A method registers a :class:`TaskSection` (``register``); the built-in methods' modules are
-listed by name in :data:`pytest_e2ebench.methods.TASK_SECTION_MODULES` and loaded on first
-use, each exposing its sections as ``TASK_SECTIONS`` (as pytest loads its own plugins from a
-list of names). A section's ``parse`` reads its table and appends problems (file, field, fix)
-to the task's list; its ``brief`` rewrites the requirements document an agent gets
-(ProjectEval's levels).
+A method registers a :class:`TaskSection` (``register``); the built-in methods' sections are
+their modules' ``TASK_SECTIONS``, loaded on first use (:func:`pytest_e2ebench.methods.builtin`,
+as pytest loads its own plugins from a list of names). A section's ``parse`` reads its table
+and appends problems (file, field, fix) to the task's list; its ``brief`` rewrites the
+requirements document an agent gets (ProjectEval's levels).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,8 +48,6 @@ class TaskSection:
 
 
 _REGISTERED: dict[str, TaskSection] = {}
-_LOADED = threading.Event()
-_LOCK = threading.Lock()
 
 
 def register(section: TaskSection) -> None:
@@ -61,15 +56,9 @@ def register(section: TaskSection) -> None:
 
 
 def sections() -> tuple[TaskSection, ...]:
-    """Every registered section, the built-in methods' loaded first."""
-    if not _LOADED.is_set():
-        with _LOCK:
-            for name in methods.TASK_SECTION_MODULES:
-                module = importlib.import_module(f"{methods.__name__}.{name}")
-                for section in getattr(module, "TASK_SECTIONS", ()):
-                    _REGISTERED.setdefault(section.name, section)
-            _LOADED.set()
-    return tuple(_REGISTERED.values())
+    """Every section: the built-in methods' (``methods.builtin``), then those registered."""
+    found = {section.name: section for section in methods.builtin("TASK_SECTIONS")}
+    return tuple({**found, **_REGISTERED}.values())
 
 
 def parse_sections(source: SectionSource) -> dict[str, Any]:

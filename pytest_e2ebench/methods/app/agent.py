@@ -125,7 +125,7 @@ class _Play:
         self.messages: list[dict] = []
         self.last_key, self.unchanged = "", 0
 
-    def open(self) -> None:
+    def begin(self) -> None:
         """Reset the app, observe its first page, and give the model the case."""
         opened = self.session.command("reset")
         if "error" in opened:  # e.g. the first page did not load within the command limit
@@ -222,7 +222,7 @@ def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
     began = time.monotonic()
     play = _Play(asker, session, case, max_steps, scope)
     try:
-        play.open()
+        play.begin()
         play.play()
     except _Ended as end:
         result, evidence, ended = end.result, end.evidence, end.ended

@@ -46,7 +46,7 @@ class _Sessions:
         self.opened = 0.0
         self.stack = contextlib.ExitStack()
 
-    def open(self) -> tuple[BrowserSession, dict]:
+    def fresh(self) -> tuple[BrowserSession, dict]:
         """Close the current session, if any, and start a new one: (session, what starting
         the app found)."""
         self.stack.close()
@@ -100,19 +100,19 @@ def evaluate_app(
     cases: list[dict] = []
     sessions = _Sessions(task, python, app_dir, eval_dir, sandbox, timeout)
     with sessions.stack:
-        session, web = sessions.open()
+        session, web = sessions.fresh()
         if web.get("executable"):
             llm = llm_of()
             asker, judge_asker = Asker(llm), Asker(llm)
             cases = cases_of(llm)
         for case in cases:
             if sessions.expiring(session):
-                session, _ = sessions.open()
+                session, _ = sessions.fresh()
             report = run_case(asker, session, case, max_steps=max_steps, scope=f"{scope}/agent")
             verdict = judge_case(judge_asker, case, report, scope=f"{scope}/judge")
             records.append(_record(case, report, verdict, evidence))
             if report["ended"] == "browser":
-                session, _ = sessions.open()
+                session, _ = sessions.fresh()
     if not web.get("executable"):
         records = _not_executable(task, web)
     summary = _summary(web, cases, records, sessions.count, asker, judge_asker)

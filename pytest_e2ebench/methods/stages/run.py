@@ -7,19 +7,23 @@ agent is given: the earlier stages' outputs), ``repo/`` (what it wrote, after in
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
 from ...contracts import DesignJudgement, check_design
 from ...isolation.intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
-from ...run.cache import locked
+from ...run.cache import file_hash, locked, tree_hash
 from ...run.generate import Ask, generate
+from ...run.plan import RunPlan
 from ...run.record import stage_record
+from ...taskmodel.mutants import MUTANTS_FILE
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
     DESIGN_DIR,
     IMPLEMENT,
+    STAGES,
     UNIT_DIR,
     StageReferences,
     design,
@@ -27,6 +31,7 @@ from . import (
     setup,
     testing,
 )
+from .variants import VARIANT_FORMAT
 
 BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
 INSTRUCTIONS = {
@@ -107,6 +112,7 @@ def evaluate(evaluator, ctx) -> dict:
     if reveals_reference(stage, settings.stage_mode):
         evaluator.settle_implements(task.id, stage)
     steps = evaluator.steps(ctx)
+    steps = dataclasses.replace(steps, plan=stage_plan(steps.plan, ctx))
     stage_dir = ctx.run_dir
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
@@ -121,6 +127,24 @@ def evaluate(evaluator, ctx) -> dict:
             scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
             grade = graded.commit(grade_stage(steps, stage_dir / "repo", scope, work))
     return stage_record(ctx, agent_data, grade)
+
+
+def stage_plan(plan: RunPlan, ctx) -> RunPlan:
+    """The run's plan with the stage's own inputs, from which its grade's key is derived
+    (``run.plan.STAGE_INPUTS``): the task's design and setup folders, its mutants, the judge
+    and the variant's format."""
+    task, settings = ctx.task, ctx.settings
+    mutants = task.root / MUTANTS_FILE
+    design_dir, setup_dir = task.root / "design", task.root / "setup"
+    return dataclasses.replace(
+        plan,
+        design_hash=tree_hash(design_dir) if design_dir.is_dir() else "",
+        setup_hash=tree_hash(setup_dir) if setup_dir.is_dir() else "",
+        mutants_hash=file_hash(mutants) if mutants.is_file() else "",
+        stage_judge=settings.judge,
+        stage_judge_model=settings.model if settings.judge != "tests" else "",
+        variant_format=VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
+    )
 
 
 def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
@@ -152,3 +176,7 @@ def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
     shared = ctx.out / ".shared"
     return testing.grade(repo / folder, task, work, shared, sandbox, ctx.settings.timeout)
+
+
+# the runner of each lifecycle stage besides implement (the run looks them up by name)
+STAGE_RUNNERS = {stage: evaluate for stage in STAGES if stage != IMPLEMENT}
