@@ -139,17 +139,6 @@ class RunKey:
         return run_folder(PurePath(), self).as_posix()
 
     @property
-    def repo(self) -> Path:
-        """``<run_dir>/repo``: the generated project as taken in (read it as data, bounded)."""
-        return self.run_dir / "repo"
-
-    @property
-    def run_record(self) -> RunRecord | None:
-        """``record`` typed (:class:`~pytest_e2ebench.contracts.RunRecord`), None before it is
-        built: what ``pytest_e2ebench_run_finished`` implementations read."""
-        return None if self.record is None else RunRecord.from_dict(self.record)
-
-    @property
     def scope(self) -> str:
         """The name of this run's conversations in the LLM record/replay cache: its whole
         :attr:`name`. (Earlier, a level's or a stage's tape was named by the last three parts
@@ -274,6 +263,17 @@ class RunContext:
         path = self.run_dir / "agent"
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+    @property
+    def repo(self) -> Path:
+        """``<run_dir>/repo``: the generated project as taken in (read it as data, bounded)."""
+        return self.run_dir / "repo"
+
+    @property
+    def run_record(self) -> RunRecord | None:
+        """``record`` typed (:class:`~pytest_e2ebench.contracts.RunRecord`), None before it is
+        built: what ``pytest_e2ebench_run_finished`` implementations read."""
+        return None if self.record is None else RunRecord.from_dict(self.record)
 
     @property
     def scope(self) -> str:
