@@ -25,6 +25,27 @@ STAGE_RECORD = "e2ebench-stage/1"
 QUOTA_LIMITS = frozenset({"max_bytes", "max_files", "max_file_bytes"})
 
 
+def _run_facts(agent_data: dict, install: dict, extended_run: dict, tests, migration) -> dict:
+    """The record's ``migration``, ``agent_run``, ``install`` and ``test_run`` (with the
+    containment labels the test run earned: a disk quota the intake hit among them)."""
+    intake = agent_data.get("intake")
+    labels = set(containment(extended_run, tests))
+    if intake and intake.get("exceeded") in QUOTA_LIMITS:
+        labels.add("disk_quota")
+    return {
+        "migration": {
+            k: migration.get(k)
+            for k in ("migrator", "packages", "mapped", "missing", "weakened", "changed")
+        },
+        "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
+        "install": {"method": install.get("method"), "ok": install.get("ok")},
+        "test_run": {
+            **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
+            "containment": sorted(labels),
+        },
+    }
+
+
 def build_record(
     task: Task,
     agent: Agent,
@@ -52,9 +73,6 @@ def build_record(
     extended, original, everything = _suites(test_run, tests)
     intake = agent_data.get("intake")
     notes = _run_notes(agent_data, install, extended_run, evidence, migration)
-    labels = set(containment(extended_run, tests))
-    if intake and intake.get("exceeded") in QUOTA_LIMITS:
-        labels.add("disk_quota")
     record = {
         "schema": RECORD_SCHEMA,
         "task": task.id,
@@ -73,16 +91,7 @@ def build_record(
         ),
         # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
         "suites": {"original": original, "extended": extended, "all": everything},
-        "migration": {
-            k: migration.get(k)
-            for k in ("migrator", "packages", "mapped", "missing", "weakened", "changed")
-        },
-        "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
-        "install": {"method": install.get("method"), "ok": install.get("ok")},
-        "test_run": {
-            **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
-            "containment": sorted(labels),
-        },
+        **_run_facts(agent_data, install, extended_run, tests, migration),
         "containment": {"tampered": bool(evidence), "evidence": evidence},
         "intake": intake_summary(intake),
         # web tasks: did the app load without a breaking script error; browser start times

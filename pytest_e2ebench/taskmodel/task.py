@@ -244,21 +244,12 @@ def load_task(root: Path) -> Task:
         head["source"] = pin.removeprefix("git+") if pin.startswith("git+") else f"PyPI {pin}"
     settings = parse_settings(conf["raw"], root, reference, bool(pin), where, problems)
     tests_base = reference if pin and reference is not None else root
-    tests_path = conf["path"]
-    tests_dir = (tests_base / str(tests_path)).resolve() if tests_base is not None else None
+    tests_dir = (tests_base / str(conf["path"])).resolve() if tests_base is not None else None
     found = parse_sections(SectionSource(root, meta, kind, reference, problems))
     app = found.get("app")
-    tests: list[StaticTest] = []
-    excluded: list[tuple[str, str]] = []
-    if tests_dir is None or app is not None:
-        pass  # an app task has no tests: an LLM writes test cases from its feature list
-    elif not tests_dir.exists():
-        problems.append(
-            f"{where}: field 'tests.path' = {tests_path!r}: no such folder"
-            f"{' in the sdist' if pin else ''}; create it with the reference tests"
-        )
-    else:
-        tests, excluded = _scan(tests_dir, kind, conf, settings, name, where, problems)
+    tests, excluded = [], []
+    if tests_dir is not None and app is None:  # an app task has no tests: an LLM writes cases
+        tests, excluded = _reference_tests(tests_dir, kind, conf, settings, pin, name, problems)
     known = {r.id for r in requirements}
     _cross_check(name, kind, conf["mapping"], requirements, tests, problems)
     checks = _checks(root, name, known if requirements else None, problems)
@@ -286,6 +277,17 @@ def load_task(root: Path) -> Task:
         browser=conf["browser"],
         **found,
     )
+
+
+def _reference_tests(tests_dir: Path, kind, conf, settings, pin, name, problems) -> tuple:
+    """The reference tests scanned statically, and those excluded by ``tests.exclude``."""
+    if not tests_dir.exists():
+        problems.append(
+            f"{name}/{TASK_FILE}: field 'tests.path' = {conf['path']!r}: no such folder"
+            f"{' in the sdist' if pin else ''}; create it with the reference tests"
+        )
+        return [], []
+    return _scan(tests_dir, kind, conf, settings, name, f"{name}/{TASK_FILE}", problems)
 
 
 def _read_meta(root: Path, where: str) -> dict:
