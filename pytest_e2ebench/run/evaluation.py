@@ -56,6 +56,8 @@ class Evaluation(Protocol):
     # the materials handed to the agent are removed after intake when left as handed (they
     # are the task's input, not the project); an app keeps them (they are part of the app)
     drops_materials: bool
+    # runs a browser (a Ray node must offer the browser resource: run.executor)
+    uses_browser: bool
 
     def requires(self, task: Task) -> tuple[str, ...]:
         """The test tools installed into the environment (part of its key)."""
@@ -93,6 +95,7 @@ class TestSuite:
 
     __test__ = False  # not a test class, whatever pytest thinks of the name
     drops_materials = True
+    uses_browser = False
     plants_decoys = True  # the reference's values recorded for decoy and honeypot pairs
 
     def requires(self, task: Task) -> tuple[str, ...]:
@@ -171,6 +174,7 @@ class WebScenarios(TestSuite):
     shared environment of the web test tools (the app is not installed into it)."""
 
     plants_decoys = False  # scenarios get no planted tests
+    uses_browser = True
 
     def requires(self, task: Task) -> tuple[str, ...]:
         """The task's test requirements and the harness's web test tools."""
