@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 VERDICTS = ("implemented", "not_implemented", "inconclusive")
 # the user_properties key a run's record rides on from an xdist worker to the reporter
@@ -191,9 +191,14 @@ class RunRecord:
 # --- DevEval's design judge (pytest_e2ebench_judge_design) ---------------------------------------
 
 DESIGN_ARTEFACTS = ("class", "sequence", "architecture")  # DevEval's three design outputs
+# What the design judge gets twice (the answer, the baseline): each artefact's text or None.
+# Functional form: "class" is a keyword.
+Design = TypedDict(
+    "Design", {"class": str | None, "sequence": str | None, "architecture": str | None}
+)
 
 
-def check_design(design: dict, name: str) -> dict[str, str | None]:
+def check_design(design: dict, name: str) -> Design:
     """``design`` as the design judge receives it: each of :data:`DESIGN_ARTEFACTS` mapped to
     its text, or None when missing. Anything else is a ValueError naming ``name`` and the key."""
     if not isinstance(design, dict):
@@ -206,7 +211,7 @@ def check_design(design: dict, name: str) -> dict[str, str | None]:
     for key, text in design.items():
         if text is not None and not isinstance(text, str):
             raise ValueError(f"{name}[{key!r}]: the artefact's text or None, got {type(text)}")
-    return {key: design.get(key) for key in DESIGN_ARTEFACTS}
+    return Design(**{key: design.get(key) for key in DESIGN_ARTEFACTS})
 
 
 def _rate(value, name: str) -> float | None:

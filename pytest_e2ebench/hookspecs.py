@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from .agents import Agent
     from .contracts import (
+        Design,
         DesignJudgement,
         Judgement,
         MigrationResult,
@@ -169,14 +170,15 @@ def pytest_e2ebench_judge_requirements(
 def pytest_e2ebench_judge_design(
     config: pytest.Config,
     task: Task,
-    answer: dict[str, str | None],
-    baseline: dict[str, str | None],
+    answer: Design,
+    baseline: Design,
     scope: str,
     ctx: RunContext,
 ) -> DesignJudgement | dict | None:
     """Compare an agent's software design with a baseline design (DevEval's pairwise judge).
 
-    :param answer: the agent's design files by artefact: exactly the keys of
+    :param answer: the agent's design files by artefact (a
+        :class:`~pytest_e2ebench.contracts.Design`): exactly the keys of
         :data:`~pytest_e2ebench.contracts.DESIGN_ARTEFACTS` (``class``, ``sequence``,
         ``architecture``), each the text or None when missing (checked before the call by
         :func:`~pytest_e2ebench.contracts.check_design`).
