@@ -248,9 +248,9 @@ def pytest_e2ebench_run_extras(
         ``repo_hash`` its content hash.
     :param migration: the run's migration record (what ``pytest_e2ebench_tests_migrated``
         added is in it).
-    :returns: None, or a JSON-able dict of keys to add to the run's record (ProjectEval's
-        ``level`` and ``projecteval``: similarity and parameters). A key the record already
-        has is refused as a plugin bug.
+    :returns: None, or a JSON-able dict of keys to add to the run's record and its entry of
+        results.json (ProjectEval's ``level`` and ``projecteval``: similarity and parameters).
+        A key the record already has is refused as a plugin bug.
     """
 
 

@@ -28,7 +28,7 @@ from .cache import locked, remove
 from .evaluation import evaluation_for
 from .generate import Ask, LeadIn, generate
 from .plan import STAGE_FORMAT, Steps, plan_run
-from .record import build_record, error_record, run_extras
+from .record import attach_extras, build_record, error_record, run_extras
 from .runs import RunContext, RunKey, run_folder
 from .settings import IMPLEMENT, Settings
 
@@ -263,7 +263,7 @@ class Evaluator:
             judgement,
             self.selected.get(ctx.key) if self.selected is not None else None,
         )
-        record.update(extras)  # a method's figures (ProjectEval's similarity)
+        attach_extras(record, extras)  # a method's figures (ProjectEval's similarity)
         if cascade is not None:
             cascade.finish(record, agent_data)
         return record

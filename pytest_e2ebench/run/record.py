@@ -106,7 +106,8 @@ def build_record(
         record["selection"] = selection
     extra = {k: v for k, v in judgement.items() if k != "verdicts"}
     record.update(extra)
-    # the keys a judge added: results.json keeps them (report.results.build)
+    # the keys a judge (and a method's run extras) added: results.json keeps them
+    # (report.results.build)
     record["judge_extra"] = sorted(extra)
     return record
 
@@ -268,6 +269,14 @@ def run_extras(steps, repo: Path, repo_hash: str, migration: dict) -> dict:
         steps=steps, repo=repo, repo_hash=repo_hash, migration=migration
     )
     return add_keys({}, found, "pytest_e2ebench_run_extras")
+
+
+def attach_extras(record: dict, extras: dict) -> dict:
+    """The run's record with what ``pytest_e2ebench_run_extras`` gave: keys it does not have
+    yet, kept in results.json like a judge's (``judge_extra`` lists them)."""
+    add_keys(record, [extras], "pytest_e2ebench_run_extras")
+    record["judge_extra"] = sorted({*record.get("judge_extra", ()), *extras})
+    return record
 
 
 def add_keys(record: dict, found: list[dict | None], hook: str) -> dict:

@@ -24,6 +24,7 @@ from pytest_e2ebench.plugin import builtin_methods, builtin_report_sections
 from pytest_e2ebench.report import results
 from pytest_e2ebench.report.terminal import write_sections
 from pytest_e2ebench.run.evaluation import evaluation_for
+from pytest_e2ebench.run.record import attach_extras
 from pytest_e2ebench.run.runs import RunContext, RunKey, run_folder
 from pytest_e2ebench.taskmodel.task import load_task
 
@@ -205,3 +206,14 @@ def test_the_task_model_gets_the_methods_sections_without_naming_them():
     assert "## Checklist" in two and "## Checklist" not in gradebook.requirements_text
     assert type(evaluation_for(app)).__name__ == "AppCases"
     assert type(evaluation_for(gradebook)).__name__ == "TestSuite"
+
+
+def test_a_methods_run_extras_join_the_record_and_never_replace_its_keys():
+    record = {"task": "t", "metrics": {}, "judge_extra": ["llm_judge"], "llm_judge": {}}
+    attach_extras(record, {"projecteval": {"similarity": {}}, "level": 1})
+    assert record["level"] == 1 and record["judge_extra"] == ["level", "llm_judge", "projecteval"]
+    errored = {**record, "agent": "a", "run": 1, "status": "error", "metrics": None}
+    kept = results.build([errored])["tasks"][0]
+    assert kept["projecteval"] == {"similarity": {}} and kept["level"] == 1
+    with pytest.raises(ValueError, match="run_extras returned metrics, which the record has"):
+        attach_extras(record, {"metrics": None})
