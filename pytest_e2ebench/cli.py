@@ -74,13 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     verify.add_arguments(sub)
     sub.set_defaults(run=verify.run)
+    from .plugin import builtin_report_sections
     from .report import commands as reports
 
     reporting = commands.add_parser(
         "report", help="print the summary of results.json files; --html writes the HTML report"
     )
     reports.add_report_arguments(reporting)
-    reporting.set_defaults(run=reports.report)
+    reporting.set_defaults(run=reports.report, sections=builtin_report_sections)
     comparing = commands.add_parser(
         "compare", help="paired comparison of two agents on the same tasks"
     )

@@ -9,7 +9,8 @@ round trip loses nothing). Hooks may still return the plain dicts of earlier ver
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 VERDICTS = ("implemented", "not_implemented", "inconclusive")
 # the user_properties key a run's record rides on from an xdist worker to the reporter
@@ -185,3 +186,103 @@ class RunRecord:
     def verdict_of(self, requirement_id: str) -> dict | None:
         """The entry of one requirement, or None."""
         return next((r for r in self.requirements if r["id"] == requirement_id), None)
+
+
+# --- DevEval's design judge (pytest_e2ebench_judge_design) ---------------------------------------
+
+DESIGN_ARTEFACTS = ("class", "sequence", "architecture")  # DevEval's three design outputs
+# What the design judge gets twice (the answer, the baseline): each artefact's text or None.
+# Functional form: "class" is a keyword.
+Design = TypedDict(
+    "Design", {"class": str | None, "sequence": str | None, "architecture": str | None}
+)
+
+
+def check_design(design: dict, name: str) -> Design:
+    """``design`` as the design judge receives it: each of :data:`DESIGN_ARTEFACTS` mapped to
+    its text, or None when missing. Anything else is a ValueError naming ``name`` and the key."""
+    if not isinstance(design, dict):
+        raise ValueError(f"{name}: a design is a dict of artefact -> text, got {type(design)}")
+    unknown = sorted(set(design) - set(DESIGN_ARTEFACTS))
+    if unknown:
+        raise ValueError(
+            f"{name}: unknown design artefact(s) {unknown}; use {', '.join(DESIGN_ARTEFACTS)}"
+        )
+    for key, text in design.items():
+        if text is not None and not isinstance(text, str):
+            raise ValueError(f"{name}[{key!r}]: the artefact's text or None, got {type(text)}")
+    return Design(**{key: design.get(key) for key in DESIGN_ARTEFACTS})
+
+
+def _rate(value, name: str) -> float | None:
+    """A fraction in [0, 1] or None; else a ValueError naming the field."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"design judgement: {name} = {value!r}; a fraction in [0, 1] or None")
+    return float(value)
+
+
+@dataclasses.dataclass
+class DesignJudgement:
+    """What ``pytest_e2ebench_judge_design`` returns: DevEval's two win rates of the agent's
+    design over the baseline (fractions, or None when nothing was decided) and anything else
+    the judge keeps in ``extra`` (``criteria``, ``wins``, ...). The whole dict is the stage
+    record's ``details.judge``; the two rates join the stage's ``metrics``."""
+
+    win_rate: float | None
+    win_rate_no_ties: float | None
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.win_rate = _rate(self.win_rate, "win_rate")
+        self.win_rate_no_ties = _rate(self.win_rate_no_ties, "win_rate_no_ties")
+
+    def to_dict(self) -> dict:
+        """JSON-able form: ``extra`` flat beside the two rates (None rates kept)."""
+        return {**self.extra, "win_rate": self.win_rate, "win_rate_no_ties": self.win_rate_no_ties}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> DesignJudgement:
+        """The inverse of :meth:`to_dict`; both rates must be named (None is a value)."""
+        missing = [k for k in ("win_rate", "win_rate_no_ties") if k not in data]
+        if missing:
+            raise ValueError(
+                f"a design judgement needs {' and '.join(missing)}, got {sorted(data)}; "
+                "return DesignJudgement(win_rate, win_rate_no_ties, extra={...})"
+            )
+        fields, extra = _split(cls, data)
+        return cls(**fields, extra=extra)
+
+    @classmethod
+    def coerce(cls, value) -> DesignJudgement:
+        """A hook's return value: a DesignJudgement or the dict of earlier versions."""
+        if isinstance(value, cls):
+            return value
+        if not isinstance(value, dict):
+            raise ValueError(
+                f"pytest_e2ebench_judge_design returned {type(value).__name__}; return a "
+                "DesignJudgement (or a dict with win_rate and win_rate_no_ties) or None"
+            )
+        return cls.from_dict(dict(value))
+
+
+# --- report sections (pytest_e2ebench_report_sections) -------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportSection:
+    """A section of the session's report that a method (or a plugin) adds.
+
+    ``key`` is its top-level key in results.json. ``summarize(records, stage_records)`` gets
+    every run record and every lifecycle-stage record of the session (dicts, as results.json
+    holds them) and returns the section's JSON-able content, or None to leave the key out.
+    ``write(tr, document)`` writes its terminal lines from the finished document through
+    ``tr.write_sep``/``tr.write_line`` (the terminal reporter, or ``e2ebench report``'s
+    stand-in); ``before_summary`` puts them above the run table instead of below it.
+    """
+
+    key: str
+    summarize: Callable[[list[dict], list[dict]], dict | None]
+    write: Callable[[Any, dict], None] | None = None
+    before_summary: bool = False

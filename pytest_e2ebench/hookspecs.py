@@ -8,6 +8,12 @@ dicts of earlier versions are still accepted.
 The hooks about one run also get ``ctx``, the run's :class:`~pytest_e2ebench.run.runs.RunContext`
 (its :class:`~pytest_e2ebench.run.runs.RunKey` is ``ctx.key``). It was added after the other
 arguments: an implementation that does not name it is called without it, as pluggy does.
+Arguments that repeat what ``ctx`` holds (``task``, ``repo``, ``run_dir``, ``record``,
+``run_record``, ...) are still passed, so plugins written for earlier versions keep working;
+new implementations name ``ctx`` and what it does not hold (docs/plugins.md lists which).
+
+The built-in methods (DevEval's stages, ProjectEval, RealDevWorld's apps) implement these hooks
+as any plugin does: ``pytest_e2ebench.methods.*.plugin``.
 """
 
 from __future__ import annotations
@@ -20,8 +26,18 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .agents import Agent
-    from .contracts import Judgement, MigrationResult, RequirementVerdict, RunRecord
+    from .contracts import (
+        Design,
+        DesignJudgement,
+        Judgement,
+        MigrationResult,
+        ReportSection,
+        RequirementVerdict,
+        RunRecord,
+    )
     from .llm import LLM
+    from .run.generate import LeadIn
+    from .run.plan import Steps
     from .run.runs import RunContext
     from .run.settings import Settings
     from .taskmodel.task import Task
@@ -51,6 +67,9 @@ def pytest_e2ebench_run_finished(
     config: pytest.Config, record: dict, run_record: RunRecord, ctx: RunContext
 ) -> None:
     """Called on the worker that evaluated a (task, agent, run), once, when its record is done.
+
+    New implementations take ``ctx`` alone: ``ctx.record`` is the record, ``ctx.run_record`` the
+    same typed. ``record`` and ``run_record`` are the same again, kept for earlier plugins.
 
     :param record: the JSON-able entry ``results.json`` will hold under ``tasks`` (also for a
         run that ended in an error: ``status`` is ``"error"``, ``metrics`` None).
@@ -123,9 +142,12 @@ def pytest_e2ebench_judge_requirements(
 ) -> Judgement | list[RequirementVerdict] | None:
     """Decide every requirement of ``task`` for the project in ``repo``.
 
+    New implementations take ``tests``, ``mode`` and ``ctx``: ``task``, ``repo``, ``run_dir``
+    and ``config`` are ``ctx.task``, ``ctx.repo``, ``ctx.run_dir`` and ``ctx.config``, still
+    passed for earlier plugins.
+
     :param repo: the generated project (read it with :mod:`pytest_e2ebench.isolation.intake`'s
-    bounded
-        readers; never import or run it here).
+        bounded readers; never import or run it here).
     :param tests: the results of the reference tests and the task's checks, one dict per case
         (``nodeid``, ``outcome``, ``message``, ``requirements``).
     :param mode: the ``--e2e-judge`` value; return None for modes that are not yours
@@ -146,20 +168,100 @@ def pytest_e2ebench_judge_requirements(
 
 @pytest.hookspec(firstresult=True)
 def pytest_e2ebench_judge_design(
-    config: pytest.Config, task: Task, answer: dict, baseline: dict, scope: str, ctx: RunContext
-) -> dict | None:
+    config: pytest.Config,
+    task: Task,
+    answer: Design,
+    baseline: Design,
+    scope: str,
+    ctx: RunContext,
+) -> DesignJudgement | dict | None:
     """Compare an agent's software design with a baseline design (DevEval's pairwise judge).
 
-    :param answer: the agent's design files by artefact (``class``, ``sequence``,
-        ``architecture``; the text, or None when missing).
+    :param answer: the agent's design files by artefact (a
+        :class:`~pytest_e2ebench.contracts.Design`): exactly the keys of
+        :data:`~pytest_e2ebench.contracts.DESIGN_ARTEFACTS` (``class``, ``sequence``,
+        ``architecture``), each the text or None when missing (checked before the call by
+        :func:`~pytest_e2ebench.contracts.check_design`).
     :param baseline: the baseline design, same shape (the task's ``design/baseline/`` or its
         reference design).
     :param scope: names the conversations in the LLM cache.
-    :param ctx: the context of the design stage's run (``ctx.key.stage`` is ``"design"``).
+    :param ctx: the context of the design stage's run (``ctx.key.stage`` is ``"design"``;
+        ``ctx.task`` is ``task``).
     :returns: None to leave it to the next implementation (the built-in runs only with
-        ``--e2e-judge=llm|both``), else a JSON-able dict with ``win_rate`` and
-        ``win_rate_no_ties`` (fractions, or None; they join the stage's ``metrics``) and
-        whatever else to keep: the whole dict is the stage record's ``details.judge`` in
-        results.json. Ask each comparison twice with the order swapped: a preference that does not
-        survive the swap is a tie.
+        ``--e2e-judge=llm|both``), else a :class:`~pytest_e2ebench.contracts.DesignJudgement`:
+        ``win_rate`` and ``win_rate_no_ties`` (fractions in [0, 1], or None; they join the
+        stage's ``metrics``) and ``extra``, whatever else to keep: ``to_dict()`` is the stage
+        record's ``details.judge`` in results.json. A dict with the two rates is accepted too;
+        anything else (a rate outside [0, 1], a missing rate) ends the stage as a harness error
+        naming the field. Ask each comparison twice with the order swapped: a preference that
+        does not survive the swap is a tie.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_report_sections(config: pytest.Config | None) -> list[ReportSection]:
+    """Return the report sections your plugin adds (every implementation is called; the lists
+    are joined in registration order, the built-ins last).
+
+    A :class:`~pytest_e2ebench.contracts.ReportSection` names its key in results.json, builds
+    its content from the session's run and stage records (``summarize``, None to leave it
+    out) and writes its terminal lines from the finished document (``write``). The built-in
+    ``stages`` (DevEval) and ``projecteval`` sections are made this way. ``config`` is None
+    when ``e2ebench report`` rebuilds a document outside pytest.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_tests_migrated(repo: Path, tests_dir: Path, ctx: RunContext) -> dict | None:
+    """Called on a run's reference tests once they are migrated into ``tests_dir``, before they
+    run (not when the migration comes from the cache): prepare what the tests read.
+
+    :param repo: the generated project (data: read it with the bounded readers of
+        :mod:`pytest_e2ebench.isolation.intake` or :mod:`pytest_e2ebench.untrusted.parse`;
+        never import or run it here).
+    :param tests_dir: the migrated tests; files you write there are seen by the test run.
+    :returns: None, or a JSON-able dict of keys to add to the run's migration record
+        (``migration.json``; ProjectEval's ``parameters``, the agent's checked answers, are
+        added this way). A key the record already has is refused as a plugin bug.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_prepare_workspace(workspace: Path, ctx: RunContext) -> None:
+    """Called on a run's fresh workspace before the agent is asked (not for a cached
+    generation): put there what the agent starts from. ProjectEval writes its level-3 code
+    skeleton this way. ``ctx.agent.receives_materials`` is False for agents whose output was
+    made elsewhere (``dir:``, ``reference``): leave their workspace alone. The return value
+    is ignored.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_run_extras(
+    steps: Steps, repo: Path, repo_hash: str, migration: dict
+) -> dict | None:
+    """Extra figures of a run (a method's own metrics), once its tests are judged.
+
+    :param steps: the run's cached stages (``steps.ctx`` is the run's context); cache your work
+        in ``steps.stage(table, **upstream)`` under a table of ``run.plan.STAGE_INPUTS``.
+    :param repo: the generated project (data only; never import or run it here) and
+        ``repo_hash`` its content hash.
+    :param migration: the run's migration record (what ``pytest_e2ebench_tests_migrated``
+        added is in it).
+    :returns: None, or a JSON-able dict of keys to add to the run's record and its entry of
+        results.json (ProjectEval's ``level`` and ``projecteval``: similarity and parameters).
+        A key the record already has is refused as a plugin bug.
+    """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_e2ebench_lead_in(steps: Steps) -> LeadIn | None:
+    """Run a method's steps before the run's own generate step, or return None.
+
+    :param steps: the run's cached stages (``steps.ctx`` its context): run each step as a
+        generate step of its own (``pytest_e2ebench.run.generate.generate``) in a folder of the
+        run, cached, so a stopped session resumes after the last finished step.
+    :returns: a :class:`~pytest_e2ebench.run.generate.LeadIn`: the task the code step is asked,
+        its cache key, what goes into its workspace, the cost to add and the record's part.
+        ProjectEval's cascade (checklist, skeleton, then the code) is the built-in one.
     """

@@ -341,62 +341,29 @@ def _number(config: pytest.Config, cli, ini_name: str, option: str, kind):
 def resolve(config: pytest.Config) -> Settings:
     """Merge CLI, ini and defaults into :class:`Settings`, failing early with the fix."""
     opt = config.option
-    raw_agents = opt.e2e_agent if opt.e2e_agent is not None else config.getini("e2ebench_agent")
-    agents = tuple(a.strip() for a in str(raw_agents).split(",") if a.strip())
-    if opt.e2e_agent is not None and not agents:
-        raise pytest.UsageError("--e2e-agent is empty; name an agent, e.g. --e2e-agent=reference")
-    runs = _number(config, opt.e2e_runs, "e2ebench_runs", "--e2e-runs", int)
-    if runs < 1:
-        raise pytest.UsageError(f"{source(config, 'runs')}={runs}: must be 1 or more")
-    timeout = _number(config, opt.e2e_timeout, "e2ebench_timeout", "--e2e-timeout", float)
-    if timeout <= 0:
-        raise pytest.UsageError(
-            f"{source(config, 'timeout')}={timeout:g}: must be a positive number of seconds"
-        )
+    agents = _agents(config)
+    counts = _counts(config)
+    modes = _modes(config)
+    stages, stage_mode = _stages(config)
     rerun = (
         bool(opt.e2e_rerun) if opt.e2e_rerun is not None else bool(config.getini("e2ebench_rerun"))
     )
-    max_steps = _number(config, opt.e2e_max_steps, "e2ebench_max_steps", "--e2e-max-steps", int)
-    if max_steps < 1:
-        raise pytest.UsageError(f"{source(config, 'max-steps')}={max_steps}: must be 1 or more")
-    llm_cache = opt.e2e_llm_cache or str(config.getini("e2ebench_llm_cache"))
-    if llm_cache not in LLM_CACHE_MODES:
-        raise pytest.UsageError(
-            f"{source(config, 'llm-cache')}={llm_cache}: use one of {', '.join(LLM_CACHE_MODES)}"
-        )
-    stages, stage_mode = _stages(config)
     base_url = opt.e2e_llm_base_url or str(config.getini("e2ebench_llm_base_url"))
     migrate = opt.e2e_migrate or str(config.getini("e2ebench_migrate"))
     judge = opt.e2e_judge or str(config.getini("e2ebench_judge"))
-    app_steps = _number(config, opt.e2e_app_steps, "e2ebench_app_steps", "--e2e-app-steps", int)
-    executor = opt.e2e_executor or str(config.getini("e2ebench_executor"))
-    if executor not in EXECUTORS:
-        raise pytest.UsageError(
-            f"ini option e2ebench_executor={executor!r}: use one of {', '.join(EXECUTORS)}"
-        )
-    missing = opt.e2e_missing or str(config.getini("e2ebench_missing"))
-    if missing not in MISSING_MODES:
-        raise pytest.UsageError(
-            f"ini option e2ebench_missing={missing!r}: use one of {', '.join(MISSING_MODES)}"
-        )
-    if app_steps < 1:
-        raise pytest.UsageError(f"--e2e-app-steps={app_steps}: must be 1 or more")
     return Settings(
+        **counts,
+        **modes,
         app_cases=_app_cases(opt.e2e_app_cases or str(config.getini("e2ebench_app_cases"))),
-        app_steps=app_steps,
         sandbox=opt.e2e_sandbox or str(config.getini("e2ebench_sandbox")),
         migrate=migrate,
         judge=judge,
         agents=agents,
-        runs=runs,
         tasks=_path(config, opt.e2e_tasks, "e2ebench_tasks"),
         out=_path(config, opt.e2e_out, "e2ebench_out"),
         rerun=rerun,
-        timeout=timeout,
         model=opt.e2e_model or str(config.getini("e2ebench_model")),
         base_url=base_url or os.environ.get("OPENAI_BASE_URL", ""),
-        llm_cache=llm_cache,
-        max_steps=max_steps,
         temperature=_number(config, None, "e2ebench_temperature", "", float),
         llm_retries=_number(config, None, "e2ebench_llm_retries", "", int),
         llm_timeout=_number(config, None, "e2ebench_llm_timeout", "", float),
@@ -414,8 +381,6 @@ def resolve(config: pytest.Config) -> Settings:
         html=_optional_path(config, opt.e2e_html, "e2ebench_html"),
         cov_xml=_optional_path(config, opt.e2e_cov_xml, "e2ebench_cov_xml"),
         cov_report=_cov_report(config, opt.e2e_cov_report),
-        executor=executor,
-        missing=missing,
         ray_address=opt.e2e_ray_address or str(config.getini("e2ebench_ray_address")),
         ray_cpus=_number(config, None, "e2ebench_ray_cpus", "", float),
         ray_browsers=_number(config, None, "e2ebench_ray_browsers", "", int),
@@ -423,6 +388,57 @@ def resolve(config: pytest.Config) -> Settings:
         level=_level(config),
         projecteval_mode=_projecteval_mode(config),
     )
+
+
+def _agents(config: pytest.Config) -> tuple[str, ...]:
+    """``--e2e-agent``: the agent names, comma-separated."""
+    opt = config.option
+    raw_agents = opt.e2e_agent if opt.e2e_agent is not None else config.getini("e2ebench_agent")
+    agents = tuple(a.strip() for a in str(raw_agents).split(",") if a.strip())
+    if opt.e2e_agent is not None and not agents:
+        raise pytest.UsageError("--e2e-agent is empty; name an agent, e.g. --e2e-agent=reference")
+    return agents
+
+
+def _counts(config: pytest.Config) -> dict:
+    """``runs``, ``timeout``, ``max_steps``, ``app_steps``: numbers, each checked for range."""
+    opt = config.option
+    runs = _number(config, opt.e2e_runs, "e2ebench_runs", "--e2e-runs", int)
+    if runs < 1:
+        raise pytest.UsageError(f"{source(config, 'runs')}={runs}: must be 1 or more")
+    timeout = _number(config, opt.e2e_timeout, "e2ebench_timeout", "--e2e-timeout", float)
+    if timeout <= 0:
+        raise pytest.UsageError(
+            f"{source(config, 'timeout')}={timeout:g}: must be a positive number of seconds"
+        )
+    max_steps = _number(config, opt.e2e_max_steps, "e2ebench_max_steps", "--e2e-max-steps", int)
+    if max_steps < 1:
+        raise pytest.UsageError(f"{source(config, 'max-steps')}={max_steps}: must be 1 or more")
+    app_steps = _number(config, opt.e2e_app_steps, "e2ebench_app_steps", "--e2e-app-steps", int)
+    if app_steps < 1:
+        raise pytest.UsageError(f"--e2e-app-steps={app_steps}: must be 1 or more")
+    return {"runs": runs, "timeout": timeout, "max_steps": max_steps, "app_steps": app_steps}
+
+
+def _modes(config: pytest.Config) -> dict:
+    """``llm_cache``, ``executor``, ``missing``: each one of its known values."""
+    opt = config.option
+    llm_cache = opt.e2e_llm_cache or str(config.getini("e2ebench_llm_cache"))
+    if llm_cache not in LLM_CACHE_MODES:
+        raise pytest.UsageError(
+            f"{source(config, 'llm-cache')}={llm_cache}: use one of {', '.join(LLM_CACHE_MODES)}"
+        )
+    executor = opt.e2e_executor or str(config.getini("e2ebench_executor"))
+    if executor not in EXECUTORS:
+        raise pytest.UsageError(
+            f"ini option e2ebench_executor={executor!r}: use one of {', '.join(EXECUTORS)}"
+        )
+    missing = opt.e2e_missing or str(config.getini("e2ebench_missing"))
+    if missing not in MISSING_MODES:
+        raise pytest.UsageError(
+            f"ini option e2ebench_missing={missing!r}: use one of {', '.join(MISSING_MODES)}"
+        )
+    return {"llm_cache": llm_cache, "executor": executor, "missing": missing}
 
 
 def _level(config: pytest.Config) -> int | None:

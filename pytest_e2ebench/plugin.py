@@ -33,23 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requirement(*ids): the requirement(s) a benchmark item or reference test checks"
     )
-    from . import judge, migrate
-    from .agents import builtin, clitools, llm_agents
-    from .llm import factory
-    from .methods.stages import design
-
-    # Registered last is called first: the built-ins head the list of agent names.
-    for module, name in (
-        (design, "e2ebench-design-judge"),
-        (judge, "e2ebench-judges"),
-        (migrate, "e2ebench-migrators"),
-        (factory, "e2ebench-llm"),
-        (llm_agents, "e2ebench-llm-agents"),
-        (clitools, "e2ebench-cli-agents"),
-        (builtin, "e2ebench-builtin-agents"),
-    ):
-        if not config.pluginmanager.is_registered(module):
-            config.pluginmanager.register(module, name)
+    _register_builtins(config)
     settings = options.resolve(config)
     config.stash[SETTINGS] = settings
     if not settings.active:
@@ -96,6 +80,50 @@ def pytest_configure(config: pytest.Config) -> None:
         from .report.terminal import Reporter
 
         config.pluginmanager.register(Reporter(config, settings), "e2ebench-reporter")
+
+
+def _register_builtins(config: pytest.Config) -> None:
+    """The harness's own plugins: the methods, the judges, migrators, LLM client and agents."""
+    from . import judge, migrate
+    from .agents import builtin, clitools, llm_agents
+    from .llm import factory
+
+    # Registered last is called first: the built-ins head the list of agent names. The
+    # methods are built-in plugins of the same hooks (docs/architecture.md, "Where to add").
+    for module, name in (
+        *builtin_methods(),
+        (judge, "e2ebench-judges"),
+        (migrate, "e2ebench-migrators"),
+        (factory, "e2ebench-llm"),
+        (llm_agents, "e2ebench-llm-agents"),
+        (clitools, "e2ebench-cli-agents"),
+        (builtin, "e2ebench-builtin-agents"),
+    ):
+        if not config.pluginmanager.is_registered(module):
+            config.pluginmanager.register(module, name)
+
+
+def builtin_methods() -> tuple[tuple[object, str], ...]:
+    """The methods built into the harness, as (plugin module, name) pairs: DevEval's stages,
+    ProjectEval, RealDevWorld's apps (``pytest_e2ebench.methods.*.plugin``)."""
+    from .methods.app import plugin as app
+    from .methods.projecteval import plugin as projecteval
+    from .methods.stages import plugin as stages
+
+    return (
+        (stages, "e2ebench-stages"),
+        (projecteval, "e2ebench-projecteval"),
+        (app, "e2ebench-apps"),
+    )
+
+
+def builtin_report_sections() -> list:
+    """The built-in methods' report sections, for ``e2ebench report`` (no pytest session)."""
+    found = []
+    for module, _ in builtin_methods():
+        hook = getattr(module, "pytest_e2ebench_report_sections", None)
+        found.extend(hook(config=None) if hook is not None else [])
+    return found
 
 
 def _sandbox(config: pytest.Config, settings):

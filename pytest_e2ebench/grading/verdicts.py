@@ -73,49 +73,16 @@ def effective_tests(
     status = run.get("status", "completed")
     out: list[dict] = []
     reference = reference or {}
-    static = {test.nodeid for test in task.tests}
-    expected_tests = list(task.tests) + apply_mapping(
-        [
-            StaticTest(base, tuple(entry["requirements"]), len(entry["cases"]), 0)
-            for base, entry in reference.items()
-            if base not in static
-        ],
-        {rid: list(globs) for rid, globs in task.requirement_map},
-    )
-    for test in expected_tests:
+    for test in expected_tests(task, reference):
         ran = by_base.pop(test.nodeid, [])
         cases = reference.get(test.nodeid, {}).get("cases", [])
         if cases:
             ran = [rec for rec in ran if rec["nodeid"] in cases]
-        reference_skips = set(reference.get(test.nodeid, {}).get("skipped", ()))
         if test.nodeid in weakened:
-            ran = [
-                {
-                    **rec,
-                    "outcome": "failed",
-                    "message": "weakened by migration: fewer assertions than the reference test",
-                }
-                for rec in ran
-            ] or [
-                {
-                    "nodeid": test.nodeid,
-                    "outcome": "failed",
-                    "when": "migrate",
-                    "message": "dropped by migration",
-                    "duration": 0.0,
-                }
-            ]
+            ran = _weakened(test, ran)
+        reference_skips = set(reference.get(test.nodeid, {}).get("skipped", ()))
         for rec in ran:
-            if rec["outcome"] in SKIPPED and rec["nodeid"] in reference_skips:
-                # the reference's own run skips it here (its environment): it tests nothing
-                rec = {**rec, "reference_skipped": True}
-            elif rec["outcome"] in SKIPPED and test.nodeid not in skippable:
-                rec = {
-                    **rec,
-                    "unexpected_skip": True,
-                    "message": "skipped, but this test does not skip on the reference: "
-                    + str(rec.get("message", "")),
-                }
+            rec = _skip_marked(rec, reference_skips, test.nodeid in skippable)
             # the task's tags, never the run's
             out.append({**rec, "requirements": test.requirements_of(rec["nodeid"])})
         seen = {rec["nodeid"] for rec in ran}
@@ -133,6 +100,56 @@ def effective_tests(
             {**rec, "outcome": "failed", "message": tampered_message(evidence)[:800]} for rec in out
         ]
     return out
+
+
+def expected_tests(task: Task, reference: dict[str, dict]) -> list[StaticTest]:
+    """The tests every run is counted on: the static ones, then those only the reference's
+    run showed (tagged through the task's requirement map)."""
+    static = {test.nodeid for test in task.tests}
+    return list(task.tests) + apply_mapping(
+        [
+            StaticTest(base, tuple(entry["requirements"]), len(entry["cases"]), 0)
+            for base, entry in reference.items()
+            if base not in static
+        ],
+        {rid: list(globs) for rid, globs in task.requirement_map},
+    )
+
+
+def _weakened(test: StaticTest, ran: list[dict]) -> list[dict]:
+    """A test the migration weakened (or dropped) fails whatever it did."""
+    return [
+        {
+            **rec,
+            "outcome": "failed",
+            "message": "weakened by migration: fewer assertions than the reference test",
+        }
+        for rec in ran
+    ] or [
+        {
+            "nodeid": test.nodeid,
+            "outcome": "failed",
+            "when": "migrate",
+            "message": "dropped by migration",
+            "duration": 0.0,
+        }
+    ]
+
+
+def _skip_marked(rec: dict, reference_skips: set, skippable: bool) -> dict:
+    """A skipped case marked: the reference skips it too (it tests nothing), or it skipped
+    where the reference cannot (counted as not passed)."""
+    if rec["outcome"] in SKIPPED and rec["nodeid"] in reference_skips:
+        # the reference's own run skips it here (its environment): it tests nothing
+        return {**rec, "reference_skipped": True}
+    if rec["outcome"] in SKIPPED and not skippable:
+        return {
+            **rec,
+            "unexpected_skip": True,
+            "message": "skipped, but this test does not skip on the reference: "
+            + str(rec.get("message", "")),
+        }
+    return rec
 
 
 def tampered_message(evidence: list[str]) -> str:

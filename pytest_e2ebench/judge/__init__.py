@@ -81,18 +81,16 @@ def pytest_e2ebench_judge_modes(config) -> list[str]:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_e2ebench_judge_requirements(
-    config, task, repo: Path, tests: list[dict], mode: str, run_dir: Path, ctx
-):
-    """The built-in judges."""
-    by_tests = judge_by_tests(task, tests)
+def pytest_e2ebench_judge_requirements(tests: list[dict], mode: str, ctx):
+    """The built-in judges (the task, the project and the run's folder are on ``ctx``)."""
+    by_tests = judge_by_tests(ctx.task, tests)
     if mode == "tests":
         return {"verdicts": by_tests}
     if mode not in ("llm", "both"):
         return None
     from .llm import llm_verdicts
 
-    llm = llm_verdicts(ctx, repo, tests)
+    llm = llm_verdicts(ctx, ctx.repo, tests)
     classes = llm["failure_classes"]
     if mode == "llm":
         merged = [

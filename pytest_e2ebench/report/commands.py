@@ -71,7 +71,10 @@ def report(args: argparse.Namespace, out: TextIO | None = None) -> int:
         out.write("no run records in " + ", ".join(map(str, args.results)) + "\n")
         return 1
     # Nothing is rerun: "refreshed" keeps what the files' own sessions refreshed.
-    document = results.build(records, refreshed)
+    # the methods' sections (ProjectEval's Pass@K ...): the command names them, as the
+    # reporter does through pytest_e2ebench_report_sections
+    sections = args.sections() if getattr(args, "sections", None) else []
+    document = results.build(records, refreshed, sections=sections)
     write_summary(Lines(out), document)
     if args.json is not None:
         results.write(args.json, document)

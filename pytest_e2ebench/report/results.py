@@ -6,11 +6,13 @@ Scripts read these keys; see the "results.json" section of docs/metrics.md.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
+from ..contracts import ReportSection
 from ..errors import E2EBenchError
-from ..grading.metrics import mean_std, summarize
+from ..grading.metrics import summarize
 from ..grading.stats import METHOD
 from ..run.cache import write_json
 from ..run.runs import RunKey
@@ -52,14 +54,17 @@ def run_key(record: dict) -> str:
 
 
 def build(
-    records: list[dict], refreshed: list[str] | None = None, stage_records: list[dict] = ()
+    records: list[dict],
+    refreshed: list[str] | None = None,
+    stage_records: list[dict] = (),
+    sections: Sequence[ReportSection] = (),
 ) -> dict:
     """The results document for run records, sorted for stable diffs.
 
     ``refreshed`` names the runs this session evaluated (all of them when None); the summary
     counts per agent how many of its runs were. ``stage_records`` are the lifecycle stages'
-    records (docs/stages.md): they make the ``stages`` section, present only when a stage
-    besides implement was graded.
+    records (docs/stages.md). ``sections`` add their keys (DevEval's ``stages``, ProjectEval's
+    ``projecteval``, a plugin's own): each summarizes the records, or is left out.
     """
     ordered = sorted(records, key=lambda r: (r["task"], r["agent"], r["run"]))
     tasks = [
@@ -80,61 +85,12 @@ def build(
         "tasks": tasks,
         "summary": summary,
     }
-    if stage_records:
-        document["stages"] = stage_section(stage_records, ordered)
-    if any("projecteval" in r for r in ordered):
-        from ..methods.projecteval.passk import summarize_passk
-
-        # ProjectEval's averaged Pass@K and the unbiased estimator, labelled apart (#17)
-        document["projecteval"] = {"pass_at_k": summarize_passk(ordered)}
+    stages = list(stage_records)
+    for section in sections:  # the methods' sections (pytest_e2ebench_report_sections)
+        found = section.summarize(ordered, stages)
+        if found is not None:
+            document[section.key] = found
     return document
-
-
-def stage_section(stage_records: list[dict], records: list[dict]) -> dict:
-    """``stages``: every stage record, and per stage and agent the mean (± std) of each metric.
-
-    The implement stage's summary adds DevEval's implementation score: the mean pass rate of
-    the reference tests weighted by the reference's lines of code (as issue 16 states it).
-    """
-    ordered = sorted(stage_records, key=lambda r: (r["stage"], r["task"], r["agent"], r["run"]))
-    summary: dict[str, dict[str, dict]] = {}
-    for stage in dict.fromkeys(r["stage"] for r in ordered):
-        for agent in dict.fromkeys(r["agent"] for r in ordered if r["stage"] == stage):
-            mine = [r for r in ordered if r["stage"] == stage and r["agent"] == agent]
-            graded = [r["metrics"] for r in mine if r.get("metrics")]
-            keys = dict.fromkeys(k for m in graded for k in m)
-            stats = {k: mean_std(m.get(k) for m in graded) for k in keys}
-            if stage in ("acceptance-tests", "unit-tests"):
-                # DevBench reports coverage over all repositories and over the valid ones
-                # (whose tests pass on the reference).
-                valid = [m for m in graded if m.get("oracle_pass") == 1.0]
-                stats["statement_coverage_valid"] = mean_std(
-                    m.get("statement_coverage") for m in valid
-                )
-                stats["statement_coverage_all"] = mean_std(
-                    m.get("statement_coverage") or 0.0 for m in graded
-                )
-            summary.setdefault(stage, {})[agent] = {
-                "runs": len(mine),
-                "errored_runs": len(mine) - len(graded),
-                **stats,
-            }
-    for agent in dict.fromkeys(r["agent"] for r in records):
-        weighted = [
-            (r["metrics"]["pass_rate"], r["task_meta"].get("reference_lines") or 0)
-            for r in records
-            if r["agent"] == agent and (r.get("metrics") or {}).get("pass_rate") is not None
-        ]
-        total = sum(w for _, w in weighted)
-        summary.setdefault("implement", {})[agent] = {
-            "runs": len([r for r in records if r["agent"] == agent]),
-            "loc_weighted_pass_rate": {
-                "mean": sum(p * w for p, w in weighted) / total if total else None,
-                "std": None,
-            },
-        }
-    runs = [{k: v for k, v in r.items() if k != "schema"} for r in ordered]
-    return {"runs": runs, "summary": summary}
 
 
 class ResultsError(E2EBenchError, ValueError):

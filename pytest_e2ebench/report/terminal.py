@@ -70,6 +70,8 @@ class Reporter:
         # Under -n runs happen in workers, which cannot print: a thread shows their progress.
         self.distributed = getattr(config.option, "dist", "no") != "no"
         self.html_path: Path | None = None
+        # the methods' and plugins' sections of results.json and of the summary
+        self.sections = sections_of(config)
 
     def live_line(self, line: str) -> None:
         """Show a progress line now, from the main process of a plain session.
@@ -136,6 +138,7 @@ class Reporter:
             fresh,
             [results.run_key(r) for r in fresh],
             list(self.stage_records.values()),
+            self.sections,
         )
         results.write(self.results_path, self.document)
         self.session_path = session_file(self.out / SESSIONS_DIR)
@@ -161,18 +164,14 @@ class Reporter:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.collected_tasks:
             self._catalog(terminalreporter)
-        if self.stage_records:
-            self._stage_table(terminalreporter)
+        write_sections(terminalreporter, self.sections, self.document, before_summary=True)
         if not self.records:
             if self.results_path is not None:
                 terminalreporter.write_line(f"results: {self.results_path}")
             return
         tr = terminalreporter
         write_summary(tr, self.document)
-        if "projecteval" in self.document:
-            from ..methods.projecteval.report import write_projecteval
-
-            write_projecteval(tr, self.document)  # issue #17
+        write_sections(tr, self.sections, self.document, before_summary=False)
         self._selection_line(tr)
         self._judge_lines(tr)
         for problem in self.problems:
@@ -194,21 +193,6 @@ class Reporter:
         xml = getattr(self.config.option, "xmlpath", None)
         if xml and self.config.get_verbosity() < 0:  # pytest names it itself unless -q
             tr.write_line(f"junit xml: {Path(xml).resolve()}")
-
-    def _stage_table(self, tr) -> None:
-        """Per (stage, agent): results.json's stage summary, one metric column each."""
-        summary = self.document.get("stages", {}).get("summary", {})
-        rows = []
-        for stage, agents in summary.items():
-            for agent, stats in agents.items():
-                cells = [
-                    f"{key} {fmt(value['mean'], 'pct')}"
-                    for key, value in stats.items()
-                    if isinstance(value, dict) and value.get("mean") is not None
-                ]
-                rows.append([stage, agent, str(stats["runs"]), "  ".join(cells) or "-"])
-        tr.write_sep("=", "e2ebench stages")
-        write_table(tr, ["stage", "agent", "runs", "metrics (mean over runs)"], [rows], left=4)
 
     def _catalog(self, tr) -> None:
         from ..taskmodel.catalog import HEADERS, rows
@@ -251,6 +235,19 @@ class Reporter:
                 if stats["mean"] is not None:
                     line += f"; {key} with tests {stats['mean']:.2f}"
             tr.write_line(line)
+
+
+def sections_of(config: pytest.Config | None) -> list:
+    """The report sections of every plugin (``pytest_e2ebench_report_sections``), in order."""
+    found = config.hook.pytest_e2ebench_report_sections(config=config) if config else []
+    return [section for sections in found for section in sections]
+
+
+def write_sections(tr, sections, document: dict, before_summary: bool) -> None:
+    """The terminal lines of the sections the document holds, above or below the run table."""
+    for section in sections:
+        if section.before_summary == before_summary and section.write and section.key in document:
+            section.write(tr, document)
 
 
 def columns_for(records: list[dict]) -> tuple:

@@ -2,11 +2,12 @@
 
 A library's or a command's tests (:class:`TestSuite`), a web app's scenarios in a browser
 (:class:`WebScenarios`) and an app's LLM-written cases played by a browser agent
-(:class:`AppCases`) each prepare an environment and run, returning the outcomes the verdicts
-are drawn from. :func:`evaluation_for` picks one from the task's kind, once per run, through
-the :data:`EVALUATIONS` table, so the run (``pipeline.Evaluator``) names no kind. The shape is
-pytest-xdist's (each scheduling mode behind ``scheduler/protocol.py``) and Inspect AI's (a
-task composed from a scorer and a sandbox). A new kind is a new entry here (docs/architecture.md).
+(``methods.app.style.AppCases``) each prepare an environment and run, returning the outcomes
+the verdicts are drawn from. :func:`evaluation_for` picks one from the task's kind, once per
+run, through the :data:`EVALUATIONS` table, so the run (``pipeline.Evaluator``) names no kind.
+The shape is pytest-xdist's (each scheduling mode behind ``scheduler/protocol.py``) and Inspect
+AI's (a task composed from a scorer and a sandbox). A new kind is a new entry in
+:data:`EVALUATIONS` (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -16,26 +17,18 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-import pytest
-
+from .. import methods
 from ..environment import backend, venv
 from ..environment.web import web_requirements
-from ..errors import InfrastructureError
 from ..evaluation import runner
 from ..evaluation.planting import values
 from ..migrate import run_migration
 from .cache import key_of, locked
+from .record import add_keys
 
 if TYPE_CHECKING:
     from ..taskmodel.task import Task
     from .plan import Steps
-
-# What an app task without a model needs: its judge is an LLM whatever agent wrote the app.
-APP_WITHOUT_MODEL = (
-    "An app task's cases are played by an LLM driving a browser, for every agent (the "
-    "reference too): give it a model, or leave the app tasks out (the default --e2e-tasks="
-    "benchmark_tasks has none; benchmark_apps/ holds them, docs/apps.md)."
-)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +56,8 @@ class Evaluation(Protocol):
     # the materials handed to the agent are removed after intake when left as handed (they
     # are the task's input, not the project); an app keeps them (they are part of the app)
     drops_materials: bool
+    # runs a browser (a Ray node must offer the browser resource: run.executor)
+    uses_browser: bool
 
     def requires(self, task: Task) -> tuple[str, ...]:
         """The test tools installed into the environment (part of its key)."""
@@ -100,6 +95,7 @@ class TestSuite:
 
     __test__ = False  # not a test class, whatever pytest thinks of the name
     drops_materials = True
+    uses_browser = False
     plants_decoys = True  # the reference's values recorded for decoy and honeypot pairs
 
     def requires(self, task: Task) -> tuple[str, ...]:
@@ -138,13 +134,7 @@ class TestSuite:
             start = time.monotonic()
             migration = run_migration(steps.config, task, repo, out, mode, ctx)
             steps.no_outage_since(start)
-            if task.projecteval is not None:
-                from ..methods.projecteval.params import read_answers, write_pv_file
-
-                # the agent's parameter values, checked, for the tests' pv fixture (#17)
-                migration["parameters"] = read_answers(repo, task.projecteval)
-                write_pv_file(out, migration["parameters"], repo)
-            migration = migrated.commit(migration)
+            migration = migrated.commit(tests_migrated(steps.config, migration, repo, out, ctx))
         # the suites: migrated reference tests and the agent's own tests
         steps.now("tests")
         stage = steps.stage("eval", venv=env.key, migrated=migrated.key)
@@ -172,11 +162,19 @@ class TestSuite:
         return Outcomes(test_run, migration, stage.key)
 
 
+def tests_migrated(config, migration: dict, repo: Path, tests_dir: Path, ctx) -> dict:
+    """The migration record with what ``pytest_e2ebench_tests_migrated`` added (ProjectEval's
+    parameter answers, for the tests' ``pv`` fixture)."""
+    found = config.hook.pytest_e2ebench_tests_migrated(repo=repo, tests_dir=tests_dir, ctx=ctx)
+    return add_keys(migration, found, "pytest_e2ebench_tests_migrated")
+
+
 class WebScenarios(TestSuite):
     """A web app's Gherkin scenarios, driven through a browser: nothing to migrate, and one
     shared environment of the web test tools (the app is not installed into it)."""
 
     plants_decoys = False  # scenarios get no planted tests
+    uses_browser = True
 
     def requires(self, task: Task) -> tuple[str, ...]:
         """The task's test requirements and the harness's web test tools."""
@@ -196,85 +194,17 @@ class WebScenarios(TestSuite):
         return Environment(venv.python_of(stage.dir), install, stage.key)
 
 
-class AppCases(WebScenarios):
-    """An app with no tests (RealDevWorld, issue #15): its Executability, then LLM-written test
-    cases played by a browser agent and judged."""
-
-    drops_materials = False
-
-    def judge_mode(self, settings) -> str:
-        """The browser agent's cases decide; ``--e2e-judge=llm`` adds the LLM-score baseline
-        to the run (``evaluate_app``), not votes on the features."""
-        return "tests"
-
-    def run(self, steps: Steps, env: Environment, repo: Path, repo_hash: str) -> Outcomes:
-        """The app's cases (shared by every agent and run of a model), played and judged."""
-        from ..methods.app.evaluate import evaluate_app
-
-        ctx, settings = steps.ctx, steps.settings
-        steps.now("tests")
-        stage = steps.stage("app-eval", "eval", venv=env.key, repo_hash=repo_hash)
-        test_run = stage.load()
-        if test_run is None:
-            eval_dir = stage.reset()
-            extended = evaluate_app(
-                ctx.task,
-                repo,
-                env.python,
-                eval_dir,
-                llm_of=lambda: _app_llm(ctx),
-                cases_of=lambda llm: _app_cases(steps, llm),
-                sandbox=ctx.sandbox,
-                timeout=settings.timeout,
-                max_steps=settings.app_steps,
-                baseline=settings.judge in ("llm", "both"),
-                scope=f"{ctx.scope}/app",
-            )
-            test_run = {"extended": extended, "original": None, "all_coverage": None}
-            test_run = stage.commit(test_run)
-        return Outcomes(test_run, {}, stage.key)
-
-
-def _app_llm(ctx):
-    """The app judge's model. Only an executable app needs one: the empty project is graded
-    without a model."""
-    from ..llm.factory import require_endpoint
-
-    try:
-        require_endpoint(
-            ctx.settings,
-            f"the app task {ctx.task.id} (judged by a browser agent, whatever the agent)",
-            APP_WITHOUT_MODEL,
-        )
-    except pytest.UsageError as exc:
-        raise InfrastructureError("judge", str(exc)) from None
-    return ctx.llm()
-
-
-def _app_cases(steps: Steps, llm) -> list[dict]:
-    """One set of cases per task and model, shared by every agent and run (cached)."""
-    from ..methods.app.cases import generate_cases
-
-    task, settings = steps.ctx.task, steps.settings
-    shared = settings.out / ".shared"
-    with locked(shared):
-        cases = steps.stage("app-cases", f"app-cases-{task.id}", folder=shared)
-        found = cases.load()
-        if found is None:
-            cases.reset()
-            found = cases.commit(generate_cases(llm, task, settings.app_cases, f"app/{task.id}"))
-    return found["cases"]
-
-
+# The evaluation style of each task kind; the methods add theirs (RealDevWorld's apps:
+# ``methods.app.style``) through their modules' ``EVALUATIONS`` (``methods.builtin``).
 EVALUATIONS: dict[str, Evaluation] = {
     "library": TestSuite(),
     "cli": TestSuite(),
     "data": TestSuite(),
     "web": WebScenarios(),
-    "app": AppCases(),
 }
 
 
 def evaluation_for(task: Task) -> Evaluation:
     """The evaluation of ``task``'s kind."""
-    return EVALUATIONS[task.kind]
+    found = EVALUATIONS.get(task.kind)
+    return found if found is not None else dict(methods.builtin("EVALUATIONS"))[task.kind]

@@ -27,10 +27,11 @@ import pytest
 
 from ..errors import InfrastructureError, RunFailed
 from ..isolation.limits import Limits
-from ..methods.stages import IMPLEMENT
 from ..stash import AGENTS, EVALUATOR, SETTINGS
 from ..taskmodel.task import at_level, load_task
+from .evaluation import evaluation_for
 from .runs import RunKey
+from .settings import IMPLEMENT
 
 INSTALL_HINT = "pip install 'pytest-e2ebench[ray]'"
 BROWSER = "browser"  # the custom resource a web or app run reserves: a node runs that many
@@ -232,7 +233,7 @@ class RayExecutor:
         for key, (task, stages) in runs.items():
             ordered = [s for s in self.settings.stages if s in stages]
             selected = evaluator.selected.get(key) if evaluator.selected is not None else None
-            web = task.kind in ("web", "app")
+            web = evaluation_for(task).uses_browser
             if web and browsers < 1:
                 continue  # outcome() says how to offer the resource
             options = {
@@ -262,7 +263,7 @@ class RayExecutor:
         if key not in self._outcomes:
             ref = self._refs.get(key)
             if ref is None:
-                if task.kind in ("web", "app"):
+                if evaluation_for(task).uses_browser:
                     raise InfrastructureError(
                         "executor",
                         f"no node of the Ray cluster offers the {BROWSER!r} resource a web or "

@@ -13,18 +13,39 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..agents import AgentOutcome
 from ..environment.workspace import take_in
 from ..isolation.intake import IntakeLimits
-from ..methods.app import MATERIALS_DIR
-from ..methods.stages import IMPLEMENT
+from ..taskmodel.task import MATERIALS_DIR
 from .cache import tree_hash
+from .settings import IMPLEMENT
 
 if TYPE_CHECKING:
     from ..taskmodel.task import Task
     from .plan import Steps
+
+
+class LeadIn(Protocol):
+    """Steps a method runs before a run's own generate step (ProjectEval's cascade: checklist,
+    then skeleton), from ``pytest_e2ebench_lead_in``: what the code step is then asked."""
+
+    task: Task  # the task as the code step asks it (its brief carries the lead-in's output)
+    ended: str | None  # why the lead-in stopped before the code: an empty repository, noted
+
+    @property
+    def key(self) -> str:
+        """Part of the code step's cache key (what the lead-in gave it)."""
+
+    def prepare(self, workspace: Path, agent) -> None:
+        """Put the lead-in's output into the code step's workspace."""
+
+    def total(self, code_run: dict) -> dict:
+        """The code step's agent data with the lead-in's cost, tokens and time added."""
+
+    def finish(self, record: dict, code_run: dict) -> None:
+        """Add the lead-in's steps to the run's record."""
 
 
 @dataclasses.dataclass(frozen=True)

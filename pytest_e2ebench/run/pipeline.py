@@ -16,26 +16,24 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from .. import methods
 from ..contracts import RunRecord
 from ..environment.workspace import code_size, suffixes_for
 from ..errors import InfrastructureError, RunFailed
 from ..grading.verdicts import census, effective_tests
 from ..judge import judge
-from ..methods.app import MATERIALS_DIR
-from ..methods.stages import IMPLEMENT
-from ..methods.stages import run as stage_run
+from ..taskmodel.task import MATERIALS_DIR
 from . import progress
 from .cache import locked, remove
 from .evaluation import evaluation_for
-from .generate import Ask, generate
+from .generate import Ask, LeadIn, generate
 from .plan import STAGE_FORMAT, Steps, plan_run
-from .record import build_record, error_record
+from .record import attach_extras, build_record, error_record, run_extras
 from .runs import RunContext, RunKey, run_folder
-from .settings import Settings
+from .settings import IMPLEMENT, Settings
 
 if TYPE_CHECKING:
     from ..agents import Agent
-    from ..methods.projecteval.cascade import Cascade
     from ..taskmodel.task import Task
     from .executor import RayExecutor
 
@@ -189,7 +187,7 @@ class Evaluator:
             if stage == IMPLEMENT:
                 return self._evaluate(ctx)
             self.stage_now = stage
-            return stage_run.evaluate(self, ctx)
+            return dict(methods.builtin("STAGE_RUNNERS"))[stage](self, ctx)  # DevEval's
         except (KeyboardInterrupt, pytest.exit.Exception):
             raise
         except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
@@ -249,7 +247,7 @@ class Evaluator:
             self.now("judge")
             tests, judgement = self._verdicts(steps, repo, repo_hash, env, outcomes)
             code = code_size(repo, suffixes_for(ctx.task.kind))
-            similarity = self._projecteval(steps, repo, repo_hash, outcomes.migration)
+            extras = run_extras(steps, repo, repo_hash, outcomes.migration)
         self.now("record")
         record = build_record(
             ctx.task,
@@ -265,26 +263,20 @@ class Evaluator:
             judgement,
             self.selected.get(ctx.key) if self.selected is not None else None,
         )
-        if similarity is not None:
-            record["level"] = ctx.task.level
-            record["projecteval"] = similarity
+        attach_extras(record, extras)  # a method's figures (ProjectEval's similarity)
         if cascade is not None:
-            record["projecteval_mode"] = "cascade"
-            similarity["cascade"] = cascade.summary(record, agent_data)
-            record["notes"] += [f"{s['step']} step: {n}" for s in cascade.steps for n in s["notes"]]
+            cascade.finish(record, agent_data)
         return record
 
-    def _ask(self, steps: Steps, evaluation) -> tuple[Ask, Cascade | None]:
+    def _ask(self, steps: Steps, evaluation) -> tuple[Ask, LeadIn | None]:
         """What the agent is asked in the run's generate step: the task (after ProjectEval's
         cascade steps, #17, with the agent's own checklist) and what its workspace holds."""
         ctx = steps.ctx
         task, agent = ctx.task, ctx.agent
-        cascade = None
-        if task.cascade:
-            from ..methods.projecteval.cascade import run_cascade
-
-            # the code step gets the agent's own checklist and skeleton
-            cascade = run_cascade(steps, task)
+        # a method's steps before the code (ProjectEval's cascade: the code step gets the
+        # agent's own checklist and skeleton)
+        cascade = self.config.hook.pytest_e2ebench_lead_in(steps=steps)
+        if cascade is not None:
             task = cascade.task
             self.now("agent")
         handed = task.materials_dir if agent.receives_materials else None
@@ -293,10 +285,8 @@ class Evaluator:
             if handed is not None:
                 # app tasks: supplementary materials are handed to the agent (issue #15)
                 shutil.copytree(handed, workspace / MATERIALS_DIR)
-            if task.level == 3 and agent.receives_materials:
-                from ..methods.projecteval.skeleton import write_skeleton
-
-                write_skeleton(task, workspace)  # ProjectEval level 3 (#17)
+            # a method's starting point (ProjectEval's level-3 skeleton, #17)
+            self.config.hook.pytest_e2ebench_prepare_workspace(workspace=workspace, ctx=ctx)
             if cascade is not None:
                 cascade.prepare(workspace, agent)  # the agent's own skeleton
 
@@ -341,25 +331,6 @@ class Evaluator:
             steps.no_outage_since(start)
             judgement = stage.commit(judged)
         return tests, judgement
-
-    def _projecteval(self, steps: Steps, repo, repo_hash, migration) -> dict | None:
-        """ProjectEval's level, parameter answers and similarity indicators of a run (#17);
-        None for a task of another benchmark."""
-        task = steps.ctx.task
-        if task.projecteval is None:
-            return None
-        from ..methods.projecteval.similarity import indicators
-
-        stage = steps.stage("similarity", repo_hash=repo_hash)
-        found = stage.load()
-        if found is None:
-            stage.reset()
-            found = stage.commit(indicators(task.projecteval, task.reference_dir, repo))
-        return {
-            "level": task.level,
-            "parameters": migration.get("parameters"),
-            **found,
-        }
 
     def _checks(self, steps: Steps, repo, env, repo_hash) -> tuple[str, list]:
         """The task's own checks (``checks/``) on the project: their stage key and records."""

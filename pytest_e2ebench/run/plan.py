@@ -17,10 +17,8 @@ from typing import TYPE_CHECKING
 
 from ..environment.venv import fingerprint
 from ..evaluation.planting import twins
-from ..methods.stages import IMPLEMENT
-from ..taskmodel.mutants import MUTANTS_FILE
 from ..taskmodel.testconf import TestSettings
-from .cache import Stage, file_hash, key_of, tree_hash
+from .cache import Stage, key_of, tree_hash
 
 if TYPE_CHECKING:
     from .runs import RunContext
@@ -113,7 +111,6 @@ def _hash_if_dir(path: Path) -> str:
 def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
     """The plan of the run ``ctx`` evaluated by ``evaluation`` (a run.evaluation style)."""
     from ..evaluation.checks import CHECKS_DIR
-    from ..methods.stages.variants import VARIANT_FORMAT
 
     task, settings = ctx.task, ctx.settings
     migrate = evaluation.migration(settings)
@@ -150,18 +147,9 @@ def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
         checklist_raw=tuple(task.projecteval.checklist_raw) if task.projecteval else (),
         not_before=started_at if settings.rerun else 0.0,
     )
-    if ctx.key.stage == IMPLEMENT:
-        return plan
-    mutants = task.root / MUTANTS_FILE
-    return dataclasses.replace(
-        plan,
-        design_hash=_hash_if_dir(task.root / "design"),
-        setup_hash=_hash_if_dir(task.root / "setup"),
-        mutants_hash=file_hash(mutants) if mutants.is_file() else "",
-        stage_judge=settings.judge,
-        stage_judge_model=settings.model if settings.judge != "tests" else "",
-        variant_format=VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
-    )
+    # a lifecycle stage's own inputs (design_hash, ... variant_format) are the stages
+    # method's to fill in: methods.stages.run.stage_plan
+    return plan
 
 
 @dataclasses.dataclass

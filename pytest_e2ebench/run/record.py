@@ -25,6 +25,27 @@ STAGE_RECORD = "e2ebench-stage/1"
 QUOTA_LIMITS = frozenset({"max_bytes", "max_files", "max_file_bytes"})
 
 
+def _run_facts(agent_data: dict, install: dict, extended_run: dict, tests, migration) -> dict:
+    """The record's ``migration``, ``agent_run``, ``install`` and ``test_run`` (with the
+    containment labels the test run earned: a disk quota the intake hit among them)."""
+    intake = agent_data.get("intake")
+    labels = set(containment(extended_run, tests))
+    if intake and intake.get("exceeded") in QUOTA_LIMITS:
+        labels.add("disk_quota")
+    return {
+        "migration": {
+            k: migration.get(k)
+            for k in ("migrator", "packages", "mapped", "missing", "weakened", "changed")
+        },
+        "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
+        "install": {"method": install.get("method"), "ok": install.get("ok")},
+        "test_run": {
+            **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
+            "containment": sorted(labels),
+        },
+    }
+
+
 def build_record(
     task: Task,
     agent: Agent,
@@ -52,9 +73,6 @@ def build_record(
     extended, original, everything = _suites(test_run, tests)
     intake = agent_data.get("intake")
     notes = _run_notes(agent_data, install, extended_run, evidence, migration)
-    labels = set(containment(extended_run, tests))
-    if intake and intake.get("exceeded") in QUOTA_LIMITS:
-        labels.add("disk_quota")
     record = {
         "schema": RECORD_SCHEMA,
         "task": task.id,
@@ -73,16 +91,7 @@ def build_record(
         ),
         # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
         "suites": {"original": original, "extended": extended, "all": everything},
-        "migration": {
-            k: migration.get(k)
-            for k in ("migrator", "packages", "mapped", "missing", "weakened", "changed")
-        },
-        "agent_run": {"note": agent_data.get("note"), "details": agent_data.get("details", {})},
-        "install": {"method": install.get("method"), "ok": install.get("ok")},
-        "test_run": {
-            **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
-            "containment": sorted(labels),
-        },
+        **_run_facts(agent_data, install, extended_run, tests, migration),
         "containment": {"tampered": bool(evidence), "evidence": evidence},
         "intake": intake_summary(intake),
         # web tasks: did the app load without a breaking script error; browser start times
@@ -97,7 +106,8 @@ def build_record(
         record["selection"] = selection
     extra = {k: v for k, v in judgement.items() if k != "verdicts"}
     record.update(extra)
-    # the keys a judge added: results.json keeps them (report.results.build)
+    # the keys a judge (and a method's run extras) added: results.json keeps them
+    # (report.results.build)
     record["judge_extra"] = sorted(extra)
     return record
 
@@ -250,3 +260,34 @@ def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) 
         "notes": [],
         "dir": str(stage_dir),
     }
+
+
+def run_extras(steps, repo: Path, repo_hash: str, migration: dict) -> dict:
+    """The keys methods and plugins add to a run's record (``pytest_e2ebench_run_extras``:
+    ProjectEval's ``level`` and ``projecteval``)."""
+    found = steps.config.hook.pytest_e2ebench_run_extras(
+        steps=steps, repo=repo, repo_hash=repo_hash, migration=migration
+    )
+    return add_keys({}, found, "pytest_e2ebench_run_extras")
+
+
+def attach_extras(record: dict, extras: dict) -> dict:
+    """The run's record with what ``pytest_e2ebench_run_extras`` gave: keys it does not have
+    yet, kept in results.json like a judge's (``judge_extra`` lists them)."""
+    add_keys(record, [extras], "pytest_e2ebench_run_extras")
+    record["judge_extra"] = sorted({*record.get("judge_extra", ()), *extras})
+    return record
+
+
+def add_keys(record: dict, found: list[dict | None], hook: str) -> dict:
+    """``record`` with the keys of each hook implementation's dict; a key ``record`` has
+    already (or two implementations give) is a plugin's bug, a ValueError naming it."""
+    for extra in found:
+        clash = sorted(set(extra or {}) & set(record))
+        if clash:
+            raise ValueError(
+                f"{hook} returned {', '.join(clash)}, which the record has already; "
+                "use a key of your own"
+            )
+        record.update(extra or {})
+    return record

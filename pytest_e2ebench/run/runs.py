@@ -19,8 +19,9 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Protocol
 
-from ..methods.stages import IMPLEMENT, STAGES
+from ..contracts import RunRecord
 from ..stash import OUTAGE, SANDBOX
+from .settings import IMPLEMENT, STAGES
 
 if TYPE_CHECKING:
     import pytest
@@ -262,6 +263,17 @@ class RunContext:
         path = self.run_dir / "agent"
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+    @property
+    def repo(self) -> Path:
+        """``<run_dir>/repo``: the generated project as taken in (read it as data, bounded)."""
+        return self.run_dir / "repo"
+
+    @property
+    def run_record(self) -> RunRecord | None:
+        """``record`` typed (:class:`~pytest_e2ebench.contracts.RunRecord`), None before it is
+        built: what ``pytest_e2ebench_run_finished`` implementations read."""
+        return None if self.record is None else RunRecord.from_dict(self.record)
 
     @property
     def scope(self) -> str:

@@ -9,6 +9,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+# Every run is of one lifecycle stage (RunKey.stage); "implement" is the run of every task,
+# the others are DevEval's (methods/stages, docs/stages.md). Here, at the base, so the run's
+# identity does not depend on the stages method.
+STAGES = ("design", "setup", "implement", "acceptance-tests", "unit-tests")
+IMPLEMENT = "implement"
 DEFAULT_MAX_STEPS = 200  # E2EDevBench §4.1
 DEFAULT_AGENT_TIMEOUT = 3600.0
 DEFAULT_APP_STEPS = 20  # actions per test case of the app judge's browser agent

@@ -13,21 +13,23 @@ import re
 import shutil
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from ..environment.source import FetchError, SourceError, fetch_commit, fetch_sdist, parse_pin
 from ..environment.web import ENTRY_PAGE, scan_features
 from ..environment.workspace import code_size, suffixes_for
 from ..errors import InfrastructureError, TaskError
-from ..methods.app import FEATURE_PREFIX, MATERIALS_DIR, AppSpec, parse_app
-from ..methods.projecteval import ProjectEvalSpec, parse_projecteval
 from ..run.cache import file_hash, tree_hash
 from .mutants import Mutant, parse_mutants
+from .sections import SectionSource, parse_sections, sections
 from .testconf import TestSettings, parse_settings
 from .testindex import Naming, StaticTest, apply_mapping, scan_tests
 
 KINDS = ("library", "cli", "data", "web", "app")
 TASK_FILE = "task.toml"
 REQUIREMENTS_FILE = "requirements.md"
+MATERIALS_DIR = "materials"  # supplementary materials handed to the agent (app tasks)
+FEATURE_PREFIX = "F"  # an app task's requirements are features: F1, F2, ...
 REFERENCE_DIR = "reference"
 DEFAULT_TEST_TIMEOUT = 30.0
 CHECKS_DIR = "checks"  # a task's own checks (checks/test_*.py, run with the harness's fixtures)
@@ -68,7 +70,8 @@ class Task:
     test_requires: tuple[str, ...] = ()
     mutants: tuple[Mutant, ...] = ()
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
-    app: AppSpec | None = None  # app tasks: the launch contract (issue #15)
+    # app tasks: the launch contract (methods.app.AppSpec; issue #15), from its task section
+    app: Any = None
     # [tests.requirements]: requirement id -> node-id globs (for tests only a run reveals)
     requirement_map: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the task's own checks (checks/test_*.py, run with the harness's fixtures: issue #13.1)
@@ -76,7 +79,8 @@ class Task:
     # how the reference tests run: cwd, data, env, plugins, pytest settings, exclusions
     settings: TestSettings = TestSettings()
     excluded: tuple[tuple[str, str], ...] = ()  # (node id, reason): tests not run nor graded
-    projecteval: ProjectEvalSpec | None = None  # [projecteval]: levels and parameters (#17)
+    # [projecteval]: levels and parameters (methods.projecteval.ProjectEvalSpec; #17)
+    projecteval: Any = None
     browser: bool = False  # [tests] browser: the pytest tests drive Chromium themselves
     level: int | None = None  # --e2e-level: the ProjectEval input level the agent gets
     # --e2e-projecteval-mode=cascade at level 1 or 2: checklist, skeleton, code (#17)
@@ -101,13 +105,10 @@ class Task:
         if self.given is not None:
             return self.given
         text = self.requirements_file.read_text(encoding="utf-8")
-        if self.projecteval is None:
-            return text
-        from ..methods.projecteval import brief
-        from ..methods.projecteval.skeleton import skeleton_files
-
-        files = skeleton_files(self) if self.level == 3 else []
-        return brief(self.projecteval, self.level, text, files)
+        for section in sections():  # a method's own document (ProjectEval's levels)
+            if section.brief is not None and getattr(self, section.name, None) is not None:
+                text = section.brief(self, text)
+        return text
 
     def tests_for(self, requirement_id: str) -> list[StaticTest]:
         """The reference tests tagged with ``requirement_id``."""
@@ -243,27 +244,18 @@ def load_task(root: Path) -> Task:
         head["source"] = pin.removeprefix("git+") if pin.startswith("git+") else f"PyPI {pin}"
     settings = parse_settings(conf["raw"], root, reference, bool(pin), where, problems)
     tests_base = reference if pin and reference is not None else root
-    tests_path = conf["path"]
-    tests_dir = (tests_base / str(tests_path)).resolve() if tests_base is not None else None
-    app = parse_app(meta, where, problems) if kind == "app" else None
-    tests: list[StaticTest] = []
-    excluded: list[tuple[str, str]] = []
-    if tests_dir is None or app is not None:
-        pass  # an app task has no tests: an LLM writes test cases from its feature list
-    elif not tests_dir.exists():
-        problems.append(
-            f"{where}: field 'tests.path' = {tests_path!r}: no such folder"
-            f"{' in the sdist' if pin else ''}; create it with the reference tests"
-        )
-    else:
-        tests, excluded = _scan(tests_dir, kind, conf, settings, name, where, problems)
+    tests_dir = (tests_base / str(conf["path"])).resolve() if tests_base is not None else None
+    found = parse_sections(SectionSource(root, meta, kind, reference, problems))
+    app = found.get("app")
+    tests, excluded = [], []
+    if tests_dir is not None and app is None:  # an app task has no tests: an LLM writes cases
+        tests, excluded = _reference_tests(tests_dir, kind, conf, settings, pin, name, problems)
     known = {r.id for r in requirements}
     _cross_check(name, kind, conf["mapping"], requirements, tests, problems)
     checks = _checks(root, name, known if requirements else None, problems)
     _tested(name, kind, requirements, tests, checks, problems)
     _entry_pages(name, kind, app, reference, problems)
     mutants = parse_mutants(root, reference, known, problems) if reference else []
-    projecteval = parse_projecteval(root, meta, reference, problems)
     if problems:
         raise TaskError(str(root), problems)
     return Task(
@@ -278,14 +270,24 @@ def load_task(root: Path) -> Task:
         test_requires=tuple(conf["requires"]),
         mutants=tuple(mutants),
         network=conf["network"],
-        app=app,
         requirement_map=tuple((rid, tuple(globs)) for rid, globs in conf["mapping"].items()),
         checks=tuple(checks),
         settings=settings,
         excluded=tuple(excluded),
-        projecteval=projecteval,
         browser=conf["browser"],
+        **found,
     )
+
+
+def _reference_tests(tests_dir: Path, kind, conf, settings, pin, name, problems) -> tuple:
+    """The reference tests scanned statically, and those excluded by ``tests.exclude``."""
+    if not tests_dir.exists():
+        problems.append(
+            f"{name}/{TASK_FILE}: field 'tests.path' = {conf['path']!r}: no such folder"
+            f"{' in the sdist' if pin else ''}; create it with the reference tests"
+        )
+        return [], []
+    return _scan(tests_dir, kind, conf, settings, name, f"{name}/{TASK_FILE}", problems)
 
 
 def _read_meta(root: Path, where: str) -> dict:

@@ -182,53 +182,9 @@ def parse_settings(
             'root the reference\'s suite expects) or cwd = "tests" (the default)'
         )
         cwd = "tests"
-    data = None
-    raw_data = test_conf.get("data")
-    if raw_data is not None:
-        base = reference if pinned else root
-        fix = 'write data = "data" (a folder of the task whose contents the tests read)'
-        if not isinstance(raw_data, str) or Path(raw_data).is_absolute() or ".." in raw_data:
-            problems.append(
-                f"{where}: field 'tests.data' = {raw_data!r} is not a relative path; {fix}"
-            )
-        elif base is not None and not (base / raw_data).is_dir():
-            problems.append(
-                f"{where}: field 'tests.data' = {raw_data!r}: no such folder"
-                f"{' in the reference' if pinned else ''}; create it or {fix}"
-            )
-        elif base is not None:
-            data = (base / raw_data).resolve()
-    env = test_conf.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-        problems.append(
-            f"{where}: field 'tests.env' must be a table of strings, e.g. "
-            '[tests.env] then TZ_NAME = "Europe/Paris"'
-        )
-        env = {}
-    for name in env:
-        if not _ENV_NAME.match(name) or _RESERVED_ENV.match(name):
-            problems.append(
-                f"{where}: field 'tests.env.{name}': "
-                + (
-                    "the harness sets this variable itself (or it changes what Python loads); "
-                    "remove it"
-                    if _ENV_NAME.match(name)
-                    else "not a variable name; use letters, digits and '_'"
-                )
-            )
-    env = {k: v for k, v in env.items() if _ENV_NAME.match(k) and not _RESERVED_ENV.match(k)}
-    plugins = test_conf.get("plugins", [])
-    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
-        problems.append(
-            f"{where}: field 'tests.plugins' must be a list of requirement strings, e.g. "
-            'plugins = ["pytest-asyncio==0.23.8"]'
-        )
-        plugins = []
-    try:
-        plugins = vet(plugins, f"{where}: field 'tests.plugins'")
-    except InstallRefused as exc:
-        problems.append(f'{exc}; name index packages like "pytest-asyncio==0.23.8"')
-        plugins = []
+    data = _data_dir(test_conf.get("data"), reference if pinned else root, pinned, where, problems)
+    env = _env(test_conf.get("env", {}), where, problems)
+    plugins = _plugins(test_conf.get("plugins", []), where, problems)
     ini, source = reference_ini(reference)
     raw_ini = test_conf.get("ini", {})
     if not isinstance(raw_ini, dict):
@@ -262,6 +218,60 @@ def parse_settings(
         exclude=tuple(exclude.items()),
         python=python,
     )
+
+
+def _data_dir(raw, base: Path | None, pinned: bool, where: str, problems: list) -> Path | None:
+    """``tests.data``: a folder of the task (of the reference, when pinned) the tests read."""
+    if raw is None:
+        return None
+    fix = 'write data = "data" (a folder of the task whose contents the tests read)'
+    if not isinstance(raw, str) or Path(raw).is_absolute() or ".." in raw:
+        problems.append(f"{where}: field 'tests.data' = {raw!r} is not a relative path; {fix}")
+    elif base is not None and not (base / raw).is_dir():
+        problems.append(
+            f"{where}: field 'tests.data' = {raw!r}: no such folder"
+            f"{' in the reference' if pinned else ''}; create it or {fix}"
+        )
+    elif base is not None:
+        return (base / raw).resolve()
+    return None
+
+
+def _env(env, where: str, problems: list) -> dict[str, str]:
+    """``tests.env``: variables for the test run, none the harness sets itself."""
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        problems.append(
+            f"{where}: field 'tests.env' must be a table of strings, e.g. "
+            '[tests.env] then TZ_NAME = "Europe/Paris"'
+        )
+        return {}
+    for name in env:
+        if not _ENV_NAME.match(name) or _RESERVED_ENV.match(name):
+            problems.append(
+                f"{where}: field 'tests.env.{name}': "
+                + (
+                    "the harness sets this variable itself (or it changes what Python loads); "
+                    "remove it"
+                    if _ENV_NAME.match(name)
+                    else "not a variable name; use letters, digits and '_'"
+                )
+            )
+    return {k: v for k, v in env.items() if _ENV_NAME.match(k) and not _RESERVED_ENV.match(k)}
+
+
+def _plugins(plugins, where: str, problems: list) -> list[str]:
+    """``tests.plugins``: pinned index packages the test run installs (vetted)."""
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        problems.append(
+            f"{where}: field 'tests.plugins' must be a list of requirement strings, e.g. "
+            'plugins = ["pytest-asyncio==0.23.8"]'
+        )
+        return []
+    try:
+        return vet(plugins, f"{where}: field 'tests.plugins'")
+    except InstallRefused as exc:
+        problems.append(f'{exc}; name index packages like "pytest-asyncio==0.23.8"')
+        return []
 
 
 @dataclasses.dataclass(frozen=True)

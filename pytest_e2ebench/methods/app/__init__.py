@@ -14,10 +14,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ...taskmodel.sections import SectionSource, TaskSection
+from ...taskmodel.task import FEATURE_PREFIX
+
 LAUNCH_MODES = ("static", "command")
 SCENARIOS = ("display", "analysis", "data", "game")  # RealDevBench's four scenarios
-MATERIALS_DIR = "materials"
-FEATURE_PREFIX = "F"
 DEFAULT_CASES = (15, 20)  # RealDevWorld §3.2: 15-20 test cases per app
 
 
@@ -94,3 +95,11 @@ def parse_app(meta: dict, where: str, problems: list[str]) -> AppSpec:
 
 
 FEATURE_ID = re.compile(rf"^{FEATURE_PREFIX}\d+$")
+
+
+def app_section(source: SectionSource) -> AppSpec | None:
+    """The task model's ``app`` attribute: an app task's launch contract, else None."""
+    return parse_app(source.meta, source.where, source.problems) if source.kind == "app" else None
+
+
+TASK_SECTIONS = (TaskSection("app", app_section),)

@@ -105,103 +105,135 @@ def _drop_images(messages: list[dict]) -> None:
             ]
 
 
+class _Ended(Exception):
+    """The case is over: its result, the evidence and why it ended (``report``, ...)."""
+
+    def __init__(self, result: str, evidence: str, ended: str) -> None:
+        super().__init__(ended)
+        self.result, self.evidence, self.ended = result, evidence, ended
+
+
+class _Play:
+    """One case being played: the conversation, the action trace, the last observation and
+    what tells a stuck agent (the same action leaving the page as it was)."""
+
+    def __init__(self, asker, session, case: dict, max_steps: int, scope: str) -> None:
+        self.asker, self.session, self.case = asker, session, case
+        self.max_steps, self.scope = max_steps, scope
+        self.trace: list[dict] = []
+        self.obs: dict | None = None
+        self.messages: list[dict] = []
+        self.last_key, self.unchanged = "", 0
+
+    def begin(self) -> None:
+        """Reset the app, observe its first page, and give the model the case."""
+        opened = self.session.command("reset")
+        if "error" in opened:  # e.g. the first page did not load within the command limit
+            raise SessionBroken(f"the app's first page did not open: {opened['error']}")
+        self.obs = self.session.command("observe")
+        case = self.case
+        self.messages = [
+            {"role": "system", "content": SYSTEM},
+            observation_message(
+                self.obs,
+                f"Test case {case['id']} (feature {case['feature']}):\n{case['case']}\n"
+                f"Expected: {case['expected']}\n\nThe app is open:",
+            ),
+        ]
+
+    def play(self) -> None:
+        """Ask and act until the case ends (raises :class:`_Ended`)."""
+        nudged = False
+        while True:
+            completion = self.asker.ask(
+                self.messages, tools=TOOLS, scope=f"{self.scope}/{self.case['id']}"
+            )
+            self.messages.append(completion.message())
+            if not completion.tool_calls:
+                if nudged:
+                    raise _Ended("Uncertain", "the agent stopped using the tools", "no_tool")
+                nudged = True
+                self.messages.append(
+                    {"role": "user", "content": "Use a tool; finish with the report tool."}
+                )
+                continue
+            notes = [note for call in completion.tool_calls if (note := self.call(call))]
+            self.observe(notes)
+
+    def call(self, call) -> str | None:
+        """Answer one tool call (an action in the browser, or the report); the note the
+        next observation carries, None for a call with malformed arguments."""
+        try:
+            args = loads_json(call.arguments or "{}", "the arguments")
+            if not isinstance(args, dict):
+                raise ValueError("not an object")
+        except ValueError as exc:
+            answer = f"invalid arguments ({exc}); give a JSON object"
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
+            return None
+        if call.name == "report":
+            result = args.get("result")
+            if result in RESULTS:
+                raise _Ended(result, str(args.get("evidence", "")), "report")
+            answer = f"result must be one of {', '.join(RESULTS)}"
+        else:
+            answer = self.act(call.name, args)
+        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": fence(answer)})
+        return f"{call.name}: {fence(answer[:300])}"
+
+    def act(self, name: str, args: dict) -> str:
+        """One browser action, traced; the driver's answer."""
+        if len(self.trace) >= self.max_steps:
+            raise _Ended("Uncertain", f"no report within {self.max_steps} actions", "step_limit")
+        outcome = self.session.command("act", action={"action": name, **args})
+        answer = str(outcome.get("result") or outcome.get("error") or "")[:2000]
+        self.trace.append(
+            {"action": name, "args": args, "ok": bool(outcome.get("ok")), "result": answer[:300]}
+        )
+        return answer
+
+    def observe(self, notes: list[str]) -> None:
+        """The page after the actions; a case whose same action changes nothing
+        :data:`STUCK_REPEATS` times in a row ends as stuck."""
+        before = self.obs.get("tree")
+        self.obs = self.session.command("observe")
+        key = json.dumps(self.trace[-1:], sort_keys=True)
+        if self.obs.get("tree") != before:
+            self.unchanged = 0
+        elif key == self.last_key:
+            self.unchanged += 1
+        else:
+            self.unchanged = 1
+        self.last_key = key
+        if self.unchanged >= STUCK_REPEATS:
+            raise _Ended(
+                "Uncertain", f"the same action {STUCK_REPEATS} times changed nothing", "stuck"
+            )
+        _drop_images(self.messages)
+        self.messages.append(observation_message(self.obs, "\n".join(notes) + "\nThe page now:"))
+
+
 def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
     """Carry out ``case``; ``{"result", "evidence", "trace", "steps", "ended", "observation"}``.
 
     ``ended`` says why the case ended: ``report``, ``step_limit``, ``stuck``, ``no_tool`` or
     ``browser``. ``observation`` is the last one (its screenshot is the case's evidence).
     """
-    trace: list[dict] = []
     began = time.monotonic()
-
-    def done(result: str, evidence: str, ended: str, obs: dict | None) -> dict:
-        return {
-            "result": result,
-            "evidence": evidence[:2000],
-            "ended": ended,
-            "steps": len(trace),
-            "trace": trace,
-            "observation": obs or {},
-            "duration_s": round(time.monotonic() - began, 3),
-        }
-
-    obs: dict | None = None
+    play = _Play(asker, session, case, max_steps, scope)
     try:
-        opened = session.command("reset")
-        if "error" in opened:  # e.g. the first page did not load within the command limit
-            raise SessionBroken(f"the app's first page did not open: {opened['error']}")
-        obs = session.command("observe")
-        messages = [
-            {"role": "system", "content": SYSTEM},
-            observation_message(
-                obs,
-                f"Test case {case['id']} (feature {case['feature']}):\n{case['case']}\n"
-                f"Expected: {case['expected']}\n\nThe app is open:",
-            ),
-        ]
-        nudged = False
-        last_key, unchanged = "", 0  # the same action leaving the page as it was: stuck
-        while True:
-            completion = asker.ask(messages, tools=TOOLS, scope=f"{scope}/{case['id']}")
-            messages.append(completion.message())
-            if not completion.tool_calls:
-                if nudged:
-                    return done("Uncertain", "the agent stopped using the tools", "no_tool", obs)
-                nudged = True
-                messages.append(
-                    {"role": "user", "content": "Use a tool; finish with the report tool."}
-                )
-                continue
-            notes = []
-            for call in completion.tool_calls:
-                try:
-                    args = loads_json(call.arguments or "{}", "the arguments")
-                    if not isinstance(args, dict):
-                        raise ValueError("not an object")
-                except ValueError as exc:
-                    answer = f"invalid arguments ({exc}); give a JSON object"
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
-                    continue
-                if call.name == "report":
-                    result = args.get("result")
-                    if result in RESULTS:
-                        return done(result, str(args.get("evidence", "")), "report", obs)
-                    answer = f"result must be one of {', '.join(RESULTS)}"
-                else:
-                    if len(trace) >= max_steps:
-                        return done(
-                            "Uncertain", f"no report within {max_steps} actions", "step_limit", obs
-                        )
-                    outcome = session.command("act", action={"action": call.name, **args})
-                    answer = str(outcome.get("result") or outcome.get("error") or "")[:2000]
-                    trace.append(
-                        {
-                            "action": call.name,
-                            "args": args,
-                            "ok": bool(outcome.get("ok")),
-                            "result": answer[:300],
-                        }
-                    )
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": fence(answer)})
-                notes.append(f"{call.name}: {fence(answer[:300])}")
-            before = obs.get("tree")
-            obs = session.command("observe")
-            key = json.dumps(trace[-1:], sort_keys=True)
-            if obs.get("tree") != before:
-                unchanged = 0
-            elif key == last_key:
-                unchanged += 1
-            else:
-                unchanged = 1
-            last_key = key
-            if unchanged >= STUCK_REPEATS:
-                return done(
-                    "Uncertain",
-                    f"the same action {STUCK_REPEATS} times changed nothing",
-                    "stuck",
-                    obs,
-                )
-            _drop_images(messages)
-            messages.append(observation_message(obs, "\n".join(notes) + "\nThe page now:"))
+        play.begin()
+        play.play()
+    except _Ended as end:
+        result, evidence, ended = end.result, end.evidence, end.ended
     except SessionBroken as exc:
-        return done("Uncertain", f"the browser stopped answering: {exc}", "browser", obs)
+        result, evidence, ended = "Uncertain", f"the browser stopped answering: {exc}", "browser"
+    return {
+        "result": result,
+        "evidence": evidence[:2000],
+        "ended": ended,
+        "steps": len(play.trace),
+        "trace": play.trace,
+        "observation": play.obs or {},
+        "duration_s": round(time.monotonic() - began, 3),
+    }

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ...isolation.intake import IntakeLimits, copy_tree
 from ...run.cache import remove
-from . import MATERIALS_DIR
+from ...taskmodel.task import MATERIALS_DIR
 from .agent import run_case
 from .judge import judge_case, llm_score
 from .llmcall import Asker
@@ -32,6 +32,43 @@ def app_copy(task, repo: Path, where: Path) -> Path:
         remove(where / MATERIALS_DIR)
         shutil.copytree(task.materials_dir, where / MATERIALS_DIR)
     return where
+
+
+class _Sessions:
+    """The browser sessions of one app run: each a fresh sandboxed browser on the app, opened
+    in turn on one exit stack (a session near its time limit, or a crashed browser, is
+    replaced), counted for the summary."""
+
+    def __init__(self, task, python: Path, app_dir: Path, eval_dir: Path, sandbox, timeout):
+        self.task, self.python, self.app_dir, self.eval_dir = task, python, app_dir, eval_dir
+        self.sandbox, self.timeout = sandbox, timeout
+        self.count = 0
+        self.opened = 0.0
+        self.stack = contextlib.ExitStack()
+
+    def fresh(self) -> tuple[BrowserSession, dict]:
+        """Close the current session, if any, and start a new one: (session, what starting
+        the app found)."""
+        self.stack.close()
+        self.count += 1
+        session = self.stack.enter_context(
+            BrowserSession(
+                python=self.python,
+                app_dir=self.app_dir,
+                spec=self.task.app,
+                work=self.eval_dir / f"session-{self.count}",
+                sandbox=self.sandbox,
+                timeout=self.timeout,
+                command_limit=self.task.test_timeout,
+            )
+        )
+        started = session.start()
+        self.opened = time.monotonic()  # the session's time counts from the app's start
+        return session, started
+
+    def expiring(self, session: BrowserSession) -> bool:
+        """The sandbox run's time limit is near: the next case needs a fresh session."""
+        return time.monotonic() - self.opened > self.timeout - 4 * session.answer_limit
 
 
 def evaluate_app(
@@ -60,61 +97,62 @@ def evaluate_app(
     llm = None
     asker = judge_asker = Asker(None)  # replaced once a model is needed
     records: list[dict] = []
-    sessions = 0
-
-    def open_session(stack: contextlib.ExitStack) -> tuple[BrowserSession, dict]:
-        nonlocal sessions
-        sessions += 1
-        session = stack.enter_context(
-            BrowserSession(
-                python=python,
-                app_dir=app_dir,
-                spec=task.app,
-                work=eval_dir / f"session-{sessions}",
-                sandbox=sandbox,
-                timeout=timeout,
-                command_limit=task.test_timeout,
-            )
-        )
-        return session, session.start()
-
-    with contextlib.ExitStack() as stack:
-        session, web = open_session(stack)
-        opened = time.monotonic()
-        cases: list[dict] = []
+    cases: list[dict] = []
+    sessions = _Sessions(task, python, app_dir, eval_dir, sandbox, timeout)
+    with sessions.stack:
+        session, web = sessions.fresh()
         if web.get("executable"):
             llm = llm_of()
             asker, judge_asker = Asker(llm), Asker(llm)
             cases = cases_of(llm)
         for case in cases:
-            if time.monotonic() - opened > timeout - 4 * session.answer_limit:
-                stack.close()  # the sandbox run's time limit is near: a fresh one
-                session, _ = open_session(stack)
-                opened = time.monotonic()
+            if sessions.expiring(session):
+                session, _ = sessions.fresh()
             report = run_case(asker, session, case, max_steps=max_steps, scope=f"{scope}/agent")
             verdict = judge_case(judge_asker, case, report, scope=f"{scope}/judge")
             records.append(_record(case, report, verdict, evidence))
             if report["ended"] == "browser":
-                stack.close()
-                session, _ = open_session(stack)
-                opened = time.monotonic()
+                session, _ = sessions.fresh()
     if not web.get("executable"):
-        why = "; ".join(web.get("errors") or []) or "it did not start"
-        records = [
-            {
-                "nodeid": f"cases/{req.id}",
-                "outcome": "failed",
-                "requirements": [req.id],
-                "message": f"not tested: the app is not executable ({why})"[:800],
-                "duration": 0.0,
-            }
-            for req in task.requirements
-        ]
+        records = _not_executable(task, web)
+    summary = _summary(web, cases, records, sessions.count, asker, judge_asker)
+    if baseline:
+        summary["llm_score"] = llm_score(
+            Asker(llm or llm_of()), task, app_dir, bool(web.get("executable")), f"{scope}/baseline"
+        )
+    return {
+        "status": "completed",
+        "returncode": 0,
+        "duration_s": round(time.monotonic() - began, 3),
+        "tests": records,
+        "collect_errors": [],
+        "web": web,
+        "app": summary,
+    }
+
+
+def _not_executable(task, web: dict) -> list[dict]:
+    """An app that does not start: every feature failed, saying why (no case was played)."""
+    why = "; ".join(web.get("errors") or []) or "it did not start"
+    return [
+        {
+            "nodeid": f"cases/{req.id}",
+            "outcome": "failed",
+            "requirements": [req.id],
+            "message": f"not tested: the app is not executable ({why})"[:800],
+            "duration": 0.0,
+        }
+        for req in task.requirements
+    ]
+
+
+def _summary(web, cases, records, sessions: int, asker, judge_asker) -> dict:
+    """The record's ``app``: executability, the case verdicts' counts, SQ, the LLM costs."""
     counts = {
         v: sum(r.get("app", {}).get("verdict") == v for r in records)
         for v in ("Yes", "No", "Indeterminate")
     }
-    summary = {
+    return {
         "executable": bool(web.get("executable")),
         "cases": len(cases),
         "yes": counts["Yes"],
@@ -132,19 +170,6 @@ def evaluate_app(
             for c, r in zip(cases, records, strict=False)
             if "app" in r
         ],
-    }
-    if baseline:
-        summary["llm_score"] = llm_score(
-            Asker(llm or llm_of()), task, app_dir, bool(web.get("executable")), f"{scope}/baseline"
-        )
-    return {
-        "status": "completed",
-        "returncode": 0,
-        "duration_s": round(time.monotonic() - began, 3),
-        "tests": records,
-        "collect_errors": [],
-        "web": web,
-        "app": summary,
     }
 
 

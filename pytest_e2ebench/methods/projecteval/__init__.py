@@ -152,18 +152,43 @@ def parse_parameters(data, where: str, problems: list[str]) -> dict[str, str]:
 def parse_projecteval(
     root: Path, meta: dict, reference: Path | None, problems: list[str]
 ) -> ProjectEvalSpec | None:
-    """The ``[projecteval]`` table of ``root``'s task.toml and its files (None without it)."""
+    """The ``[projecteval]`` table of ``root``'s task.toml and its files (None without it):
+    the table's paths, the level-1 prompt, the checklist, the parameter descriptions and the
+    reference's canonical values, the skeleton."""
     table = meta.get(SECTION)
     if table is None:
         return None
-    name = root.name
-    where = f"{name}/task.toml"
+    where = f"{root.name}/task.toml"
     if not isinstance(table, dict):
         problems.append(
             f"{where}: field '{SECTION}' must be a table ([{SECTION}] with level1, checklist, "
             "parameters)"
         )
         return None
+    files = _section_files(table, where, problems)
+    level1 = _read_level1(root, files["level1"], problems)
+    raw_checklist, checklist = _read_checklist(root, files["checklist"], problems)
+    parameters = _read_parameters(root, files["parameters"], problems)
+    canonical = _canonical(root.name, reference, parameters, files["parameters"], problems)
+    skeleton = root / files["skeleton"]
+    if "skeleton" in table and not skeleton.is_dir():
+        problems.append(
+            f"{root.name}/{files['skeleton']}: no such folder; add the skeleton or remove "
+            f"'{SECTION}.skeleton' (then it is masked from reference/)"
+        )
+    return ProjectEvalSpec(
+        root=root,
+        level1=level1,
+        checklist=tuple(checklist),
+        checklist_raw=tuple(raw_checklist) if isinstance(raw_checklist, list) else (),
+        parameters=parameters,
+        canonical=canonical,
+        skeleton_dir=skeleton if skeleton.is_dir() else None,
+    )
+
+
+def _section_files(table: dict, where: str, problems: list[str]) -> dict[str, str]:
+    """The table's four paths (relative, inside the task folder; defaults where not given)."""
     files = {}
     for key, default in (
         ("level1", LEVEL1_FILE),
@@ -185,76 +210,77 @@ def parse_projecteval(
             f"{where}: [{SECTION}] has unknown field(s) {', '.join(unknown)}; "
             "known: level1, checklist, parameters, skeleton"
         )
-    level1 = ""
+    return files
+
+
+def _read_level1(root: Path, rel: str, problems: list[str]) -> str:
+    """The level-1 prompt (one paragraph); "" with a problem when missing or empty."""
     try:
-        level1 = (root / files["level1"]).read_text(encoding="utf-8").strip()
-        if not level1:
-            problems.append(f"{name}/{files['level1']}: empty; write the one-paragraph prompt")
+        level1 = (root / rel).read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         problems.append(
-            f"{name}/{files['level1']}: missing; write the level-1 prompt (one paragraph "
+            f"{root.name}/{rel}: missing; write the level-1 prompt (one paragraph "
             "describing the project)"
         )
-    raw_checklist = _json(
-        root / files["checklist"],
-        f"{name}/{files['checklist']}",
-        problems,
-        "write the level-2 checklist of pages and their functions",
+        return ""
+    if not level1:
+        problems.append(f"{root.name}/{rel}: empty; write the one-paragraph prompt")
+    return level1
+
+
+def _read_checklist(root: Path, rel: str, problems: list[str]) -> tuple[object, list]:
+    """The level-2 checklist: its JSON as read (None when unreadable) and its items."""
+    where = f"{root.name}/{rel}"
+    raw = _json(
+        root / rel, where, problems, "write the level-2 checklist of pages and their functions"
     )
-    checklist = (
-        parse_checklist(raw_checklist, f"{name}/{files['checklist']}", problems)
-        if raw_checklist is not None
-        else []
-    )
-    pd_where = f"{name}/{files['parameters']}"
-    raw_pd = _json(
-        root / files["parameters"],
-        pd_where,
+    return raw, parse_checklist(raw, where, problems) if raw is not None else []
+
+
+def _read_parameters(root: Path, rel: str, problems: list[str]) -> dict[str, str]:
+    """The parameter descriptions (PD) by name."""
+    where = f"{root.name}/{rel}"
+    raw = _json(
+        root / rel,
+        where,
         problems,
         'describe each parameter the tests use: {"name": "description"} (may be {})',
     )
-    parameters = parse_parameters(raw_pd, pd_where, problems) if raw_pd is not None else {}
-    canonical: dict[str, str] = {}
-    if reference is not None and parameters:
-        cpv_where = f"{name}/reference/{PARAMETERS_FILE}"
-        raw_cpv = _json(
-            reference / PARAMETERS_FILE,
-            cpv_where,
-            problems,
-            'write the canonical value of every parameter: {"name": "value"}',
-        )
-        if isinstance(raw_cpv, dict):
-            for pname in parameters:
-                value = raw_cpv.get(pname)
-                if not isinstance(value, str):
-                    problems.append(
-                        f"{cpv_where}: parameter {pname!r} has no canonical value (a string); "
-                        f'add "{pname}": "<the reference\'s value>"'
-                    )
-                else:
-                    canonical[pname] = value
-            for extra in sorted(set(raw_cpv) - set(parameters)):
-                problems.append(
-                    f"{cpv_where}: {extra!r} is not described in {files['parameters']}; "
-                    "describe it there or remove it"
-                )
-        elif raw_cpv is not None:
-            problems.append(f'{cpv_where}: must be an object {{"name": "value"}}')
-    skeleton = root / files["skeleton"]
-    if "skeleton" in table and not skeleton.is_dir():
-        problems.append(
-            f"{name}/{files['skeleton']}: no such folder; add the skeleton or remove "
-            f"'{SECTION}.skeleton' (then it is masked from reference/)"
-        )
-    return ProjectEvalSpec(
-        root=root,
-        level1=level1,
-        checklist=tuple(checklist),
-        checklist_raw=tuple(raw_checklist) if isinstance(raw_checklist, list) else (),
-        parameters=parameters,
-        canonical=canonical,
-        skeleton_dir=skeleton if skeleton.is_dir() else None,
+    return parse_parameters(raw, where, problems) if raw is not None else {}
+
+
+def _canonical(
+    name: str, reference: Path | None, parameters: dict, pd_rel: str, problems: list[str]
+) -> dict[str, str]:
+    """The reference's canonical values (CPV): one string per described parameter, no more."""
+    if reference is None or not parameters:
+        return {}
+    where = f"{name}/reference/{PARAMETERS_FILE}"
+    raw = _json(
+        reference / PARAMETERS_FILE,
+        where,
+        problems,
+        'write the canonical value of every parameter: {"name": "value"}',
     )
+    if not isinstance(raw, dict):
+        if raw is not None:
+            problems.append(f'{where}: must be an object {{"name": "value"}}')
+        return {}
+    canonical: dict[str, str] = {}
+    for pname in parameters:
+        value = raw.get(pname)
+        if not isinstance(value, str):
+            problems.append(
+                f"{where}: parameter {pname!r} has no canonical value (a string); "
+                f'add "{pname}": "<the reference\'s value>"'
+            )
+        else:
+            canonical[pname] = value
+    for extra in sorted(set(raw) - set(parameters)):
+        problems.append(
+            f"{where}: {extra!r} is not described in {pd_rel}; describe it there or remove it"
+        )
+    return canonical
 
 
 def parameters_brief(spec: ProjectEvalSpec) -> str:

@@ -102,6 +102,13 @@ class Cascade:
         }
         return {"ended": self.ended, "steps": [*self.steps, code]}
 
+    def finish(self, record: dict, code_run: dict) -> None:
+        """The run's record: its mode, every step in ``projecteval.cascade``, the steps'
+        notes among the run's."""
+        record["projecteval_mode"] = "cascade"
+        record["projecteval"]["cascade"] = self.summary(record, code_run)
+        record["notes"] += [f"{s['step']} step: {n}" for s in self.steps for n in s["notes"]]
+
     def total(self, code_run: dict) -> dict:
         """The code step's agent data with the whole cascade's cost, tokens and time: what
         the run's metrics count (each step's own are in its record)."""

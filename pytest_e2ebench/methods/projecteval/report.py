@@ -1,8 +1,12 @@
-"""The terminal section of ProjectEval's figures: similarity per run, Pass@K per agent."""
+"""ProjectEval's report section (#17): results.json's ``projecteval`` (Pass@K) and the
+terminal's similarity per run and Pass@K per agent, added through
+``pytest_e2ebench_report_sections`` like a plugin's."""
 
 from __future__ import annotations
 
+from ...contracts import ReportSection
 from ...report.table import write_table
+from .passk import summarize_passk
 
 INDICATORS = ("checklist", "skeleton", "code", "parameters")
 
@@ -76,3 +80,14 @@ def cascade_line(record: dict) -> str | None:
 
 def _percent(value) -> str:
     return "-" if value is None else f"{100 * value:.1f} %"
+
+
+def summarize_projecteval(records: list[dict], stage_records: list[dict]) -> dict | None:
+    """ProjectEval's averaged Pass@K and the unbiased estimator, labelled apart (#17); None
+    when no run was of a ProjectEval task."""
+    if not any("projecteval" in r for r in records):
+        return None
+    return {"pass_at_k": summarize_passk(records)}
+
+
+SECTION = ReportSection("projecteval", summarize_projecteval, write_projecteval)

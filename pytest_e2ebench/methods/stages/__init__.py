@@ -26,9 +26,11 @@ import dataclasses
 import functools
 from pathlib import Path
 
-STAGES = ("design", "setup", "implement", "acceptance-tests", "unit-tests")
+# the stage names live with the run's identity; importable from here as before
+from ...run.settings import IMPLEMENT as IMPLEMENT
+from ...run.settings import STAGES as STAGES
+
 MODES = ("modular", "e2e")
-IMPLEMENT = "implement"
 
 DESIGN_DIR = "design"
 CLASS_DIAGRAM = "design/class.mmd"

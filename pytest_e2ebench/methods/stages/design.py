@@ -18,8 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
+from ...errors import InfrastructureError
 from ...isolation.intake import read_text
 from ...untrusted.parse import loads_json
 from . import ARCHITECTURE, CLASS_DIAGRAM, SEQUENCE_DIAGRAM, mermaid
@@ -97,6 +96,22 @@ def f1(found: set[str], expected: set[str]) -> float:
 def grade(answer_root: Path, reference_root: Path, work: Path, sandbox) -> dict:
     """The deterministic grade of the design in ``answer_root`` against ``reference_root``."""
     answer, reference = read_design(answer_root), read_design(reference_root)
+    parsed = _parse_diagrams(answer, reference, work, sandbox)
+    items: dict[str, dict] = {}
+    for name, expected_type in EXPECTED_TYPE.items():
+        ref = parsed[f"reference-{name}"]
+        if not ref.ok:
+            raise InfrastructureError(
+                "design", f"the task's reference {FILES[name]} does not parse: {ref.error}"
+            )
+        items[name] = _diagram_item(name, expected_type, parsed.get(f"answer-{name}"), ref)
+    items["architecture"] = _tree_item(answer["architecture"], reference["architecture"])
+    return {"items": items, "metrics": design_metrics(items)}
+
+
+def _parse_diagrams(answer: dict, reference: dict, work: Path, sandbox) -> dict:
+    """Every diagram parsed by Mermaid, ``answer-<name>`` and ``reference-<name>``; an answer
+    over Mermaid's size limit is not parsed at all."""
     mine, theirs = {}, {}
     too_long = {}
     for name in EXPECTED_TYPE:
@@ -109,54 +124,48 @@ def grade(answer_root: Path, reference_root: Path, work: Path, sandbox) -> dict:
         theirs[f"reference-{name}"] = reference[name] or ""
     # the agent's diagrams in a parser of their own: one that never finishes is their failure,
     # and cannot keep the reference's from being parsed
-    parsed = {
+    return {
         **mermaid.parse(theirs, work / "reference", sandbox),
         **mermaid.parse(mine, work / "answer", sandbox, untrusted=True),
         **too_long,
     }
-    items: dict[str, dict] = {}
-    for name, expected_type in EXPECTED_TYPE.items():
-        ref = parsed[f"reference-{name}"]
-        if not ref.ok:
-            from ...errors import InfrastructureError
 
-            raise InfrastructureError(
-                "design", f"the task's reference {FILES[name]} does not parse: {ref.error}"
-            )
-        got = parsed.get(f"answer-{name}")
-        if got is None:
-            items[name] = _item(False, 0.0, f"{FILES[name]} is {UNREADABLE}")
-            continue
-        if not got.ok or got.type != expected_type:
-            why = got.error or f"a {got.type} diagram, not a {expected_type} diagram"
-            items[name] = _item(False, 0.0, f"{FILES[name]} is not valid Mermaid: {why}")
-            continue
-        if name == "class":
-            scores = {
-                "class_f1": f1(set(got.classes), set(ref.classes)),
-                "method_f1": f1(set(got.methods), set(ref.methods)),
-            }
-            score = (scores["class_f1"] + scores["method_f1"]) / 2
-            missing = sorted(set(ref.classes) - set(got.classes))
-        else:
-            scores = {"participant_f1": f1(set(got.participants), set(ref.participants))}
-            score = scores["participant_f1"]
-            missing = sorted(set(ref.participants) - set(got.participants))
-        items[name] = _item(True, score, _shortfall(name, score, missing), **scores)
-    if answer["architecture"] is None:
-        items["architecture"] = _item(False, 0.0, f"{ARCHITECTURE} is {UNREADABLE}")
+
+def _diagram_item(name: str, expected_type: str, got, ref) -> dict:
+    """One diagram's item: valid Mermaid of the right type, and its names' F1 against the
+    reference's (classes and methods, or participants)."""
+    if got is None:
+        return _item(False, 0.0, f"{FILES[name]} is {UNREADABLE}")
+    if not got.ok or got.type != expected_type:
+        why = got.error or f"a {got.type} diagram, not a {expected_type} diagram"
+        return _item(False, 0.0, f"{FILES[name]} is not valid Mermaid: {why}")
+    if name == "class":
+        scores = {
+            "class_f1": f1(set(got.classes), set(ref.classes)),
+            "method_f1": f1(set(got.methods), set(ref.methods)),
+        }
+        score = (scores["class_f1"] + scores["method_f1"]) / 2
+        missing = sorted(set(ref.classes) - set(got.classes))
     else:
-        got_files = tree_files(answer["architecture"])
-        ref_files = tree_files(reference["architecture"] or "")
-        score = f1(got_files, ref_files)
-        missing = sorted(ref_files - got_files)
-        items["architecture"] = _item(
-            bool(got_files),
-            score,
-            _shortfall("architecture", score, missing) if got_files else "no file in the tree",
-            file_f1=score,
-        )
-    return {"items": items, "metrics": design_metrics(items)}
+        scores = {"participant_f1": f1(set(got.participants), set(ref.participants))}
+        score = scores["participant_f1"]
+        missing = sorted(set(ref.participants) - set(got.participants))
+    return _item(True, score, _shortfall(name, score, missing), **scores)
+
+
+def _tree_item(answer: str | None, reference: str | None) -> dict:
+    """The architecture file tree's item: its files' F1 against the reference's."""
+    if answer is None:
+        return _item(False, 0.0, f"{ARCHITECTURE} is {UNREADABLE}")
+    got_files, ref_files = tree_files(answer), tree_files(reference or "")
+    score = f1(got_files, ref_files)
+    missing = sorted(ref_files - got_files)
+    return _item(
+        bool(got_files),
+        score,
+        _shortfall("architecture", score, missing) if got_files else "no file in the tree",
+        file_f1=score,
+    )
 
 
 def _item(valid: bool, score: float, message: str, **scores: float) -> dict:
@@ -263,11 +272,3 @@ def win_rates(outcomes) -> dict:
         "win_rate": wins / len(outcomes) if outcomes else None,
         "win_rate_no_ties": wins / decided if decided else None,
     }
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_e2ebench_judge_design(config, task, answer: dict, baseline: dict, scope: str, ctx):
-    """The built-in pairwise judge (only with ``--e2e-judge=llm`` or ``both``)."""
-    if ctx.settings.judge not in ("llm", "both"):
-        return None
-    return pairwise(ctx.llm(), task.requirements_text, answer, baseline, scope)

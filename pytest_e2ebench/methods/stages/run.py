@@ -7,18 +7,23 @@ agent is given: the earlier stages' outputs), ``repo/`` (what it wrote, after in
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
+from ...contracts import DesignJudgement, check_design
 from ...isolation.intake import SKIP_PATTERNS, IntakeLimits, copy_tree, read_text
-from ...run.cache import locked
+from ...run.cache import file_hash, locked, tree_hash
 from ...run.generate import Ask, generate
+from ...run.plan import RunPlan
 from ...run.record import stage_record
+from ...taskmodel.mutants import MUTANTS_FILE
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
     DESIGN_DIR,
     IMPLEMENT,
+    STAGES,
     UNIT_DIR,
     StageReferences,
     design,
@@ -26,6 +31,7 @@ from . import (
     setup,
     testing,
 )
+from .variants import VARIANT_FORMAT
 
 BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
 INSTRUCTIONS = {
@@ -106,6 +112,7 @@ def evaluate(evaluator, ctx) -> dict:
     if reveals_reference(stage, settings.stage_mode):
         evaluator.settle_implements(task.id, stage)
     steps = evaluator.steps(ctx)
+    steps = dataclasses.replace(steps, plan=stage_plan(steps.plan, ctx))
     stage_dir = ctx.run_dir
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
@@ -122,6 +129,24 @@ def evaluate(evaluator, ctx) -> dict:
     return stage_record(ctx, agent_data, grade)
 
 
+def stage_plan(plan: RunPlan, ctx) -> RunPlan:
+    """The run's plan with the stage's own inputs, from which its grade's key is derived
+    (``run.plan.STAGE_INPUTS``): the task's design and setup folders, its mutants, the judge
+    and the variant's format."""
+    task, settings = ctx.task, ctx.settings
+    mutants = task.root / MUTANTS_FILE
+    design_dir, setup_dir = task.root / "design", task.root / "setup"
+    return dataclasses.replace(
+        plan,
+        design_hash=tree_hash(design_dir) if design_dir.is_dir() else "",
+        setup_hash=tree_hash(setup_dir) if setup_dir.is_dir() else "",
+        mutants_hash=file_hash(mutants) if mutants.is_file() else "",
+        stage_judge=settings.judge,
+        stage_judge_model=settings.model if settings.judge != "tests" else "",
+        variant_format=VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
+    )
+
+
 def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
     """The grade of a lifecycle stage's output in ``repo`` (docs/stages.md)."""
     ctx = steps.ctx
@@ -133,14 +158,17 @@ def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
         judged = steps.config.hook.pytest_e2ebench_judge_design(
             config=steps.config,
             task=task,
-            answer=design.read_design(repo),
-            baseline=baseline,
+            answer=check_design(design.read_design(repo), "the agent's design"),
+            baseline=check_design(baseline, "the baseline design"),
             scope=scope,
             ctx=ctx,
         )
         if judged is not None:
-            result["judge"] = judged
-            result["metrics"].update({k: judged.get(k) for k in ("win_rate", "win_rate_no_ties")})
+            typed = DesignJudgement.coerce(judged)  # a malformed judgement says which field
+            result["judge"] = typed.to_dict()
+            result["metrics"].update(
+                {"win_rate": typed.win_rate, "win_rate_no_ties": typed.win_rate_no_ties}
+            )
         return result
     if stage == "setup":
         examples = StageReferences(task.root).examples
@@ -148,3 +176,7 @@ def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
     shared = ctx.out / ".shared"
     return testing.grade(repo / folder, task, work, shared, sandbox, ctx.settings.timeout)
+
+
+# the runner of each lifecycle stage besides implement (the run looks them up by name)
+STAGE_RUNNERS = {stage: evaluate for stage in STAGES if stage != IMPLEMENT}

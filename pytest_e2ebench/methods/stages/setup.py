@@ -83,9 +83,22 @@ def grade(answer_root: Path, reference: Path, examples, work: Path, sandbox: San
     except InstallRefused as exc:
         first = str(exc).splitlines()[0]
         return _all_failed(items, f"{source} did not install: {first}", installed=False)
+    items.update(_run_examples(examples, python, project, work, sandbox))
+    passed = sum(i["passed"] for i in items.values())
+    return {
+        "items": items,
+        "metrics": {"example_pass_rate": passed / len(items) if items else None},
+        "dependencies": declared,
+        "dependency_file": source,
+        "install": built.method,
+    }
+
+
+def _run_examples(examples, python: Path, project: Path, work: Path, sandbox: Sandbox) -> dict:
+    """Each example script run in the sandbox with the answer's environment: its item."""
     # As DevEval runs them: from the repository's root (a writable copy of the reference),
     # with the examples folder (scripts and their data files) in its place.
-    run = work / "run"
+    run, env, logs = work / "run", work / "venv", work / "logs"
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(project, run, symlinks=True, dirs_exist_ok=True, ignore=ignore)
     folder = examples[0].parent if examples else None
@@ -93,15 +106,12 @@ def grade(answer_root: Path, reference: Path, examples, work: Path, sandbox: San
         shutil.copytree(
             folder, run / EXAMPLES_FOLDER, symlinks=True, dirs_exist_ok=True, ignore=ignore
         )
+    items = {}
     for script in examples:
         done = sandbox.run(
             [str(python), f"{EXAMPLES_FOLDER}/{script.name}"],
             cwd=run,
-            env={
-                "PATH": f"{python.parent}:/usr/bin:/bin",
-                "HOME": str(run),
-                "LANG": "C.UTF-8",
-            },
+            env={"PATH": f"{python.parent}:/usr/bin:/bin", "HOME": str(run), "LANG": "C.UTF-8"},
             timeout=EXAMPLE_TIMEOUT,
             log=logs / f"example-{script.stem}.log",
             writable=[run],
@@ -113,14 +123,7 @@ def grade(answer_root: Path, reference: Path, examples, work: Path, sandbox: San
             "passed": ok,
             "message": "" if ok else f"example {script.name}: {why}\n{done.tail(6)}",
         }
-    passed = sum(i["passed"] for i in items.values())
-    return {
-        "items": items,
-        "metrics": {"example_pass_rate": passed / len(items) if items else None},
-        "dependencies": declared,
-        "dependency_file": source,
-        "install": built.method,
-    }
+    return items
 
 
 def _all_failed(items: dict, message: str, *, installed: bool) -> dict:

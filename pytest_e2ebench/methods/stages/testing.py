@@ -91,6 +91,24 @@ def reference_env(source: Path, shared: Path, sandbox: Sandbox, task=None) -> tu
     return where / "project", venv.python_of(where / "venv")
 
 
+def _oracle(tests: Path, task, work: Path, shared: Path, sandbox: Sandbox, timeout: float):
+    """The agent's tests on the reference, then on a variant of it: the reference's run, every
+    case's outcome (collection errors as errors) and the tamper evidence of both runs."""
+    suite = _suite_on("oracle", task.reference_dir, tests, task, work, shared, sandbox, timeout)
+    results = suite["tests"] + [
+        {"nodeid": e["nodeid"], "outcome": "error", "message": e.get("message", "")}
+        for e in suite["collect_errors"]
+    ]
+    evidence = list(suite.get("tamper_evidence") or [])
+    if suite["status"] == "completed" and any(t["outcome"] == "passed" for t in results):
+        # issue 26: a test passes only if it also passes on a variant written differently
+        variant = variants.shared_variant(task.reference_dir, shared)
+        on_variant = _suite_on("variant", variant, tests, task, work, shared, sandbox, timeout)
+        results = _with_variant(results, on_variant)
+        evidence += on_variant.get("tamper_evidence") or []
+    return suite, results, evidence
+
+
 def grade(
     tests: Path,
     task,
@@ -115,18 +133,7 @@ def grade(
             "metrics": _metrics(0.0, 0.0, 0.0 if task.mutants else None),
             "note": message,
         }
-    suite = _suite_on("oracle", task.reference_dir, tests, task, work, shared, sandbox, timeout)
-    results = suite["tests"] + [
-        {"nodeid": e["nodeid"], "outcome": "error", "message": e.get("message", "")}
-        for e in suite["collect_errors"]
-    ]
-    evidence = list(suite.get("tamper_evidence") or [])
-    if suite["status"] == "completed" and any(t["outcome"] == "passed" for t in results):
-        # issue 26: a test passes only if it also passes on a variant written differently
-        variant = variants.shared_variant(task.reference_dir, shared)
-        on_variant = _suite_on("variant", variant, tests, task, work, shared, sandbox, timeout)
-        results = _with_variant(results, on_variant)
-        evidence += on_variant.get("tamper_evidence") or []
+    suite, results, evidence = _oracle(tests, task, work, shared, sandbox, timeout)
     passed = [t for t in results if t["outcome"] == "passed"]
     pass_rate = len(passed) / len(results) if results else 0.0
     coverage = suite.get("coverage") or {}

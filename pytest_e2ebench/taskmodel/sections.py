@@ -1,0 +1,66 @@
+"""A method's table of task.toml (``[app]``, ``[projecteval]``): parsed when a task loads and
+kept on the :class:`~pytest_e2ebench.taskmodel.task.Task`, without the task model naming the
+method.
+
+A method registers a :class:`TaskSection` (``register``); the built-in methods' sections are
+their modules' ``TASK_SECTIONS``, loaded on first use (:func:`pytest_e2ebench.methods.builtin`,
+as pytest loads its own plugins from a list of names). A section's ``parse`` reads its table
+and appends problems (file, field, fix) to the task's list; its ``brief`` rewrites the
+requirements document an agent gets (ProjectEval's levels).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .. import methods
+
+
+@dataclasses.dataclass(frozen=True)
+class SectionSource:
+    """What a section's parser reads: the task folder, its task.toml as a table, its kind, the
+    resolved reference (None: none), and the list the task's problems go into."""
+
+    root: Path
+    meta: dict
+    kind: str
+    reference: Path | None
+    problems: list[str]
+
+    @property
+    def where(self) -> str:
+        """``<task>/task.toml``, how a problem names the file."""
+        return f"{self.root.name}/task.toml"
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskSection:
+    """A method's part of a task: ``name`` is the Task attribute it fills (None when the task
+    has no such table), ``parse`` reads it; ``brief(task, text)``, when given, returns the
+    requirements document the agent gets for a task that has the section."""
+
+    name: str
+    parse: Callable[[SectionSource], Any]
+    brief: Callable[[Any, str], str] | None = None
+
+
+_REGISTERED: dict[str, TaskSection] = {}
+
+
+def register(section: TaskSection) -> None:
+    """Add a method's section (a second one of the same name replaces the first)."""
+    _REGISTERED[section.name] = section
+
+
+def sections() -> tuple[TaskSection, ...]:
+    """Every section: the built-in methods' (``methods.builtin``), then those registered."""
+    found = {section.name: section for section in methods.builtin("TASK_SECTIONS")}
+    return tuple({**found, **_REGISTERED}.values())
+
+
+def parse_sections(source: SectionSource) -> dict[str, Any]:
+    """Each section's parsed value by name (None where the task has no such table)."""
+    return {section.name: section.parse(source) for section in sections()}

@@ -1,0 +1,219 @@
+"""The methods (DevEval's stages, ProjectEval, RealDevWorld's apps) are built-in plugins of the
+harness (issue 28.3): the run, the task model and the reporter import none of them; the
+methods' hooks are checked against the hook specs by pluggy itself; the hooks whose arguments
+collapsed onto ``ctx`` still call plugins written for earlier versions; the design judge's
+contract is typed and validated; no function is longer than 80 lines but the declarative tables
+(``python tests/unit/test_layers.py`` prints the counts).
+
+All in-process, from the package's source and the bundled tasks: no session is run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from types import SimpleNamespace
+
+import pluggy
+import pytest
+from test_layers import PACKAGE, ROOT, all_imports, long_functions
+
+from pytest_e2ebench import hookspecs
+from pytest_e2ebench.contracts import DesignJudgement, ReportSection, check_design
+from pytest_e2ebench.plugin import builtin_methods, builtin_report_sections
+from pytest_e2ebench.report import results
+from pytest_e2ebench.report.terminal import write_sections
+from pytest_e2ebench.run.evaluation import evaluation_for
+from pytest_e2ebench.run.record import attach_extras
+from pytest_e2ebench.run.runs import RunContext, RunKey, run_folder
+from pytest_e2ebench.taskmodel.task import load_task
+
+METHODS = f"{PACKAGE}.methods"
+# The centre: it reaches a method only through hooks and the names methods.builtin loads.
+CENTRE = (f"{PACKAGE}.run", f"{PACKAGE}.taskmodel", f"{PACKAGE}.report")
+# Functions allowed over 80 lines: declarative tables, and those another branch of issue 28
+# splits (the importers; the process and suite runners of the speed work), each at its size
+# today, so none of them may grow.
+LONG_ALLOWED = {
+    "options.addoption": 257,  # the table of every option and its ini twin
+    "tools.importers.e2edev.import_project": 130,
+    "tools.importers.e2edevbench.import_project": 94,
+    "tools.importers.e2edev_verify.verify": 90,
+    "isolation.process.run": 83,
+    "evaluation.runner.run_suite": 82,
+}
+GRADEBOOK = ROOT / "benchmark_tasks" / "gradebook"  # a ProjectEval task
+SALESBOARD = ROOT / "benchmark_apps" / "salesboard"  # a RealDevWorld app task
+SECTIONS = builtin_report_sections()
+
+
+def _in(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_the_run_the_task_model_and_the_reporter_import_no_method():
+    found = [
+        f"{imp.where()} imports {imp.target}"
+        for imp in all_imports()
+        if _in(imp.source, CENTRE) and imp.target.startswith(METHODS + ".")
+    ]
+    assert not found, (
+        "the centre names a method (add a hook in hookspecs.py, or an entry the method's module "
+        "exposes through methods.BUILTIN, instead):\n  " + "\n  ".join(found)
+    )
+
+
+def test_no_function_over_80_lines_but_the_allowed():
+    too_long = []
+    for module, name, lines in long_functions(80):
+        short = f"{module.removeprefix(PACKAGE + '.')}.{name}"
+        if lines > LONG_ALLOWED.get(short, 80):
+            too_long.append(f"{short}: {lines} lines")
+    assert not too_long, "split into named steps that fit on a screen:\n  " + "\n  ".join(too_long)
+
+
+def _manager() -> pluggy.PluginManager:
+    manager = pluggy.PluginManager("pytest")
+    manager.add_hookspecs(hookspecs)
+    return manager
+
+
+def test_the_methods_hooks_match_their_specs():
+    """pluggy refuses an implementation naming an argument its spec does not have."""
+    manager = _manager()
+    for module, name in builtin_methods():
+        manager.register(module, name)
+        manager.check_pending()  # a hook implemented that no spec declares
+    names = {
+        impl.plugin_name for impl in manager.hook.pytest_e2ebench_report_sections.get_hookimpls()
+    }
+    assert names == {"e2ebench-stages", "e2ebench-projecteval"}
+
+
+def test_old_and_new_style_implementations_of_collapsed_hooks_are_both_called(tmp_path):
+    """A plugin written for earlier versions names the arguments that repeat ``ctx``; a new
+    one names ``ctx`` alone: both are called, with the same run."""
+    calls = []
+
+    class Old:
+        @pytest.hookimpl
+        def pytest_e2ebench_run_finished(self, config, record, run_record):
+            calls.append(("old", record["task"], run_record.task))
+
+        @pytest.hookimpl
+        def pytest_e2ebench_judge_requirements(self, config, task, repo, tests, mode, run_dir):
+            return None  # not its mode
+
+    class New:
+        @pytest.hookimpl
+        def pytest_e2ebench_run_finished(self, ctx):
+            calls.append(("new", ctx.record["task"], ctx.run_record.task))
+
+        @pytest.hookimpl
+        def pytest_e2ebench_judge_requirements(self, tests, mode, ctx):
+            return {"verdicts": [], "repo": ctx.repo, "task": ctx.task}
+
+    manager = _manager()
+    manager.register(Old())
+    manager.register(New())
+    record = {"schema": "s", "task": "calc", "agent": "nop", "run": 1, "status": "ok"}
+    record["requirements"] = []
+    key = RunKey("calc", "nop", 1)
+    run_dir = run_folder(tmp_path, key)
+    ctx = RunContext(None, SimpleNamespace(out=tmp_path), run_dir, key=key, task="a task")
+    ctx.record = record
+    manager.hook.pytest_e2ebench_run_finished(
+        config=None, record=record, run_record=ctx.run_record, ctx=ctx
+    )
+    assert sorted(calls) == [("new", "calc", "calc"), ("old", "calc", "calc")]
+    judged = manager.hook.pytest_e2ebench_judge_requirements(
+        config=None, task="a task", repo=ctx.repo, tests=[], mode="m", run_dir=run_dir, ctx=ctx
+    )
+    assert judged == {"verdicts": [], "repo": run_dir / "repo", "task": "a task"}
+
+
+@pytest.mark.parametrize(
+    ("returned", "problem"),
+    [
+        ({"win_rate": 1.5, "win_rate_no_ties": None}, "win_rate = 1.5"),
+        ({"win_rate": True, "win_rate_no_ties": None}, "win_rate = True"),
+        ({"win_rate": 0.5}, "needs win_rate_no_ties"),
+        (["win"], "returned list"),
+    ],
+)
+def test_a_malformed_design_judgement_names_the_field(returned, problem):
+    with pytest.raises(ValueError, match=problem):
+        DesignJudgement.coerce(returned)
+
+
+def test_a_design_judgement_keeps_what_the_judge_adds():
+    judged = DesignJudgement.coerce({"win_rate": 1, "win_rate_no_ties": None, "criteria": {}})
+    assert judged.to_dict() == {"criteria": {}, "win_rate": 1.0, "win_rate_no_ties": None}
+    assert DesignJudgement.coerce(judged) is judged
+
+
+def test_the_design_a_judge_gets_has_the_three_artefacts():
+    assert check_design({"class": "classDiagram"}, "answer") == {
+        "class": "classDiagram",
+        "sequence": None,
+        "architecture": None,
+    }
+    with pytest.raises(ValueError, match=r"answer: unknown design artefact\(s\) \['uml'\]"):
+        check_design({"uml": "x"}, "answer")
+    with pytest.raises(ValueError, match=r"answer\['class'\]: the artefact's text or None"):
+        check_design({"class": 3}, "answer")
+
+
+def _stored(name: str) -> dict:
+    return json.loads((ROOT / "tests" / "data" / "results" / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("stored", "key"),
+    [("tipcalc-level-2.json", "projecteval"), ("signupform-mdtoc-setup-stage.json", "stages")],
+)
+def test_a_methods_report_section_is_rebuilt_as_it_was_written(stored, key):
+    """ProjectEval's and DevEval's sections, now built by their plugins, equal those a
+    session wrote before (stored results); without the sections the keys are left out."""
+    document = _stored(stored)
+    stages = document.get("stages", {}).get("runs", [])
+    rebuilt = results.build(document["tasks"], stage_records=stages, sections=SECTIONS)
+    assert rebuilt[key] == document[key]
+    assert key not in results.build(document["tasks"], stage_records=stages)
+    assert {*rebuilt} - {*document} == set()
+
+
+def test_a_plugins_report_section_joins_results_json_and_the_summary():
+    written = []
+    mine = ReportSection(
+        "mine",
+        lambda records, stages: {"runs": len(records)} if records else None,
+        lambda tr, document: written.append(document["mine"]),
+    )
+    document = results.build(_stored("tipcalc-level-2.json")["tasks"], sections=[mine])
+    assert document["mine"] == {"runs": 1}
+    assert "mine" not in results.build([], sections=[mine])
+    write_sections(None, [mine], document, before_summary=False)
+    write_sections(None, [mine], document, before_summary=True)  # it is not one of those
+    assert written == [{"runs": 1}]
+
+
+def test_the_task_model_gets_the_methods_sections_without_naming_them():
+    gradebook, app = load_task(GRADEBOOK), load_task(SALESBOARD)
+    assert gradebook.projecteval is not None and gradebook.app is None
+    assert app.app is not None and app.projecteval is None
+    two = dataclasses.replace(gradebook, level=2).requirements_text
+    assert "## Checklist" in two and "## Checklist" not in gradebook.requirements_text
+    assert type(evaluation_for(app)).__name__ == "AppCases"
+    assert type(evaluation_for(gradebook)).__name__ == "TestSuite"
+
+
+def test_a_methods_run_extras_join_the_record_and_never_replace_its_keys():
+    record = {"task": "t", "metrics": {}, "judge_extra": ["llm_judge"], "llm_judge": {}}
+    attach_extras(record, {"projecteval": {"similarity": {}}, "level": 1})
+    assert record["level"] == 1 and record["judge_extra"] == ["level", "llm_judge", "projecteval"]
+    errored = {**record, "agent": "a", "run": 1, "status": "error", "metrics": None}
+    kept = results.build([errored])["tasks"][0]
+    assert kept["projecteval"] == {"similarity": {}} and kept["level"] == 1
+    with pytest.raises(ValueError, match="run_extras returned metrics, which the record has"):
+        attach_extras(record, {"metrics": None})
