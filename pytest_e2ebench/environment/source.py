@@ -27,6 +27,8 @@ from ..run.cache import file_lock
 from ..untrusted.parse import loads_json
 
 DOWNLOAD_TIMEOUT = 600
+# a PEP 440 public version (what a PKG-INFO may carry; also safe in a folder name)
+VERSION = re.compile(r"[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?")
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 MAX_INDEX_PAGE = 64 << 20
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -164,17 +166,22 @@ def fetch_sdist(pin: str, sha256: str) -> Path:
     return dest / rel if rel not in ("", ".") else dest
 
 
-def fetch_commit(url: str, commit: str) -> Path:
+def fetch_commit(url: str, commit: str, version: str | None = None) -> Path:
     """The checkout of ``commit`` of the git repository ``url`` (a URL or a local path),
     fetched once into the cache, without its ``.git`` folder.
 
     No hook, filter or submodule of the repository runs: a bare fetch and a checkout with
-    hooks off.
+    hooks off. ``version`` (``[source] version``): the checkout gets a ``PKG-INFO`` with it,
+    the fallback setuptools-scm and hatch-vcs read when there is no ``.git`` to take the
+    version from (their builds fail without one).
     """
     if not _COMMIT.match(commit):
         raise SourceError(f"commit {commit!r} is not 40 lower-case hex digits")
+    if version is not None and not VERSION.fullmatch(version):
+        raise SourceError(f"version {version!r} is not a version (PEP 440, e.g. 1.2.3)")
     slug = re.sub(r"[^A-Za-z0-9]+", "-", url.rstrip("/").rsplit("/", 1)[-1]).strip("-") or "repo"
-    dest = cache_root() / "sources" / f"git-{slug}-{commit[:16]}"
+    tail = f"-v{version}" if version else ""
+    dest = cache_root() / "sources" / f"git-{slug}-{commit[:16]}{tail}"
     marker = dest / ".complete"
     with file_lock(cache_root() / "sources" / f".git-{slug}-{commit[:16]}.lock"):
         if not marker.is_file():
@@ -193,6 +200,10 @@ def fetch_commit(url: str, commit: str) -> Path:
                 )
             _git(staging, "checkout", "--quiet", "--detach", commit)
             shutil.rmtree(staging / ".git")
+            if version and not (staging / "PKG-INFO").exists():
+                (staging / "PKG-INFO").write_text(
+                    f"Metadata-Version: 1.0\nName: {slug}\nVersion: {version}\n"
+                )
             staging.rename(dest)
             marker.write_text(".\n")
     return dest

@@ -622,7 +622,10 @@ def _git_reference(
     if not re.match(r"^(https?|git|ssh)://", url) and not url.startswith("/"):
         url = str((root / url).resolve())  # a local repository, relative to the task
     try:
-        return fetch_commit(url, commit), f"git+{source['git']}@{commit}"
+        version = source.get("version")
+        if version is not None and not isinstance(version, str):
+            raise SourceError(f"field 'source.version' = {version!r} must be a string")
+        return fetch_commit(url, commit, version), f"git+{source['git']}@{commit}"
     except FetchError as exc:
         raise InfrastructureError(
             "source", f"{where}: [source] git {source['git']} @ {commit[:12]}: {exc}"

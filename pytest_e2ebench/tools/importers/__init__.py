@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -23,6 +24,14 @@ def write_report(out: Path, reports: list) -> Path:
         json.dumps([dataclasses.asdict(r) for r in reports], indent=2) + "\n", encoding="utf-8"
     )
     return path
+
+
+def fresh_folder(out: Path, task: str) -> Path:
+    """``out/task``, emptied: a task written again replaces the earlier import."""
+    root = out / task
+    if root.exists():
+        shutil.rmtree(root)
+    return root
 
 
 def write_task_toml(folder: Path, meta: dict) -> Path:

@@ -42,7 +42,7 @@ from ...untrusted.parse import read_json
 from ...untrusted.peer import beneath, copy_file, copy_folder, relative_path
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
-from . import write_report, write_task_toml
+from . import fresh_folder, write_report, write_task_toml
 
 CONFIG = "repo_config.json"
 DOCUMENTS = ("PRD", "UML_class", "UML_sequence", "architecture_design")
@@ -146,9 +146,7 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
         report.error = str(exc)
         return report
     task = task_id(repo)
-    root = out / task
-    if root.exists():
-        shutil.rmtree(root)
+    root = fresh_folder(out, task)
     try:
         _write_task(repo, root, config, texts, dependency_text, created, report)
     except (NotConvertible, AgentFileError) as exc:  # hostile: this repository only
@@ -169,7 +167,6 @@ def _text(repo: Path, path: Path) -> str:
 
 def _write_task(repo, root, config, texts, dependency_text, created, report) -> None:
     """Write one repository's task folder; AgentFileError for a link out of the dataset."""
-    task = root.name
     documents = {k: _named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
     dependencies = _named(repo, config, "dependencies", "requirements.txt")
     if dependency_text is None:
@@ -179,9 +176,29 @@ def _write_task(repo, root, config, texts, dependency_text, created, report) -> 
         "unit": _named(repo, config, "unit_tests", "unit_tests"),
     }
     examples = _named(repo, config, "usage_examples", "examples")
-    prd = texts["PRD"]
-    title = next((line.lstrip("# ").strip() for line in prd.splitlines() if line.strip()), task)
     root.mkdir(parents=True)
+    _write_toml(repo, root, config, texts["PRD"], (dependencies, dependency_text), created, report)
+    for kind, folder in suites.items():
+        _copy(repo, folder, root / "tests" / kind, report)
+    _data_beside_suites(repo, root, suites.values(), report)
+    _write_design(root, texts)
+    _write_setup(repo, root, examples, dependency_text, report)
+    elsewhere = {*documents.values(), *suites.values(), examples, repo / CONFIG}
+    elsewhere |= {dependencies} if dependencies else set()
+    _copy(repo, repo, root / "reference", report)
+    for path in elsewhere:  # the copy holds no link: what is removed is the copy's own
+        copied = root / "reference" / path.relative_to(repo)
+        if copied.is_dir():
+            shutil.rmtree(copied)
+        elif copied.exists():
+            copied.unlink()
+
+
+def _write_toml(repo, root, config, prd, dependency, created, report) -> None:
+    """requirements.md (the PRD and the two added requirements), data/ and task.toml."""
+    task = root.name
+    dependencies, dependency_text = dependency
+    title = next((line.lstrip("# ").strip() for line in prd.splitlines() if line.strip()), task)
     (root / "requirements.md").write_text(prd.rstrip() + "\n" + REQUIREMENTS, encoding="utf-8")
     requires = _runtime_requirements(dependency_text, report) if dependencies else []
     data = _copy_data(repo, config, dependencies, root / "data", report)
@@ -195,20 +212,43 @@ def _write_task(repo, root, config, texts, dependency_text, created, report) -> 
         "requires": requires,
         "requirements": {"R1": ["tests/acceptance/*"], "R2": ["tests/unit/*"]},
     }
-    write_task_toml(
-        root,
-        {
-            "id": task,
-            "title": title[:120],
-            "kind": "library",
-            "language": "python",
-            "created": created,
-            "source": f"DevEval {repo.name}",
-            "tests": tests,
-        },
+    meta = {"id": task, "title": title[:120], "kind": "library", "language": "python"}
+    source = f"DevEval {repo.name}"
+    write_task_toml(root, {**meta, "created": created, "source": source, "tests": tests})
+
+
+def _data_beside_suites(repo: Path, root: Path, suites, report: RepoReport) -> None:
+    """The required files also at the root of the imported suite, when tests find them
+    through their own path.
+
+    DevEval's test folders lie directly in the repository, so ``dirname(dirname(__file__))``
+    is the repository root there (hone's tests read ``data_file/`` so); the imported suites
+    lie directly in ``tests/``, which the harness copies as the suite's root: the files placed
+    there are where such a path lands. A suite deeper in the repository keeps only ``data/``.
+    """
+    data = root / "data"
+    own_path = any(
+        "__file__" in path.read_text(encoding="utf-8", errors="replace")
+        for path in (root / "tests").rglob("*.py")
     )
-    for kind, folder in suites.items():
-        _copy(repo, folder, root / "tests" / kind, report)
+    if not (data.is_dir() and own_path):
+        return
+    if any(folder.parent != repo for folder in suites):
+        report.notes.append("tests use __file__ but lie deeper than the root: data/ only")
+        return
+    for item in sorted(data.iterdir()):  # the importer's own copy: no link in it
+        target = root / "tests" / item.name
+        if target.exists():
+            report.notes.append(f"{item.name}: a test folder has that name; not put beside it")
+        elif item.is_dir():
+            shutil.copytree(item, target)
+        else:
+            shutil.copyfile(item, target)
+    report.notes.append("required files also at the suite's root (tests read them by __file__)")
+
+
+def _write_design(root: Path, texts: dict) -> None:
+    """design/: the UML documents' Mermaid blocks and the architecture's file tree."""
     design = root / "design"
     design.mkdir()
     for key, name in (("UML_class", "class.mmd"), ("UML_sequence", "sequence.mmd")):
@@ -216,6 +256,10 @@ def _write_task(repo, root, config, texts, dependency_text, created, report) -> 
         (design / name).write_text(_block(text, "mermaid").rstrip() + "\n", encoding="utf-8")
     tree = _block(texts["architecture_design"], None)
     (design / "architecture.txt").write_text(tree.rstrip() + "\n", encoding="utf-8")
+
+
+def _write_setup(repo, root, examples, dependency_text, report) -> None:
+    """setup/: the dependency file and the example scripts with the data they read."""
     (root / "setup" / "examples").mkdir(parents=True)
     (root / "setup" / "requirements.txt").write_text(dependency_text or "", encoding="utf-8")
     scripts = sorted(examples.glob("*.py")) if examples.is_dir() else []
@@ -227,15 +271,6 @@ def _write_task(repo, root, config, texts, dependency_text, created, report) -> 
     if not scripts:
         report.notes.append("no example-usage scripts (*.py): the task has no setup stage")
         shutil.rmtree(root / "setup")
-    elsewhere = {*documents.values(), *suites.values(), examples, repo / CONFIG}
-    elsewhere |= {dependencies} if dependencies else set()
-    _copy(repo, repo, root / "reference", report)
-    for path in elsewhere:  # the copy holds no link: what is removed is the copy's own
-        copied = root / "reference" / path.relative_to(repo)
-        if copied.is_dir():
-            shutil.rmtree(copied)
-        elif copied.exists():
-            copied.unlink()
 
 
 def _copy(repo: Path, folder: Path, dest: Path, report: RepoReport) -> None:

@@ -46,7 +46,7 @@ from ...untrusted.parse import read_json
 from ...untrusted.peer import copy_folder
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
-from . import write_report, write_task_toml
+from . import fresh_folder, write_report, write_task_toml
 
 TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
@@ -355,33 +355,15 @@ def import_project(
     """Write the task for one E2EDev project under ``out``; what happened, as a report."""
     report = ProjectReport(project=project.name)
     try:
-        # peer data: bounded, no link, depth-checked (AgentFileError is a ValueError)
-        data = read_json(project, TESTS_FILE, max_bytes=MAX_TESTS_BYTES)
-        requirements = data["finegrained_rewith_test"]
-        if not isinstance(requirements, dict) or not requirements:
-            raise ValueError("'finegrained_rewith_test' is empty or not an object")
-        prompt_text = peer_text(project, PROMPT_FILE)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        report.error = f"{TESTS_FILE}: cannot be read ({exc})"
+        data, requirements, prompt_text = _read_project(project)
+        source = _app_folder(project, report)
+        if prompt_text is None:
+            raise ConversionError(f"no {PROMPT_FILE}: there is nothing to give the agent")
+    except ConversionError as exc:
+        report.error = str(exc)
         return report
-    source = next((project / d for d in SOURCE_DIRS if (project / d).is_dir()), None)
-    if source is not None and not (source / "index.html").is_file():
-        # some projects keep the app one folder down (source_projcet/<author>/index.html)
-        inner = [d for d in source.iterdir() if (d / "index.html").is_file()]
-        if len(inner) == 1:
-            report.warnings.append(f"the app is in {source.name}/{inner[0].name}/")
-            source = inner[0]
-    if source is None or not (source / "index.html").is_file():
-        report.error = f"no {SOURCE_DIRS[0]}/index.html: there is no reference app to serve"
-        return report
-    if prompt_text is None:
-        report.error = f"no {PROMPT_FILE}: there is nothing to give the agent"
-        return report
-
     report.task = tid = task_id(project)
-    dest = out / tid
-    if dest.exists():
-        shutil.rmtree(dest)
+    dest = fresh_folder(out, tid)
     tests = dest / "tests"
     tests.mkdir(parents=True)
     (tests / "__init__.py").write_text("")
@@ -391,61 +373,7 @@ def import_project(
         shutil.rmtree(dest)
         report.task, report.error = None, str(exc)
         return report
-
-    headings = []
-    needs: set[str] = set()
-    ordered = sorted(
-        requirements.items(),
-        key=lambda kv: (not kv[0].isdigit(), int(kv[0]) if kv[0].isdigit() else 0, kv[0]),
-    )
-    for number, (key, entry) in enumerate(ordered, start=1):
-        rid = f"R{number}"
-        report.numbering[rid] = key
-        description = str(((entry or {}).get("requirement") or {}).get("description", "")).strip()
-        headings.append(f"### {rid}: {_title(description) or f'Requirement {key}'}")
-        cases = (entry or {}).get("test_cases") or []
-        if not cases:
-            cases = [None]
-        for case_no, case in enumerate(cases, start=1):
-            report.cases += 1
-            folder = tests / f"r{number}_{case_no}"
-            folder.mkdir()
-            (folder / "__init__.py").write_text("")
-            try:
-                if not isinstance(case, dict):
-                    raise ConversionError("the requirement has no test case")
-                texts = case.get("test_case")
-                texts = [texts] if isinstance(texts, str) else texts
-                if not texts or not all(isinstance(t, str) for t in texts):
-                    raise ConversionError("'test_case' holds no feature text")
-                feature = tag_scenarios("\n\n".join(texts), rid)
-                steps, more = convert_steps(runner_step_code(project.name, case))
-                (folder / "case.feature").write_text(feature, encoding="utf-8")
-                scenarios, problems = parse_feature(folder / "case.feature")
-                if problems:
-                    raise ConversionError("; ".join(problems))
-                (folder / "conftest.py").write_text(steps, encoding="utf-8")
-                needs |= more
-                report.converted += 1
-                for text in undefined_steps(folder / "case.feature", str(case["step_code"])):
-                    report.undefined_steps.append(
-                        {
-                            "requirement": rid,
-                            "case": case_no,
-                            "step": text,
-                            "reason": "no step definition of its step code matches this text "
-                            "(behave reports it undefined too): the scenario fails",
-                        }
-                    )
-            except ConversionError as exc:
-                reason = str(exc)
-                report.failed.append({"requirement": rid, "case": case_no, "reason": reason})
-                feature, steps = _placeholder(rid, case_no, reason)
-                (folder / "case.feature").write_text(feature, encoding="utf-8")
-                (folder / "conftest.py").write_text(steps, encoding="utf-8")
-    report.requirements = len(ordered)
-    report.requires = sorted(needs)
-
+    headings = _write_cases(project, requirements, tests, report)
     text = prompt_text.strip("\n")
     (dest / "requirements.md").write_text(
         f"{text}\n\n## Requirement ids\n\n"
@@ -461,24 +389,110 @@ def import_project(
             "test environment)"
         )
     summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
-    write_task_toml(
-        dest,
-        {
-            "id": tid,
-            "title": _title(str(summary.get("overview") or project.name)),
-            "kind": "web",
-            "language": "javascript",
-            "created": created,
-            "source": f"E2EDev {project.name} (imported by pytest-e2ebench)",
-            "tests": {
-                "path": "tests",
-                "timeout": SCENARIO_TIMEOUT,
-                "network": bool(network),
-                "requires": list(report.requires),
-            },
-        },
-    )
+    title = _title(str(summary.get("overview") or project.name))
+    meta = {"id": tid, "title": title, "kind": "web", "language": "javascript"}
+    tests_table = {
+        "path": "tests",
+        "timeout": SCENARIO_TIMEOUT,
+        "network": bool(network),
+        "requires": list(report.requires),
+    }
+    source_text = f"E2EDev {project.name} (imported by pytest-e2ebench)"
+    write_task_toml(dest, {**meta, "created": created, "source": source_text, "tests": tests_table})
     return report
+
+
+def _read_project(project: Path) -> tuple[dict, dict, str | None]:
+    """The project's test file, its requirements and its prompt (None when it has none);
+    ConversionError when the test file cannot be read."""
+    try:
+        # peer data: bounded, no link, depth-checked (AgentFileError is a ValueError)
+        data = read_json(project, TESTS_FILE, max_bytes=MAX_TESTS_BYTES)
+        requirements = data["finegrained_rewith_test"]
+        if not isinstance(requirements, dict) or not requirements:
+            raise ValueError("'finegrained_rewith_test' is empty or not an object")
+        prompt_text = peer_text(project, PROMPT_FILE)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConversionError(f"{TESTS_FILE}: cannot be read ({exc})") from None
+    return data, requirements, prompt_text
+
+
+def _app_folder(project: Path, report: ProjectReport) -> Path:
+    """The folder holding the reference app's index.html; ConversionError if none."""
+    source = next((project / d for d in SOURCE_DIRS if (project / d).is_dir()), None)
+    if source is not None and not (source / "index.html").is_file():
+        # some projects keep the app one folder down (source_projcet/<author>/index.html)
+        inner = [d for d in source.iterdir() if (d / "index.html").is_file()]
+        if len(inner) == 1:
+            report.warnings.append(f"the app is in {source.name}/{inner[0].name}/")
+            source = inner[0]
+    if source is None or not (source / "index.html").is_file():
+        raise ConversionError(f"no {SOURCE_DIRS[0]}/index.html: there is no reference app to serve")
+    return source
+
+
+def _write_cases(project: Path, requirements: dict, tests: Path, report) -> list[str]:
+    """One folder per test case (its feature and step code, or a failing placeholder with
+    the reason); the requirement headings of requirements.md."""
+    headings = []
+    needs: set[str] = set()
+    ordered = sorted(
+        requirements.items(),
+        key=lambda kv: (not kv[0].isdigit(), int(kv[0]) if kv[0].isdigit() else 0, kv[0]),
+    )
+    for number, (key, entry) in enumerate(ordered, start=1):
+        rid = f"R{number}"
+        report.numbering[rid] = key
+        description = str(((entry or {}).get("requirement") or {}).get("description", "")).strip()
+        headings.append(f"### {rid}: {_title(description) or f'Requirement {key}'}")
+        cases = (entry or {}).get("test_cases") or [None]
+        for case_no, case in enumerate(cases, start=1):
+            report.cases += 1
+            folder = tests / f"r{number}_{case_no}"
+            folder.mkdir()
+            (folder / "__init__.py").write_text("")
+            try:
+                needs |= _write_case(project, case, folder, (rid, case_no), report)
+                report.converted += 1
+            except ConversionError as exc:
+                reason = str(exc)
+                report.failed.append({"requirement": rid, "case": case_no, "reason": reason})
+                feature, steps = _placeholder(rid, case_no, reason)
+                (folder / "case.feature").write_text(feature, encoding="utf-8")
+                (folder / "conftest.py").write_text(steps, encoding="utf-8")
+    report.requirements = len(ordered)
+    report.requires = sorted(needs)
+    return headings
+
+
+def _write_case(project: Path, case, folder: Path, where: tuple, report) -> set[str]:
+    """One test case's ``case.feature`` and ``conftest.py`` (its step code, converted); the
+    modules the step code needs. ConversionError when it cannot be converted."""
+    rid, case_no = where
+    if not isinstance(case, dict):
+        raise ConversionError("the requirement has no test case")
+    texts = case.get("test_case")
+    texts = [texts] if isinstance(texts, str) else texts
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise ConversionError("'test_case' holds no feature text")
+    feature = tag_scenarios("\n\n".join(texts), rid)
+    steps, more = convert_steps(runner_step_code(project.name, case))
+    (folder / "case.feature").write_text(feature, encoding="utf-8")
+    scenarios, problems = parse_feature(folder / "case.feature")
+    if problems:
+        raise ConversionError("; ".join(problems))
+    (folder / "conftest.py").write_text(steps, encoding="utf-8")
+    for text in undefined_steps(folder / "case.feature", str(case["step_code"])):
+        report.undefined_steps.append(
+            {
+                "requirement": rid,
+                "case": case_no,
+                "step": text,
+                "reason": "no step definition of its step code matches this text "
+                "(behave reports it undefined too): the scenario fails",
+            }
+        )
+    return more
 
 
 def import_all(

@@ -23,14 +23,13 @@ import dataclasses
 import datetime as dt
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
 from ...untrusted.parse import read_json, read_toml
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
-from . import write_report, write_task_toml
+from . import fresh_folder, write_report, write_task_toml
 
 # fixtures and marks in the tests' code -> the pytest plugin that provides them
 MAX_DATASET_BYTES = 64 << 20  # one datasets/*.json file of E2EDevBench
@@ -52,6 +51,7 @@ class ProjectReport:
     requirements: int = 0
     python: str | None = None  # the Python version the project requires, if not the harness's
     test_requires: list[str] = dataclasses.field(default_factory=list)  # from its test extras
+    scm_version: str | None = None  # the release's version, for a build that reads it from git
     notes: list[str] = dataclasses.field(default_factory=list)
 
 
@@ -128,16 +128,64 @@ def declared_test_requirements(root: Path) -> list[str]:
             continue
         texts += [ln.split("#", 1)[0].strip() for ln in lines if not ln.startswith(("-", "#"))]
     out: dict[str, str] = {}
+    stubs: set[str] = set()
     for text in texts:
         try:
             req = Requirement(text)
         except InvalidRequirement:
             continue
         name = canonicalize_name(req.name)
+        if name.startswith("types-"):
+            stubs.add(name.removeprefix("types-"))
         if req.url or req.marker or name in NOT_DECLARED or NOT_TEST_TOOLS.fullmatch(name):
             continue
         out.setdefault(name, str(req))
+    # A stub package (types-pytz) says the project imports that module; when no requirement
+    # declares it, the project had it from another one's dependencies (pandas brought pytz
+    # until pandas 3), which today's versions no longer bring: it is declared here.
+    declared = {canonicalize_name(n) for n in _declared_names(root)} | set(out)
+    for name in sorted(stubs - declared):
+        if re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name):
+            out[name] = name
     return list(out.values())
+
+
+def _declared_names(root: Path) -> list[str]:
+    """The names of the runtime dependencies the release's pyproject declares."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        project = (read_toml(root, "pyproject.toml") or {}).get("project", {})
+    except (ValueError, AttributeError):
+        return []
+    names = []
+    for text in project.get("dependencies", []) if isinstance(project, dict) else []:
+        try:
+            names.append(Requirement(text).name)
+        except (InvalidRequirement, TypeError):
+            continue
+    return names
+
+
+# build back ends that take the version from git; without .git they read PKG-INFO's
+SCM_BUILDS = re.compile(r"^(setuptools[-_]scm|hatch[-_]vcs)\b", re.IGNORECASE)
+
+
+def scm_version(root: Path, version: str) -> str | None:
+    """``version`` when the release (its pyproject.toml) builds with setuptools-scm or
+    hatch-vcs, which read the version from git: a checkout of the commit (no ``.git``)
+    needs it given (``[source] version``, docs/tasks.md)."""
+    try:
+        system = (read_toml(root, "pyproject.toml") or {}).get("build-system", {})
+    except (ValueError, AttributeError):
+        return None
+    requires = system.get("requires", []) if isinstance(system, dict) else []
+    from ...environment.source import VERSION
+
+    scm = any(isinstance(r, str) and SCM_BUILDS.match(r.strip()) for r in requires)
+    if scm and VERSION.fullmatch(version):
+        return version
+    return None
 
 
 def declared_groups(project: dict) -> list[str]:
@@ -190,6 +238,7 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
             # what the release declares holds for the commit it was built from, tests or not
             report.python = _python_of(root)
             report.test_requires = declared_test_requirements(root)
+            report.scm_version = scm_version(root, version)
             if not missing:
                 report.reference = "sdist"
                 return {"pypi": f"{name}=={version}", "sha256": sha}
@@ -205,6 +254,11 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
         f"{why}: the reference is commit {commit[:12]} of {url} (fetched when the task is "
         "loaded; needs the git host)"
     )
+    if report.scm_version:
+        report.notes.append(
+            f"builds its version from git: the checkout is given version {report.scm_version}"
+        )
+        return {"git": url, "commit": commit, "version": report.scm_version}
     return {"git": url, "commit": commit}
 
 
@@ -212,34 +266,77 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     """Write the task of one dataset entry under ``out``; what happened, as a report."""
     name = str(entry.get("repo_name") or entry.get("idx") or "project")
     report = ProjectReport(project=name)
+    try:
+        cases, srs, files, tests_path = _entry_parts(entry)
+        sections, mapping = _requirements(entry, cases, tests_path, report)
+        code = "\n".join(str(c.get("test_implementation", "")) for c in cases.values() if c)
+        plugins = [plugin for pattern, plugin in PLUGINS if pattern.search(code)]
+        source = _reference(entry, [*files, *_support_files(entry)], offline, report)
+    except ValueError as exc:
+        report.error = str(exc)
+        return report
+    task = task_id(name)
+    root = fresh_folder(out, task)
+    root.mkdir(parents=True)
+    (root / "requirements.md").write_text(
+        srs.rstrip() + "\n\n## Requirements\n\n" + "\n".join(sections), encoding="utf-8"
+    )
+    tests = {
+        "path": tests_path,
+        "timeout": 60,
+        # E2EDevBench runs the suite from the repository root, and suites write there
+        # (sagkit's test_jobs.txt): a writable copy of the project, not the suite folder
+        "cwd": "project",
+        "plugins": _plugins(plugins, report.test_requires),
+        "requires": _others(report.test_requires),
+        **({"python": report.python} if report.python else {}),
+        "requirements": dict(mapping),
+    }
+    title = str(entry.get("description") or name)[:120]
+    meta = {"id": task, "title": title, "kind": "library", "language": "python"}
+    write_task_toml(root, {**meta, "created": created, "source": source, "tests": tests})
+    report.task, report.requirements = task, len(sections)
+    _add_notes(report, plugins)
+    return report
+
+
+def _entry_parts(entry: dict) -> tuple[dict, str, list[str], str]:
+    """The entry's test cases, SRS, test modules and the folder holding them; ValueError
+    when the entry cannot become a task."""
     cases = entry.get("test_cases") or {}
     srs = entry.get("SRS_document")
-    structured = entry.get("structured_requirements") or []
     if not isinstance(cases, dict) or not cases:
-        report.error = "no test_cases in the dataset"
-        return report
+        raise ValueError("no test_cases in the dataset")
     if not isinstance(srs, str) or not srs.strip():
-        report.error = "no SRS_document in the dataset"
-        return report
+        raise ValueError("no SRS_document in the dataset")
     files = sorted({_test_id(k).split("::", 1)[0] for k in cases})
-    # what the suite needs besides its modules: conftest.py and the like in its folders
-    support = [
+    # the folder holding every test module
+    common = Path(os.path.commonpath([str(Path(f).parent) for f in files])).parts
+    tests_path = "/".join(common) or "."
+    if tests_path == ".":
+        raise ValueError("the tests are not in a folder of their own (test modules at the root)")
+    return cases, srs, files, tests_path
+
+
+def _support_files(entry: dict) -> list[str]:
+    """What the suite needs besides its modules: conftest.py and the like in its folders."""
+    return [
         str(item.get("file"))
         for item in entry.get("structure") or []
         if isinstance(item, dict)
         and isinstance(item.get("file"), str)
         and Path(item["file"]).name == "conftest.py"
     ]
-    # the folder holding every test module
-    common = Path(os.path.commonpath([str(Path(f).parent) for f in files])).parts
-    tests_path = "/".join(common) or "."
-    if tests_path == ".":
-        report.error = "the tests are not in a folder of their own (test modules at the root)"
-        return report
+
+
+def _requirements(entry: dict, cases: dict, tests_path: str, report: ProjectReport):
+    """The ``### R<n>`` sections of requirements.md and their tests (``[tests.requirements]``):
+    one per structured requirement that traces to a test, and the whole suite last."""
 
     def local(nodeid: str) -> str:  # the harness names the tests folder tests/
         return f"tests/{nodeid[len(tests_path) + 1 :]}"
 
+    structured = entry.get("structured_requirements") or []
     known = {_test_id(k) for k in cases}
     sections, mapping = [], {}
     for req in structured if isinstance(structured, list) else []:
@@ -265,43 +362,16 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
         f"### {whole}: The reference test suite\n\nEvery test of the project's own suite passes.\n"
     )
     mapping[whole] = ["tests/*"]
-    code = "\n".join(str(c.get("test_implementation", "")) for c in cases.values() if c)
-    plugins = [plugin for pattern, plugin in PLUGINS if pattern.search(code)]
-    try:
-        source = _reference(entry, [*files, *support], offline, report)
-    except ValueError as exc:
-        report.error = str(exc)
-        return report
-    task = task_id(name)
-    root = out / task
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    (root / "requirements.md").write_text(
-        srs.rstrip() + "\n\n## Requirements\n\n" + "\n".join(sections), encoding="utf-8"
-    )
-    tests = {
-        "path": tests_path,
-        "timeout": 60,
-        # E2EDevBench runs the suite from the repository root, and suites write there
-        # (sagkit's test_jobs.txt): a writable copy of the project, not the suite folder
-        "cwd": "project",
-        "plugins": _plugins(plugins, report.test_requires),
-        "requires": _others(report.test_requires),
-        **({"python": report.python} if report.python else {}),
-        "requirements": dict(mapping),
-    }
-    title = str(entry.get("description") or name)[:120]
-    meta = {"id": task, "title": title, "kind": "library", "language": "python"}
-    write_task_toml(root, {**meta, "created": created, "source": source, "tests": tests})
-    report.task, report.requirements = task, len(sections)
+    return sections, mapping
+
+
+def _add_notes(report: ProjectReport, plugins: list[str]) -> None:
     if plugins:
         report.notes.append(f"pytest plugins the tests use: {', '.join(plugins)}")
     if report.test_requires:
         report.notes.append(f"test dependencies it declares: {', '.join(report.test_requires)}")
     if report.python:
         report.notes.append(f"requires Python {report.python} (the harness runs {sys.version[:4]})")
-    return report
 
 
 def _is_plugin(text: str) -> bool:

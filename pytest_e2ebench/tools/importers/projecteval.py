@@ -808,9 +808,48 @@ def live_site(tmp_path_factory, project_dir):
     log.close()
 
 
+# Loaded into every document before its own scripts: counts the work a page has under way
+# that will change it later without any change now (a fetch or XMLHttpRequest not answered
+# yet, a timer of at most 2 s set outside a timer: a slow view's answer, a delayed message).
+# A timer set from a timer's callback is not counted, so a page's clock does not keep it busy.
+PENDING = """
+(() => {
+  let busy = 0, inTimer = false;
+  const timers = new Set(), setT = window.setTimeout, clearT = window.clearTimeout;
+  window.setTimeout = function (fn, delay, ...args) {
+    const track = !inTimer && typeof fn === "function" && (Number(delay) || 0) <= 2000;
+    const id = setT.call(window, function () {
+      if (timers.delete(id)) busy--;
+      inTimer = true;
+      try { return fn.apply(this, args); } finally { inTimer = false; }
+    }, delay);
+    if (track) { timers.add(id); busy++; }
+    return id;
+  };
+  window.clearTimeout = function (id) {
+    if (timers.delete(id)) busy--;
+    return clearT.call(window, id);
+  };
+  const fetchOf = window.fetch;
+  if (fetchOf) {
+    window.fetch = function (...args) {
+      busy++;
+      return fetchOf.apply(this, args).finally(() => { busy--; });
+    };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    busy++;
+    this.addEventListener("loadend", () => { busy--; }, {once: true});
+    return send.apply(this, args);
+  };
+  Object.defineProperty(window, "__e2ebenchBusy", {value: () => busy});
+})();
+"""
 # Run in the page after every action (a click, typing, a visit): resolves once the document is
-# loaded and nothing in it has changed for `quiet` ms, so a test reads the page its action led
-# to, whatever the machine's speed (ProjectEval reads right after clicking).
+# loaded, has no work under way (PENDING) and nothing in it has changed for `quiet` ms since,
+# so a test reads the page its action led to, whatever the machine's speed (ProjectEval reads
+# right after clicking).
 SETTLE = """
 const done = arguments[arguments.length - 1];
 const quiet = arguments[0];
@@ -818,6 +857,7 @@ let last = performance.now();
 const seen = new MutationObserver(() => { last = performance.now(); });
 seen.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 const check = () => {
+  if (window.__e2ebenchBusy && window.__e2ebenchBusy() > 0) { last = performance.now(); }
   if (document.readyState === "complete" && performance.now() - last >= quiet) {
     seen.disconnect();
     done(true);
@@ -833,12 +873,14 @@ SETTLE_TRIES = 3  # a navigation during the wait ends the script: wait in the ne
 
 def settle(driver):
     """Wait until the page is loaded and has stopped changing (bounded by the script timeout)."""
-    from selenium.common.exceptions import WebDriverException
+    from selenium.common.exceptions import TimeoutException, WebDriverException
 
     for _ in range(SETTLE_TRIES):
         try:
             driver.execute_async_script(SETTLE, QUIET_MS)
             return
+        except TimeoutException:
+            return  # a page that never settles (an animation) is read after the bound
         except WebDriverException:
             time.sleep(0.1)
 
@@ -877,6 +919,7 @@ def _browser(tmp_path_factory):
 
     browser = Browser(tmp_path_factory.mktemp("browser"), offline=True)
     driver = browser.start()
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PENDING})
     driver.set_page_load_timeout(10)  # ProjectEval: 3 s; a sandboxed first load needs more
     driver.set_script_timeout(5)  # the longest a page may keep changing after an action
     yield EventFiringWebDriver(driver, _settling_listener())

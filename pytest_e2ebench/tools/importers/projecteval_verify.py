@@ -365,6 +365,12 @@ PEER_FAILURES = (
         "breaks this test's run",
     ),
     (
+        # 12_8's own message: the claim its earlier tests (12_5-12_7) submit is not there
+        "maybe you didn't submit",
+        "the test looks for what earlier tests of its project made (a submitted claim); those "
+        "failed under ProjectEval's judge, so there is nothing to find",
+    ),
+    (
         "no such element",
         "ProjectEval's judge did not find what the page shows after the "
         "test's action: it reads the page right after acting; the harness waits for the page to "

@@ -135,45 +135,44 @@ def import_all(src: Path, out: Path, created: dt.date) -> list[dict]:
             label = project.get("label") if isinstance(project, dict) else None
             if not isinstance(label, str) or not label.strip():
                 reports.append({"source": where, "error": "no 'label' (the project's name)"})
-                continue
-            if label in seen:  # the test split repeats projects of the full one
-                continue
-            seen.add(label)
-            features = features_of(project)
-            if not features:
-                reports.append({"source": where, "label": label, "error": "no features"})
-                continue
-            task_id = _slug(label, taken)
-            root = out / task_id
-            root.mkdir(parents=True, exist_ok=True)
-            scenario = str(project.get("scenario") or "").lower()
-            app = {"launch": "static", **({"scenario": scenario} if scenario in SCENARIOS else {})}
-            meta = {"id": task_id, "title": label, "kind": "app", "language": "javascript"}
-            meta.update(created=created, source=f"RealDevBench {label}", app=app)
-            write_task_toml(root, meta)
-            (root / "requirements.md").write_text(
-                requirements_md(project, features), encoding="utf-8"
-            )
-            try:
-                copied, missing = _materials(base, project, root / "materials")
-            except AgentFileError as exc:  # hostile: this project only is left out
-                shutil.rmtree(root)
-                reports.append({"source": where, "label": label, "error": str(exc)})
-                continue
-            reports.append(
-                {
-                    "source": where,
-                    "label": label,
-                    "task": task_id,
-                    "scenario": scenario,
-                    "features": len(features),
-                    "materials": copied,
-                    "missing_files": missing,
-                }
-            )
+            elif label not in seen:  # the test split repeats projects of the full one
+                seen.add(label)
+                reports.append(_import_project(project, label, where, (base, out, taken), created))
     out.mkdir(parents=True, exist_ok=True)
     (out / "import-report.json").write_text(json.dumps(reports, indent=2) + "\n")
     return reports
+
+
+def _import_project(project: dict, label: str, where: str, folders: tuple, created) -> dict:
+    """Write one project's task folder; its report (with ``error`` when left out).
+    ``folders``: the dataset's folder, the output folder and the task ids taken so far."""
+    base, out, taken = folders
+    features = features_of(project)
+    if not features:
+        return {"source": where, "label": label, "error": "no features"}
+    task_id = _slug(label, taken)
+    root = out / task_id
+    root.mkdir(parents=True, exist_ok=True)
+    scenario = str(project.get("scenario") or "").lower()
+    app = {"launch": "static", **({"scenario": scenario} if scenario in SCENARIOS else {})}
+    meta = {"id": task_id, "title": label, "kind": "app", "language": "javascript"}
+    meta.update(created=created, source=f"RealDevBench {label}", app=app)
+    write_task_toml(root, meta)
+    (root / "requirements.md").write_text(requirements_md(project, features), encoding="utf-8")
+    try:
+        copied, missing = _materials(base, project, root / "materials")
+    except AgentFileError as exc:  # hostile: this project only is left out
+        shutil.rmtree(root)
+        return {"source": where, "label": label, "error": str(exc)}
+    return {
+        "source": where,
+        "label": label,
+        "task": task_id,
+        "scenario": scenario,
+        "features": len(features),
+        "materials": copied,
+        "missing_files": missing,
+    }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
