@@ -227,9 +227,10 @@ def _data_beside_suites(repo: Path, root: Path, suites, report: RepoReport) -> N
     there are where such a path lands. A suite deeper in the repository keeps only ``data/``.
     """
     data = root / "data"
+    suite = root / "tests"  # the importer's copy of peer files: still read bounded
     own_path = any(
-        "__file__" in path.read_text(encoding="utf-8", errors="replace")
-        for path in (root / "tests").rglob("*.py")
+        "__file__" in (peer_text(suite, path.relative_to(suite).as_posix()) or "")
+        for path in suite.rglob("*.py")
     )
     if not (data.is_dir() and own_path):
         return
