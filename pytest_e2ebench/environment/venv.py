@@ -307,8 +307,8 @@ def build(
     venv: Path,
     repo: Path,
     logs: Path,
-    test_requires: tuple[str, ...] = (),
-    sandbox: Sandbox | None = None,
+    test_requires: tuple[str, ...],
+    sandbox: Sandbox,
     *,
     install_project: bool = True,
     python: str | None = None,
@@ -316,6 +316,8 @@ def build(
 ) -> InstallResult:
     """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
 
+    ``sandbox`` runs the build backend's hooks (the project's code): the session's, or
+    :func:`~pytest_e2ebench.isolation.sandbox.machine_sandbox` outside one; it has no default.
     ``wheels``: a harness-owned folder of wheels already built from identical content (one
     session's; see :func:`backend.reuse`), or None to build always.
 
@@ -377,7 +379,7 @@ def _install(
     venv: Path,
     repo: Path,
     logs: Path,
-    sandbox: Sandbox | None,
+    sandbox: Sandbox,
     before: integrity.Snapshot,
     wheels: Path | None = None,
 ) -> str:
@@ -390,7 +392,7 @@ def _install(
         create_venv(folders.env, logs, [], stage="venv", prefix="build-")
         build_python = python_of(folders.env)
         _fetch("build-requirements", system["requires"], build_python, logs)
-        built = _wheel(system, folders, logs, sandbox or Sandbox(), wheels)
+        built = _wheel(system, folders, logs, sandbox, wheels)
         contents = wheel.inspect(
             built, reserved=before.names, commands=before.commands, dists=frozenset(before.dists)
         )
