@@ -46,8 +46,10 @@ def _calls_and_parameters(tree: ast.AST):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = node.args
             positional = args.posonlyargs + args.args
-            defaults = dict(zip(positional[len(positional) - len(args.defaults) :], args.defaults))
-            defaults.update((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d)
+            tail = positional[len(positional) - len(args.defaults) :]
+            defaults = dict(zip(tail, args.defaults, strict=True))
+            pairs = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            defaults.update((a, d) for a, d in pairs if d is not None)
             for arg in defaults:
                 if arg.annotation is not None and "Sandbox" in ast.unparse(arg.annotation):
                     yield node.lineno, f"{node.name}({arg.arg}=...): a sandbox with a default"
