@@ -15,6 +15,7 @@ from coverage.files import GlobMatcher
 from pytest_e2ebench.evaluation.coverage_bound import omit_patterns, omitted_note, oversized
 from pytest_e2ebench.evaluation.runner import COVERAGE_SOURCE, coverage_totals
 from pytest_e2ebench.isolation.intake import MAX_SOURCE_BYTES
+from pytest_e2ebench.report.coverage import combined
 
 SMALL = "def twice(x):\n    if x:\n        return 2 * x\n    return 0\n\n\nassert twice(2) == 4\n"
 # just over the bound, and valid Python (coverage would parse and report it)
@@ -61,6 +62,13 @@ def test_a_file_over_the_parse_bound_is_neither_measured_nor_reported(tmp_path):
         "big[1] x.py, pkg/big.py"
     )
     assert oversized(where / COVERAGE_SOURCE) == ["big[1] x.py", "pkg/big.py"]
+    # the session's report of all runs leaves them out too
+    record = {"suites": {"extended": {"coverage_reports": found["reports"]}}}
+    session = tmp_path / "session"
+    lines = combined([record], session, None, session / "html")
+    assert lines == [f"coverage html of 1 runs: {session / 'html'}"]
+    index = (session / "html" / "index.html").read_text()
+    assert "small.py" in index and "big" not in index
 
 
 def test_a_project_within_the_bound_has_no_note():
