@@ -81,9 +81,10 @@ def test_bundled_task_is_self_checking(task_dir, tmp_path):
     the requirements it declares.
 
     One test per task: the timeout bounds one task and a failure names it. Three sessions
-    (reference, nop, mutants) in one output folder; the reference's environment is built once
-    and its runs 2 and 3 reuse it (the wheel store and the session's stage cache), so they cost
-    their test runs. The outer ``-n 2`` runs two tasks at a time, each session without xdist.
+    (reference, nop, mutants) in one output folder; the reference's wheel is built once (the
+    wheel store), so its runs 2 and 3 cost a venv from that wheel (2-4 s) and their test runs
+    (20-30 s each for cronexpr under load). The outer ``-n 2`` runs two tasks at a time, each
+    session without xdist.
     """
     problems = check([load_task(task_dir)], tmp_path, runs=3, workers="0")
     assert not problems, "\n".join(problems)
