@@ -157,7 +157,8 @@ class Toolbox:
         logs: Path,
         command_timeout: float = COMMAND_TIMEOUT,
         writable: str | None = None,
-        sandbox: Sandbox | None = None,
+        *,
+        sandbox: Sandbox,
         extra_writable: tuple[Path, ...] = (),
         extra_readable: tuple[Path, ...] = (),
         shell_writes: bool = True,
@@ -167,7 +168,8 @@ class Toolbox:
         # writes must be safe from: the LLM migrator runs the project's tests)
         self.shell_writes = shell_writes
         self.writable = writable  # if set, only this subfolder may be changed
-        self.sandbox = sandbox or Sandbox()
+        # required: no default that would run the agent's shell commands unsandboxed
+        self.sandbox = sandbox
         self.extra_writable = extra_writable  # e.g. the agent's own venv, for pip install
         self.extra_readable = extra_readable
         self.env = env

@@ -361,8 +361,8 @@ def build(
     venv: Path,
     repo: Path,
     logs: Path,
-    test_requires: tuple[str, ...] = (),
-    sandbox: Sandbox | None = None,
+    test_requires: tuple[str, ...],
+    sandbox: Sandbox,
     *,
     install_project: bool = True,
     python: str | None = None,
@@ -370,6 +370,8 @@ def build(
 ) -> InstallResult:
     """Create ``venv``, install the test tools (plus a task's ``test_requires``) and the project.
 
+    ``sandbox`` runs the build backend's hooks (the project's code): the session's, or
+    :func:`~pytest_e2ebench.isolation.sandbox.machine_sandbox` outside one; it has no default.
     ``wheels``: a harness-owned folder of wheels already built from identical content (one
     session's; see :func:`backend.reuse`), or None to build always.
 
@@ -434,7 +436,7 @@ def _install(
     venv: Path,
     repo: Path,
     logs: Path,
-    sandbox: Sandbox | None,
+    sandbox: Sandbox,
     before: integrity.Snapshot,
     wheels: Path | None = None,
 ) -> str:
@@ -444,7 +446,6 @@ def _install(
     with tempfile.TemporaryDirectory(prefix="e2ebench-build-", ignore_cleanup_errors=True) as tmp:
         folders = backend.BuildFolders(Path(tmp))
         folders.prepare(repo)
-        sandbox = sandbox or Sandbox()
         # links only where the hooks cannot write the template's files through them: a
         # read-only bind (bubblewrap) or another user (root's files, 0644)
         linked = sandbox.mode == "bwrap" or sandbox.drops_privileges

@@ -41,7 +41,7 @@ from ..probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
 from ..taskmodel import skips, testconf
 from ..taskmodel.testconf import TestSettings
 from ..untrusted.parse import loads_json
-from . import honeypot, tamper
+from . import coverage_bound, honeypot, tamper
 from .planting import twins
 
 COVERAGE_TIMEOUT = 300.0
@@ -70,9 +70,11 @@ INI = textwrap.dedent(
 )
 
 
-def _run_section(root: Path, data: Path) -> str:
-    """``[run]`` measuring branches of the code files under ``root``, data in ``data``."""
-    omit = "\n".join(f"    {p}" for p in coverage_omit(root))
+def _run_section(root: Path, data: Path, too_big: list[str]) -> str:
+    """``[run]`` measuring branches of the code files under ``root``, data in ``data``;
+    ``too_big``: files under ``root`` left out (:mod:`.coverage_bound`)."""
+    patterns = [*coverage_omit(root), *coverage_bound.omit_patterns(root, too_big)]
+    omit = "\n".join(f"    {p}" for p in patterns)
     return f"[run]\nbranch = True\nsource =\n    {root}\nomit =\n{omit}\ndata_file = {data}\n"
 
 
@@ -84,7 +86,10 @@ def _coveragerc(where: Path, repo: Path, data: Path, copies: list[Path]) -> Path
     # files found there back to the project's (coverage_totals, issue 31).
     extra = "".join(f"    {c}\n" for c in copies)
     rc.write_text(
-        _run_section(repo, data).replace("\nomit =", f"\n{extra}omit =", 1) + "parallel = True\n"
+        _run_section(repo, data, coverage_bound.oversized(repo)).replace(
+            "\nomit =", f"\n{extra}omit =", 1
+        )
+        + "parallel = True\n"
         # ... and the subprocesses themselves (coverage >= 7.10), which save their data when
         # they are terminated (a server a fixture stops) as well as when they exit
         "patch = subprocess\nsigterm = True\n"
@@ -282,21 +287,24 @@ def _measured_files(where: Path, files: list[Path]) -> list[str]:
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
-def _report_rc(where: Path, repo: Path, source: Path, copies: tuple[str, ...] = ()) -> Path:
+def _report_rc(
+    where: Path, repo: Path, source: Path, too_big: list[str], copies: tuple[str, ...] = ()
+) -> Path:
     """The rc file of the harness's coverage steps: data remapped from ``repo`` to ``source``.
 
     Reports read only the intake copy ``source`` (``[report] include``), so a data file that
     names a file outside the project (it is the project zone's output) reports nothing.
+    ``too_big`` (files of ``source``) are neither added nor reported (:mod:`.coverage_bound`).
     ``copies`` are folders the tests copied the project to (:func:`copy_prefixes`).
     """
     rc = where / "coveragerc"
     aliases = "".join(f"    {c}\n" for c in copies)
+    omit = "".join(f"    {p}\n" for p in coverage_bound.omit_patterns(source, too_big))
     rc.write_text(
-        _run_section(source, where / "combined") + "[paths]\n"
+        _run_section(source, where / "combined", too_big) + "[paths]\n"
         f"project =\n    {source}\n    {repo}\n{aliases}"
         "[report]\n"
-        f"include =\n    {source}/*\n"
-        "[html]\n"
+        f"include =\n    {source}/*\n" + (f"omit =\n{omit}" if omit else "") + "[html]\n"
         f"directory = {where / COVERAGE_HTML}\n"
         "[xml]\n"
         f"output = {where / COVERAGE_XML}\n"
@@ -361,7 +369,8 @@ def coverage_totals(
     source = where / COVERAGE_SOURCE
     copy_tree(repo, source, SOURCE_LIMITS, ignore=("__pycache__", ".git"))
     copies = tuple(copy_prefixes(_measured_files(where, files), repo, source))
-    rc = _report_rc(where, repo, source, copies)
+    too_big = coverage_bound.oversized(source)
+    rc = _report_rc(where, repo, source, too_big, copies)
     out = where / "coverage.json"
     token = secrets.token_hex(8)
     kinds = ["xml", "html"] if reports else []
@@ -385,6 +394,8 @@ def coverage_totals(
         "branches": totals.get("num_branches", 0),
         "covered_branches": totals.get("covered_branches", 0),
     }
+    if too_big:
+        found["omitted"] = coverage_bound.omitted_record(too_big)
     if reports:
         targets = {"xml": COVERAGE_XML, "html": f"{COVERAGE_HTML}/index.html"}
         found["reports"] = {

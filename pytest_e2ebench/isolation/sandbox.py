@@ -253,9 +253,14 @@ def _needs_filter(mode: str) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class Sandbox:
-    """How to run one command of generated code."""
+    """How to run one command of generated code.
 
-    mode: str = "none"
+    ``mode`` has no default: a sandbox that forgot its mode would run agent-controlled code
+    without namespaces (``none``), so every caller names one: the session's
+    (``RunContext.sandbox``) or :func:`machine_sandbox` outside a session (issue 26).
+    """
+
+    mode: str
     limits: Limits = Limits()
     uid: int = UNPRIVILEGED_UID  # who runs the code when the harness is root
 
@@ -712,6 +717,6 @@ def harness_paths() -> tuple[Path, ...]:
 
 def machine_sandbox() -> Sandbox:
     """The sandbox of this machine's ``auto`` mode, for the ``e2ebench`` tools that run peer or
-    reference code outside a pytest session (``Sandbox()`` alone is mode ``none``: no
-    namespaces). Raises :class:`SandboxUnavailable` as ``auto`` does."""
+    reference code outside a pytest session. Raises :class:`SandboxUnavailable` as ``auto``
+    does."""
     return Sandbox(mode=resolve_mode("auto")[0])

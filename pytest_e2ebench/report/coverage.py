@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ..evaluation.coverage_bound import omit_patterns, oversized
 from ..evaluation.runner import COVERAGE_SOURCE, coverage_step
 from ..isolation.intake import read_regular
 
@@ -57,9 +58,16 @@ def combined(records: list[dict], out: Path, xml: Path | None, html: Path | None
     for index, (_, folder) in enumerate(runs):
         (where / f"data.run{index}").write_bytes(read_regular(folder / "combined", DATA_LIMIT))
     include = "\n".join(f"    {folder / COVERAGE_SOURCE}/*" for _, folder in runs)
+    # the files each run's own report left out as too big to analyse (coverage_bound)
+    omit = "".join(
+        f"    {pattern}\n"
+        for _, folder in runs
+        for pattern in omit_patterns(folder / COVERAGE_SOURCE, oversized(folder / COVERAGE_SOURCE))
+    )
     rc = where / "coveragerc"
     rc.write_text(
         f"[run]\nbranch = True\ndata_file = {where / 'combined'}\n[report]\ninclude =\n{include}\n"
+        + (f"omit =\n{omit}" if omit else "")
     )
     files = sorted(str(p) for p in where.glob("data.run*"))
     lines = []

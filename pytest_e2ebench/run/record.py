@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import RunFailed
+from ..evaluation.coverage_bound import omitted_note
 from ..grading.metrics import run_metrics, suite_metrics
 from ..grading.verdicts import containment, sink_tampered, tampered_message
 from ..isolation.intake import intake_notes, intake_summary
@@ -152,6 +153,9 @@ def _run_notes(
         notes.append(f"the project failed to install: {reason}")
     if extended_run.get("status") != "completed":
         notes.append(f"test run {extended_run.get('status')}")
+    left_out = omitted_note(extended_run.get("coverage"))
+    if left_out:
+        notes.append(left_out)
     if evidence:
         notes.append(tampered_message(evidence)[:500])
     if migration.get("missing"):

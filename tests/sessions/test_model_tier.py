@@ -123,6 +123,7 @@ def test_one_agent_step_runs_the_create_call_the_real_model_sends(tmp_path, loca
     hands the result back in the form the call came in."""
     from pytest_e2ebench.agents.sdagent import BASE, ROLES
     from pytest_e2ebench.agents.tools import Toolbox
+    from pytest_e2ebench.isolation.sandbox import machine_sandbox
     from pytest_e2ebench.llm.accounting import Pricing
     from pytest_e2ebench.llm.client import OpenAIChat
 
@@ -132,7 +133,10 @@ def test_one_agent_step_runs_the_create_call_the_real_model_sends(tmp_path, loca
     )
     work = tmp_path / "repo"
     work.mkdir()
-    box = Toolbox(work, {"PATH": os.environ["PATH"]}, tmp_path, command_timeout=30)
+    # a real model's commands: the machine's sandbox, as in a session
+    box = Toolbox(
+        work, {"PATH": os.environ["PATH"]}, tmp_path, command_timeout=30, sandbox=machine_sandbox()
+    )
     system = BASE.format(delivery="Deliver a Python package.", tooling="")
     messages = [
         {"role": "system", "content": f"{system}\n\n{ROLES['engineer']}"},

@@ -10,13 +10,16 @@ import sys
 import pytest
 
 from pytest_e2ebench.agents.tools import OUTPUT_LIMIT, TOOL_NAMES, Toolbox
+from pytest_e2ebench.isolation.sandbox import Sandbox
 
 
 @pytest.fixture
 def box(tmp_path):
     work = tmp_path / "repo"
     work.mkdir()
-    return Toolbox(work, {"PATH": os.environ["PATH"]}, tmp_path, command_timeout=5)
+    # mode none named on purpose: the commands are this file's own, not an agent's
+    none = Sandbox(mode="none")
+    return Toolbox(work, {"PATH": os.environ["PATH"]}, tmp_path, command_timeout=5, sandbox=none)
 
 
 def call(box, name, **args):
