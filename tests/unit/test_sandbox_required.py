@@ -27,7 +27,9 @@ def test_a_sandbox_without_a_mode_is_refused():
 
 
 @pytest.mark.parametrize(
-    "function, name", [(Toolbox.__init__, "sandbox"), (venv.build, "sandbox")], ids=str
+    "function, name",
+    [(Toolbox.__init__, "sandbox"), (venv.build, "sandbox")],
+    ids=["Toolbox", "venv.build"],  # stable across xdist workers (no addresses)
 )
 def test_the_toolbox_and_the_environment_build_require_a_sandbox(function, name):
     assert inspect.signature(function).parameters[name].default is inspect.Parameter.empty
