@@ -502,6 +502,28 @@ def run_suite(
     else:
         run.args = ["--rootdir", str(repo), *common, str(repo)]
         run.trusted = [repo]
+    paths = (venv_python, repo, suite, work, config_dir)
+    command, writable, env, sandbox = _launch(run, paths, sandbox, web, browser, network, vendored)
+    done, probe = _run_probed(
+        sandbox, [*command, *run.args], suite, run, env, timeout, writable, network
+    )
+    return _suite_result(name, done, probe, run, tests, web, repo, eval_dir, suite)
+
+
+def _launch(
+    run: _Run,
+    paths: tuple[Path, Path, Path, Path, Path],
+    sandbox: Sandbox,
+    web: dict[str, str] | None,
+    browser: dict[str, str] | None,
+    network: bool,
+    vendored: list | None,
+) -> tuple[list[str], list[Path], dict[str, str], Sandbox]:
+    """The suite's command, what it may write, its environment and its sandbox.
+
+    ``paths``: the test environment's interpreter, the repository, the suite's folder, its
+    ``work`` and ``config`` folders."""
+    venv_python, repo, suite, work, config_dir = paths
     env = project_env(venv_python, work / "home")
     # where the probe accepts hook implementations from besides the test tools: conftest.py
     # files of the harness's tests (and the plugins the task declared, installed by the
@@ -521,10 +543,7 @@ def run_suite(
         _web_env(env, run, web, repo, suite, network, vendored)
         # Chromium reserves far more address space than it uses: no address-space limit.
         sandbox = _unlimited_address_space(sandbox)
-    done, probe = _run_probed(
-        sandbox, [*command, *run.args], suite, run, env, timeout, writable, network
-    )
-    return _suite_result(name, done, probe, run, tests, web, repo, eval_dir, suite)
+    return command, writable, env, sandbox
 
 
 def _suite_dirs(suite: Path) -> tuple[Path, Path, Path]:

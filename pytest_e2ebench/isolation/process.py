@@ -92,6 +92,25 @@ def drain(stream, fd: int, limit: int, counts: list[int]) -> None:
     stream.close()
 
 
+def _wait(
+    proc: subprocess.Popen, deadline: float, watch: Callable[[], str | None] | None
+) -> tuple[bool, str | None]:
+    """Wait for ``proc`` until ``deadline`` (monotonic), asking ``watch`` every
+    :data:`WATCH_INTERVAL` seconds; (timed out, the watch's reason to stop)."""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return True, None
+        try:
+            proc.wait(timeout=min(left, WATCH_INTERVAL) if watch else left)
+            return False, None
+        except subprocess.TimeoutExpired:
+            pass
+        stopped = watch() if watch else None
+        if stopped:
+            return False, stopped
+
+
 def run(
     args: list[str],
     *,
@@ -115,8 +134,6 @@ def run(
     up the command's network meanwhile); what it raises kills the group and is raised.
     """
     start = time.monotonic()
-    timed_out = False
-    stopped = None
     counts = [0]
     fd = open_log(log)
     try:
@@ -133,23 +150,10 @@ def run(
         )
         reader = threading.Thread(target=drain, args=(proc.stdout, fd, limit, counts), daemon=True)
         reader.start()
-        deadline = start + timeout
         try:
             if on_start is not None:
                 on_start(proc)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    timed_out = True
-                    break
-                try:
-                    proc.wait(timeout=min(left, WATCH_INTERVAL) if watch else left)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                stopped = watch() if watch else None
-                if stopped:
-                    break
+            timed_out, stopped = _wait(proc, start + timeout, watch)
         except BaseException:
             _kill_group(proc)
             proc.wait()

@@ -351,6 +351,35 @@ def verify(
     if projects:
         wanted = [p for p in wanted if p.name in projects]
     out.mkdir(parents=True, exist_ok=True)
+    jobs = _cases_of(wanted, imported)
+    python = behave_env(out, [tasks / imported[p.name]["task"] for p in wanted])
+    runner = _BehaveRunner(tasks, out, _vendored(wanted, imported, tasks, out), python, timeout)
+
+    # E2EDev's runner first, then the harness (each on its own: they would share the CPU)
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        first = list(pool.map(runner.run, jobs))
+    if results is None:
+        select = [imported[p.name]["task"] for p in wanted] if projects else None
+        results = run_harness(tasks, out / "harness", workers, select)
+    harness = _harness_cases(results)
+    cases = [
+        _compared(job, verdict, why, harness)
+        for job, (verdict, why) in zip(jobs, first, strict=True)
+    ]
+    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
+        list(
+            pool.map(
+                runner.settle, [(c, j) for c, j in zip(cases, jobs, strict=True) if not c.agree]
+            )
+        )
+    report = _summarize(wanted, imported, harness, cases)
+    (out / REPORT).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return report
+
+
+def _cases_of(wanted: list[Path], imported: dict) -> list[tuple]:
+    """One job per E2EDev test case of the wanted projects: (project, its import record,
+    requirement id, E2EDev's key, the case's number, the case)."""
     jobs = []
     for project in wanted:
         meta = imported[project.name]
@@ -359,7 +388,11 @@ def verify(
         for rid, key in meta["numbering"].items():
             for number, case in enumerate(requirements[key].get("test_cases") or [], start=1):
                 jobs.append((project, meta, rid, key, number, case))
+    return jobs
 
+
+def _vendored(wanted: list[Path], imported: dict, tasks: Path, out: Path) -> dict[str, Path | None]:
+    """Each project's vendored browser files, materialised under ``out/vendor`` (or None)."""
     vendors: dict[str, Path | None] = {}
     for project in wanted:
         task = tasks / imported[project.name]["task"]
@@ -369,54 +402,60 @@ def verify(
             vendors[project.name] = out / "vendor" / task.name
             shutil.rmtree(vendors[project.name], ignore_errors=True)
             vendor.materialize(vendored, vendors[project.name])
+    return vendors
 
-    python = behave_env(out, [tasks / imported[p.name]["task"] for p in wanted])
-    work_root = Path(tempfile.mkdtemp(prefix="e2ebench-behave-", dir=out))
 
-    def behave(job, attempt: int = 0) -> tuple[str, str]:
+def _compared(job: tuple, verdict: str, why: str, harness: dict) -> CaseResult:
+    """One case's two verdicts side by side: the harness's and E2EDev's runner's."""
+    project, meta, rid, key, number, _ = job
+    mine = harness.get(meta["task"])
+    if mine is None or rid not in mine["requirements"]:
+        ours, reason = "missing", "the harness has no result for this requirement"
+    elif (rid, number) in mine["failing"]:
+        ours, reason = "fail", mine["failing"][(rid, number)]
+    else:
+        ours, reason = "pass", ""
+    return CaseResult(project.name, rid, key, number, ours, verdict, reason, why)
+
+
+@dataclasses.dataclass
+class _BehaveRunner:
+    """E2EDev's Behave runner on one case of the imported reference apps."""
+
+    tasks: Path
+    out: Path
+    vendors: dict[str, Path | None]
+    python: Path
+    timeout: float
+
+    def __post_init__(self) -> None:
+        self.work_root = Path(tempfile.mkdtemp(prefix="e2ebench-behave-", dir=self.out))
+
+    def run(self, job: tuple, attempt: int = 0) -> tuple[str, str]:
         project, imported_as, rid, _, number, case = job
-        task = tasks / imported_as["task"]
-        work = work_root / f"{imported_as['task']}-{rid}-{number}" / f"run-{attempt + 1}"
+        task = self.tasks / imported_as["task"]
+        work = self.work_root / f"{imported_as['task']}-{rid}-{number}" / f"run-{attempt + 1}"
         meta = tomllib.loads((task / "task.toml").read_text(encoding="utf-8"))
         network = meta.get("tests", {}).get("network") is True  # as the harness runs it
         return run_behave_case(
-            project, task / "reference", vendors[project.name], case, work, timeout, python, network
+            project,
+            task / "reference",
+            self.vendors[project.name],
+            case,
+            work,
+            self.timeout,
+            self.python,
+            network,
         )
 
-    # E2EDev's runner first, then the harness (each on its own: they would share the CPU)
-    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
-        first = list(pool.map(behave, jobs))
-    if results is None:
-        select = [imported[p.name]["task"] for p in wanted] if projects else None
-        results = run_harness(tasks, out / "harness", workers, select)
-    harness = _harness_cases(results)
-
-    cases = []
-    for job, (verdict, why) in zip(jobs, first, strict=True):
-        project, meta, rid, key, number, _ = job
-        mine = harness.get(meta["task"])
-        if mine is None or rid not in mine["requirements"]:
-            ours, reason = "missing", "the harness has no result for this requirement"
-        elif (rid, number) in mine["failing"]:
-            ours, reason = "fail", mine["failing"][(rid, number)]
-        else:
-            ours, reason = "pass", ""
-        cases.append(CaseResult(project.name, rid, key, number, ours, verdict, reason, why))
-
-    def settle(index: int) -> None:
+    def settle(self, pair: tuple[CaseResult, tuple]) -> None:
         # two more behave runs tell timing (a verdict that changes) from a real difference
-        result, job = cases[index], jobs[index]
-        result.behave_reruns = [result.behave, *(behave(job, n)[0] for n in (1, 2))]
-        project, meta, rid, _, number, _ = job
-        log = behave_log(work_root / f"{meta['task']}-{rid}-{number}" / "run-1")
+        result, job = pair
+        result.behave_reruns = [result.behave, *(self.run(job, n)[0] for n in (1, 2))]
+        _, meta, rid, _, number, _ = job
+        log = behave_log(self.work_root / f"{meta['task']}-{rid}-{number}" / "run-1")
         result.explanation = explain(result, log.read_text() if log.is_file() else "")
         result.explanation = result.explanation or "unexplained"
-
-    with concurrent.futures.ThreadPoolExecutor(max(1, workers)) as pool:
-        list(pool.map(settle, [i for i, c in enumerate(cases) if not c.agree]))
-    report = _summarize(wanted, imported, harness, cases)
-    (out / REPORT).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    return report
 
 
 def _summarize(wanted, imported, harness, cases: list[CaseResult]) -> dict:
