@@ -56,6 +56,12 @@ class OpenAIChat:
             if mapped is exc:
                 raise
             raise mapped from exc
+        if not isinstance(response, self._openai.types.chat.ChatCompletion):
+            # the SDK hands back the body as text when it is not JSON: the endpoint's fault
+            raise LLMUnavailable(
+                f"{self._client.base_url} answered something that is not a chat completion: "
+                f"{str(response)[:200]!r}"
+            )
         if not response.choices:
             raise LLMUnavailable(f"{self._client.base_url} answered without choices")
         choice = response.choices[0]

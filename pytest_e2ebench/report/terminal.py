@@ -347,7 +347,10 @@ def overall_rows(summary: dict, columns: tuple) -> list[list[str]]:
 
 
 def session_file(folder: Path) -> Path:
-    """A new file name in ``folder`` for this session's results: its UTC time, made unique."""
+    """A new file name in ``folder`` for this session's results: its UTC time, made unique.
+
+    Names sort in the order the sessions began: a second session in the same second gets
+    ``<stamp>_002.json``, which sorts after ``<stamp>.json`` ('_' after '.'; zero-padded)."""
     import time
 
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -355,5 +358,5 @@ def session_file(folder: Path) -> Path:
     path, n = folder / f"{stamp}.json", 1
     while path.exists():
         n += 1
-        path = folder / f"{stamp}-{n}.json"
+        path = folder / f"{stamp}_{n:03d}.json"
     return path
