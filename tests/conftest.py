@@ -303,13 +303,24 @@ CALC_SESSION_ARGS = (
     "--e2e-html=report.html",
     "--e2e-cov-report=term,html",
     "--e2e-cov-xml=ci/coverage.xml",
-    "--junitxml=junit.xml",
     "-rf",
 )
 
 
 class SharedSession(Batch):
     """A :class:`Batch` whose terminal output and JUnit XML the readers match as pytester's."""
+
+    def run(self, *args: str, **kwargs) -> subprocess.CompletedProcess:
+        """:meth:`Batch.run`, writing the JUnit XML the readers read (``junit.xml``), with no
+        cache folder (no reader needs one)."""
+        return super().run(*args, "--junitxml=junit.xml", "-p", "no:cacheprovider", **kwargs)
+
+    def _cases(self, agent: str, run: int, task: str):
+        """The JUnit test cases of a run's items (of ``task`` only if given)."""
+        for case in ElementTree.parse(self.root / "junit.xml").getroot().iter("testcase"):
+            name = case.get("name", "")
+            if f"{task}[{agent}-run-{run}-" in name and name.startswith(task):
+                yield name, case
 
     def lines(self) -> pytest.LineMatcher:
         """The session's stdout, for ``fnmatch_lines`` as on a pytester result."""
@@ -320,23 +331,19 @@ class SharedSession(Batch):
         """JUnit outcome (passed, failed, error, skipped) of each of a run's items, by name
         (of ``task`` only if given)."""
         found = {}
-        for case in ElementTree.parse(self.root / "junit.xml").getroot().iter("testcase"):
-            name = case.get("name", "")
-            if f"{task}[{agent}-run-{run}-" in name and name.startswith(task):
-                tags = [child.tag for child in case if child.tag != "properties"]
-                found[name] = next((t for t in tags if t != "system-out"), "passed")
+        for name, case in self._cases(agent, run, task):
+            tags = [child.tag for child in case if child.tag != "properties"]
+            found[name] = next((t for t in tags if t != "system-out"), "passed")
         return found
 
     def failures(self, agent: str, run: int, task: str = "") -> str:
         """The failure and error texts (JUnit) of a run's items (of ``task`` only if given),
         one after the other."""
         texts = []
-        for case in ElementTree.parse(self.root / "junit.xml").getroot().iter("testcase"):
-            name = case.get("name", "")
-            if f"{task}[{agent}-run-{run}-" in name and name.startswith(task):
-                for child in case:
-                    if child.tag in ("failure", "error"):
-                        texts += [child.get("message", ""), child.text or ""]
+        for _, case in self._cases(agent, run, task):
+            for child in case:
+                if child.tag in ("failure", "error"):
+                    texts += [child.get("message", ""), child.text or ""]
         return "\n".join(texts)
 
 

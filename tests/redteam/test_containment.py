@@ -282,7 +282,8 @@ def cached_digest(path: Path) -> str:
     known = _DIGESTS.get(str(path))
     if known is not None and known[0] == signature:
         return known[1]
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()  # stat first: a later write re-hashes
+    with open(path, "rb") as fh:  # stat first: a later write re-hashes
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
     _DIGESTS[str(path)] = (signature, digest)
     return digest
 
@@ -2101,49 +2102,25 @@ def containment_b(request, tmp_path_factory):
         yield split
 
 
-@pytest.fixture
-def root_batch(containment_a):
-    return containment_a["root"]
+def _family(session: str, family: str):
+    """A fixture for one family's arenas in its shared session (``containment_a``/``_b``)."""
+
+    @pytest.fixture
+    def arenas(request):
+        return request.getfixturevalue(session)[family]
+
+    return arenas
 
 
-@pytest.fixture
-def read_batch(containment_a):
-    return containment_a["read"]
-
-
-@pytest.fixture
-def forger_batch(containment_a):
-    return containment_a["forger"]
-
-
-@pytest.fixture
-def skipper_batch(containment_a):
-    return containment_a["skipper"]
-
-
-@pytest.fixture
-def daemon_batch(containment_b):
-    return containment_b["daemon"]
-
-
-@pytest.fixture
-def link_batch(containment_b):
-    return containment_b["link"]
-
-
-@pytest.fixture
-def excuse_batch(containment_b):
-    return containment_b["excuse"]
-
-
-@pytest.fixture
-def probe_batch(containment_b):
-    return containment_b["probe"]
-
-
-@pytest.fixture
-def build_batch(containment_b):
-    return containment_b["build"]
+root_batch = _family("containment_a", "root")
+read_batch = _family("containment_a", "read")
+forger_batch = _family("containment_a", "forger")
+skipper_batch = _family("containment_a", "skipper")
+daemon_batch = _family("containment_b", "daemon")
+link_batch = _family("containment_b", "link")
+excuse_batch = _family("containment_b", "excuse")
+probe_batch = _family("containment_b", "probe")
+build_batch = _family("containment_b", "build")
 
 
 @pytest.mark.slow

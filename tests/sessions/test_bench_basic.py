@@ -120,9 +120,6 @@ def calc_variants(request, tmp_path_factory) -> SharedSession:
             "--e2e-agent=dir:out",
             "--e2e-tasks=tasks",
             "--e2e-runs=4",
-            "--junitxml=junit.xml",
-            "-p",
-            "no:cacheprovider",
         )
         yield batch
 

@@ -552,9 +552,6 @@ def wheels(request, tmp_path_factory) -> SharedSession:
             "--e2e-agent=dir:out",
             "--e2e-tasks=tasks",
             f"--e2e-runs={len(WHEELS) + len(DIRECT)}",
-            "--junitxml=junit.xml",
-            "-p",
-            "no:cacheprovider",
         )
         yield batch
 

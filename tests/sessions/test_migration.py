@@ -312,9 +312,6 @@ def migrated(request, tmp_path_factory) -> SharedSession:
             "--e2e-agent=dir:out",
             "--e2e-tasks=tasks",
             "--e2e-runs=3",
-            "--junitxml=junit.xml",
-            "-p",
-            "no:cacheprovider",
         )
         yield batch
 

@@ -324,9 +324,6 @@ def pv_answers(request, tmp_path_factory) -> SharedSession:
         batch.run(
             "--e2e-agent=dir:wrong,dir:missing",
             "--e2e-tasks=tasks",
-            "--junitxml=junit.xml",
-            "-p",
-            "no:cacheprovider",
         )
         yield batch
 

@@ -391,9 +391,6 @@ def stages_session(request, tmp_path_factory) -> SharedSession:
             "--e2e-agent=reference,nop,dir:answers",
             "--e2e-tasks=tasks",
             "--e2e-stage=design,setup,acceptance-tests,unit-tests",
-            "--junitxml=junit.xml",
-            "-p",
-            "no:cacheprovider",
         )
         yield batch
 
