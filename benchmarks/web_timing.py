@@ -30,6 +30,10 @@ sys.path.insert(0, str(ROOT))
 from walltime import PYTEST, timed  # noqa: E402  (benchmarks/ is on sys.path when run as a script)
 
 from pytest_e2ebench.probe import PROBE_DIR  # noqa: E402
+from pytest_e2ebench.taskmodel.features import (  # noqa: E402
+    SCENARIOS_ENV,
+    write_scenario_modules,
+)
 from pytest_e2ebench.taskmodel.task import find_task_dirs, load_task  # noqa: E402
 
 
@@ -44,6 +48,9 @@ def plain(tasks) -> float:
         )
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "pytest.ini").write_text("[pytest]\n")
+            # the scenarios' test modules, as the harness writes them for a run
+            index = write_scenario_modules(task.tests_dir, Path(tmp) / "scenarios")
+            env[SCENARIOS_ENV] = str(index.parent)
             total += timed(
                 [
                     sys.executable,

@@ -4,8 +4,10 @@ The agent builds a static HTML/CSS/JS app; the task's tests are ``*.feature`` fi
 scenarios are tagged with requirement ids (``@R1``) and whose steps are pytest-bdd step
 definitions (in the tests folder's ``conftest.py``) using two fixtures: ``app_url`` and
 ``browser``. The test run itself, and everything browser-related, lives in the plugin
-:mod:`e2ebench_web` loaded into the run (``pytest_e2ebench/probe/e2ebench_web.py``); this module
-is the harness's side: reading scenarios statically, and finding the browser.
+:mod:`e2ebench_web` loaded into the run (``pytest_e2ebench/probe/e2ebench_web.py``); reading
+the scenarios, and writing their test modules, is the task model's
+(:mod:`pytest_e2ebench.taskmodel.features`); this module is the harness's side of the
+environment: the web test tools, and finding the browser.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ import shutil
 from pathlib import Path
 
 from ..errors import InfrastructureError
-from ..probe.e2ebench_web import feature_files, parse_feature
-from ..taskmodel.testindex import StaticTest
 from .venv import pinned
 
 WEB_PLUGIN = "e2ebench_web"
@@ -29,29 +29,6 @@ ENTRY_PAGE = "index.html"
 def web_requirements() -> tuple[str, ...]:
     """``name==version`` of the web test tools the harness runs with."""
     return pinned(WEB_TOOLS)
-
-
-def scan_features(tests: Path, *, label: str = "tests") -> tuple[list[StaticTest], list[str]]:
-    """Every scenario of the feature files under ``tests``, as tests with requirement tags.
-
-    Node ids are what the run reports: ``tests/features/todo.feature::test_add_an_item``.
-    """
-    found: list[StaticTest] = []
-    problems: list[str] = []
-    for path in feature_files(tests):
-        rel = f"{label}/{path.relative_to(tests).as_posix()}"
-        scenarios, issues = parse_feature(path)
-        problems.extend(rel + issue[len(path.name) :] for issue in issues)
-        for sc in scenarios:
-            found.append(
-                StaticTest(
-                    nodeid=f"{rel}::{sc['function']}",
-                    requirements=tuple(sc["requirements"]),
-                    cases=sc["cases"],
-                    line=sc["line"],
-                )
-            )
-    return found, problems
 
 
 @functools.cache

@@ -38,7 +38,7 @@ from ..isolation import process
 from ..isolation.intake import IntakeLimits, copy_tree, read_regular
 from ..isolation.sandbox import Limits, Sandbox
 from ..probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
-from ..taskmodel import skips, testconf
+from ..taskmodel import features, skips, testconf
 from ..taskmodel.testconf import TestSettings
 from ..untrusted.parse import loads_json
 from . import coverage_bound, honeypot, tamper
@@ -614,6 +614,12 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     pv = ["-p", PV_PLUGIN] if web is None else []
     run.readable.append(suite / "tests")
     run.trusted = [suite / "tests"]
+    if web is not None:
+        # the scenarios' plain test modules, which the web plugin collects under the feature
+        # files' node ids; read-only in the run, as the tests are
+        index = features.write_scenario_modules(suite / "tests", suite / "scenarios")
+        run.readable.append(index.parent)
+        run.env[features.SCENARIOS_ENV] = str(index.parent)
     extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
     run.cwd = extra.cwd
     run.readable += extra.readable

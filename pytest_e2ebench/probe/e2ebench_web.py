@@ -5,7 +5,10 @@ pytest-e2ebench), next to the probe plugin:
 
 * every ``*.feature`` file under the tests folder is collected as a module of scenario tests:
   ``tests/features/todo.feature::test_add_an_item`` (outline examples are parameters), with the
-  scenario's ``@R<n>`` tags (and its feature's) as ``requirement`` marks;
+  scenario's ``@R<n>`` tags (and its feature's) as ``requirement`` marks. The module is the
+  plain pytest-bdd file the harness wrote for the feature (one ``@scenario`` function per
+  scenario; ``pytest_e2ebench/taskmodel/features.py``), found through the index in
+  ``E2EBENCH_SCENARIOS``: this plugin reads no Gherkin itself;
 * ``app_url`` (session) is the generated app served read-only from ``E2EBENCH_APP_DIR`` by an
   HTTP server on 127.0.0.1 and an ephemeral port;
 * ``browser`` is a Selenium WebDriver for headless Chromium, started once per session (so once
@@ -20,9 +23,6 @@ pytest-e2ebench), next to the probe plugin:
   loads, and no uncaught script error breaks it);
 * when the session ends, the driver quits and every browser and driver process it started is
   killed by its process id.
-
-Naming and scanning (:func:`scan_features`) are shared with the harness, which reads the same
-feature files to know, without running them, which scenarios a task has.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import importlib.util
 import io
 import itertools
 import json
@@ -49,12 +50,10 @@ from pathlib import Path
 import pytest
 
 REQUIREMENT_TAG = re.compile(r"^R\d+$")
-# A scenario's line: indentation, keyword ("Example:" is Gherkin's synonym of "Scenario:";
-# "Examples:" is not), name.
-SCENARIO_LINE = re.compile(
-    r"^([ \t]*)((?:Scenario(?: Outline| Template)?|Example)[ \t]*:)[ \t]*(.*?)[ \t]*$",
-    re.MULTILINE,
-)
+# The folder of the run's scenario modules and its index, as the harness writes them
+# (pytest_e2ebench/taskmodel/features.py: SCENARIOS_ENV, INDEX; a unit test holds them equal).
+SCENARIOS_ENV = "E2EBENCH_SCENARIOS"
+SCENARIO_INDEX = "scenarios.json"
 # Chromium switches for a headless browser that talks to nothing but the served app.
 CHROMIUM_FLAGS = (
     "--headless",
@@ -177,114 +176,62 @@ FAKE_CLOCK = """
 
 
 # ---------------------------------------------------------------------------------------------
-# Scenarios: shared with the harness
+# Collection: a feature file is collected as the test module the harness wrote for it
 
 
-def scenario_function(scenario: str, taken: set[str]) -> str:
-    """The test function name of a scenario: ``test_`` + its name as an identifier, unique."""
-    slug = re.sub(r"\W+", "_", scenario.lower(), flags=re.ASCII).strip("_") or "scenario"
-    name = f"test_{slug}"[:80]
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{name}_{n}"
-    taken.add(candidate)
-    return candidate
+class FeatureProblem(pytest.File):
+    """A feature file that has no test module: collecting it reports why (naming the fix)."""
+
+    problem: BaseException | None = None
+
+    def collect(self):
+        raise self.problem
 
 
-def parse_feature(path: Path) -> tuple[list[dict], list[str]]:
-    """The scenarios of one feature file, and problems (each naming the file and line).
-
-    A scenario is ``{"name", "function", "tags", "requirements", "cases", "line"}``;
-    ``requirements`` are its ``R<n>`` tags and its feature's, ``cases`` its example rows (1
-    for a plain scenario).
-    """
-    from gherkin.errors import CompositeParserException, ParserError
-    from pytest_bdd.exceptions import FeatureError, GherkinParseError
-    from pytest_bdd.parser import FeatureParser
-
-    problems: list[str] = []
-    try:
-        feature = FeatureParser(str(path.parent), path.name).parse()
-    except GherkinParseError as exc:
-        return [], [
-            f"{path.name}:{exc.line}: not valid Gherkin: {exc.message} ({exc.line_content!r})"
-        ]
-    except (FeatureError, CompositeParserException, ParserError, ValueError) as exc:
-        return [], [f"{path.name}: not valid Gherkin: {str(exc).strip()[:300]}"]
-    declared = [m[3] for m in SCENARIO_LINE.finditer(path.read_text(encoding="utf-8"))]
-    for name in sorted({n for n in declared if declared.count(n) > 1}):
-        problems.append(f"{path.name}: two scenarios are named {name!r}; rename one")
-    taken: set[str] = set()
-    scenarios = []
-    for name, template in feature.scenarios.items():
-        tags = sorted(set(feature.tags) | set(template.tags))
-        rows = sum(len(ex.examples) for ex in template.examples)
-        if template.templated and not rows:
-            problems.append(
-                f"{path.name}:{template.line_number}: scenario outline {name!r} has no "
-                "example rows; add an Examples: table"
-            )
-        scenarios.append(
-            {
-                "name": name,
-                "function": scenario_function(name, taken),
-                "tags": tags,
-                "requirements": [t for t in tags if REQUIREMENT_TAG.match(t)],
-                "cases": max(rows, 1),
-                "line": template.line_number,
-            }
+def scenario_index() -> dict[str, dict]:
+    """The harness's index of the run's scenario modules (``E2EBENCH_SCENARIOS``), read once:
+    feature file (resolved path) -> ``{"module": path or None, "problems": [...]}``."""
+    if "index" not in _state:
+        folder = os.environ.get(SCENARIOS_ENV)
+        index = Path(folder, SCENARIO_INDEX) if folder else None
+        _state["index"] = (
+            json.loads(index.read_text(encoding="utf-8")) if index and index.is_file() else {}
         )
-    if not scenarios and not problems:
-        problems.append(f"{path.name}: no scenarios; add 'Scenario:' sections")
-    return scenarios, problems
+    return _state["index"]
 
 
-def feature_files(tests: Path) -> list[Path]:
-    """The feature files under a tests folder, sorted."""
-    return sorted(p for p in tests.rglob("*.feature") if "__pycache__" not in p.parts)
-
-
-def _module_source(path: Path, scenarios: list[dict]) -> str:
-    lines = ["from pytest_bdd import scenario as _scenario", ""]
-    for sc in scenarios:
-        lines += [
-            f"@_scenario({path.name!r}, {sc['name']!r})",
-            f"def {sc['function']}():",
-            f"    {sc['name']!r}",
-            "",
-        ]
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------------------
-# Collection: a feature file is a test module
-
-
-class FeatureModule(pytest.Module):
-    """A ``.feature`` file collected as a module with one test per scenario."""
-
-    def _getobj(self):
-        scenarios, problems = parse_feature(self.path)
-        if problems:
-            raise self.CollectError("; ".join(problems))
-        module = types.ModuleType(f"feature_{self.path.stem}")
-        module.__file__ = str(self.path)  # scenario paths resolve next to the feature file
-        code = compile(_module_source(self.path, scenarios), str(self.path), "exec")
-        exec(code, module.__dict__)
-        return module
-
-    def _register_setup_module_fixture(self) -> None:  # a feature has no setup_module
-        pass
-
-    def _register_setup_function_fixture(self) -> None:
-        pass
+def load_scenarios(feature: Path) -> types.ModuleType:
+    """The test module the harness wrote for ``feature`` (plain pytest-bdd ``@scenario``
+    functions), imported from its file; a collection error naming the fix when there is none."""
+    entry = scenario_index().get(str(feature.resolve()))
+    if entry is None:
+        raise pytest.Collector.CollectError(
+            f"{feature.name}: no scenario module was written for it; write them with "
+            f"'python -m pytest_e2ebench.taskmodel.features TESTS OUT' and set {SCENARIOS_ENV}=OUT"
+        )
+    if entry["problems"]:
+        raise pytest.Collector.CollectError("; ".join(entry["problems"]))
+    name = "feature_" + re.sub(r"\W", "_", feature.stem)
+    spec = importlib.util.spec_from_file_location(name, entry["module"])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def pytest_collect_file(file_path: Path, parent):
-    if file_path.suffix == ".feature":
-        return FeatureModule.from_parent(parent, path=file_path)
-    return None
+    """A ``.feature`` file is a test module under its own path (so node ids are the feature
+    file's), whose object is the module the harness wrote for it."""
+    if file_path.suffix != ".feature":
+        return None
+    try:
+        scenarios = load_scenarios(file_path)
+    except Exception as exc:  # noqa: BLE001 - the file's collection error, as pytest reports one
+        problem = FeatureProblem.from_parent(parent, path=file_path)
+        problem.problem = exc
+        return problem
+    module = pytest.Module.from_parent(parent, path=file_path)
+    module.obj = scenarios
+    return module
 
 
 def pytest_configure(config):
@@ -598,8 +545,11 @@ def executability(driver, url: str) -> dict:
 
 def pytest_collection_finish(session):
     # Start the server and the browser (and load the app once) before the first scenario, so
-    # the start is not charged to that scenario's timeout.
-    if any(isinstance(item.parent, FeatureModule) for item in session.items):
+    # the start is not charged to that scenario's timeout (none with --collect-only: nothing
+    # runs).
+    if session.config.getoption("collectonly"):
+        return
+    if any(item.path.suffix == ".feature" for item in session.items):
         _session()
 
 

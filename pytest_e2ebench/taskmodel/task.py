@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from ..environment.source import FetchError, SourceError, fetch_commit, fetch_sdist, parse_pin
-from ..environment.web import ENTRY_PAGE, scan_features
+from ..environment.web import ENTRY_PAGE
 from ..environment.workspace import code_size, suffixes_for
 from ..errors import InfrastructureError, TaskError
 from ..run.cache import file_hash, tree_hash
+from .features import scan_features
 from .mutants import Mutant, parse_mutants
 from .sections import SectionSource, parse_sections, sections
 from .testconf import TestSettings, parse_settings

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.probe.e2ebench_web import map_url, parse_feature
+from pytest_e2ebench.probe.e2ebench_web import map_url
+from pytest_e2ebench.taskmodel.features import parse_feature
 
 browser = pytest.mark.browser
 

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from ...environment import vendor
 from ...errors import AgentFileError
-from ...probe.e2ebench_web import SCENARIO_LINE, parse_feature
+from ...taskmodel.features import SCENARIO_LINE, parse_feature
 from ...untrusted.parse import read_json
 from ...untrusted.peer import copy_folder
 from ...untrusted.peer import read_text as peer_text
