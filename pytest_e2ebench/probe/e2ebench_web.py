@@ -189,15 +189,17 @@ class FeatureProblem(pytest.File):
 
 
 def scenario_index() -> dict[str, dict]:
-    """The harness's index of the run's scenario modules (``E2EBENCH_SCENARIOS``), read once:
+    """The harness's index of the run's scenario modules (``E2EBENCH_SCENARIOS``):
     feature file (resolved path) -> ``{"module": path or None, "problems": [...]}``."""
-    if "index" not in _state:
-        folder = os.environ.get(SCENARIOS_ENV)
-        index = Path(folder, SCENARIO_INDEX) if folder else None
-        _state["index"] = (
-            json.loads(index.read_text(encoding="utf-8")) if index and index.is_file() else {}
-        )
-    return _state["index"]
+    return _read_index(os.environ.get(SCENARIOS_ENV, ""))
+
+
+@functools.cache
+def _read_index(folder: str) -> dict[str, dict]:
+    index = Path(folder, SCENARIO_INDEX) if folder else None
+    if index is None or not index.is_file():
+        return {}
+    return json.loads(index.read_text(encoding="utf-8"))
 
 
 def load_scenarios(feature: Path) -> types.ModuleType:

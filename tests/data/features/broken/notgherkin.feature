@@ -1,0 +1,5 @@
+Feature: Not Gherkin
+  @R1
+  Scenario: Fine
+    Then nothing
+  this line is no step
