@@ -111,6 +111,12 @@ def _emit(record: dict) -> None:
         data = data[_write(_state["out"], data) :]
 
 
+def emit(record: dict) -> None:
+    """Write ``record`` into the signed results: for the harness's own plugins in the run (the
+    web plugin's browser and executability records)."""
+    _emit(record)
+
+
 # The harness's pipe, taken before any project code runs and kept from the processes the tests
 # start. Run by hand: one file, created here (it must not exist before), so a process left over
 # from a killed session cannot write into the results of the next one.

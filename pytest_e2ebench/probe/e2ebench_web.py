@@ -517,7 +517,7 @@ def _emit(record: dict) -> None:
     """A record into the probe's signed results file (when the probe is loaded)."""
     probe = _state["config"].pluginmanager.get_plugin("e2ebench_probe")
     if probe is not None:
-        probe._emit(record)
+        probe.emit(record)
 
 
 def executability(driver, url: str) -> dict:
