@@ -180,7 +180,8 @@ FAKE_CLOCK = """
 
 
 class FeatureProblem(pytest.File):
-    """A feature file that has no test module: collecting it reports why (naming the fix)."""
+    """A feature file whose test module could not be had: collecting it raises why (the
+    feature's problems, a missing module naming the fix, or the module's import error)."""
 
     problem: BaseException | None = None
 
