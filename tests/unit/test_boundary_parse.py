@@ -46,6 +46,7 @@ ALLOWED = {
     "evaluation/checks/fixtures.py": "the check session's plugin: its context file is the harness's",
     # the harness's own files: tasks, caches, results, downloads it checks by hash
     "taskmodel/task.py": "task folders (harness zone: trusted task content)",
+    "taskmodel/features.py": "a task's feature files (task content; the E2EDev importer's own output)",
     "methods/projecteval/__init__.py": "a task's ProjectEval files (task content)",
     "methods/projecteval/masker.py": "masks a copy of the task's reference (task content)",
     "taskmodel/mutants.py": "a task's mutants.toml and its reference (task content)",
