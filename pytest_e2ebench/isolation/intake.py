@@ -21,6 +21,8 @@ import tokenize
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..untrusted.text import has_control, printable
+
 _CHUNK = 1 << 20
 # Larger Python sources are not parsed: 2 MB of "1+1+…" already takes ~400 MB of AST, and no
 # real module is that big. Parsing is the costly step; reading is bounded separately.
@@ -109,7 +111,8 @@ def copy_tree(
     (or not a folder) raises ValueError. A link whose target, read lexically from the link's
     folder, is a regular file inside the tree is copied as that file's bytes (one hop; the
     target's own path is walked without following links); every other link, every non-regular
-    file and every name that is not UTF-8 is dropped and reported. Names matching an ``ignore``
+    file and every name that is not UTF-8 or holds a control character (escape sequences,
+    newlines, bidirectional overrides) is dropped and reported. Names matching an ``ignore``
     pattern (fnmatch) are skipped silently. Only the executable bit of a mode is kept.
 
     When a limit is reached the copy stops, ``exceeded`` names the limit and ``dest`` holds
@@ -142,7 +145,9 @@ def copy_tree(
 
 def _display(rel: str) -> str:
     # Non-UTF-8 bytes arrive as surrogate escapes; show them as \x.. so the report is JSON-able.
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    # A control character is shown escaped too: the report reaches the terminal as a note.
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return printable(text, lines=False)
 
 
 class _Copier:
@@ -181,6 +186,9 @@ class _Copier:
                 name.encode("utf-8")
             except UnicodeEncodeError:
                 self._drop(rel, "name is not valid UTF-8")
+                continue
+            if has_control(name):  # an escape sequence in every report and log naming it
+                self._drop(rel, "name holds a control character")
                 continue
             try:
                 st = os.stat(name, dir_fd=src_fd, follow_symlinks=False)

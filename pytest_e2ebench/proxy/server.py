@@ -174,6 +174,18 @@ class MeteringProxy:
         self.meter.note({"path": path, "status": 502, "error": why})
 
 
+def request_length(header: str | None) -> int | None:
+    """The body's length a request states: 0 when it states none, None unless it is a plain
+    decimal number (``-1``, ``+5``, ``1_0``, `` 7`` and ``0x10`` are refused)."""
+    if header is None:
+        return 0
+    return int(header) if header.isascii() and header.isdigit() else None
+
+
+def _message(text: str) -> bytes:
+    return json.dumps({"error": {"message": text}}).encode()
+
+
 def _refuse(kind: str, status: int, message: str) -> tuple[int, str, bytes]:
     return status, "application/json", json.dumps(error_body(kind, status, message)).encode()
 
@@ -203,9 +215,12 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(404, "application/json", b'{"error": {"message": "not found"}}')
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_REQUEST:
-            self._send(413, "application/json", b'{"error": {"message": "request too large"}}')
+        length = request_length(self.headers.get("Content-Length"))
+        if length is None or length > MAX_REQUEST:
+            # A negative length made ``read`` take everything until the agent closed its
+            # socket, gigabytes into the harness's memory; a word, a traceback per request.
+            status, what = (400, "a bad Content-Length") if length is None else (413, "too large")
+            self._send(status, "application/json", _message(f"request: {what}"))
             self.close_connection = True
             return
         raw = self.rfile.read(length)
