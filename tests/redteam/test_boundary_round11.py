@@ -257,3 +257,65 @@ def test_a_file_name_with_a_control_character_is_not_taken_in(tmp_path):
         ("pkg/\\x1b[2Jevil.py", "name holds a control character"),
         ("pkg/new\\x0aline.py", "name holds a control character"),
     ]
+
+
+# --- coverage data the project wrote ------------------------------------------------------
+
+
+def _coverage_data(tmp_path: Path) -> tuple[Path, Path]:
+    """A project and one real coverage data file of a run that imported it."""
+    import subprocess
+
+    repo, data = tmp_path / "repo", tmp_path / "suite-coverage"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text(
+        "def f(x):\n    if x:\n        return 1\n    return 2\n"
+    )
+    data.mkdir()
+    script = tmp_path / "suite.py"
+    script.write_text(f"import sys\nsys.path.insert(0, {str(repo)!r})\nimport pkg\npkg.f(1)\n")
+    subprocess.run(
+        [sys.executable, "-m", "coverage", "run", "--branch", f"--source={repo}"]
+        + [f"--data-file={data / 'data.good'}", str(script)],
+        cwd=repo,
+        check=True,
+    )
+    return repo, data
+
+
+SLOW_VIEW = (
+    "create view file as with recursive c(x) as (select 1 union all select x + 1 from c "
+    "where x < 3000000000) select 1 as id, 'pkg/__init__.py' as path from (select max(x) from c)"
+)
+GENERATED = (
+    "create table file (id integer primary key, "
+    "path text generated always as (hex(zeroblob(100000000))) virtual)"
+)
+
+
+def test_coverage_data_that_is_not_plain_coverage_data_is_refused_unqueried(tmp_path, monkeypatch):
+    """Attack (d, f): the project writes, beside its run's real coverage data, a 53 KB data
+    file whose ``file`` table is a view counting to three billion (and one whose paths are a
+    generated column of 200 MB each). coverage.py's steps in the harness query ``file``:
+    each ran to its timeout, 300 s to list the measured files and 900 s for the reports of
+    the extended suite, per suite and run, and the run's coverage was lost. Now a data file
+    is read only when its schema is coverage.py's own tables, plain; the rest is counted."""
+    import shutil
+    import sqlite3
+
+    from pytest_e2ebench.evaluation import runner as suite_runner
+
+    repo, data = _coverage_data(tmp_path)
+    for name, create in (("data.view", SLOW_VIEW), ("data.generated", GENERATED)):
+        shutil.copy(data / "data.good", data / name)
+        db = sqlite3.connect(data / name)
+        db.execute("drop table file")
+        db.execute(create)
+        db.commit()
+        db.close()
+    # the old code's steps ran to their timeout: 30 s here keeps its failure short
+    monkeypatch.setattr(suite_runner, "COVERAGE_TIMEOUT", 30.0)
+    found = suite_runner.coverage_totals(tmp_path / "where", repo, [data], reports=True)
+    assert "error" not in found, found
+    assert found["refused_data_files"] == 2
+    assert (found["statements"], found["covered_lines"]) == (4, 3)
