@@ -19,7 +19,7 @@ import pytest
 from pytest_e2ebench.agents.clitools import runner
 from pytest_e2ebench.agents.clitools.specs import CLISpec, Launch
 from pytest_e2ebench.collect import RequirementItem
-from pytest_e2ebench.errors import AgentError
+from pytest_e2ebench.errors import AgentError, AgentFileError
 from pytest_e2ebench.isolation.intake import copy_tree
 from pytest_e2ebench.isolation.sandbox import machine_sandbox
 from pytest_e2ebench.llm.accounting import Pricing
@@ -319,3 +319,29 @@ def test_coverage_data_that_is_not_plain_coverage_data_is_refused_unqueried(tmp_
     assert "error" not in found, found
     assert found["refused_data_files"] == 2
     assert (found["statements"], found["covered_lines"]) == (4, 3)
+
+
+# --- a peer's archive: names that drive a terminal -------------------------------------------
+
+
+def test_a_peer_archive_member_named_with_an_escape_sequence_is_refused(tmp_path):
+    """Attack (a): ``e2ebench fetch`` of a swapped archive whose member is named
+    ``data/\\x1b]0;…\\x07\\x1b[2J….json``. It was unpacked as named, and every importer's report
+    and error naming it carried the sequence to the terminal. Now the member is refused, and
+    the error shows the name escaped (every AgentFileError does)."""
+    import io
+    import tarfile
+
+    from pytest_e2ebench.untrusted.archive import unpack
+
+    archive = tmp_path / "a.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name in ("top/data/ok.json", f"top/data/{ESCAPES[:12]}x.json"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"{}"))
+    with pytest.raises(AgentFileError) as info:
+        unpack(archive, tmp_path / "out", ("data",))
+    assert "has a control character in its name" in str(info.value)
+    assert "\x1b" not in str(info.value) and "\\x1b[2J" in str(info.value)
+    assert not (tmp_path / "out").exists()
