@@ -6,6 +6,7 @@ Scripts read these keys; see the "results.json" section of docs/metrics.md.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -93,6 +94,9 @@ def build(
     return document
 
 
+SESSIONS_DIR = "sessions"  # DIR/sessions/<UTC start>.json: every session's own results
+
+
 class ResultsError(E2EBenchError, ValueError):
     """A results file that cannot be used; the message names the file and the fix."""
 
@@ -116,6 +120,13 @@ def load(path: Path) -> dict:
     ):
         raise ResultsError(f"{path}: field tasks must be a list of run records (task, agent, run)")
     return document
+
+
+def out_folder(path: Path) -> Path:
+    """The ``--e2e-out`` folder a results file was written into: its own folder, or the one
+    above for a session's file (``<out>/sessions/<stamp>.json``)."""
+    folder = Path(os.path.abspath(path)).parent
+    return folder.parent if folder.name == SESSIONS_DIR else folder
 
 
 def merge(previous: list[dict], fresh: list[dict]) -> list[dict]:

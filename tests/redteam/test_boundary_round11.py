@@ -8,6 +8,7 @@ did before and what closed it.
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import sys
@@ -29,6 +30,7 @@ from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
 from pytest_e2ebench.untrusted.text import printable
 
 PRICING = Pricing(prices={"m": (1000.0, 1000.0)})  # $0.001 per token: one call spends $0.11
+DATA = Path(__file__).resolve().parents[1] / "data"
 CHAT = {"messages": [{"role": "user", "content": "hi"}]}
 
 # --- the proxy: a request's stated length ----------------------------------------------------
@@ -329,7 +331,6 @@ def test_a_peer_archive_member_named_with_an_escape_sequence_is_refused(tmp_path
     ``data/\\x1b]0;…\\x07\\x1b[2J….json``. It was unpacked as named, and every importer's report
     and error naming it carried the sequence to the terminal. Now the member is refused, and
     the error shows the name escaped (every AgentFileError does)."""
-    import io
     import tarfile
 
     from pytest_e2ebench.untrusted.archive import unpack
@@ -345,3 +346,37 @@ def test_a_peer_archive_member_named_with_an_escape_sequence_is_refused(tmp_path
     assert "has a control character in its name" in str(info.value)
     assert "\x1b" not in str(info.value) and "\\x1b[2J" in str(info.value)
     assert not (tmp_path / "out").exists()
+
+
+# --- a results file from elsewhere ------------------------------------------------------------
+
+
+def test_a_foreign_results_file_does_not_put_local_files_into_the_report(tmp_path):
+    """Attack (a, f): ``e2ebench report peer/results.json --html report.html`` of a results
+    file someone published, whose record says ``"dir": "/"`` and names a file of this machine
+    as its trajectory (``/etc/shadow``, a key; here a secret beside the file). The report read
+    the run's files wherever ``dir`` said: the secret's first lines were in the HTML. Now a
+    results file's runs are read only inside the out folder it lies in."""
+    import argparse
+    import copy
+
+    from pytest_e2ebench.report.commands import report
+
+    secret = tmp_path / "home" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("SECRET-KEY-LINE\n")
+    document = json.loads((DATA / "results" / "tipcalc-reference-nop-dir.json").read_text())
+    peer, own = copy.deepcopy(document["tasks"][0]), copy.deepcopy(document["tasks"][0])
+    peer.update(dir="/", agent="peer", agent_run={"details": {"trajectory": str(secret)}})
+    run = tmp_path / "out" / "own" / "run-1"
+    (run / "agent").mkdir(parents=True)
+    (run / "agent" / "proxy.jsonl").write_text("OWN-TRAJECTORY-LINE\n")
+    own.update(dir=str(run), agent_run={"details": {"trajectory": str(run / "agent/proxy.jsonl")}})
+    document["tasks"] = [peer, own]
+    results = tmp_path / "out" / "results.json"
+    results.write_text(json.dumps(document))
+    args = argparse.Namespace(results=[results], html=tmp_path / "r.html", json=None)
+    assert report(args, out=io.StringIO()) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "SECRET-KEY-LINE" not in html
+    assert "OWN-TRAJECTORY-LINE" in html  # a run of the file's own out folder still shows
