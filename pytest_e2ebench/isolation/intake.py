@@ -14,6 +14,7 @@ import ast
 import dataclasses
 import fnmatch
 import io
+import itertools
 import os
 import posixpath
 import stat
@@ -477,6 +478,90 @@ def _walk(
                 yield from _walk(sub, rel, skip, depth - 1)
         finally:
             os.close(sub)
+
+
+_OPEN_LEVELS = 128  # folders a removal holds open at once; deeper ones are moved up first
+_MOVED = itertools.count()  # names of the folders moved up
+
+
+def remove_tree(root: Path) -> None:
+    """Remove the folder ``root`` and everything in it, following no link, at any depth.
+
+    ``shutil.rmtree`` recurses once per level: an agent's tree 3,000 folders deep raised
+    ``RecursionError`` in the harness (a run that became a harness error, out of the mean).
+    Here a loop walks the tree with a stack of open folders; a folder deeper than
+    :data:`_OPEN_LEVELS` below where the walk began is moved up into ``root`` under a fresh
+    name and emptied later, so neither the stack nor the open descriptors grow with the
+    depth. Read-only folders are made writable first (never through a link: each was seen as
+    a folder, not a link, and the processes that wrote the tree have ended).
+    """
+    if not os.access(root, os.R_OK | os.W_OK | os.X_OK) and not root.is_symlink():
+        os.chmod(root, 0o700)
+    top = os.open(root, _DIR_FLAGS)
+    try:
+        pending: list[str | None] = [None]  # folders in ``root`` to empty (None: itself)
+        while pending:
+            name = pending.pop()
+            start = top if name is None else _open_emptied(top, name)
+            if start is not None:
+                _empty(start, top, pending)
+            if name is not None:
+                _writing(top, os.rmdir, name, dir_fd=top)
+    finally:
+        os.close(top)
+    os.rmdir(root)
+
+
+def _empty(start: int, top: int, pending: list) -> None:
+    """Empty the open folder ``start`` (closed here unless it is ``top``)."""
+    stack = [(start, _entries(start), "")]
+    while stack:
+        fd, entries, name = stack[-1]
+        if not entries:
+            stack.pop()
+            if fd != top:
+                os.close(fd)
+            if stack:  # emptied: removed from its parent
+                _writing(stack[-1][0], os.rmdir, name, dir_fd=stack[-1][0])
+            continue
+        entry, is_dir = entries.pop()
+        if not is_dir:
+            _writing(fd, os.unlink, entry, dir_fd=fd)
+        elif len(stack) >= _OPEN_LEVELS:
+            fresh = f".e2ebench-remove-{os.getpid()}-{next(_MOVED)}"
+            _writing(fd, os.rename, entry, fresh, src_dir_fd=fd, dst_dir_fd=top)
+            pending.append(fresh)
+        else:
+            child = _open_emptied(fd, entry)
+            if child is not None:
+                stack.append((child, _entries(child), entry))
+
+
+def _entries(fd: int) -> list[tuple[str, bool]]:
+    with os.scandir(fd) as found:
+        return [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
+
+
+def _open_emptied(parent: int, name: str) -> int | None:
+    """The folder ``name`` of ``parent``, made readable first when it is not."""
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:
+        os.chmod(name, 0o700, dir_fd=parent)
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        return None
+
+
+def _writing(folder: int, change, *args, **kwargs) -> None:
+    """``change(*args, **kwargs)`` in the open ``folder``, made writable when it is not."""
+    try:
+        change(*args, **kwargs)
+    except PermissionError:
+        os.fchmod(folder, 0o700)
+        change(*args, **kwargs)
+    except FileNotFoundError:
+        pass
 
 
 def intake_summary(intake: dict | None) -> dict | None:

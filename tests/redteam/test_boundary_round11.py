@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import socket
 import sys
 import types
@@ -380,3 +381,39 @@ def test_a_foreign_results_file_does_not_put_local_files_into_the_report(tmp_pat
     html = (tmp_path / "r.html").read_text()
     assert "SECRET-KEY-LINE" not in html
     assert "OWN-TRAJECTORY-LINE" in html  # a run of the file's own out folder still shows
+
+
+# --- a tree deeper than Python's recursion ---------------------------------------------------
+
+
+def _deep(root: Path, levels: int) -> Path:
+    """``root`` holding ``levels`` nested folders (each with a file), made relative to open
+    descriptors as an agent would (a path that deep is longer than PATH_MAX)."""
+    root.mkdir(parents=True)
+    fd = os.open(root, os.O_RDONLY)
+    for _ in range(levels):
+        os.mkdir("d", dir_fd=fd)
+        os.close(os.open("f.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.symlink("/etc", "etc", dir_fd=fd)
+    os.close(fd)
+    return root
+
+
+def test_a_workspace_deeper_than_pythons_recursion_is_the_agents_failure(tmp_path):
+    """Attack (f): an agent leaves a workspace 1,200 folders deep (where its writes are not
+    applied through an overlay: an unprivileged harness). Intake stops at 64 levels, then the
+    harness removed the agent's copy with ``shutil.rmtree``, which recurses once per level:
+    ``RecursionError``, and the run became a harness error, out of the mean. The same for
+    every removal of an agent's folder (``run.cache.remove``: a rerun's artifacts, a stage's
+    output). Now removal walks with a bounded stack: the run is graded as an empty
+    repository, the limit named, and the link at the bottom is removed, not followed."""
+    from pytest_e2ebench.environment.workspace import take_in
+    from pytest_e2ebench.isolation.intake import IntakeLimits
+
+    workspace = _deep(tmp_path / "run" / "repo", 1200)
+    report = take_in(workspace, IntakeLimits())
+    assert report.exceeded == "max_depth" and sorted(os.listdir(tmp_path / "run")) == ["repo"]
+    assert list(workspace.iterdir()) == [] and Path("/etc/passwd").exists()
