@@ -417,3 +417,26 @@ def test_a_workspace_deeper_than_pythons_recursion_is_the_agents_failure(tmp_pat
     report = take_in(workspace, IntakeLimits())
     assert report.exceeded == "max_depth" and sorted(os.listdir(tmp_path / "run")) == ["repo"]
     assert list(workspace.iterdir()) == [] and Path("/etc/passwd").exists()
+
+
+def test_data_nested_past_path_max_counts_against_the_quota(tmp_path):
+    """Attack (f): where writes are measured by the watchdog (no overlay), the project puts its
+    data under folders nested past PATH_MAX (21 names of 200 characters). The watchdog walks
+    by path: ``scandir`` failed with ENAMETOOLONG there and it went on, so everything below
+    was uncounted, and the disk filled past the 2 GiB quota. Now such a folder is over it."""
+    from pytest_e2ebench.isolation.limits import Limits, Quota
+
+    root = tmp_path / "work"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY)
+    for _ in range(21):
+        os.mkdir("n" * 200, dir_fd=fd)
+        inner = os.open("n" * 200, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    with os.fdopen(os.open("fill", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as out:
+        out.write(b"x" * (2 << 20))
+    os.close(fd)
+    quota = Quota([root], Limits(quota_bytes=1 << 20))
+    assert quota.check() == "disk_quota"
+    assert Quota([tmp_path / "work" / ("n" * 200)], Limits()).check() == "disk_quota"
