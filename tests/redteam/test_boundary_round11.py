@@ -12,6 +12,7 @@ import io
 import json
 import os
 import socket
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -267,8 +268,6 @@ def test_a_file_name_with_a_control_character_is_not_taken_in(tmp_path):
 
 def _coverage_data(tmp_path: Path) -> tuple[Path, Path]:
     """A project and one real coverage data file of a run that imported it."""
-    import subprocess
-
     repo, data = tmp_path / "repo", tmp_path / "suite-coverage"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "__init__.py").write_text(
@@ -414,7 +413,10 @@ def test_a_workspace_deeper_than_pythons_recursion_is_the_agents_failure(tmp_pat
     from pytest_e2ebench.isolation.intake import IntakeLimits
 
     workspace = _deep(tmp_path / "run" / "repo", 1200)
-    report = take_in(workspace, IntakeLimits())
+    try:
+        report = take_in(workspace, IntakeLimits())
+    finally:  # a tree left that deep breaks pytest's own removal of old temporary folders
+        subprocess.run(["rm", "-rf", str(tmp_path / "run" / "repo.raw")], check=True)
     assert report.exceeded == "max_depth" and sorted(os.listdir(tmp_path / "run")) == ["repo"]
     assert list(workspace.iterdir()) == [] and Path("/etc/passwd").exists()
 
