@@ -5,7 +5,6 @@ Scripts read these keys; see the "results.json" section of docs/metrics.md.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +16,7 @@ from ..grading.metrics import summarize
 from ..grading.stats import METHOD
 from ..run.cache import write_json
 from ..run.runs import RunKey
+from ..untrusted.parse import loads_json
 
 SCHEMA = "e2ebench-results/1"
 _RUN_KEYS = (
@@ -104,7 +104,8 @@ class ResultsError(E2EBenchError, ValueError):
 def load(path: Path) -> dict:
     """A results document, checked; :class:`ResultsError` names the file and what is wrong."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        # bounded in depth: a results file from elsewhere of 100,000 "[" raised RecursionError
+        document = loads_json(path.read_text(encoding="utf-8"), str(path))
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read ({exc.strerror})") from None
     except ValueError as exc:

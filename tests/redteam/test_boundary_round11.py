@@ -442,3 +442,14 @@ def test_data_nested_past_path_max_counts_against_the_quota(tmp_path):
     quota = Quota([root], Limits(quota_bytes=1 << 20))
     assert quota.check() == "disk_quota"
     assert Quota([tmp_path / "work" / ("n" * 200)], Limits()).check() == "disk_quota"
+
+
+def test_a_foreign_results_file_nested_too_deep_is_named_not_a_crash(tmp_path):
+    """The same command on a results file of 100,000 ``[``: ``json.loads`` raised
+    ``RecursionError`` out of ``e2ebench report`` (a traceback, no file named). Now it is
+    read by the bounded parser: a ResultsError naming the file."""
+    from pytest_e2ebench.report.results import ResultsError, load
+
+    (tmp_path / "results.json").write_text("[" * 100_000)
+    with pytest.raises(ResultsError, match="nested deeper than 64 levels"):
+        load(tmp_path / "results.json")
