@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..errors import AgentFileError
 from ..untrusted.parse import loads_json
-from .dialects import Usage, dialect, error_body, prepare, request_model, usage
+from .dialects import RESPONSES, Usage, dialect, error_body, prepare, request_model, usage
 from .meter import Meter, clip, request_tail
 from .tape import Tape, body_bytes, request_hash
 
@@ -122,6 +122,10 @@ class MeteringProxy:
         if kind is None or not isinstance(body, dict):
             what = "an API path" if kind is None else "a JSON object body"
             return _refuse(kind or "chat", 404 if kind is None else 400, f"{path}: not {what}")
+        if kind == RESPONSES and body.get("background"):
+            # answered later (fetched with a GET the proxy does not forward), so never metered,
+            # yet its output reaches a next call through previous_response_id
+            return _refuse(kind, 400, "background responses are not metered: ask in the call")
         why = self.meter.allow()
         if why is not None:
             self.meter.note({"path": path, "status": 400, "refused": why})

@@ -124,6 +124,23 @@ def test_a_call_of_no_tokens_costs_nothing_whatever_model_it_names(tmp_path):
     assert summary["budget_exceeded"] is None and meter.allow() is None
 
 
+@pytest.mark.parametrize("background", [True, "yes"])
+def test_a_background_response_is_refused_not_left_unmetered(tmp_path, background):
+    """Attack (c): the agent asks the Responses API for a ``background`` response. It is
+    answered at once, queued, with no usage, and its result is fetched later with a GET the
+    proxy never forwards; yet a next call with ``previous_response_id`` gives the model that
+    output: the tokens of the background work were never counted against any budget. The
+    proxy forwarded it. Now it refuses such a request; the upstream never sees it."""
+    script = [reply("a", prompt_tokens=50, completion_tokens=5)]
+    meter = Meter(tmp_path / "proxy.jsonl", PRICING, Budget())
+    with ScriptedLLM(script) as llm:
+        upstream = Upstream(llm.base_url, "key", 10)
+        with MeteringProxy(upstream, meter, None, model="m") as proxy:
+            body = {"model": "m", "input": "work", "background": background}
+            status = _post(proxy.base_url + "/responses", body)
+        assert status == 400 and llm.requests == []
+
+
 # --- the CLI agent's folders: the proxy's log beside it --------------------------------------
 
 FORGER = r"""
