@@ -21,6 +21,7 @@ from .methods.stages import IMPLEMENT, StageReferences, item_names
 from .run.record import error_record, error_stage_record
 from .stash import AGENTS, EVALUATOR, SETTINGS
 from .taskmodel.task import Requirement, Task, at_level, load_task
+from .untrusted.text import printable
 
 # The user property that carries a run's record to the reporter, as JSON text (what
 # --junitxml writes into its <property value="…">, and what a script reading it can parse).
@@ -156,7 +157,7 @@ class RequirementItem(pytest.Item):
                 if isinstance(failure, RunFailed)
                 else "infrastructure error (not the agent's fault)"
             )
-            pytest.fail(f"{what}: {failure}", pytrace=False)
+            pytest.fail(printable(f"{what}: {failure}"), pytrace=False)
         # The whole record travels once per run and process; the reporter merges by key.
         if evaluator.first_delivery(self.task, self.agent, self.run):
             self.user_properties.append((PROPERTY, json.dumps(self.record)))
@@ -167,7 +168,8 @@ class RequirementItem(pytest.Item):
         verdict = next(r for r in self.record["requirements"] if r["id"] == self.requirement.id)
         if verdict["verdict"] == IMPLEMENTED:
             return
-        lines = self._explain(verdict).splitlines()
+        # the project's messages, a peer's titles, the agent's file names: no terminal control
+        lines = printable(self._explain(verdict)).split("\n")
         # --tb: line (and no) is one line per requirement, short the verdict and where the
         # details are; long and auto the whole explanation (issue 31)
         style = getattr(self.config.option, "tbstyle", "auto")
@@ -179,7 +181,8 @@ class RequirementItem(pytest.Item):
 
     def _explain(self, verdict: dict) -> str:
         req = self.requirement
-        lines = [f"{req.id} not implemented ({self.agent.label}, run {self.run}): {req.title}"]
+        title = printable(req.title, lines=False)
+        lines = [f"{req.id} not implemented ({self.agent.label}, run {self.run}): {title}"]
         if verdict["failing"] or not verdict["tests"]:
             lines.append(
                 f"{verdict['tests'] - verdict['passed']} of {verdict['tests']} tests did not pass:"
@@ -187,9 +190,10 @@ class RequirementItem(pytest.Item):
         else:  # a judge other than the tests decided (--e2e-judge)
             lines.append(f"the judge decided so; all {verdict['tests']} tests passed")
         for test in verdict["failing"][:MAX_LISTED_FAILURES]:
-            message = test["message"].strip().splitlines()
+            message = test["message"].strip().split("\n")
             first = f" — {message[0][:200]}" if message else ""
-            lines.append(f"  {test['outcome'].upper():7} {test['nodeid']}{first}")
+            nodeid = printable(test["nodeid"], lines=False)
+            lines.append(f"  {test['outcome'].upper():7} {nodeid}{first}")
             lines.extend(f"          {m[:200]}" for m in message[1:3])
             properties = test.get("properties", {})
             if "screenshot" in properties:
@@ -212,7 +216,7 @@ class RequirementItem(pytest.Item):
         return "\n".join(lines)
 
     def reportinfo(self):
-        return self.path, None, f"{self.name}: {self.requirement.title}"
+        return self.path, None, printable(f"{self.name}: {self.requirement.title}", lines=False)
 
 
 class StageItem(pytest.Item):
@@ -241,7 +245,7 @@ class StageItem(pytest.Item):
                 self.user_properties.append(
                     (PROPERTY, json.dumps(error_stage_record(*args, where, exc)))
                 )
-            pytest.fail(f"{self.stage}: could not be evaluated: {exc}", pytrace=False)
+            pytest.fail(printable(f"{self.stage}: could not be evaluated: {exc}"), pytrace=False)
         if evaluator.first_delivery(*args):
             self.user_properties.append((PROPERTY, json.dumps(self.record)))
 
@@ -257,7 +261,7 @@ class StageItem(pytest.Item):
         ]
         lines += [f"note: {n}" for n in self.record.get("notes", [])]
         lines.append(f"details: {self.record['dir']}")
-        pytest.fail("\n".join(lines), pytrace=False)
+        pytest.fail(printable("\n".join(lines)), pytrace=False)
 
     def reportinfo(self):
         return self.path, None, f"{self.name}: {self.stage} {self.artefact}"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from .untrusted.text import printable
+
 
 class E2EBenchError(Exception):
     """Base class of every error raised by pytest-e2ebench."""
@@ -71,7 +73,8 @@ class AgentFileError(E2EBenchError, ValueError):
     def __init__(self, where: str, problem: str) -> None:
         self.where = where
         self.problem = problem
-        super().__init__(f"{where}: {problem}")
+        # the name is the author's: printed, its control characters would drive a terminal
+        super().__init__(f"{printable(where, lines=False)}: {printable(problem)}")
 
 
 class E2EBenchWarning(pytest.PytestWarning):

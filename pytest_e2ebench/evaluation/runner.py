@@ -205,16 +205,46 @@ class _ProbePipe:
             os.close(self._file)
 
 
-# the files a list of coverage data files measured, as JSON (run by the harness's interpreter)
+# The files a list of coverage data files measured, and the data files refused, as JSON (run
+# by the harness's interpreter). A data file is an SQLite database the project could write:
+# a view in place of coverage.py's ``file`` table (a recursive query, 53 KB) held every
+# coverage step that read it for its whole timeout, 20 minutes of the harness per suite, and
+# a generated column computes an expression at every read. Only coverage.py's own tables, as
+# plain tables, are read (the schema itself is read without running a query of the file's).
 _MEASURED = (
-    "import json, sys\n"
+    "import json, sqlite3, sys\n"
+    "from pathlib import Path\n"
     "from coverage import CoverageData\n"
-    "names = set()\n"
+    "from coverage.sqldata import SCHEMA\n"
+    "ref = sqlite3.connect(':memory:')\n"
+    "ref.executescript(SCHEMA)\n"
+    "TABLES = {n for (n,) in ref.execute(\"select name from sqlite_master where type='table'\")}\n"
+    "def plain(path):\n"
+    "    db = sqlite3.connect(Path(path).as_uri() + '?mode=ro', uri=True)\n"
+    "    try:\n"
+    "        rows = db.execute('select type, name, sql from sqlite_master').fetchall()\n"
+    "        tables = [n for t, n, sql in rows if t == 'table']\n"
+    "        if not set(tables) <= TABLES:\n"
+    "            return False\n"
+    "        if any(t not in ('table', 'index') for t, _, _ in rows):\n"
+    "            return False  # a view or a trigger\n"
+    "        if any((sql or '').upper().startswith('CREATE VIRTUAL') for _, _, sql in rows):\n"
+    "            return False\n"
+    "        return not any(c[-1] for n in tables\n"
+    "                       for c in db.execute(f'pragma table_xinfo(\"{n}\")'))\n"
+    "    except sqlite3.Error:\n"
+    "        return False\n"
+    "    finally:\n"
+    "        db.close()\n"
+    "names, refused = set(), []\n"
     "for path in sys.argv[1:]:\n"
+    "    if not plain(path):\n"
+    "        refused.append(path)\n"
+    "        continue\n"
     "    data = CoverageData(path)\n"
     "    data.read()\n"
     "    names.update(data.measured_files())\n"
-    "print(json.dumps(sorted(names)))\n"
+    "print(json.dumps({'names': sorted(names), 'refused': refused}))\n"
 )
 # combine, then the JSON totals and the asked-for reports (xml, html), in ONE child: each
 # interpreter start costs about a second on a loaded machine, and a run made five of them.
@@ -270,8 +300,10 @@ def copy_prefixes(measured: list[str], repo: Path, source: Path) -> list[str]:
     return sorted(p for p in prefixes if p != "/")
 
 
-def _measured_files(where: Path, files: list[Path]) -> list[str]:
-    """The file names the data files recorded (read by a child under limits: hostile data)."""
+def _measured_files(where: Path, files: list[Path]) -> tuple[list[str], list[Path]]:
+    """The file names the data files recorded, and the data files that are not plain
+    coverage.py data (read by a child under limits: hostile data). When the child gives no
+    answer, every file is refused: what it could not read, the reports cannot either."""
     done = process.run(
         [sys.executable, "-I", "-c", _MEASURED, *map(str, files)],
         cwd=where,
@@ -281,10 +313,15 @@ def _measured_files(where: Path, files: list[Path]) -> list[str]:
         preexec=Limits().apply,
     )
     try:
-        names = json.loads(done.output.strip().splitlines()[-1]) if done.returncode == 0 else []
+        found = json.loads(done.output.strip().splitlines()[-1]) if done.returncode == 0 else {}
     except (ValueError, IndexError):
-        return []
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+        found = {}
+    if not isinstance(found, dict) or not isinstance(found.get("refused"), list):
+        return [], list(files)
+    names = found.get("names")
+    names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    refused = {r for r in found["refused"] if isinstance(r, str)}
+    return names, [f for f in files if str(f) in refused]
 
 
 def _report_rc(
@@ -368,7 +405,11 @@ def coverage_totals(
         return None
     source = where / COVERAGE_SOURCE
     copy_tree(repo, source, SOURCE_LIMITS, ignore=("__pycache__", ".git"))
-    copies = tuple(copy_prefixes(_measured_files(where, files), repo, source))
+    names, refused = _measured_files(where, files)
+    files = [f for f in files if f not in refused]
+    if not files:
+        return {"error": f"coverage data refused: {len(refused)} file(s) not coverage.py's"}
+    copies = tuple(copy_prefixes(names, repo, source))
     too_big = coverage_bound.oversized(source)
     rc = _report_rc(where, repo, source, too_big, copies)
     out = where / "coverage.json"
@@ -396,6 +437,8 @@ def coverage_totals(
     }
     if too_big:
         found["omitted"] = coverage_bound.omitted_record(too_big)
+    if refused:  # the project zone's forgeries: the other files' coverage, and a count
+        found["refused_data_files"] = len(refused)
     if reports:
         targets = {"xml": COVERAGE_XML, "html": f"{COVERAGE_HTML}/index.html"}
         found["reports"] = {

@@ -14,12 +14,15 @@ import ast
 import dataclasses
 import fnmatch
 import io
+import itertools
 import os
 import posixpath
 import stat
 import tokenize
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from ..untrusted.text import has_control, printable
 
 _CHUNK = 1 << 20
 # Larger Python sources are not parsed: 2 MB of "1+1+…" already takes ~400 MB of AST, and no
@@ -109,7 +112,8 @@ def copy_tree(
     (or not a folder) raises ValueError. A link whose target, read lexically from the link's
     folder, is a regular file inside the tree is copied as that file's bytes (one hop; the
     target's own path is walked without following links); every other link, every non-regular
-    file and every name that is not UTF-8 is dropped and reported. Names matching an ``ignore``
+    file and every name that is not UTF-8 or holds a control character (escape sequences,
+    newlines, bidirectional overrides) is dropped and reported. Names matching an ``ignore``
     pattern (fnmatch) are skipped silently. Only the executable bit of a mode is kept.
 
     When a limit is reached the copy stops, ``exceeded`` names the limit and ``dest`` holds
@@ -142,7 +146,9 @@ def copy_tree(
 
 def _display(rel: str) -> str:
     # Non-UTF-8 bytes arrive as surrogate escapes; show them as \x.. so the report is JSON-able.
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    # A control character is shown escaped too: the report reaches the terminal as a note.
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return printable(text, lines=False)
 
 
 class _Copier:
@@ -181,6 +187,9 @@ class _Copier:
                 name.encode("utf-8")
             except UnicodeEncodeError:
                 self._drop(rel, "name is not valid UTF-8")
+                continue
+            if has_control(name):  # an escape sequence in every report and log naming it
+                self._drop(rel, "name holds a control character")
                 continue
             try:
                 st = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
@@ -469,6 +478,90 @@ def _walk(
                 yield from _walk(sub, rel, skip, depth - 1)
         finally:
             os.close(sub)
+
+
+_OPEN_LEVELS = 128  # folders a removal holds open at once; deeper ones are moved up first
+_MOVED = itertools.count()  # names of the folders moved up
+
+
+def remove_tree(root: Path) -> None:
+    """Remove the folder ``root`` and everything in it, following no link, at any depth.
+
+    ``shutil.rmtree`` recurses once per level: an agent's tree 3,000 folders deep raised
+    ``RecursionError`` in the harness (a run that became a harness error, out of the mean).
+    Here a loop walks the tree with a stack of open folders; a folder deeper than
+    :data:`_OPEN_LEVELS` below where the walk began is moved up into ``root`` under a fresh
+    name and emptied later, so neither the stack nor the open descriptors grow with the
+    depth. Read-only folders are made writable first (never through a link: each was seen as
+    a folder, not a link, and the processes that wrote the tree have ended).
+    """
+    if not os.access(root, os.R_OK | os.W_OK | os.X_OK) and not root.is_symlink():
+        os.chmod(root, 0o700)
+    top = os.open(root, _DIR_FLAGS)
+    try:
+        pending: list[str | None] = [None]  # folders in ``root`` to empty (None: itself)
+        while pending:
+            name = pending.pop()
+            start = top if name is None else _open_emptied(top, name)
+            if start is not None:
+                _empty(start, top, pending)
+            if name is not None:
+                _writing(top, os.rmdir, name, dir_fd=top)
+    finally:
+        os.close(top)
+    os.rmdir(root)
+
+
+def _empty(start: int, top: int, pending: list) -> None:
+    """Empty the open folder ``start`` (closed here unless it is ``top``)."""
+    stack = [(start, _entries(start), "")]
+    while stack:
+        fd, entries, name = stack[-1]
+        if not entries:
+            stack.pop()
+            if fd != top:
+                os.close(fd)
+            if stack:  # emptied: removed from its parent
+                _writing(stack[-1][0], os.rmdir, name, dir_fd=stack[-1][0])
+            continue
+        entry, is_dir = entries.pop()
+        if not is_dir:
+            _writing(fd, os.unlink, entry, dir_fd=fd)
+        elif len(stack) >= _OPEN_LEVELS:
+            fresh = f".e2ebench-remove-{os.getpid()}-{next(_MOVED)}"
+            _writing(fd, os.rename, entry, fresh, src_dir_fd=fd, dst_dir_fd=top)
+            pending.append(fresh)
+        else:
+            child = _open_emptied(fd, entry)
+            if child is not None:
+                stack.append((child, _entries(child), entry))
+
+
+def _entries(fd: int) -> list[tuple[str, bool]]:
+    with os.scandir(fd) as found:
+        return [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
+
+
+def _open_emptied(parent: int, name: str) -> int | None:
+    """The folder ``name`` of ``parent``, made readable first when it is not."""
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except PermissionError:
+        os.chmod(name, 0o700, dir_fd=parent)
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        return None
+
+
+def _writing(folder: int, change, *args, **kwargs) -> None:
+    """``change(*args, **kwargs)`` in the open ``folder``, made writable when it is not."""
+    try:
+        change(*args, **kwargs)
+    except PermissionError:
+        os.fchmod(folder, 0o700)
+        change(*args, **kwargs)
+    except FileNotFoundError:
+        pass
 
 
 def intake_summary(intake: dict | None) -> dict | None:

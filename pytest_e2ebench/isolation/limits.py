@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import functools
 import itertools
 import os
@@ -67,7 +68,12 @@ class Quota:
         while stack:
             try:
                 entries = os.scandir(stack.pop())
-            except OSError:
+            except OSError as exc:
+                # A folder nested past PATH_MAX cannot be measured by its path: before, it and
+                # all beneath it went uncounted, so a project filled the disk past the quota
+                # under ~2,000 one-letter folders. Folders that deep are over the quota.
+                if exc.errno == errno.ENAMETOOLONG:
+                    return "disk_quota"
                 continue
             with entries:
                 for entry in entries:
@@ -77,7 +83,9 @@ class Quota:
                             stack.append(entry.path)
                         else:
                             size += entry.stat(follow_symlinks=False).st_blocks * 512
-                    except OSError:
+                    except OSError as exc:
+                        if exc.errno == errno.ENAMETOOLONG:
+                            return "disk_quota"
                         continue
                     if files > self.limits.quota_files or size > self.limits.quota_bytes:
                         return "disk_quota"

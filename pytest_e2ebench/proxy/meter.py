@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -54,16 +55,27 @@ class Meter:
         # called once when a budget is spent (the runner ends the agent's step with it)
         self.on_exceeded: Callable[[], None] | None = None
         log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text("", encoding="utf-8")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+        os.close(os.open(log, flags, 0o644))
 
     def allow(self) -> str | None:
         """None when a next call may go out; else the reason (kept as :attr:`exceeded`)."""
         with self._lock:
-            why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
+            why = self._why("")
             if why is not None:
                 self.refused += 1
         if why is not None:
             self._spent(why)
+        return why
+
+    def _why(self, model: str) -> str | None:
+        """Why no further call may go out (the lock held); ``model``: the call just counted."""
+        why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
+        if why is None and self.cost is None and self.budget.cost_usd is not None:
+            why = self.exceeded or (
+                f"the cost budget (--e2e-max-cost={self.budget.cost_usd:g}) cannot be kept: "
+                f"model {model[:80]!r} has no price (add it to e2ebench_prices)"
+            )
         return why
 
     def _spent(self, why: str) -> None:
@@ -73,8 +85,16 @@ class Meter:
             self.on_exceeded()
 
     def add(self, entry: dict, model: str, found: Usage, ok: bool) -> None:
-        """Count one answered call (``ok``: a 2xx answer, a step) and log ``entry``."""
-        cost = self.pricing.cost(model, found.prompt, found.completion, found.cached)
+        """Count one answered call (``ok``: a 2xx answer, a step) and log ``entry``.
+
+        ``model`` is the name the agent's request gave. A call of no tokens costs nothing,
+        whatever it names; one with tokens under a model without a price makes the run's
+        cost unknown, and under ``--e2e-max-cost`` spends the budget: before, one call naming
+        a model of no price (refused by the upstream, even) made the cost None and switched
+        the cost budget off for the rest of the run."""
+        cost = 0.0
+        if found.prompt or found.completion:
+            cost = self.pricing.cost(model, found.prompt, found.completion, found.cached)
         with self._lock:
             if ok:
                 self.steps += 1
@@ -85,7 +105,7 @@ class Meter:
             self.latency += entry.get("latency_s", 0.0)
             # the counts first: the HTML report shows each line's first 400 characters
             self._write({"model": model, **found.to_dict(), "cost_usd": cost, **entry})
-            why = self.budget.spent(self.prompt + self.completion, self.cost, self.steps)
+            why = self._why(model)
         if why is not None:
             self._spent(why)
 
@@ -96,8 +116,11 @@ class Meter:
 
     def _write(self, entry: dict) -> None:
         entry = {"n": self._lines(), "time": round(time.time(), 3), **entry}
-        with self.log.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(entry, ensure_ascii=False, default=str) + "\n")
+        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        # never through a link put in the log's place
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(self.log, flags, 0o644), "ab") as out:
+            out.write(line.encode("utf-8"))
 
     def _lines(self) -> int:
         self._count += 1

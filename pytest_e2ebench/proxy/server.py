@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..errors import AgentFileError
 from ..untrusted.parse import loads_json
-from .dialects import Usage, dialect, error_body, prepare, request_model, usage
+from .dialects import RESPONSES, Usage, dialect, error_body, prepare, request_model, usage
 from .meter import Meter, clip, request_tail
 from .tape import Tape, body_bytes, request_hash
 
@@ -122,6 +122,10 @@ class MeteringProxy:
         if kind is None or not isinstance(body, dict):
             what = "an API path" if kind is None else "a JSON object body"
             return _refuse(kind or "chat", 404 if kind is None else 400, f"{path}: not {what}")
+        if kind == RESPONSES and body.get("background"):
+            # answered later (fetched with a GET the proxy does not forward), so never metered,
+            # yet its output reaches a next call through previous_response_id
+            return _refuse(kind, 400, "background responses are not metered: ask in the call")
         why = self.meter.allow()
         if why is not None:
             self.meter.note({"path": path, "status": 400, "refused": why})
@@ -174,6 +178,18 @@ class MeteringProxy:
         self.meter.note({"path": path, "status": 502, "error": why})
 
 
+def request_length(header: str | None) -> int | None:
+    """The body's length a request states: 0 when it states none, None unless it is a plain
+    decimal number (``-1``, ``+5``, ``1_0``, `` 7`` and ``0x10`` are refused)."""
+    if header is None:
+        return 0
+    return int(header) if header.isascii() and header.isdigit() else None
+
+
+def _message(text: str) -> bytes:
+    return json.dumps({"error": {"message": text}}).encode()
+
+
 def _refuse(kind: str, status: int, message: str) -> tuple[int, str, bytes]:
     return status, "application/json", json.dumps(error_body(kind, status, message)).encode()
 
@@ -203,9 +219,12 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(404, "application/json", b'{"error": {"message": "not found"}}')
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_REQUEST:
-            self._send(413, "application/json", b'{"error": {"message": "request too large"}}')
+        length = request_length(self.headers.get("Content-Length"))
+        if length is None or length > MAX_REQUEST:
+            # A negative length made ``read`` take everything until the agent closed its
+            # socket, gigabytes into the harness's memory; a word, a traceback per request.
+            status, what = (400, "a bad Content-Length") if length is None else (413, "too large")
+            self._send(status, "application/json", _message(f"request: {what}"))
             self.close_connection = True
             return
         raw = self.rfile.read(length)

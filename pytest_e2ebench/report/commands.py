@@ -82,7 +82,9 @@ def report(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.html is not None:
         from .html import write_html
 
-        write_html(args.html, document)
+        # the runs' files only from the out folders of the files given (a file from elsewhere
+        # names its own run folders)
+        write_html(args.html, document, runs_in=[results.out_folder(p) for p in args.results])
         out.write(f"html report: {args.html}\n")
     return 0
 

@@ -15,6 +15,7 @@ import base64
 import os
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..grading.verdicts import IMPLEMENTED
@@ -214,8 +215,24 @@ def trajectory(record: dict) -> list[str]:
     return [line[:400] for line in lines[:TRAJECTORY_LINES]]
 
 
-def run_view(record: dict) -> dict:
-    """What a run's section shows."""
+def readable(record: dict, runs_in: Sequence[Path] | None) -> bool:
+    """Whether the report may read the run's files: always for a session's own records
+    (``runs_in`` None), else only when the record's ``dir`` lies inside one of ``runs_in``.
+
+    A results file from elsewhere (``e2ebench report`` of a file someone published) names its
+    own ``dir`` and trajectory: ``"dir": "/"`` with ``"trajectory": "/etc/shadow"`` put the
+    first 40 lines of that file into the HTML report written on this machine.
+    """
+    if runs_in is None:
+        return True
+    where = record.get("dir")
+    if not isinstance(where, str) or not os.path.isabs(where):
+        return False
+    return any(_inside(Path(os.path.abspath(root)), where) is not None for root in runs_in)
+
+
+def run_view(record: dict, runs_in: Sequence[Path] | None = None) -> dict:
+    """What a run's section shows (its files read only when :func:`readable`)."""
     failing = []
     for req in record.get("requirements") or ():
         if req["verdict"] == IMPLEMENTED:
@@ -226,14 +243,15 @@ def run_view(record: dict) -> dict:
         ]
         failing.append({**req, "failing": tests, "cause": failure_cause(record, req)})
     metrics = record.get("metrics") or {}
+    files = readable(record, runs_in)
     return {
         "id": _run_id(record),
         "record": record,
         "metrics": [(label, fmt(metrics.get(key), kind)) for label, key, kind in OVERVIEW],
         "failing": failing,
-        "screenshots": screenshots(record),
-        "trajectory": trajectory(record),
-        "coverage": coverage_links(record),
+        "screenshots": screenshots(record) if files else [],
+        "trajectory": trajectory(record) if files else [],
+        "coverage": coverage_links(record) if files else {},
     }
 
 
@@ -252,8 +270,8 @@ def coverage_links(record: dict) -> dict:
     return {k: v for k, v in coverage.items() if isinstance(v, str)}
 
 
-def render(document: dict) -> str:
-    """The report page of a results document."""
+def render(document: dict, runs_in: Sequence[Path] | None = None) -> str:
+    """The report page of a results document; ``runs_in``: see :func:`readable`."""
     import jinja2
 
     env = jinja2.Environment(
@@ -283,14 +301,14 @@ def render(document: dict) -> str:
         taxonomy=taxonomy(records, agents),
         quarters=quarters,
         fmt=fmt,
-        runs=[run_view(r) for r in records],
+        runs=[run_view(r, runs_in) for r in records],
         color=svg.color,
     )
 
 
-def write_html(path: Path, document: dict) -> None:
-    """Render the report to ``path`` (atomically)."""
+def write_html(path: Path, document: dict, runs_in: Sequence[Path] | None = None) -> None:
+    """Render the report to ``path`` (atomically); ``runs_in``: see :func:`readable`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(render(document), encoding="utf-8")
+    tmp.write_text(render(document, runs_in), encoding="utf-8")
     os.replace(tmp, path)

@@ -5,7 +5,7 @@ Scripts read these keys; see the "results.json" section of docs/metrics.md.
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from ..grading.metrics import summarize
 from ..grading.stats import METHOD
 from ..run.cache import write_json
 from ..run.runs import RunKey
+from ..untrusted.parse import loads_json
 
 SCHEMA = "e2ebench-results/1"
 _RUN_KEYS = (
@@ -93,6 +94,9 @@ def build(
     return document
 
 
+SESSIONS_DIR = "sessions"  # DIR/sessions/<UTC start>.json: every session's own results
+
+
 class ResultsError(E2EBenchError, ValueError):
     """A results file that cannot be used; the message names the file and the fix."""
 
@@ -100,7 +104,8 @@ class ResultsError(E2EBenchError, ValueError):
 def load(path: Path) -> dict:
     """A results document, checked; :class:`ResultsError` names the file and what is wrong."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        # bounded in depth: a results file from elsewhere of 100,000 "[" raised RecursionError
+        document = loads_json(path.read_text(encoding="utf-8"), str(path))
     except OSError as exc:
         raise ResultsError(f"{path}: cannot read ({exc.strerror})") from None
     except ValueError as exc:
@@ -116,6 +121,13 @@ def load(path: Path) -> dict:
     ):
         raise ResultsError(f"{path}: field tasks must be a list of run records (task, agent, run)")
     return document
+
+
+def out_folder(path: Path) -> Path:
+    """The ``--e2e-out`` folder a results file was written into: its own folder, or the one
+    above for a session's file (``<out>/sessions/<stamp>.json``)."""
+    folder = Path(os.path.abspath(path)).parent
+    return folder.parent if folder.name == SESSIONS_DIR else folder
 
 
 def merge(previous: list[dict], fresh: list[dict]) -> list[dict]:

@@ -22,7 +22,6 @@ from .table import fmt, write_table
 RESULTS_FILE = "results.json"
 # an item id's run: "tasks/calc/task.toml::calc[agent-run-2-R1]" -> (calc, agent, 2)
 RUN_IN_ID = re.compile(r"::([^\[]+)\[(.+)-run-(\d+)-")
-SESSIONS_DIR = "sessions"  # DIR/sessions/<UTC start>.json: every session's own results
 # (header, metric key, format): rates as percentages, counts plain, None as '-'
 COLUMNS = (
     ("impl", "impl_rate", "pct"),
@@ -141,7 +140,7 @@ class Reporter:
             self.sections,
         )
         results.write(self.results_path, self.document)
-        self.session_path = session_file(self.out / SESSIONS_DIR)
+        self.session_path = session_file(self.out / results.SESSIONS_DIR)
         results.write(self.session_path, self.document)
         if self.settings.html is not None:
             from .html import write_html

@@ -14,13 +14,12 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
 import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..isolation.intake import IntakeLimits, walk
+from ..isolation.intake import IntakeLimits, remove_tree, walk
 
 SKIP_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 _SKIP_PATTERNS = (*sorted(SKIP_NAMES), "*.pyc", "*.pyo")
@@ -108,16 +107,7 @@ def remove(path: Path) -> None:
     A link is removed, never followed; so is any other non-folder (a FIFO a project made).
     """
     if path.is_dir() and not path.is_symlink():
-
-        def onerror(func, target, _exc):
-            # make the entry and its folder writable, never through a link (it may be a
-            # project's, pointing at a host file)
-            for entry in (os.path.dirname(target), target):
-                if not os.path.islink(entry):
-                    os.chmod(entry, 0o700)
-            func(target)
-
-        shutil.rmtree(path, onerror=onerror)
+        remove_tree(path)  # at any depth: the tree may be an agent's
     elif os.path.lexists(path):
         path.unlink()
 

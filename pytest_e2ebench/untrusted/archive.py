@@ -30,6 +30,7 @@ import tarfile
 from pathlib import Path, PurePosixPath
 
 from ..errors import AgentFileError
+from .text import has_control
 
 _CHUNK = 1 << 20
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -210,6 +211,8 @@ def _checked_path(rel: str, member: tarfile.TarInfo, limits: ArchiveLimits) -> s
     )
     if bad:
         raise AgentFileError(rel[:200], "is not a plain relative path (absolute, '..' or NUL)")
+    if has_control(rel):  # an escape sequence in every import report and terminal naming it
+        raise AgentFileError(rel[:200], "has a control character in its name")
     if len(path.parts) > limits.max_depth:
         raise AgentFileError(rel[:200], f"lies deeper than {limits.max_depth} folders")
     if member.size > limits.max_file_bytes:

@@ -38,6 +38,7 @@ ALLOWED = {
     "isolation/process.py": "opens the harness's own log file (O_NOFOLLOW) before a command starts",
     "environment/wheel.py": "inspects a built wheel as data: entry count, sizes and names bounded",
     "agents/tools.py": "writes the agent's files with O_NOFOLLOW descriptors (os.open)",
+    "proxy/meter.py": "appends to the proxy's log with O_NOFOLLOW descriptors (os.open)",
     # code that runs inside the sandbox, in the project zone itself
     "probe/e2ebench_app.py": "the app driver inside the sandbox; reads the harness's pipe",
     "probe/e2ebench_probe.py": "the probe inside the sandboxed test run; opens its output pipe",

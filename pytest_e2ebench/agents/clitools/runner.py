@@ -92,8 +92,11 @@ class CLIAgent(Agent):
                 env=env,
                 timeout=self.settings.agent_timeout,
                 log=ctx.artifacts / "cmd.log",
-                writable=[workspace, ctx.artifacts],
-                readable=[tool],
+                # Its home, not the whole artifacts folder: the proxy writes the run's log
+                # there while the agent runs (an agent that could write the folder forged its
+                # trajectory, or put a link in the log's place for the harness to write through)
+                writable=[workspace, home],
+                readable=[tool, ctx.artifacts],
                 network=False,  # the proxy is all it reaches
                 forward=(proxy.port,),
                 stop=stop,
