@@ -10,7 +10,7 @@ The store is opt-in: ``$E2EBENCH_CENSUS_STORE`` names its folder. Its key is der
 reference run's plan (:class:`.plan.RunPlan`), as the stage keys are: every field of the plan
 except where the run lives and the inputs only of stages graded after the census (the task's
 checks, the judge, ProjectEval's similarity), plus the content of the task's folder, its level
-and mode, the sandbox mode, the harness's version and interpreter. A new field of the plan is
+and mode, the sandbox mode, the harness's version, code and interpreter. A new field of the plan is
 part of the key unless it is added to :data:`AFTER_CENSUS`'s stages alone, so a forgotten
 input cannot serve a stale census. An entry is read back through the bounded parser and
 checked; anything else is a miss, and the reference is evaluated as without the store.
@@ -19,6 +19,7 @@ checked; anything else is a miss, and the reference is evaluated as without the 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import sys
@@ -79,7 +80,15 @@ def census_key(plan: RunPlan, task: Task, sandbox_mode: str) -> str:
         "cascade": task.cascade,
         "content": tree_hash(task.root),
     }
-    return key_of("census", FORMAT, __version__, sys.executable, sandbox_mode, about, fields)
+    harness = (__version__, harness_digest(), sys.executable)
+    return key_of("census", FORMAT, harness, sandbox_mode, about, fields)
+
+
+@functools.cache
+def harness_digest() -> str:
+    """The content of the harness's own package (an editable install's code changes while its
+    version does not), hashed once per process."""
+    return tree_hash(Path(__file__).resolve().parents[1])
 
 
 def load(key: str) -> dict[str, dict] | None:
@@ -122,13 +131,14 @@ def _entry_ok(base: object, entry: object) -> bool:
     )
 
 
-def keep(key: str, census: dict[str, dict]) -> None:
-    """Store ``census`` under ``key`` unless the store is off or has it (atomically: a
-    concurrent session reads the whole entry or none). A store that cannot be written is
-    left alone: the next session evaluates the reference again."""
+def keep(key: str, census: dict[str, dict], *, replace: bool = False) -> None:
+    """Store ``census`` under ``key`` unless the store is off or has a valid entry for it
+    (``replace``: ``--e2e-rerun``'s census replaces it). Atomic: a concurrent session reads
+    the whole entry or none. A store that cannot be written is left alone: the next session
+    evaluates the reference again."""
     where = store()
-    if where is None or (where / f"{key}.json").is_file():
-        return
+    if where is None or (not replace and load(key) is not None):
+        return  # the first census kept stands: every session of the store counts on it
     doc = {"format": FORMAT, "key": key, "census": census}
     if len(json.dumps(doc)) > MAX_BYTES // 2:  # written indented: it would not be read back
         return

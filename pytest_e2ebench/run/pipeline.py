@@ -214,7 +214,7 @@ class Evaluator:
             from ..agents.builtin import ReferenceAgent
 
             ctx = self.context(task, ReferenceAgent(), 1)
-            stored = None if self.settings.rerun else census_store.load(self._census_key(ctx))
+            stored = self._stored_census(ctx)
             if stored is not None:  # an earlier session's run 1 of the same reference (#27)
                 self._census[task.id] = stored
                 return stored
@@ -227,9 +227,13 @@ class Evaluator:
                 self.stage_now = stage_now
         return self._census.get(task.id, {})
 
-    def _census_key(self, ctx: RunContext) -> str:
-        """The census store's key of the reference's run ``ctx`` (its plan resolved now)."""
-        return census_store.census_key(self.steps(ctx).plan, ctx.task, ctx.sandbox.mode)
+    def _stored_census(self, ctx: RunContext) -> dict[str, dict] | None:
+        """The census store's entry for the reference's run ``ctx`` (its plan resolved now), or
+        None: the store is off, has none, or ``--e2e-rerun`` evaluates everything again."""
+        if census_store.store() is None or self.settings.rerun:
+            return None
+        plan = self.steps(ctx).plan
+        return census_store.load(census_store.census_key(plan, ctx.task, ctx.sandbox.mode))
 
     def steps(self, ctx: RunContext) -> Steps:
         """The way of the run ``ctx`` through its cached stages (its plan resolved now)."""
@@ -324,7 +328,7 @@ class Evaluator:
                 if census_store.store() is not None and extended.get("status") == "completed":
                     # a run cut short or crashed is not kept: the next session tries again
                     key = census_store.census_key(steps.plan, task, ctx.sandbox.mode)
-                    census_store.keep(key, reference)
+                    census_store.keep(key, reference, replace=self.settings.rerun)
         else:
             # Holding this run's lock while the reference's is taken cannot deadlock: the
             # reference's run never waits for another run.

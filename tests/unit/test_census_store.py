@@ -97,7 +97,8 @@ def test_the_same_task_in_another_folder_has_the_same_key(task, tmp_path):
 
 def _changes(task, monkeypatch) -> dict:
     """Each input outside the plan, changed: the task's content, id, level and mode, the
-    sandbox mode, the harness's version, interpreter and entry format, the stage format."""
+    sandbox mode, the harness's version, code, interpreter and entry format, the stage
+    format."""
     tests = task.root / "tests" / "test_calc.py"
     plan = plan_of(task)
     return {
@@ -110,13 +111,14 @@ def _changes(task, monkeypatch) -> dict:
         "cascade": lambda: dataclasses.replace(task, cascade=True),
         "sandbox": lambda: "sandbox",
         "version": lambda: monkeypatch.setattr(census_store, "__version__", "99"),
+        "code": lambda: monkeypatch.setattr(census_store, "harness_digest", lambda: "edited"),
         "interpreter": lambda: monkeypatch.setattr(sys, "executable", "/other/python"),
         "format": lambda: monkeypatch.setattr(census_store, "FORMAT", census_store.FORMAT + 1),
         "stage format": lambda: dataclasses.replace(plan, stage_format=STAGE_FORMAT + 1),
     }
 
 
-CHANGES = ("task.toml", "a test", "id", "level", "cascade", "sandbox", "version")
+CHANGES = ("task.toml", "a test", "id", "level", "cascade", "sandbox", "version", "code")
 CHANGES += ("interpreter", "format", "stage format")
 
 
@@ -210,6 +212,18 @@ def test_an_entry_behind_a_link_or_too_large_is_a_miss(store, monkeypatch):
     assert census_store.load("k2") is None
     monkeypatch.setattr(census_store, "MAX_BYTES", 10)
     assert census_store.load("k1") is None
+
+
+def test_a_corrupt_entry_is_replaced_and_a_valid_one_stays_unless_rerun(store):
+    _entry(store, "{")
+    drawn = census(RUN)
+    census_store.keep("k1", drawn)
+    assert census_store.load("k1") == drawn
+    fewer = census({**RUN, "tests": RUN["tests"][:1]})
+    census_store.keep("k1", fewer)  # the first census kept stands
+    assert census_store.load("k1") == drawn
+    census_store.keep("k1", fewer, replace=True)  # --e2e-rerun's replaces it
+    assert census_store.load("k1") == fewer
 
 
 def test_a_store_that_cannot_be_written_is_left_alone(tmp_path, monkeypatch):
