@@ -8,6 +8,7 @@ import pytest
 
 from pytest_e2ebench.environment.backend import STORE_ENV
 from pytest_e2ebench.evaluation.planting.values import STORE_ENV as PLANTING_ENV
+from pytest_e2ebench.run.census_store import STORE_ENV as CENSUS_ENV
 
 _MADE: list[str] = []  # the wheel store this process made (pytest_configure)
 
@@ -84,10 +85,18 @@ def pytest_configure(config):
     # reused by the next test with the same content (issue 27). Fresh per suite run, so a test
     # that reads a build's own log sees a real build the first time its content appears.
     # The same for the values the planted tests' new inputs record on each reference
-    # (planting/values.py): one recording per task content per suite run.
+    # (planting/values.py): one recording per task content per suite run. And for the census
+    # of each reference's run 1 (run/census_store.py): a session grading another agent on the
+    # calc task reads it instead of evaluating the reference again (E2EBENCH_CENSUS_STORE=
+    # set empty before the run keeps that store off, each session evaluating its reference).
     if hasattr(config, "workerinput"):
         return
-    for env, prefix in ((STORE_ENV, "e2e-wheels-"), (PLANTING_ENV, "e2e-planting-")):
+    stores = (
+        (STORE_ENV, "e2e-wheels-"),
+        (PLANTING_ENV, "e2e-planting-"),
+        (CENSUS_ENV, "e2e-census-"),
+    )
+    for env, prefix in stores:
         if env not in os.environ:
             os.environ[env] = tempfile.mkdtemp(prefix=prefix)
             _MADE.append((env, os.environ[env]))

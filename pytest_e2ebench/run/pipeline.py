@@ -23,7 +23,7 @@ from ..errors import InfrastructureError, RunFailed
 from ..grading.verdicts import census, effective_tests
 from ..judge import judge
 from ..taskmodel.task import MATERIALS_DIR
-from . import progress
+from . import census_store, progress
 from .cache import locked, remove
 from .evaluation import evaluation_for
 from .generate import Ask, LeadIn, generate
@@ -213,14 +213,27 @@ class Evaluator:
         if task.id not in self._census:
             from ..agents.builtin import ReferenceAgent
 
+            ctx = self.context(task, ReferenceAgent(), 1)
+            stored = self._stored_census(ctx)
+            if stored is not None:  # an earlier session's run 1 of the same reference (#27)
+                self._census[task.id] = stored
+                return stored
             stage_now = self.stage_now
             try:
-                self._evaluate(self.context(task, ReferenceAgent(), 1))
+                self._evaluate(ctx)
             except Exception:  # noqa: BLE001 - the reference's own session reports its errors
                 self._census[task.id] = {}
             finally:
                 self.stage_now = stage_now
         return self._census.get(task.id, {})
+
+    def _stored_census(self, ctx: RunContext) -> dict[str, dict] | None:
+        """The census store's entry for the reference's run ``ctx`` (its plan resolved now), or
+        None: the store is off, has none, or ``--e2e-rerun`` evaluates everything again."""
+        if census_store.store() is None or self.settings.rerun:
+            return None
+        plan = self.steps(ctx).plan
+        return census_store.load(census_store.census_key(plan, ctx.task, ctx.sandbox.mode))
 
     def steps(self, ctx: RunContext) -> Steps:
         """The way of the run ``ctx`` through its cached stages (its plan resolved now)."""
@@ -312,6 +325,10 @@ class Evaluator:
             reference = census(extended)
             if run == 1:
                 self._census[task.id] = reference
+                if census_store.store() is not None and extended.get("status") == "completed":
+                    # a run cut short or crashed is not kept: the next session tries again
+                    key = census_store.census_key(steps.plan, task, ctx.sandbox.mode)
+                    census_store.keep(key, reference, replace=self.settings.rerun)
         else:
             # Holding this run's lock while the reference's is taken cannot deadlock: the
             # reference's run never waits for another run.
