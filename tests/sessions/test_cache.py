@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CALC_CODE, Batch, batch_folder
+from conftest import CALC_CODE, Batch, batch_folder, run_result
 from pytest_e2ebench.schema import results_problems
 
 RUN = Path(".e2ebench/dir-outputs/calc/run-1")
@@ -30,7 +30,7 @@ class Step:
     def __init__(self, batch: Batch, before: dict[str, float], *extra: str) -> None:
         self.before = before
         done = batch.run(*ARGS, *extra)
-        self.result = pytest.RunResult(done.returncode, done.stdout.splitlines(), [], 0)
+        self.result = run_result(done)
         self.output = batch.output()
         self.after = written_at(batch.root)
         document = batch.results()
