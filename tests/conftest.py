@@ -364,3 +364,9 @@ def calc_session(request: pytest.FixtureRequest, tmp_path_factory) -> SharedSess
         problems = results_problems(batch.results())
         assert not problems, "results.json does not match its schema:\n" + "\n".join(problems)
         yield batch
+
+
+def run_result(done: subprocess.CompletedProcess) -> pytest.RunResult:
+    """A :class:`Batch` session's process as pytester's result (``assert_outcomes``,
+    ``parseoutcomes``, ``stdout.fnmatch_lines``), for readers that match it as pytester's."""
+    return pytest.RunResult(done.returncode, done.stdout.splitlines(), done.stderr.splitlines(), 0)

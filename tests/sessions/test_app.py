@@ -225,30 +225,23 @@ def test_malformed_cases_are_asked_again_once_then_an_infrastructure_error(
     assert "Invalid answer" in llm.requests[1]["messages"][-1]["content"]
 
 
+# a click handler that never returns
+SPIN = (
+    SCRIPT + "document.getElementById('greet').addEventListener('click', () => { for (;;) {} });\n"
+)
 SERVER = """import functools, http.server, sys
 handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
 """
 
 
-def make_command_app(tasks, server: str):
+def make_command_app(tasks, server: str, task_id: str = "greeter"):
     """The greeter, served by its own ``server.py`` (``launch = "command"``)."""
-    root = make_app_task(tasks, toml_extra='command = ["python3", "server.py", "{port}"]\n')
+    command = 'command = ["python3", "server.py", "{port}"]\n'
+    root = make_app_task(tasks, task_id, toml_extra=command)
     toml = (root / "task.toml").read_text().replace('launch = "static"', 'launch = "command"')
     (root / "task.toml").write_text(toml)
     tasks.write(root / "reference" / "server.py", server)
-
-
-@browser
-@pytest.mark.slow
-def test_an_app_that_serves_itself_is_started_with_its_command_on_the_harness_port(
-    pytester, tasks, results, llm
-):
-    make_command_app(tasks, SERVER)
-    scripted(llm)
-    run(pytester, llm, "--e2e-agent=reference").assert_outcomes(passed=3)
-    web = results()["tasks"][0]["web"]
-    assert web["executable"] and web["url"].startswith("http://127.0.0.1:")
 
 
 @browser
@@ -311,27 +304,6 @@ def test_an_app_task_without_a_reference_cannot_be_run_by_the_reference_agent(py
 
 @browser
 @pytest.mark.slow
-def test_a_page_stuck_in_an_endless_loop_ends_its_case_as_uncertain_and_the_next_runs(
-    pytester, tasks, results, llm
-):
-    spin = (
-        SCRIPT
-        + "document.getElementById('greet').addEventListener('click', () => { for (;;) {} });\n"
-    )
-    make_app_task(tasks, script=spin, toml_extra="\n[tests]\ntimeout = 3\n")
-    scripted(llm)
-    began = time.monotonic()
-    result = run(pytester, llm, "--e2e-agent=reference")
-    result.assert_outcomes(passed=2, failed=1)
-    assert time.monotonic() - began < 120
-    record = results()["tasks"][0]
-    assert record["app"]["sessions"] == 2  # a fresh browser after the stuck one
-    failing = next(r for r in record["requirements"] if r["id"] == "F1")["failing"][0]
-    assert "Indeterminate" in failing["message"] and "browser" in failing["message"]
-
-
-@browser
-@pytest.mark.slow
 def test_an_app_evaluation_is_recorded_and_replayed_offline_with_identical_verdicts(
     pytester, tasks, results, llm
 ):
@@ -382,22 +354,6 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_
 """
 
 
-@browser
-@pytest.mark.slow
-def test_a_command_app_that_kills_what_it_can_does_not_reach_the_driver_or_the_browser(
-    pytester, tasks, results, llm
-):
-    # The app runs apart from the browser and its driver (issue 26): its kill(-1) finds
-    # nothing to signal, and the app is graded as the honest one.
-    make_command_app(tasks, KILLER)
-    scripted(llm)
-    result = run(pytester, llm, "--e2e-agent=reference")
-    result.assert_outcomes(passed=3)
-    record = results()["tasks"][0]
-    assert record["status"] != "error"
-    assert record["metrics"]["executability"] == 1.0
-
-
 # --- the reference, a mutant and an app that breaks on load: one session ---------------------
 
 
@@ -409,18 +365,24 @@ class AppBatch(SharedSession):
 
 @pytest.fixture(scope="module")
 def app_batch(request, tmp_path_factory) -> AppBatch:
-    """One session of the reference agent on three app tasks (read by ``TestBatchApp``)."""
+    """One session of the reference agent on six app tasks (read by ``TestBatchApp``): the
+    greeter, a mutant, one that breaks on load, two served by their own command (one of them
+    hostile) and one whose page hangs. Runs of a session do not overlap, so each task's run
+    is as alone as in a session of its own."""
     with batch_folder(request, tmp_path_factory, "app-batch") as root:
         batch = AppBatch(root)
         make_app_task(batch.tasks)
         make_app_task(batch.tasks, "mutant", script=SCRIPT.replace("n += 1;", "n += 0;"))
         make_app_task(batch.tasks, "broken", script="undefinedFunction();\n" + SCRIPT)
+        make_command_app(batch.tasks, SERVER, "served")
+        make_command_app(batch.tasks, KILLER, "killer")
+        make_app_task(batch.tasks, "spin", script=SPIN, toml_extra="\n[tests]\ntimeout = 3\n")
         options = {"e2ebench_model": "scripted-model", "e2ebench_llm_retries": "0"}
         options["e2ebench_app_cases"] = "3-6"
         lines = ["[pytest]", *(f"{k} = {v}" for k, v in options.items())]
         (root / "pytest.ini").write_text("\n".join(lines) + "\n")
         with ScriptedLLM() as llm:
-            scripted(llm, n=600)
+            scripted(llm, n=1200)
             began = time.monotonic()
             batch.run(
                 f"--e2e-llm-base-url={llm.base_url}",
@@ -431,7 +393,7 @@ def app_batch(request, tmp_path_factory) -> AppBatch:
                 "no:cacheprovider",
             )
             batch.requests = list(llm.requests)
-        print(f"\nreference app, 3 tasks: {time.monotonic() - began:.1f} s (session)")
+        print(f"\nreference app, 6 tasks: {time.monotonic() - began:.1f} s (session)")
         yield batch
 
 
@@ -479,3 +441,33 @@ class TestBatchApp:
         web = app_batch.record("broken", 1, "reference")["web"]
         assert not web["executable"]
         assert any("undefinedFunction" in e for e in web["errors"])
+
+    def test_an_app_that_serves_itself_is_started_with_its_command_on_the_harness_port(
+        self, app_batch
+    ):
+        outcomes = app_batch.outcomes("reference", 1, "served")
+        assert list(outcomes.values()) == ["passed"] * 3, outcomes
+        web = app_batch.record("served", 1, "reference")["web"]
+        assert web["executable"] and web["url"].startswith("http://127.0.0.1:")
+
+    def test_a_page_stuck_in_an_endless_loop_ends_its_case_as_uncertain_and_the_next_runs(
+        self, app_batch
+    ):
+        outcomes = app_batch.outcomes("reference", 1, "spin")
+        assert sorted(outcomes.values()) == ["failure", "passed", "passed"], outcomes
+        record = app_batch.record("spin", 1, "reference")
+        assert record["test_run"]["duration_s"] < 120  # the hang is cut, not waited out
+        assert record["app"]["sessions"] == 2  # a fresh browser after the stuck one
+        failing = next(r for r in record["requirements"] if r["id"] == "F1")["failing"][0]
+        assert "Indeterminate" in failing["message"] and "browser" in failing["message"]
+
+    def test_a_command_app_that_kills_what_it_can_does_not_reach_the_driver_or_the_browser(
+        self, app_batch
+    ):
+        # The app runs apart from the browser and its driver (issue 26): its kill(-1) finds
+        # nothing to signal, and the app is graded as the honest one.
+        outcomes = app_batch.outcomes("reference", 1, "killer")
+        assert list(outcomes.values()) == ["passed"] * 3, outcomes
+        record = app_batch.record("killer", 1, "reference")
+        assert record["status"] != "error"
+        assert record["metrics"]["executability"] == 1.0

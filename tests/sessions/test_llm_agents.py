@@ -164,21 +164,21 @@ def test_cmd_agent_runs_a_command_in_the_workspace(pytester, tasks, results):
     with tarfile.open(fileobj=packed, mode="w:gz") as tar:
         tar.add(src, arcname=".")
     write = f"echo {base64.b64encode(packed.getvalue()).decode()} | base64 -d | tar -xz"
-    result = pytester.runpytest(f"--e2e-agent=cmd:test -s {{requirements}} && {write}")
-    result.assert_outcomes(passed=3)
-    details = results()["tasks"][0]["agent_run"]["details"]
-    assert details["exit_status"] == 0 and details["timed_out"] is False
-    result = pytester.runpytest("--e2e-agent=cmd:exit 3", "--e2e-rerun")
-    result.assert_outcomes(failed=3)
-    result.stdout.fnmatch_lines(["*note: the command exited with status 3*"])
     # a script in the host's /tmp is not there: the note says why, not only "status 127"
     script = Path("/tmp") / f"e2ebench-agent-{pytester.path.name}.sh"
     script.write_text("#!/bin/sh\nexit 0\n")
+    # the three commands in one session (issue 27): each is an agent with runs of its own
+    agents = [f"cmd:test -s {{requirements}} && {write}", "cmd:exit 3", f"cmd:{script}"]
     try:
-        result = pytester.runpytest(f"--e2e-agent=cmd:{script}", "--e2e-rerun")
+        result = pytester.runpytest(f"--e2e-agent={','.join(agents)}")
     finally:
         script.unlink()
-    result.assert_outcomes(failed=3)
+    result.assert_outcomes(passed=3, failed=6)
+    runs = {r["agent_spec"]: r for r in results()["tasks"]}
+    details = runs[agents[0]]["agent_run"]["details"]
+    assert details["exit_status"] == 0 and details["timed_out"] is False
+    assert runs[agents[1]]["metrics"]["impl_rate"] == runs[agents[2]]["metrics"]["impl_rate"] == 0
+    result.stdout.fnmatch_lines(["*note: the command exited with status 3*"])
     result.stdout.fnmatch_lines(
         [
             f"*note: the command exited with status 127 (*{script}*No such file or directory); "

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Batch, batch_folder, run_result
 from pytest_e2ebench.methods.projecteval.masker import mask_tree
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
 
@@ -63,47 +64,6 @@ def test_mode_option_is_checked_and_documented(pytester, gradebook):
 
 
 @pytest.mark.slow
-def test_reference_scores_full_and_empty_zero_at_every_step_and_level(pytester, gradebook):
-    # level 3 under cascade mode is direct: test_projecteval's level-3 session checks it
-    for level in (1, 2):
-        args = ["--e2e-agent=reference,nop", f"--e2e-level={level}", "-p", "no:cacheprovider"]
-        if level == 1:
-            args += ["-n", "2"]  # a cascade's steps run on the worker of its run's items
-        result = pytester.runpytest_subprocess(*args, "--e2e-projecteval-mode=cascade")
-        result.assert_outcomes(passed=3, failed=3)  # the empty cascade fails, never errors
-        runs = _runs(pytester)
-        reference, empty = runs["reference"], runs["nop"]
-        assert reference["metrics"]["test_acc"] == 1.0 and empty["metrics"]["test_acc"] == 0.0
-        first = "checklist" if level == 1 else "skeleton"
-        assert reference["projecteval_mode"] == "cascade"
-        assert reference["dir"].endswith(f"reference/gradebook/level-{level}-cascade/run-1")
-        steps = _steps(reference)
-        assert list(steps) == ["checklist", "skeleton", "code"][level - 1 :]
-        assert all(steps[s]["similarity"] == 1.0 for s in list(steps)[:-1])
-        assert steps["code"] == {**steps["code"], "status": "ok", "test_acc": 1.0}
-        assert set(steps[first]["agent_run"]) >= {"tokens_sent", "duration_s"}
-        assert _results(pytester)["refreshed"] == [
-            f"{a}/gradebook/level-{level}-cascade/run-1" for a in ("nop", "reference")
-        ]
-        steps = _steps(empty)
-        assert list(steps) == [first, "code"]
-        assert steps[first]["status"] == "failed" and steps[first]["similarity"] == 0.0
-        assert steps["code"]["status"] == "not run"
-        ended = empty["projecteval"]["cascade"]["ended"]
-        assert ended.startswith(f"the cascade ended at the {first} step: the agent wrote no")
-        assert ended in empty["notes"]
-        result.stdout.fnmatch_lines(
-            [
-                f"cascade nop/gradebook/level-{level}/run-1: {first} similarity 0.000 -> code "
-                f"not run; ended at the {first} step*",
-                f"cascade reference/gradebook/level-{level}/run-1: *similarity 1.000 -> code "
-                "tests 100.0 %",
-                f"reference@level-{level}-cascade: ProjectEval Pass@1 (averaged over rounds) 1.000*",
-            ]
-        )
-
-
-@pytest.mark.slow
 def test_cmd_agent_gets_its_own_outputs_and_a_truncated_checklist_scores_lower(pytester, gradebook):
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("codebleu")
@@ -132,25 +92,6 @@ esac
     assert steps["code"]["status"] == "ok"
     # the code step got its own checklist in the brief and its own skeleton in the workspace
     assert (Path(record["dir"]) / "repo" / "seen.txt").read_text().strip() == "own"
-
-
-@pytest.mark.slow
-def test_a_malformed_checklist_ends_the_cascade_with_a_clear_note(pytester, gradebook):
-    result = pytester.runpytest_subprocess(
-        _cmd("printf '{\"page\": ' > checklist.json"),
-        "--e2e-level=1",
-        "--e2e-projecteval-mode=cascade",
-        "-p",
-        "no:cacheprovider",
-    )
-    result.assert_outcomes(failed=3)
-    (record,) = _results(pytester)["tasks"]
-    steps = _steps(record)
-    assert list(steps) == ["checklist", "code"]
-    assert steps["checklist"]["status"] == "failed" and steps["checklist"]["similarity"] == 0.0
-    assert steps["checklist"]["failed"].startswith("checklist.json: not valid JSON")
-    assert record["metrics"]["test_acc"] == 0.0
-    result.stdout.fnmatch_lines(["*note: the cascade ended at the checklist step: checklist.json*"])
 
 
 @pytest.mark.slow
@@ -244,3 +185,85 @@ def test_the_runs_cost_is_the_whole_cascades_and_the_line_names_each_step():
     )
     record["projecteval"] = {"cascade": ended.summary(record, {})}
     assert cascade_line(record).endswith("code not run; ended at the checklist step: no file")
+
+
+# --- the reference and nop at levels 1 and 2, and a malformed checklist: two sessions ---------
+
+MALFORMED = _cmd("printf '{\"page\": ' > checklist.json")
+
+
+@pytest.fixture(scope="module")
+def cascades(request, tmp_path_factory) -> dict[int, dict]:
+    """Per level, one cascade session of gradebook in one folder: the reference and nop (and,
+    at level 1, under ``-n 2``, a cmd agent writing a malformed checklist); each level's
+    outcome, output and results.json, read by ``TestBatchCascades``."""
+    with batch_folder(request, tmp_path_factory, "cascades") as root:
+        batch = Batch(root)
+        shutil.copytree(GRADEBOOK, root / "tasks" / "gradebook")
+        (root / "pytest.ini").write_text(
+            "[pytest]\ne2ebench_tasks = tasks\ne2ebench_llm_retries = 0\n"
+        )
+        found = {}
+        for level in (1, 2):
+            agents = "reference,nop" + (f",{MALFORMED.split('=', 1)[1]}" if level == 1 else "")
+            args = [f"--e2e-agent={agents}", f"--e2e-level={level}", "-p", "no:cacheprovider"]
+            if level == 1:
+                args += ["-n", "2"]  # a cascade's steps run on the worker of its run's items
+            done = batch.run(*args, "--e2e-projecteval-mode=cascade")
+            found[level] = {"result": run_result(done), "results": batch.results()}
+        yield found
+
+
+@pytest.mark.slow
+class TestBatchCascades:
+    """The readers of the two cascade sessions (one xdist worker runs them)."""
+
+    def test_reference_scores_full_and_empty_zero_at_every_step_and_level(self, cascades):
+        # level 3 under cascade mode is direct: test_projecteval's level-3 session checks it
+        for level in (1, 2):
+            result, document = cascades[level]["result"], cascades[level]["results"]
+            # the empty cascade fails, never errors (level 1: the malformed checklist's 3 too)
+            result.assert_outcomes(passed=3, failed=6 if level == 1 else 3)
+            runs = {r["agent"]: r for r in document["tasks"] if r.get("level") == level}
+            reference, empty = runs["reference"], runs["nop"]
+            assert reference["metrics"]["test_acc"] == 1.0 and empty["metrics"]["test_acc"] == 0.0
+            first = "checklist" if level == 1 else "skeleton"
+            assert reference["projecteval_mode"] == "cascade"
+            assert reference["dir"].endswith(f"reference/gradebook/level-{level}-cascade/run-1")
+            steps = _steps(reference)
+            assert list(steps) == ["checklist", "skeleton", "code"][level - 1 :]
+            assert all(steps[s]["similarity"] == 1.0 for s in list(steps)[:-1])
+            assert steps["code"] == {**steps["code"], "status": "ok", "test_acc": 1.0}
+            assert set(steps[first]["agent_run"]) >= {"tokens_sent", "duration_s"}
+            refreshed = [r for r in document["refreshed"] if not r.startswith("cmd-")]
+            assert refreshed == [
+                f"{a}/gradebook/level-{level}-cascade/run-1" for a in ("nop", "reference")
+            ]
+            steps = _steps(empty)
+            assert list(steps) == [first, "code"]
+            assert steps[first]["status"] == "failed" and steps[first]["similarity"] == 0.0
+            assert steps["code"]["status"] == "not run"
+            ended = empty["projecteval"]["cascade"]["ended"]
+            assert ended.startswith(f"the cascade ended at the {first} step: the agent wrote no")
+            assert ended in empty["notes"]
+            result.stdout.fnmatch_lines(
+                [
+                    f"cascade nop/gradebook/level-{level}/run-1: {first} similarity 0.000 -> code "
+                    f"not run; ended at the {first} step*",
+                    f"cascade reference/gradebook/level-{level}/run-1: *similarity 1.000 -> code "
+                    "tests 100.0 %",
+                    f"reference@level-{level}-cascade: ProjectEval Pass@1 (averaged over rounds) 1.000*",
+                ]
+            )
+
+    def test_a_malformed_checklist_ends_the_cascade_with_a_clear_note(self, cascades):
+        result, document = cascades[1]["result"], cascades[1]["results"]
+        (record,) = [r for r in document["tasks"] if r["agent"].startswith("cmd-")]
+        steps = _steps(record)
+        assert list(steps) == ["checklist", "code"]
+        assert steps["checklist"]["status"] == "failed" and steps["checklist"]["similarity"] == 0.0
+        assert steps["checklist"]["failed"].startswith("checklist.json: not valid JSON")
+        assert record["metrics"]["test_acc"] == 0.0
+        result.stdout.fnmatch_lines(
+            ["*note: the cascade ended at the checklist step: checklist.json*"]
+        )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CALC_TESTS, SharedSession, TaskFactory, batch_folder
+from conftest import CALC_TESTS, Batch, SharedSession, TaskFactory, batch_folder, run_result
 from pytest_e2ebench.methods.stages import parse_stages
 from pytest_e2ebench.methods.stages.design import f1, swap_outcome, tree_files, win_rates
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
@@ -337,18 +337,6 @@ def test_deveval_import_converts_and_every_stage_of_the_reference_scores_100(pyt
     assert unit["oracle_pass"] == 1.0 and unit["statement_coverage"] > 0.5
 
 
-@pytest.mark.slow
-def test_stage_records_cross_xdist_workers(pytester, staged, results):
-    pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
-    args = ("--e2e-agent=reference,nop", "--e2e-stage=design,setup")
-    pytester.runpytest(*args).assert_outcomes(passed=5, failed=5)
-    serial = {(r["agent"], r["stage"]): r["metrics"] for r in results()["stages"]["runs"]}
-    result = pytester.runpytest_subprocess(*args, "-n", "2", "-p", "xdist", "--e2e-rerun")
-    result.assert_outcomes(passed=5, failed=5)
-    parallel = {(r["agent"], r["stage"]): r["metrics"] for r in results()["stages"]["runs"]}
-    assert parallel == serial and len(serial) == 4
-
-
 def test_a_stage_the_harness_cannot_grade_is_an_error_not_a_failure(pytester, staged, results):
     (staged / "design" / "sequence.mmd").write_text("sequenceDiagram\n    A ->> {{\n")
     pytester.makeini("[pytest]\ne2ebench_tasks = tasks\n")
@@ -395,10 +383,38 @@ def stages_session(request, tmp_path_factory) -> SharedSession:
         yield batch
 
 
-def stage_outcomes(session: SharedSession, *stages: str) -> Counter:
-    """How many of the stages' items (every agent's) passed and failed."""
+BOTH = ("reference", "nop")
+
+
+@pytest.fixture(scope="module")
+def stages_xdist(stages_session: SharedSession) -> dict:
+    """The design and setup stages of the reference and nop again, under ``-n 2`` in the
+    stages session's folder (its own ``--e2e-out``): the stages session is the serial one."""
+    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-stage=design,setup")
+    root = stages_session.root
+    xdist = ("-n", "2", "-p", "xdist", "--e2e-out=xdist", f"--basetemp={root}/basetemp-xdist")
+    done = Batch.run(stages_session, *args, *xdist)  # not the serial session's junit.xml
+    return {"result": run_result(done), "results": stages_session.results("xdist")}
+
+
+def stage_metrics(document: dict, agents: tuple[str, ...], stages: tuple[str, ...]) -> dict:
+    """The metrics of each (agent, stage) of ``agents`` and ``stages``."""
+    runs = document["stages"]["runs"]
+    return {
+        (r["agent"], r["stage"]): r["metrics"]
+        for r in runs
+        if r["agent"] in agents and r["stage"] in stages
+    }
+
+
+def stage_outcomes(
+    session: SharedSession,
+    *stages: str,
+    agents: tuple[str, ...] = ("reference", "nop", "dir-answers"),
+) -> Counter:
+    """How many of the stages' items (of ``agents``) passed and failed."""
     found = Counter()
-    for agent in ("reference", "nop", "dir-answers"):
+    for agent in agents:
         for name, outcome in session.outcomes(agent, 1).items():
             if any(f"-run-1-{stage}-" in name for stage in stages):
                 found[outcome] += 1
@@ -454,3 +470,13 @@ class TestBatchStages:
         assert mine["mutation_score"] == 1.0  # add-subtracts fails test_add
         summary = document["stages"]["summary"]["unit-tests"]["dir-answers"]
         assert summary["statement_coverage_valid"]["mean"] == mine["statement_coverage"]
+
+    def test_stage_records_cross_xdist_workers(self, stages_session, stages_xdist):
+        """The design and setup stages of reference and nop: the same metrics with -n 2 as in
+        the serial stages session."""
+        serial_outcomes = stage_outcomes(stages_session, "design", "setup", agents=BOTH)
+        assert serial_outcomes == {"passed": 5, "failure": 5}
+        stages_xdist["result"].assert_outcomes(passed=5, failed=5)
+        serial = stage_metrics(stages_session.results(), BOTH, ("design", "setup"))
+        parallel = stage_metrics(stages_xdist["results"], BOTH, ("design", "setup"))
+        assert parallel == serial and len(serial) == 4

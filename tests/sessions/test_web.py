@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Batch, SharedSession, batch_folder, run_result
 from pytest_e2ebench.probe.e2ebench_web import map_url
 from pytest_e2ebench.taskmodel.features import parse_feature
 
@@ -229,46 +230,6 @@ def test_file_urls_map_onto_the_served_app(tmp_path):
 
 
 @browser
-def test_reference_passes_nop_fails_and_a_failure_has_screenshot(pytester, tasks, results):
-    make_web_task(tasks)
-    wrong = pytester.path / "outputs" / "greet"
-    tasks.write(wrong / "index.html", APP)
-    tasks.write(wrong / "app.js", SCRIPT.replace("Hello, ", "Hi, ") + "console.error('oops');\n")
-    result = pytester.runpytest("--e2e-agent=reference,nop,dir:outputs", "--e2e-tasks=tasks")
-    result.assert_outcomes(passed=3, failed=3)
-    result.stdout.fnmatch_lines(
-        [
-            "*R1 not implemented (nop, run 1): Greeting",
-            "*the app has no page at / (HTTP 404)*",
-            "*R1 not implemented (dir-outputs, run 1): Greeting",
-            "*FAILED*test_greet_a_name*Hi, Ann*",
-            "*screenshot: *artifacts/*.png",
-            "*browser console*",
-            "*oops*",
-            "*task*agent*balanced*exec*",
-            "greet*nop*0.0%*0.0%*",
-        ]
-    )
-    runs = {r["agent"]: r for r in results()["tasks"]}
-    ref, nop, wrong_run = runs["reference"], runs["nop"], runs["dir-outputs"]
-    assert ref["metrics"]["req_acc"] == 1.0 and ref["metrics"]["passed"] == 5
-    assert ref["web"]["executable"] is True and ref["web"]["browser_start_s"] > 0
-    assert ref["metrics"]["executability"] == 1.0
-    assert nop["web"]["executable"] is False and nop["web"]["status"] == 404
-    assert nop["metrics"]["executability"] == 0.0 and nop["metrics"]["test_acc"] == 0.0
-    assert ref["install"]["method"] == "served"
-    assert ref["metrics"]["code_files"] == 2  # index.html and app.js count as the app's code
-    # a console.error does not make the app non-executable; it is listed
-    assert wrong_run["web"]["executable"] is True
-    assert any("oops" in e for e in wrong_run["web"]["console_errors"])
-    assert wrong_run["metrics"]["req_acc"] == 0.5
-    failing = wrong_run["requirements"][0]["failing"][0]
-    assert Path(failing["properties"]["screenshot"]).stat().st_size > 0
-    assert "oops" in failing["properties"]["console"]
-    assert browser_processes(str(pytester.path)) == []
-
-
-@browser
 def test_hung_page_fails_its_scenario_only_and_the_browser_recovers(pytester, tasks, results):
     """A click handler that never returns: that scenario times out, the next ones pass."""
     make_web_task(tasks, spin=True, timeout=10)
@@ -287,26 +248,6 @@ def test_hung_page_fails_its_scenario_only_and_the_browser_recovers(pytester, ta
         "not_implemented",
     ]
     assert "test_timeout" in record["test_run"]["containment"]
-    assert browser_processes(str(pytester.path)) == []
-
-
-@browser
-def test_parallel_equals_serial(pytester, tasks, results):
-    make_web_task(tasks)
-    make_web_task(tasks, "greet2")
-    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "--e2e-rerun")
-    pytester.runpytest(*args, "-n", "0", "--e2e-out=serial").assert_outcomes(passed=4, failed=4)
-    pytester.runpytest(*args, "-n", "2", "--e2e-out=par").assert_outcomes(passed=4, failed=4)
-
-    def metrics(out):
-        return {
-            (r["task"], r["agent"]): {
-                k: v for k, v in r["metrics"].items() if k not in ("duration_s",)
-            }
-            for r in results(out)["tasks"]
-        }
-
-    assert metrics("serial") == metrics("par")
     assert browser_processes(str(pytester.path)) == []
 
 
@@ -343,3 +284,100 @@ def test_e2edev_import_converts_and_grades_and_reports_what_it_could_not(
     assert runs["counter_01"]["metrics"]["req_acc"] == 1.0
     assert runs["counter_01"]["metrics"]["balanced"] == 1.0
     assert runs["broken_02"]["metrics"]["req_acc"] == 0.0
+
+
+# --- the reference, nop and a wrong app on two tasks: one serial session ---------------------
+
+WRONG_SCRIPT = SCRIPT.replace("Hello, ", "Hi, ") + "console.error('oops');\n"
+
+
+@pytest.fixture(scope="module")
+def web_batch(request, tmp_path_factory) -> SharedSession:
+    """One serial session of ``reference,nop,dir:outputs`` on greet (a wrong app in
+    ``outputs``) and greet2, read by ``TestBatchWeb``; the serial half of its -n 2 test."""
+    with batch_folder(request, tmp_path_factory, "web-batch") as root:
+        batch = SharedSession(root)
+        make_web_task(batch.tasks)
+        make_web_task(batch.tasks, "greet2")
+        batch.tasks.write(root / "outputs" / "greet" / "index.html", APP)
+        batch.tasks.write(root / "outputs" / "greet" / "app.js", WRONG_SCRIPT)
+        # greet2 has no output: its dir: run is an empty one, no browser needed
+        args = ("--e2e-agent=reference,nop,dir:outputs", "--e2e-missing=empty")
+        batch.run(*args, "--e2e-tasks=tasks")
+        batch.left = browser_processes(str(root))
+        yield batch
+
+
+@pytest.fixture(scope="module")
+def web_parallel(web_batch: SharedSession) -> dict:
+    """The reference and nop on both tasks again, under ``-n 2`` (its own ``--e2e-out``)."""
+    root = web_batch.root
+    args = ("--e2e-agent=reference,nop", "--e2e-tasks=tasks", "-n", "2", "--e2e-out=par")
+    done = Batch.run(web_batch, *args, f"--basetemp={root}/basetemp-par")
+    return {"result": run_result(done), "left": browser_processes(str(root))}
+
+
+def web_metrics(document: dict) -> dict:
+    """The metrics of the reference's and nop's runs by (task, agent), without times."""
+    return {
+        (r["task"], r["agent"]): {k: v for k, v in r["metrics"].items() if k != "duration_s"}
+        for r in document["tasks"]
+        if r["agent"] in ("reference", "nop")
+    }
+
+
+@browser
+@pytest.mark.slow
+class TestBatchWeb:
+    """The readers of the one serial web session (one xdist worker runs it)."""
+
+    def test_reference_passes_nop_fails_and_a_failure_has_screenshot(self, web_batch):
+        outcomes = [
+            outcome
+            for agent in ("reference", "nop", "dir-outputs")
+            for outcome in web_batch.outcomes(agent, 1, "greet").values()
+        ]
+        assert sorted(outcomes) == ["failure"] * 3 + ["passed"] * 3, outcomes
+        web_batch.lines().fnmatch_lines(
+            [
+                "*R1 not implemented (nop, run 1): Greeting",
+                "*the app has no page at / (HTTP 404)*",
+                "*R1 not implemented (dir-outputs, run 1): Greeting",
+                "*FAILED*test_greet_a_name*Hi, Ann*",
+                "*screenshot: *artifacts/*.png",
+                "*browser console*",
+                "*oops*",
+                "*task*agent*balanced*exec*",
+                "greet*nop*0.0%*0.0%*",
+            ]
+        )
+        runs = {r["agent"]: r for r in web_batch.results()["tasks"] if r["task"] == "greet"}
+        ref, nop, wrong_run = runs["reference"], runs["nop"], runs["dir-outputs"]
+        assert ref["metrics"]["req_acc"] == 1.0 and ref["metrics"]["passed"] == 5
+        assert ref["web"]["executable"] is True and ref["web"]["browser_start_s"] > 0
+        assert ref["metrics"]["executability"] == 1.0
+        assert nop["web"]["executable"] is False and nop["web"]["status"] == 404
+        assert nop["metrics"]["executability"] == 0.0 and nop["metrics"]["test_acc"] == 0.0
+        assert ref["install"]["method"] == "served"
+        assert ref["metrics"]["code_files"] == 2  # index.html and app.js count as the app's code
+        # a console.error does not make the app non-executable; it is listed
+        assert wrong_run["web"]["executable"] is True
+        assert any("oops" in e for e in wrong_run["web"]["console_errors"])
+        assert wrong_run["metrics"]["req_acc"] == 0.5
+        failing = wrong_run["requirements"][0]["failing"][0]
+        assert Path(failing["properties"]["screenshot"]).stat().st_size > 0
+        assert "oops" in failing["properties"]["console"]
+        assert web_batch.left == []
+
+    def test_parallel_equals_serial(self, web_batch, web_parallel):
+        serial_outcomes = [
+            outcome
+            for task in ("greet", "greet2")
+            for agent in ("reference", "nop")
+            for outcome in web_batch.outcomes(agent, 1, task).values()
+        ]
+        assert sorted(serial_outcomes) == ["failure"] * 4 + ["passed"] * 4, serial_outcomes
+        web_parallel["result"].assert_outcomes(passed=4, failed=4)
+        serial = web_metrics(web_batch.results())
+        assert serial == web_metrics(web_batch.results("par")) and len(serial) == 4
+        assert web_parallel["left"] == []
