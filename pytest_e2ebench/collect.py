@@ -20,7 +20,7 @@ from .grading.verdicts import IMPLEMENTED
 from .methods.stages import IMPLEMENT, StageReferences, item_names
 from .run.record import error_record, error_stage_record
 from .stash import AGENTS, EVALUATOR, SETTINGS
-from .taskmodel.task import Requirement, Task, at_level, load_task
+from .taskmodel.task import Requirement, Task, at_level, fetch_reference, load_task
 
 # The user property that carries a run's record to the reporter, as JSON text (what
 # --junitxml writes into its <property value="…">, and what a script reading it can parse).
@@ -149,7 +149,9 @@ class RequirementItem(pytest.Item):
             # Failed outside the except block: one line, without the exception's chain.
             run_dir = evaluator.run_dir(self.task, self.agent, self.run)
             if evaluator.first_delivery(self.task, self.agent, self.run):
-                record = error_record(self.task, self.agent, self.run, run_dir, failure)
+                # the task as the run had it (its fetched reference, when it got that far)
+                task = fetch_reference(self.task, download=False)
+                record = error_record(task, self.agent, self.run, run_dir, failure)
                 self.user_properties.append((PROPERTY, json.dumps(record)))
             what = (
                 "harness error (a bug of the harness or a plugin; the run is not graded)"
