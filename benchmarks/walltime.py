@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_e2ebench.taskmodel.task import find_task_dirs, load_task  # noqa: E402
+from pytest_e2ebench.taskmodel.task import fetch_reference, find_task_dirs, load_task  # noqa: E402
 
 # The harness's command line, before its --e2e-* options.
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
@@ -47,7 +47,7 @@ def timed(args: list[str], **kwargs) -> float:
 def plain(tasks: list[Path]) -> float:
     """Each task's reference tests with plain pytest, the reference on PYTHONPATH."""
     total = 0.0
-    for task in map(load_task, tasks):
+    for task in (fetch_reference(load_task(t)) for t in tasks):
         env = dict(
             os.environ,
             PYTHONPATH=os.pathsep.join([str(task.reference_dir), str(task.reference_dir / "src")]),

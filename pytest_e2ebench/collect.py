@@ -17,10 +17,10 @@ from .agents import Agent
 from .contracts import RECORD_PROPERTY as PROPERTY
 from .errors import InfrastructureError, RunFailed, TaskError
 from .grading.verdicts import IMPLEMENTED
-from .methods.stages import IMPLEMENT, StageReferences, item_names
-from .run.record import error_record, error_stage_record
+from .run.record import error_record
+from .run.settings import IMPLEMENT
 from .stash import AGENTS, EVALUATOR, SETTINGS
-from .taskmodel.task import Requirement, Task, at_level, load_task
+from .taskmodel.task import Requirement, Task, at_level, fetch_reference, load_task
 from .untrusted.text import printable
 
 # The user property that carries a run's record to the reporter, as JSON text (what
@@ -53,47 +53,33 @@ def implement_first(items: list[pytest.Item]) -> list[pytest.Item]:
 
 
 class TaskFile(pytest.File):
-    """A ``task.toml``: validates the task and yields its requirement items."""
+    """A ``task.toml``: validates the task and yields its items: one per requirement of each
+    (agent, run), and those a method adds to the run (hook ``pytest_e2ebench_run_items``)."""
 
-    def collect(self) -> Iterator[RequirementItem | StageItem]:
+    def collect(self) -> Iterator[pytest.Item]:
         task = load_task(self.path.parent)
         settings = self.config.stash[SETTINGS]
         task = at_level(task, settings)
-        refs = StageReferences(task.root)
-        if any(s != IMPLEMENT for s in settings.stages) and refs.problems():
-            raise TaskError(str(task.root), refs.problems())
         for req in task.requirements:
             for tag in req.tags:
                 self.config.addinivalue_line("markers", f"{tag}: requirements tagged {tag!r}")
         for agent in self.config.stash[AGENTS]:
             for run in range(1, settings.runs + 1):
-                for stage in settings.stages:
-                    # Under -n a run's items (every stage's) share one worker: see
-                    # dist.RunScheduling.
-                    for item in self._stage_items(task, refs, agent, run, stage):
-                        item.extra_keyword_matches.add(stage)
-                        if task.level is not None:
-                            item.extra_keyword_matches.add(f"level{task.level}")
-                        if task.cascade:
-                            item.extra_keyword_matches.add("cascade")
+                # Under -n a run's items (every stage's) share one worker: see
+                # dist.RunScheduling.
+                if IMPLEMENT in settings.stages:
+                    for req in task.requirements:
+                        name = item_name(task, agent, run, req)
+                        item = self.item(RequirementItem, name, task, agent, run, requirement=req)
+                        item.extra_keyword_matches.add(IMPLEMENT)
                         yield item
+                hook = self.config.hook.pytest_e2ebench_run_items
+                for items in hook(collector=self, task=task, agent=agent, run=run):
+                    yield from items or ()
 
-    def _stage_items(self, task: Task, refs: StageReferences, agent: Agent, run: int, stage: str):
-        """The items of one stage: one per requirement (implement) or per graded artefact.
-
-        A task without the references a stage needs has no items of that stage, nor has a web
-        task any but implement (its tests are scenarios, it has no Python dependencies).
-        """
-        if stage == IMPLEMENT:
-            for req in task.requirements:
-                name = item_name(task, agent, run, req)
-                yield self._item(RequirementItem, name, task, agent, run, requirement=req)
-        elif task.kind != "web" and refs.has(stage):
-            for artefact in item_names(stage, refs):
-                name = f"{task.id}[{agent.label}-run-{run}-{stage}-{artefact}]"
-                yield self._item(StageItem, name, task, agent, run, stage=stage, artefact=artefact)
-
-    def _item(self, cls, name: str, task: Task, agent: Agent, run: int, **kwargs):
+    def item(self, cls, name: str, task: Task, agent: Agent, run: int, **kwargs):
+        """An item ``cls`` of this task file named ``name`` (the last part of its id), for
+        (task, agent, run); ``kwargs`` go to its constructor."""
         # The id is given as text: pytest 9.2 parses "calc[…]" as name and parameters, as it
         # parses the ids --lf reads back (a derived id would not match).
         return cls.from_parent(
@@ -150,7 +136,9 @@ class RequirementItem(pytest.Item):
             # Failed outside the except block: one line, without the exception's chain.
             run_dir = evaluator.run_dir(self.task, self.agent, self.run)
             if evaluator.first_delivery(self.task, self.agent, self.run):
-                record = error_record(self.task, self.agent, self.run, run_dir, failure)
+                # the task as the run had it (its fetched reference, when it got that far)
+                task = fetch_reference(self.task, download=False)
+                record = error_record(task, self.agent, self.run, run_dir, failure)
                 self.user_properties.append((PROPERTY, json.dumps(record)))
             what = (
                 "harness error (a bug of the harness or a plugin; the run is not graded)"
@@ -217,51 +205,3 @@ class RequirementItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, printable(f"{self.name}: {self.requirement.title}", lines=False)
-
-
-class StageItem(pytest.Item):
-    """One graded artefact of a lifecycle stage (docs/stages.md) of one (task, agent, run)."""
-
-    def __init__(
-        self, *, task: Task, agent: Agent, run: int, stage: str, artefact: str, **kwargs
-    ) -> None:
-        super().__init__(**kwargs)
-        self.task = task
-        self.agent = agent
-        self.run = run
-        self.stage = stage
-        self.artefact = artefact
-        self.record: dict | None = None
-
-    def setup(self) -> None:
-        """Evaluate the stage (cached); a stage that cannot be evaluated is an error."""
-        evaluator = self.config.stash[EVALUATOR]
-        args = (self.task, self.agent, self.run, self.stage)
-        try:
-            self.record = evaluator.evaluate(*args)
-        except (InfrastructureError, RunFailed) as exc:
-            if evaluator.first_delivery(*args):
-                where = evaluator.run_dir(*args)
-                self.user_properties.append(
-                    (PROPERTY, json.dumps(error_stage_record(*args, where, exc)))
-                )
-            pytest.fail(printable(f"{self.stage}: could not be evaluated: {exc}"), pytrace=False)
-        if evaluator.first_delivery(*args):
-            self.user_properties.append((PROPERTY, json.dumps(self.record)))
-
-    def runtest(self) -> None:
-        """Pass iff the artefact's grade passes; otherwise say why."""
-        assert self.record is not None
-        graded = self.record["items"].get(self.artefact) or {"passed": False, "message": ""}
-        if graded["passed"]:
-            return
-        lines = [
-            f"{self.stage} {self.artefact} not passed ({self.agent.label}, run {self.run}): "
-            + (graded.get("message") or "no details")
-        ]
-        lines += [f"note: {n}" for n in self.record.get("notes", [])]
-        lines.append(f"details: {self.record['dir']}")
-        pytest.fail(printable("\n".join(lines)), pytrace=False)
-
-    def reportinfo(self):
-        return self.path, None, f"{self.name}: {self.stage} {self.artefact}"

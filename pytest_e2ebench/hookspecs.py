@@ -265,3 +265,31 @@ def pytest_e2ebench_lead_in(steps: Steps) -> LeadIn | None:
         its cache key, what goes into its workspace, the cost to add and the record's part.
         ProjectEval's cascade (checklist, skeleton, then the code) is the built-in one.
     """
+
+
+@pytest.hookspec
+def pytest_e2ebench_settings(config: pytest.Config) -> dict | None:
+    """Return the :class:`~pytest_e2ebench.run.settings.Settings` fields your own options
+    resolve to (field name -> value), checked: raise :class:`pytest.UsageError` with the fix
+    for a wrong value. Every implementation is called; the dicts are merged.
+
+    A method adds its options in its own ``pytest_addoption`` (``options.twin``: the option
+    and its ini twin in the ``e2ebench`` group) and resolves them here: DevEval's ``stages``
+    and ``stage_mode``, ProjectEval's ``level`` and ``projecteval_mode``, the apps'
+    ``app_cases`` and ``app_steps``.
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_run_items(
+    collector: pytest.File, task: Task, agent: Agent, run: int
+) -> list[pytest.Item] | None:
+    """Return the items your method adds to one run of a task besides its requirement items
+    (DevEval's stage items: one per graded artefact of each selected stage), made with
+    ``collector.item(cls, name, task=..., agent=..., run=..., ...)``; None or [] for none.
+
+    Called at collection for each (agent, run) of the task, after its requirement items;
+    every implementation is called and the lists are joined. Raise
+    :class:`~pytest_e2ebench.errors.TaskError` for a task your method cannot collect: that
+    task's collection error, the other tasks still run.
+    """

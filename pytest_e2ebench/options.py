@@ -14,33 +14,41 @@ from pathlib import Path
 import pytest
 
 from .llm.cache import LLM_CACHE_MODES
-from .run.settings import DEFAULT_AGENT_TIMEOUT, DEFAULT_APP_STEPS, DEFAULT_MAX_STEPS, Settings
+from .run.settings import DEFAULT_AGENT_TIMEOUT, DEFAULT_MAX_STEPS, Settings
 
 DEFAULT_TASKS = "benchmark_tasks"
 DEFAULT_OUT = ".e2ebench"
 DEFAULT_TIMEOUT = 900.0
-DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
+# the one option group; a method plugin's options join it (docs/architecture.md)
+GROUP, GROUP_TITLE = "e2ebench", "benchmark LLM agents on whole projects (pytest-e2ebench)"
 COV_REPORTS = ("term", "xml", "html")
 EXECUTORS = ("local", "ray")
 MISSING_MODES = ("stop", "empty", "skip")  # --e2e-missing: a dir: agent's absent outputs
 
 
-def _twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, **kwargs) -> None:
-    """``--e2e-NAME`` (CLI default None, so the ini value applies) and its ini twin."""
+def twin(parser: pytest.Parser, group, name: str, ini_default: str, help: str, **kwargs) -> None:
+    """``--e2e-NAME`` (CLI default None, so the ini value applies) and its ini twin
+    ``e2ebench_NAME``; a method plugin adds its own options with it (``pytest_addoption``)."""
     flag, key = f"--e2e-{name}", name.replace("-", "_")
     group.addoption(flag, dest=f"e2e_{key}", default=None, help=help, **kwargs)
     ini_type = "bool" if kwargs.get("action") == "store_true" else None
     parser.addini(f"e2ebench_{key}", f"default for {flag}", type=ini_type, default=ini_default)
 
 
+def add_options(parser: pytest.Parser, rows) -> None:
+    """``rows`` of (name, ini default, help, argparse keywords) as ``--e2e-NAME`` options of
+    the ``e2ebench`` group, each with its ini twin; a method plugin's ``pytest_addoption``
+    adds its own rows with it."""
+    group = parser.getgroup(GROUP, GROUP_TITLE)
+    for name, ini_default, help, kwargs in rows:
+        twin(parser, group, name, ini_default, help, **kwargs)
+
+
 def addoption(parser: pytest.Parser) -> None:
     """Register the ``--e2e-*`` options and their ``e2ebench_*`` ini twins."""
     from .isolation.sandbox import MODES as SANDBOX_MODES
-    from .methods.projecteval import MODES as PROJECTEVAL_MODES
-    from .methods.stages import MODES as STAGE_MODES
 
-    group = parser.getgroup("e2ebench", "benchmark LLM agents on whole projects (pytest-e2ebench)")
-    for name, ini_default, help, kwargs in (
+    rows = (
         (
             "agent",
             "",
@@ -131,7 +139,12 @@ def addoption(parser: pytest.Parser) -> None:
             "proxy sends it upstream, the agent itself gets a dummy key.",
             {"metavar": "NAME"},
         ),
-        ("model", "", "model name for LLM agents, as the endpoint knows it.", {"metavar": "MODEL"}),
+        (
+            "model",
+            "",
+            "model name for LLM agents, as the endpoint knows it.",
+            {"metavar": "MODEL"},
+        ),
         (
             "llm-base-url",
             "",
@@ -147,20 +160,6 @@ def addoption(parser: pytest.Parser) -> None:
             {"choices": LLM_CACHE_MODES},
         ),
         (
-            "stage",
-            "implement",
-            "DevEval lifecycle stage(s) to grade: design, setup, implement, acceptance-tests, "
-            "unit-tests (comma-separated) or all (default implement; see docs/stages.md).",
-            {"metavar": "STAGE[,STAGE...]|all"},
-        ),
-        (
-            "stage-mode",
-            "modular",
-            "what a stage is given of the earlier stages: modular (default: the task's "
-            "reference outputs, as DevEval) or e2e (the agent's own outputs in the same run).",
-            {"choices": STAGE_MODES},
-        ),
-        (
             "missing",
             "stop",
             "when a dir:PATH agent has no output folder for a selected task: stop (default: "
@@ -174,35 +173,6 @@ def addoption(parser: pytest.Parser) -> None:
             "step limit of a tool-using agent run, all roles "
             f"together (default {DEFAULT_MAX_STEPS}).",
             {"type": int, "metavar": "N"},
-        ),
-        (
-            "app-cases",
-            DEFAULT_APP_CASES,
-            "app tasks: how many test cases the LLM writes from the feature list "
-            f"(default {DEFAULT_APP_CASES}).",
-            {"metavar": "MIN-MAX"},
-        ),
-        (
-            "app-steps",
-            str(DEFAULT_APP_STEPS),
-            "app tasks: browser actions the judging agent may take per test case; "
-            f"then the case is Uncertain (default {DEFAULT_APP_STEPS}).",
-            {"type": int, "metavar": "N"},
-        ),
-        (
-            "level",
-            "",
-            "ProjectEval input level for tasks with a [projecteval] table: 1 (one-paragraph "
-            "prompt), 2 (+ checklist), 3 (+ code skeleton). Default: requirements.md.",
-            {"metavar": "1|2|3"},
-        ),
-        (
-            "projecteval-mode",
-            "direct",
-            "ProjectEval mode at --e2e-level 1 or 2: direct (the agent goes from its level's "
-            "input to the code in one run) or cascade (checklist, then skeleton, then code, "
-            "each from its own previous output and each graded). Default direct.",
-            {"choices": PROJECTEVAL_MODES},
         ),
         (
             "html",
@@ -240,8 +210,8 @@ def addoption(parser: pytest.Parser) -> None:
             "of a head started with ray start); empty (default): a local cluster for the session.",
             {"metavar": "ADDRESS"},
         ),
-    ):
-        _twin(parser, group, name, ini_default, help, **kwargs)
+    )
+    add_options(parser, rows)
     parser.addini(
         "e2ebench_ray_cpus", "--e2e-executor=ray: CPUs one run's Ray task reserves", default="1"
     )
@@ -329,7 +299,8 @@ def _cov_report(config: pytest.Config, cli: str | None) -> tuple[str, ...]:
     return kinds
 
 
-def _number(config: pytest.Config, cli, ini_name: str, option: str, kind):
+def number(config: pytest.Config, cli, ini_name: str, option: str, kind):
+    """The option's value (``cli``, else the ini's) as ``kind``; a usage error if it is not."""
     raw = cli if cli is not None else config.getini(ini_name)
     try:
         return kind(raw)
@@ -344,7 +315,6 @@ def resolve(config: pytest.Config) -> Settings:
     agents = _agents(config)
     counts = _counts(config)
     modes = _modes(config)
-    stages, stage_mode = _stages(config)
     rerun = (
         bool(opt.e2e_rerun) if opt.e2e_rerun is not None else bool(config.getini("e2ebench_rerun"))
     )
@@ -354,7 +324,6 @@ def resolve(config: pytest.Config) -> Settings:
     return Settings(
         **counts,
         **modes,
-        app_cases=_app_cases(opt.e2e_app_cases or str(config.getini("e2ebench_app_cases"))),
         sandbox=opt.e2e_sandbox or str(config.getini("e2ebench_sandbox")),
         migrate=migrate,
         judge=judge,
@@ -364,30 +333,36 @@ def resolve(config: pytest.Config) -> Settings:
         rerun=rerun,
         model=opt.e2e_model or str(config.getini("e2ebench_model")),
         base_url=base_url or os.environ.get("OPENAI_BASE_URL", ""),
-        temperature=_number(config, None, "e2ebench_temperature", "", float),
-        llm_retries=_number(config, None, "e2ebench_llm_retries", "", int),
-        llm_timeout=_number(config, None, "e2ebench_llm_timeout", "", float),
-        agent_timeout=_number(config, None, "e2ebench_agent_timeout", "", float),
+        temperature=number(config, None, "e2ebench_temperature", "", float),
+        llm_retries=number(config, None, "e2ebench_llm_retries", "", int),
+        llm_timeout=number(config, None, "e2ebench_llm_timeout", "", float),
+        agent_timeout=number(config, None, "e2ebench_agent_timeout", "", float),
         agent_env=_agent_env(config),
         max_tokens=_budget(config, "max-tokens", int),
         max_cost=_budget(config, "max-cost", float),
         llm_key_env=opt.e2e_llm_key_env or str(config.getini("e2ebench_llm_key_env")),
-        context_tokens=_number(config, None, "e2ebench_context_tokens", "", int),
+        context_tokens=number(config, None, "e2ebench_context_tokens", "", int),
         prices=tuple(config.getini("e2ebench_prices")),
         model_params=tuple(config.getini("e2ebench_model_params")),
         co2=tuple(config.getini("e2ebench_co2")),
-        stages=stages,
-        stage_mode=stage_mode,
         html=_optional_path(config, opt.e2e_html, "e2ebench_html"),
         cov_xml=_optional_path(config, opt.e2e_cov_xml, "e2ebench_cov_xml"),
         cov_report=_cov_report(config, opt.e2e_cov_report),
         ray_address=opt.e2e_ray_address or str(config.getini("e2ebench_ray_address")),
-        ray_cpus=_number(config, None, "e2ebench_ray_cpus", "", float),
-        ray_browsers=_number(config, None, "e2ebench_ray_browsers", "", int),
-        ray_retries=_number(config, None, "e2ebench_ray_retries", "", int),
-        level=_level(config),
-        projecteval_mode=_projecteval_mode(config),
+        ray_cpus=number(config, None, "e2ebench_ray_cpus", "", float),
+        ray_browsers=number(config, None, "e2ebench_ray_browsers", "", int),
+        ray_retries=number(config, None, "e2ebench_ray_retries", "", int),
+        **_from_plugins(config),
     )
+
+
+def _from_plugins(config: pytest.Config) -> dict:
+    """The Settings fields plugins resolve from their own options (a method's options:
+    hook ``pytest_e2ebench_settings``)."""
+    found: dict = {}
+    for fields in config.hook.pytest_e2ebench_settings(config=config):
+        found.update(fields or {})
+    return found
 
 
 def _agents(config: pytest.Config) -> tuple[str, ...]:
@@ -401,23 +376,20 @@ def _agents(config: pytest.Config) -> tuple[str, ...]:
 
 
 def _counts(config: pytest.Config) -> dict:
-    """``runs``, ``timeout``, ``max_steps``, ``app_steps``: numbers, each checked for range."""
+    """``runs``, ``timeout``, ``max_steps``: numbers, each checked for range."""
     opt = config.option
-    runs = _number(config, opt.e2e_runs, "e2ebench_runs", "--e2e-runs", int)
+    runs = number(config, opt.e2e_runs, "e2ebench_runs", "--e2e-runs", int)
     if runs < 1:
         raise pytest.UsageError(f"{source(config, 'runs')}={runs}: must be 1 or more")
-    timeout = _number(config, opt.e2e_timeout, "e2ebench_timeout", "--e2e-timeout", float)
+    timeout = number(config, opt.e2e_timeout, "e2ebench_timeout", "--e2e-timeout", float)
     if timeout <= 0:
         raise pytest.UsageError(
             f"{source(config, 'timeout')}={timeout:g}: must be a positive number of seconds"
         )
-    max_steps = _number(config, opt.e2e_max_steps, "e2ebench_max_steps", "--e2e-max-steps", int)
+    max_steps = number(config, opt.e2e_max_steps, "e2ebench_max_steps", "--e2e-max-steps", int)
     if max_steps < 1:
         raise pytest.UsageError(f"{source(config, 'max-steps')}={max_steps}: must be 1 or more")
-    app_steps = _number(config, opt.e2e_app_steps, "e2ebench_app_steps", "--e2e-app-steps", int)
-    if app_steps < 1:
-        raise pytest.UsageError(f"--e2e-app-steps={app_steps}: must be 1 or more")
-    return {"runs": runs, "timeout": timeout, "max_steps": max_steps, "app_steps": app_steps}
+    return {"runs": runs, "timeout": timeout, "max_steps": max_steps}
 
 
 def _modes(config: pytest.Config) -> dict:
@@ -441,36 +413,6 @@ def _modes(config: pytest.Config) -> dict:
     return {"llm_cache": llm_cache, "executor": executor, "missing": missing}
 
 
-def _level(config: pytest.Config) -> int | None:
-    """``--e2e-level``: None (requirements.md) or one of ProjectEval's levels 1-3."""
-    from .methods.projecteval import LEVELS
-
-    raw = config.option.e2e_level
-    raw = str(raw if raw is not None else config.getini("e2ebench_level")).strip()
-    if not raw:
-        return None
-    if raw not in {str(n) for n in LEVELS}:
-        raise pytest.UsageError(
-            f"{source(config, 'level')}={raw}: use 1 (prompt), 2 (prompt and checklist) or "
-            "3 (prompt, checklist and code skeleton)"
-        )
-    return int(raw)
-
-
-def _projecteval_mode(config: pytest.Config) -> str:
-    """``--e2e-projecteval-mode``: ProjectEval's direct or cascade generation."""
-    from .methods.projecteval import MODES
-
-    raw = config.option.e2e_projecteval_mode or str(config.getini("e2ebench_projecteval_mode"))
-    mode = raw.strip() or "direct"
-    if mode not in MODES:
-        raise pytest.UsageError(
-            f"{source(config, 'projecteval-mode')}={raw}: use direct (one run from the level's "
-            "input) or cascade (checklist, skeleton, then code)"
-        )
-    return mode
-
-
 def _budget(config: pytest.Config, name: str, kind):
     """``--e2e-max-tokens`` / ``--e2e-max-cost``: None when unset, else a positive number."""
     key = name.replace("-", "_")
@@ -478,7 +420,7 @@ def _budget(config: pytest.Config, name: str, kind):
     raw = str(raw if raw is not None else config.getini(f"e2ebench_{key}")).strip()
     if not raw:
         return None
-    value = _number(config, raw, f"e2ebench_{key}", f"--e2e-{name}", kind)
+    value = number(config, raw, f"e2ebench_{key}", f"--e2e-{name}", kind)
     if value <= 0:
         raise pytest.UsageError(f"{source(config, name)}={raw}: must be more than 0")
     return value
@@ -497,38 +439,3 @@ def _agent_env(config: pytest.Config) -> tuple[str, ...]:
             "OPENAI_BASE_URL,OPENAI_API_KEY"
         )
     return names
-
-
-def _app_cases(raw: str) -> tuple[int, int]:
-    """``MIN-MAX`` (or one number) of --e2e-app-cases."""
-    low, _, high = raw.partition("-")
-    try:
-        bounds = (int(low), int(high or low))
-    except ValueError:
-        bounds = (0, 0)
-    if not 1 <= bounds[0] <= bounds[1]:
-        raise pytest.UsageError(
-            f"--e2e-app-cases={raw!r}: write MIN-MAX with 1 <= MIN <= MAX, e.g. 15-20"
-        )
-    return bounds
-
-
-def _stages(config: pytest.Config) -> tuple[tuple[str, ...], str]:
-    from .methods.stages import MODES, STAGES, parse_stages
-
-    opt = config.option
-    raw = opt.e2e_stage if opt.e2e_stage is not None else str(config.getini("e2ebench_stage"))
-    source = "--e2e-stage" if opt.e2e_stage is not None else "ini option e2ebench_stage"
-    try:
-        stages = parse_stages(raw)
-    except ValueError as exc:
-        raise pytest.UsageError(
-            f"{source}={raw!r}: unknown stage {exc}; use one or more of {', '.join(STAGES)} "
-            "(comma-separated), or all"
-        ) from None
-    mode = opt.e2e_stage_mode or str(config.getini("e2ebench_stage_mode"))
-    if mode not in MODES:
-        raise pytest.UsageError(
-            f"ini option e2ebench_stage_mode={mode!r}: use one of {', '.join(MODES)}"
-        )
-    return stages, mode

@@ -19,8 +19,13 @@ _STARTED = "e2ebench_started"
 _SANDBOX_MODE = "e2ebench_sandbox_mode"  # the controller's probed mode, for its workers
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """The harness's options, then the built-in methods', each added by its own plugin (a
+    method plugin registered now gets ``pytest_addoption`` at once, with this parser)."""
     options.addoption(parser)
+    for module, name in builtin_methods():
+        if not pluginmanager.is_registered(module):
+            pluginmanager.register(module, name)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

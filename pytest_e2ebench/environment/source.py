@@ -139,10 +139,38 @@ def _unpack(archive: Path, into: Path) -> Path:
     return roots[0] if len(roots) == 1 else into
 
 
+def _sdist_dest(pin: str, sha256: str) -> Path:
+    name, version = parse_pin(pin)
+    return cache_root() / "sources" / f"{name}-{version}-{sha256[:16]}"
+
+
+def _commit_dest(url: str, commit: str, version: str | None) -> tuple[Path, str]:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", url.rstrip("/").rsplit("/", 1)[-1]).strip("-") or "repo"
+    tail = f"-v{version}" if version else ""
+    return cache_root() / "sources" / f"git-{slug}-{commit[:16]}{tail}", slug
+
+
+def _complete(dest: Path) -> Path | None:
+    """The project root in a completed cache folder, or None."""
+    marker = dest / ".complete"
+    if not marker.is_file():
+        return None
+    rel = marker.read_text().strip()
+    return dest / rel if rel not in ("", ".") else dest
+
+
+def cached(pin: str, sha256: str = "", url: str = "", commit: str = "", version=None):
+    """The reference already in the cache (an sdist by ``pin`` and ``sha256``, or a git
+    ``commit`` of ``url``), or None: a look at the disk, never the network."""
+    if url:
+        return _complete(_commit_dest(url, commit, version)[0])
+    return _complete(_sdist_dest(pin, sha256))
+
+
 def fetch_sdist(pin: str, sha256: str) -> Path:
     """The unpacked project root of the sdist ``pin``, downloaded once and verified."""
     name, version = parse_pin(pin)
-    dest = cache_root() / "sources" / f"{name}-{version}-{sha256[:16]}"
+    dest = _sdist_dest(pin, sha256)
     marker = dest / ".complete"
     with file_lock(cache_root() / "sources" / f".{name}-{version}.lock"):
         if not marker.is_file():
@@ -162,8 +190,7 @@ def fetch_sdist(pin: str, sha256: str) -> Path:
                 root = _unpack(archive, staging)
                 staging.rename(dest)
                 (dest / ".complete").write_text(str(root.relative_to(staging)) + "\n")
-    rel = marker.read_text().strip()
-    return dest / rel if rel not in ("", ".") else dest
+    return _complete(dest) or dest
 
 
 def fetch_commit(url: str, commit: str, version: str | None = None) -> Path:
@@ -179,9 +206,7 @@ def fetch_commit(url: str, commit: str, version: str | None = None) -> Path:
         raise SourceError(f"commit {commit!r} is not 40 lower-case hex digits")
     if version is not None and not VERSION.fullmatch(version):
         raise SourceError(f"version {version!r} is not a version (PEP 440, e.g. 1.2.3)")
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", url.rstrip("/").rsplit("/", 1)[-1]).strip("-") or "repo"
-    tail = f"-v{version}" if version else ""
-    dest = cache_root() / "sources" / f"git-{slug}-{commit[:16]}{tail}"
+    dest, slug = _commit_dest(url, commit, version)
     marker = dest / ".complete"
     with file_lock(cache_root() / "sources" / f".git-{slug}-{commit[:16]}.lock"):
         if not marker.is_file():

@@ -19,10 +19,10 @@ import pytest
 from .. import methods
 from ..contracts import RunRecord
 from ..environment.workspace import code_size, suffixes_for
-from ..errors import InfrastructureError, RunFailed
+from ..errors import InfrastructureError, RunFailed, TaskError
 from ..grading.verdicts import census, effective_tests
 from ..judge import judge
-from ..taskmodel.task import MATERIALS_DIR
+from ..taskmodel.task import MATERIALS_DIR, fetch_reference
 from . import census_store, progress
 from .cache import locked, remove
 from .evaluation import evaluation_for
@@ -129,9 +129,10 @@ class Evaluator:
             self._done[key] = result
             self.progress_for(key)({"done": True})  # the run's stages said what they did
             if stage == IMPLEMENT and self.announce:
-                ctx = self.context(task, agent, run)
+                # the task as the run had it (its fetched reference, when it got that far)
+                ctx = self.context(fetch_reference(task, download=False), agent, run)
                 if not isinstance(result, dict):
-                    result = error_record(task, agent, run, ctx.run_dir, result)
+                    result = error_record(ctx.task, agent, run, ctx.run_dir, result)
                 ctx.record = result
                 self.config.hook.pytest_e2ebench_run_finished(
                     config=self.config,
@@ -179,11 +180,12 @@ class Evaluator:
 
         With ``--e2e-executor=ray`` the pipeline runs in a Ray task and this waits for it.
         """
-        ctx = self.context(task, agent, run, stage)
+        run_dir = self.run_dir(task, agent, run, stage)
         try:
             if self.executor is not None:
                 # The Ray task settled its failures itself (error.txt is written on its node).
                 return self.executor.outcome(task, agent, run, stage)
+            ctx = self.context(self.reference(task), agent, run, stage)
             if stage == IMPLEMENT:
                 return self._evaluate(ctx)
             self.stage_now = stage
@@ -191,7 +193,24 @@ class Evaluator:
         except (KeyboardInterrupt, pytest.exit.Exception):
             raise
         except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
-            return self._failed(ctx.run_dir, exc)
+            return self._failed(run_dir, exc)
+
+    def reference(self, task: Task) -> Task:
+        """The run's first stage: ``task`` with its fetched reference (``[source]``: a PyPI
+        sdist or a git commit) at hand, downloaded once into the cache
+        (:func:`~pytest_e2ebench.taskmodel.task.fetch_reference`; collection never fetches).
+
+        An index or git host that does not answer, a download that does not match its pin,
+        or reference tests that do not match task.toml: an InfrastructureError of the
+        ``source`` stage (the task's inputs, never the agent's failure).
+        """
+        self.now("source")
+        try:
+            fetched = fetch_reference(task)
+        except TaskError as exc:
+            raise InfrastructureError("source", str(exc)) from None
+        self.now("agent")
+        return fetched
 
     def _failed(self, run_dir: Path, exc: BaseException) -> InfrastructureError | RunFailed:
         """Keep the traceback in the run folder; wrap anything unexpected in RunFailed."""

@@ -61,8 +61,10 @@ class Settings:
     ray_cpus: float = 1.0
     ray_browsers: int = 1
     ray_retries: int = 2
-    level: int | None = None  # --e2e-level (ProjectEval, issue #17)
-    projecteval_mode: str = "direct"  # --e2e-projecteval-mode: direct or cascade (#17)
+    # The methods' fields, resolved by their plugins from their own options (hook
+    # pytest_e2ebench_settings): ProjectEval's input level and mode (direct or cascade, #17)
+    level: int | None = None
+    projecteval_mode: str = "direct"
 
     @property
     def active(self) -> bool:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from .task import Task, find_task_dirs, load_task
+from .task import Task, fetch_reference, find_task_dirs, load_task
 
 HEADERS = (
     "task",
@@ -31,6 +31,8 @@ def rows(tasks: Iterable[Task]) -> list[list[str]]:
     out = []
     totals = [0] * 5
     for task in sorted(tasks, key=lambda t: t.id):
+        # a fetched reference's figures when the cache has it (collection never downloads)
+        task = fetch_reference(task, download=False)
         size = task.size
         numbers = [
             size["requirements"],
@@ -41,7 +43,10 @@ def rows(tasks: Iterable[Task]) -> list[list[str]]:
         ]
         totals = [a + b for a, b in zip(totals, numbers, strict=True)]
         source = task.source if task.source_pin else "written here"
-        out.append([task.id, task.kind, task.created.isoformat(), source, *map(str, numbers)])
+        shown = [str(n) for n in numbers]
+        if task.remote is not None and task.reference_dir is None:
+            shown[1:] = ["-"] * 4  # not fetched yet: a run fetches it
+        out.append([task.id, task.kind, task.created.isoformat(), source, *shown])
     out.append([f"{len(out)} tasks", "", "", "", *map(str, totals)])
     return out
 
@@ -57,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print the catalog of the task folders under the given path as Markdown."""
     args = sys.argv[1:] if argv is None else argv
     root = Path(args[0] if args else "benchmark_tasks")
-    sys.stdout.write(markdown(load_task(d) for d in find_task_dirs(root)))
+    sys.stdout.write(markdown(fetch_reference(load_task(d)) for d in find_task_dirs(root)))
     return 0
 
 

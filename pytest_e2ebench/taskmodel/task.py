@@ -15,13 +15,13 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..environment.source import FetchError, SourceError, fetch_commit, fetch_sdist, parse_pin
 from ..environment.web import ENTRY_PAGE
 from ..environment.workspace import code_size, suffixes_for
-from ..errors import InfrastructureError, TaskError
+from ..errors import E2EBenchError, TaskError
 from ..run.cache import file_hash, tree_hash
 from .features import scan_features
 from .mutants import Mutant, parse_mutants
+from .reference import REFERENCE_DIR, RemoteReference, describe_reference
 from .sections import SectionSource, parse_sections, sections
 from .testconf import TestSettings, parse_settings
 from .testindex import Naming, StaticTest, apply_mapping, scan_tests
@@ -31,7 +31,6 @@ TASK_FILE = "task.toml"
 REQUIREMENTS_FILE = "requirements.md"
 MATERIALS_DIR = "materials"  # supplementary materials handed to the agent (app tasks)
 FEATURE_PREFIX = "F"  # an app task's requirements are features: F1, F2, ...
-REFERENCE_DIR = "reference"
 DEFAULT_TEST_TIMEOUT = 30.0
 CHECKS_DIR = "checks"  # a task's own checks (checks/test_*.py, run with the harness's fixtures)
 
@@ -64,10 +63,13 @@ class Task:
     root: Path
     requirements: tuple[Requirement, ...]
     tests: tuple[StaticTest, ...]
-    tests_dir: Path  # a folder of tests, or a single test module
+    tests_dir: Path | None  # a folder of tests, or a single test module
     test_timeout: float
     reference_dir: Path | None  # None: an app task without a reference app
     source_pin: str | None = None  # "name==version" for a PyPI-sourced reference
+    # [source]: a reference fetched by the run (fetch_reference); until then reference_dir,
+    # tests_dir and the tests are None and empty
+    remote: RemoteReference | None = None
     test_requires: tuple[str, ...] = ()
     mutants: tuple[Mutant, ...] = ()
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
@@ -118,6 +120,8 @@ class Task:
     @functools.cached_property
     def tests_hash(self) -> str:
         """Content hash of the reference tests (part of the test-run cache key)."""
+        if self.tests_dir is None:  # a fetched reference's, not fetched yet
+            return ""
         if self.tests_dir.is_dir():
             return tree_hash(self.tests_dir)
         return file_hash(self.tests_dir) if self.tests_dir.exists() else ""
@@ -221,7 +225,11 @@ def load_task(root: Path) -> Task:
     """Read and validate the task folder ``root``; raise :class:`TaskError` listing problems.
 
     Read task.toml, validate its header and ``[tests]``, read the requirements, resolve the
-    reference, scan the tests, then cross-check tests, requirements and checks.
+    reference's description, scan the tests, then cross-check tests, requirements and checks.
+    Pure: no network, no download. A fetched reference (``[source]``: a PyPI sdist or a git
+    commit) is only described here; its files, and what is checked against them (its tests,
+    their tags, ``tests.exclude``, the mutants' edits), come with :func:`fetch_reference`, a
+    stage of the run (issue 28.6).
     """
     root = root.resolve()
     name = root.name
@@ -233,59 +241,111 @@ def load_task(root: Path) -> Task:
     conf = _test_conf(meta, where, problems)
     requirements = _read_requirements(root, kind, problems)
     raw_source = meta.get("source", "")
-    reference, pin = _reference(
-        root,
-        raw_source if isinstance(raw_source, dict) else None,
-        where,
-        problems,
-        # an imported app task (RealDevBench) has a feature list and no reference app
-        optional=kind == "app",
+    reference, remote = describe_reference(
+        root, raw_source if isinstance(raw_source, dict) else None, problems, optional=kind == "app"
     )
-    if pin and not head["source"]:
-        head["source"] = pin.removeprefix("git+") if pin.startswith("git+") else f"PyPI {pin}"
-    settings = parse_settings(conf["raw"], root, reference, bool(pin), where, problems)
-    tests_base = reference if pin and reference is not None else root
-    tests_dir = (tests_base / str(conf["path"])).resolve() if tests_base is not None else None
-    found = parse_sections(SectionSource(root, meta, kind, reference, problems))
-    app = found.get("app")
-    tests, excluded = [], []
-    if tests_dir is not None and app is None:  # an app task has no tests: an LLM writes cases
-        tests, excluded = _reference_tests(tests_dir, kind, conf, settings, pin, name, problems)
-    known = {r.id for r in requirements}
-    _cross_check(name, kind, conf["mapping"], requirements, tests, problems)
-    checks = _checks(root, name, known if requirements else None, problems)
-    _tested(name, kind, requirements, tests, checks, problems)
-    _entry_pages(name, kind, app, reference, problems)
-    mutants = parse_mutants(root, reference, known, problems) if reference else []
+    if remote is not None and not head["source"]:
+        head["source"] = remote.label
+    files = _with_files(root, meta, kind, conf, requirements, reference, remote, problems)
     if problems:
         raise TaskError(str(root), problems)
     return Task(
         **head,
         root=root,
         requirements=tuple(requirements),
-        tests=tuple(tests),
-        tests_dir=tests_dir,
         test_timeout=float(conf["timeout"]),
-        reference_dir=reference,
-        source_pin=pin,
+        source_pin=remote.pin if remote is not None else None,
+        remote=remote,
         test_requires=tuple(conf["requires"]),
-        mutants=tuple(mutants),
         network=conf["network"],
         requirement_map=tuple((rid, tuple(globs)) for rid, globs in conf["mapping"].items()),
-        checks=tuple(checks),
-        settings=settings,
-        excluded=tuple(excluded),
         browser=conf["browser"],
-        **found,
+        **files,
     )
 
 
-def _reference_tests(tests_dir: Path, kind, conf, settings, pin, name, problems) -> tuple:
+def _with_files(root: Path, meta, kind, conf, requirements, reference, remote, problems) -> dict:
+    """The Task's fields read from the reference's files (its tests, their settings, the
+    mutants, the methods' tables) and the task's checks, cross-checked: the reference is
+    ``reference/``, a fetched one, or None (not fetched yet, or none: then only what needs no
+    file of it is checked)."""
+    name = root.name
+    where = f"{name}/{TASK_FILE}"
+    pinned = remote is not None
+    settings = parse_settings(conf["raw"], root, reference, pinned, where, problems)
+    tests_base = reference if pinned else root
+    tests_dir = (tests_base / str(conf["path"])).resolve() if tests_base is not None else None
+    found = parse_sections(SectionSource(root, meta, kind, reference, problems))
+    app = found.get("app")
+    tests, excluded = [], []
+    if tests_dir is not None and app is None:  # an app task has no tests: an LLM writes cases
+        tests, excluded = _reference_tests(tests_dir, kind, conf, settings, pinned, name, problems)
+    _check_mapping(where, conf["mapping"], requirements, problems)
+    _check_tags(name, kind, requirements, tests, problems)
+    known = {r.id for r in requirements}
+    checks = _checks(root, name, known if requirements else None, problems)
+    _tested(name, kind, requirements, tests, checks, problems)
+    _entry_pages(name, kind, app, reference, problems)
+    mutants = parse_mutants(root, reference, known, problems) if reference else []
+    return {
+        "reference_dir": reference,
+        "tests_dir": tests_dir,
+        "tests": tuple(tests),
+        "excluded": tuple(excluded),
+        "settings": settings,
+        "mutants": tuple(mutants),
+        "checks": tuple(checks),
+        **found,
+    }
+
+
+def fetch_reference(task: Task, *, download: bool = True) -> Task:
+    """``task`` with its fetched reference (``[source]``) at hand: the files downloaded (once,
+    into the cache) and the reference's tests scanned and cross-checked. The first stage of a
+    run, and of the tools that read the reference; ``task`` itself when it has its own
+    ``reference/`` or was fetched already. ``download=False``: only if it is fetched already
+    (by this process, or in the cache on disk: no network), else ``task`` as it is.
+
+    Raises InfrastructureError when the index or git host does not answer, TaskError when the
+    download does not match the pin or its tests do not match task.toml.
+    """
+    if task.remote is None or task.reference_dir is not None:
+        return task
+    files = _FETCHED.get(task.remote)
+    if files is None and download:
+        files = _FETCHED[task.remote] = _fetched_files(task.remote)
+    elif files is None and task.remote.cached() is not None:
+        try:
+            files = _FETCHED[task.remote] = _fetched_files(task.remote)
+        except E2EBenchError:  # a run that fetches it says what is wrong
+            files = None
+    return dataclasses.replace(task, **files) if files is not None else task
+
+
+# a fetched reference's Task fields, once per process (the files are cached on disk)
+_FETCHED: dict[RemoteReference, dict] = {}
+
+
+def _fetched_files(remote: RemoteReference) -> dict:
+    """The fields of :func:`_with_files` from the fetched reference."""
+    reference = remote.fetch()
+    root, problems = remote.root, []
+    meta = _read_meta(root, remote.where)
+    conf = _test_conf(meta, remote.where, problems)
+    kind = meta.get("kind")  # valid: the task loaded
+    requirements = _read_requirements(root, kind, problems)
+    files = _with_files(root, meta, kind, conf, requirements, reference, remote, problems)
+    if problems:
+        raise TaskError(str(root), problems)
+    return files
+
+
+def _reference_tests(tests_dir: Path, kind, conf, settings, pinned, name, problems) -> tuple:
     """The reference tests scanned statically, and those excluded by ``tests.exclude``."""
     if not tests_dir.exists():
         problems.append(
             f"{name}/{TASK_FILE}: field 'tests.path' = {conf['path']!r}: no such folder"
-            f"{' in the sdist' if pin else ''}; create it with the reference tests"
+            f"{' in the sdist' if pinned else ''}; create it with the reference tests"
         )
         return [], []
     return _scan(tests_dir, kind, conf, settings, name, f"{name}/{TASK_FILE}", problems)
@@ -455,9 +515,8 @@ def _scan(tests_dir: Path, kind, conf: dict, settings, name: str, where: str, pr
     return tests, excluded
 
 
-def _cross_check(name: str, kind, mapping: dict, requirements, tests, problems) -> None:
-    """Every mapped or tagged requirement exists; every test has a requirement."""
-    where = f"{name}/{TASK_FILE}"
+def _check_mapping(where: str, mapping: dict, requirements, problems) -> None:
+    """Every requirement ``tests.requirements`` maps exists."""
     known = {r.id for r in requirements}
     for rid in mapping:
         if rid not in known and requirements:
@@ -465,6 +524,11 @@ def _cross_check(name: str, kind, mapping: dict, requirements, tests, problems) 
                 f"{where}: tests.requirements names {rid}, which is not in "
                 f"{REQUIREMENTS_FILE}; fix the key or add '### {rid}: <title>'"
             )
+
+
+def _check_tags(name: str, kind, requirements, tests, problems) -> None:
+    """Every test has a requirement, and every requirement it names exists."""
+    known = {r.id for r in requirements}
     for test in tests:
         if not test.requirements:
             problems.append(
@@ -546,94 +610,6 @@ def _checks(root: Path, name: str, known: set[str] | None, problems: list[str]) 
                     f"'### {rid}: <title>'"
                 )
     return checks
-
-
-def _reference(
-    root: Path, source, where: str, problems: list[str], *, optional: bool = False
-) -> tuple[Path | None, str | None]:
-    """The reference folder: ``reference/``, or the unpacked sdist of ``[source] pypi``."""
-    name = root.name
-    if source is None:
-        if not (root / REFERENCE_DIR).is_dir():
-            if optional:
-                return None, None
-            problems.append(
-                f"{name}/{REFERENCE_DIR}/: missing; add the reference implementation "
-                'or name a PyPI project with [source] pypi = "name==version"'
-            )
-            return None, None
-        return root / REFERENCE_DIR, None
-    fix = '[source] pypi = "name==1.2.3" and sha256 = "<sha256 of the sdist>"'
-    if "git" in source or "commit" in source:
-        return _git_reference(root, source, where, problems)
-    if not isinstance(source.get("pypi"), str):
-        problems.append(f"{where}: field 'source.pypi' is missing; write {fix}")
-        return None, None
-    pin, sha = source["pypi"], source.get("sha256")
-    try:
-        parse_pin(pin)
-    except ValueError:
-        problems.append(
-            f"{where}: field 'source.pypi' = {pin!r} must pin one version: \"name==1.2.3\""
-        )
-        return None, None
-    if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", sha):
-        problems.append(
-            f"{where}: field 'source.sha256' is missing or not 64 hex digits; write "
-            "the sha256 of the sdist (pip download --no-binary :all: --no-deps "
-            f"{pin}; sha256sum the file)"
-        )
-        return None, None
-    if (root / REFERENCE_DIR).exists():
-        problems.append(
-            f"{name}/{REFERENCE_DIR}/: a PyPI-sourced task must not commit the "
-            "reference; delete the folder"
-        )
-        return None, None
-    try:
-        return fetch_sdist(pin, sha), pin
-    except FetchError as exc:
-        raise InfrastructureError("source", f"{where}: [source] {pin}: {exc}") from None
-    except SourceError as exc:
-        problems.append(f"{where}: [source] {pin}: {exc}")
-        return None, None
-
-
-def _git_reference(
-    root: Path, source: dict, where: str, problems: list[str]
-) -> tuple[Path | None, str | None]:
-    """``[source] git = URL-or-path`` and ``commit``: the reference is that commit's tree."""
-    url, commit = source.get("git"), source.get("commit")
-    fix = '[source] git = "https://github.com/owner/repo" and commit = "<40 hex digits>"'
-    if not isinstance(url, str) or not url.strip():
-        problems.append(f"{where}: field 'source.git' is missing; write {fix}")
-        return None, None
-    if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-f]{40}", commit):
-        problems.append(
-            f"{where}: field 'source.commit' = {commit!r} must be the full commit id "
-            f"(40 lower-case hex digits: git rev-parse HEAD); write {fix}"
-        )
-        return None, None
-    if (root / REFERENCE_DIR).exists():
-        problems.append(
-            f"{root.name}/{REFERENCE_DIR}/: a git-sourced task must not commit the "
-            "reference; delete the folder"
-        )
-        return None, None
-    if not re.match(r"^(https?|git|ssh)://", url) and not url.startswith("/"):
-        url = str((root / url).resolve())  # a local repository, relative to the task
-    try:
-        version = source.get("version")
-        if version is not None and not isinstance(version, str):
-            raise SourceError(f"field 'source.version' = {version!r} must be a string")
-        return fetch_commit(url, commit, version), f"git+{source['git']}@{commit}"
-    except FetchError as exc:
-        raise InfrastructureError(
-            "source", f"{where}: [source] git {source['git']} @ {commit[:12]}: {exc}"
-        ) from None
-    except SourceError as exc:
-        problems.append(f"{where}: [source] git {source['git']}: {exc}")
-        return None, None
 
 
 def _span(requirements: list[Requirement]) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import E2EBenchError, TaskError
 from ..taskmodel.mutants import materialize
-from ..taskmodel.task import Task, find_task_dirs, load_task
+from ..taskmodel.task import Task, fetch_reference, find_task_dirs, load_task
 
 
 def mutants_main(argv: list[str] | None = None) -> int:
@@ -40,7 +40,7 @@ def mutants_main(argv: list[str] | None = None) -> int:
     if opts.out.exists() and any(opts.out.iterdir()):
         parser.error(f"{opts.out} is not empty")
     try:
-        tasks = [load_task(d) for d in find_task_dirs(opts.tasks)]
+        tasks = [fetch_reference(load_task(d)) for d in find_task_dirs(opts.tasks)]
         manifest = materialize(tasks, opts.out)
     except E2EBenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -74,6 +74,7 @@ def check(
     ``mutants=False`` leaves the mutants out: only the reference and the empty repository.
     """
     folder = work / "tasks"
+    tasks = [fetch_reference(task) for task in tasks]  # the mutants edit the reference's files
     for task in tasks:
         shutil.copytree(task.root, folder / task.id, ignore=shutil.ignore_patterns("__pycache__"))
     mutants_dir = work / "mutants"
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{path}: no task.toml in it or below; name a task folder")
         dirs.extend(found)
     try:
-        tasks = [load_task(d) for d in dirs]
+        tasks = [fetch_reference(load_task(d)) for d in dirs]
     except TaskError as exc:  # its message lists every problem with the fix: no traceback
         print(exc, file=sys.stderr)
         return 2

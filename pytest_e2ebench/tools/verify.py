@@ -24,7 +24,7 @@ from ..errors import E2EBenchError
 from ..isolation.intake import read_regular
 from ..methods.stages import IMPLEMENT
 from ..run.runs import run_folders
-from ..taskmodel.task import find_task_dirs, load_task
+from ..taskmodel.task import fetch_reference, find_task_dirs, load_task
 from ..taskmodel.testconf import interpreter_home
 
 JUNIT_LIMIT = 64 << 20
@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         harness = harness_verdicts(args.tasks.resolve(), Path(tmp) / "bench", args.migrate)
         for folder in find_task_dirs(args.tasks):
             try:
-                task = load_task(folder)
+                task = fetch_reference(load_task(folder))
             except E2EBenchError as exc:
                 print(f"{folder.name}: not verified: {str(exc).splitlines()[0]}")
                 continue

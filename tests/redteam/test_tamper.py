@@ -546,8 +546,9 @@ def test_every_honeypot_of_a_bundled_task_fails_on_its_reference(task_dir, tmp_p
 
     from pytest_e2ebench.evaluation.runner import INI  # the harness's ini
     from pytest_e2ebench.taskmodel.skips import may_skip
+    from pytest_e2ebench.taskmodel.task import fetch_reference
 
-    task = load_task(task_dir)
+    task = fetch_reference(load_task(task_dir))
     _needs_installed(task.test_requires)
     tests = task.copy_tests(tmp_path / "tests")
     if task.projecteval is not None:  # the canonical parameter values, as the harness writes

@@ -12,7 +12,7 @@ from deveval_sample import FILES
 
 from conftest import git
 from pytest_e2ebench.cli import main
-from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
 from pytest_e2ebench.tools.verify import compare, junit_verdicts
 
 
@@ -105,7 +105,7 @@ def test_e2edevbench_import_commit_reference_and_verify(pytester, tasks, capsys)
     assert "e2edevbench-owner_calc: imported (2 requirements, reference: commit)" in out
     assert "1 structured requirements name no test: left out" in out
     assert "NOT IMPORTED empty: no test_cases in the dataset" in out
-    task = load_task(pytester.path / "imported" / "e2edevbench-owner_calc")
+    task = fetch_reference(load_task(pytester.path / "imported" / "e2edevbench-owner_calc"))
     assert task.created.isoformat() == "2024-03-22"
     assert [r.title for r in task.requirements] == [
         "FR-ADD: Add two numbers.",

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import CALC_CODE, git
 from pytest_e2ebench.errors import InfrastructureError, TaskError
-from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
 from pytest_e2ebench.taskmodel.testconf import reference_ini
 
 SUITE = {
@@ -158,7 +158,7 @@ def test_git_commit_reference_from_a_local_repository(tasks, monkeypatch, tmp_pa
 
     shutil.rmtree(root / "reference")
     shutil.rmtree(root / "tests")
-    task = load_task(root)
+    task = fetch_reference(load_task(root))
     assert task.source == f"{repo}@{commit}"
     assert "return a + b" in (task.reference_dir / "calc" / "add.py").read_text()  # v1
     assert not (task.reference_dir / ".git").exists()
@@ -170,7 +170,7 @@ def test_git_commit_reference_from_a_local_repository(tasks, monkeypatch, tmp_pa
         load_task(root)
     (root / "task.toml").write_text(GIT_TOML.format(url=tmp_path / "nowhere", commit="0" * 40))
     with pytest.raises(InfrastructureError, match="could not fetch commit 0{40} of .*reachable"):
-        load_task(root)
+        fetch_reference(load_task(root))
 
 
 def test_an_unsatisfiable_plugin_pin_is_not_called_an_unreachable_index(pytester, tasks):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_e2ebench.taskmodel.task import find_task_dirs, load_task
+from pytest_e2ebench.taskmodel.task import fetch_reference, find_task_dirs, load_task
 from pytest_e2ebench.tools.selfcheck import check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +39,7 @@ def test_there_are_bundled_tasks_of_several_kinds():
 
 @pytest.mark.parametrize("task_dir", _per_task(TASK_DIRS))
 def test_task_is_valid_with_tests_for_every_requirement_and_four_mutant_classes(task_dir):
-    task = load_task(task_dir)
+    task = fetch_reference(load_task(task_dir))
     for req in task.requirements:
         assert task.tests_for(req.id), req.id
     assert {m.cls for m in task.mutants} == {

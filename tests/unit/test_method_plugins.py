@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from types import SimpleNamespace
 
 import pluggy
@@ -33,8 +34,11 @@ METHODS = f"{PACKAGE}.methods"
 CENTRE = (f"{PACKAGE}.run", f"{PACKAGE}.taskmodel", f"{PACKAGE}.report")
 # Functions allowed over 80 lines: declarative tables only (issue 28), at their size today.
 LONG_ALLOWED = {
-    "options.addoption": 257,  # the table of every option and its ini twin
+    "options.addoption": 216,  # the table of the harness's options and their ini twins
 }
+# The pytest face's options and collection: no method named (each adds its own, issue 28.3)
+FACE = (f"{PACKAGE}.options", f"{PACKAGE}.collect")
+METHOD_WORDS = re.compile(r"projecteval|deveval|realdevworld|\bmethods\.", re.IGNORECASE)
 GRADEBOOK = ROOT / "benchmark_tasks" / "gradebook"  # a ProjectEval task
 SALESBOARD = ROOT / "benchmark_apps" / "salesboard"  # a RealDevWorld app task
 SECTIONS = builtin_report_sections()
@@ -53,6 +57,88 @@ def test_the_run_the_task_model_and_the_reporter_import_no_method():
     assert not found, (
         "the centre names a method (add a hook in hookspecs.py, or an entry the method's module "
         "exposes through methods.BUILTIN, instead):\n  " + "\n  ".join(found)
+    )
+
+
+class _Recorder:
+    """Takes what a ``pytest_addoption`` adds: option flags and dests, ini names."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def getgroup(self, name: str, description: str = ""):
+        return self
+
+    def addoption(self, *flags: str, dest: str = "", **kwargs) -> None:
+        self.names += [*flags, dest]
+
+    def addini(self, name: str, *args, **kwargs) -> None:
+        self.names.append(name)
+
+
+def _methods_options() -> dict[str, list[str]]:
+    """Each built-in method's option names (``--e2e-x``, ``e2e_x``, ``e2ebench_x``), as its
+    plugin's own ``pytest_addoption`` adds them."""
+    found = {}
+    for module, name in builtin_methods():
+        recorder = _Recorder()
+        hook = getattr(module, "pytest_addoption", None)
+        if hook is not None:
+            hook(parser=recorder)
+        found[name] = [n for n in recorder.names if n]
+    return found
+
+
+def _source(module: str) -> str:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    return path.read_text(encoding="utf-8")
+
+
+def _face_and_run() -> list[str]:
+    run = sorted(p for p in (ROOT / PACKAGE / "run").glob("*.py"))
+    return [*FACE, *(f"{PACKAGE}.run.{p.stem}" for p in run)]
+
+
+def test_each_method_adds_its_own_options():
+    options = _methods_options()
+    assert {n for n in options["e2ebench-stages"] if n.startswith("--")} == {
+        "--e2e-stage",
+        "--e2e-stage-mode",
+    }
+    assert {n for n in options["e2ebench-projecteval"] if n.startswith("--")} == {
+        "--e2e-level",
+        "--e2e-projecteval-mode",
+    }
+    assert {n for n in options["e2ebench-apps"] if n.startswith("--")} == {
+        "--e2e-app-cases",
+        "--e2e-app-steps",
+    }
+
+
+def test_the_face_and_the_run_name_no_method_nor_its_options():
+    """options.py and collect.py import no method and name none; they, and run/, name no
+    option a method adds (its flag, dest or ini name): each method's plugin adds, resolves
+    (hook ``pytest_e2ebench_settings``) and collects (``pytest_e2ebench_run_items``) its
+    own."""
+    found = [
+        f"{imp.where()} imports {imp.target}"
+        for imp in all_imports()
+        if _in(imp.source, FACE) and _in(imp.target, (METHODS,))
+    ]
+    for module in FACE:
+        found += [f"{module} names {m[0]!r}" for m in METHOD_WORDS.finditer(_source(module))]
+    names = {n for names in _methods_options().values() for n in names}
+    for module in _face_and_run():
+        text = _source(module)
+        found += [
+            f"{module} names the method option {n!r}"
+            for n in sorted(names)
+            if re.search(re.escape(n) + r"(?![\w-])", text)
+        ]
+    assert not found, (
+        "a method's option or item belongs to its plugin (methods/<name>/plugin.py: "
+        "pytest_addoption, pytest_e2ebench_settings, pytest_e2ebench_run_items):\n  "
+        + "\n  ".join(found)
     )
 
 

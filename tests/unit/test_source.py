@@ -1,11 +1,12 @@
-"""PyPI- and git-sourced references: pin validation, hash check, unreachable index."""
+"""PyPI- and git-sourced references: pin validation (when the task loads), hash check and
+unreachable index (when a run fetches the reference: loading never downloads)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_e2ebench.errors import InfrastructureError, TaskError
-from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
 
 TOML = """id = "calc"
 title = "x"
@@ -56,8 +57,10 @@ def test_committed_reference_is_refused(tasks, monkeypatch, tmp_path):
 def test_unreachable_index_is_an_infrastructure_error(tasks, monkeypatch, tmp_path):
     monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("UV_DEFAULT_INDEX", "http://127.0.0.1:9/simple")
+    task = load_task(make_pypi_task(tasks, "inflection==0.5.1", INFLECTION_SHA))  # no fetch
+    assert task.reference_dir is None and task.tests == () and task.source_pin
     with pytest.raises(InfrastructureError) as info:
-        load_task(make_pypi_task(tasks, "inflection==0.5.1", INFLECTION_SHA))
+        fetch_reference(task)
     assert str(info.value).startswith(
         "[source] calc/task.toml: [source] inflection==0.5.1: the package index "
         "http://127.0.0.1:9/simple/inflection/ does not answer"
@@ -68,8 +71,9 @@ def test_unreachable_index_is_an_infrastructure_error(tasks, monkeypatch, tmp_pa
 @pytest.mark.slow
 def test_wrong_hash_is_refused_and_nothing_is_cached(tasks, monkeypatch, tmp_path):
     monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    task = load_task(make_pypi_task(tasks, "inflection==0.5.1", "0" * 64))
     with pytest.raises(TaskError) as info:
-        load_task(make_pypi_task(tasks, "inflection==0.5.1", "0" * 64))
+        fetch_reference(task)
     assert f"has sha256 {INFLECTION_SHA}, not the pinned {'0' * 64}" in str(info.value)
     assert not any(
         p.name.startswith("inflection") for p in (tmp_path / "cache" / "sources").iterdir()

@@ -25,7 +25,7 @@ import pytest
 
 from ...isolation.intake import IntakeLimits, copy_tree, read_bytes, walk
 from ...probe import project_env
-from ...taskmodel.task import Requirement, Task, load_task
+from ...taskmodel.task import Requirement, Task, fetch_reference, load_task
 
 CONTEXT_ENV = "E2EBENCH_CHECKS_CONTEXT"
 MAX_READ = 4 << 20  # bytes a check may read of one project file at once
@@ -184,8 +184,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def e2e_task(pytestconfig: pytest.Config) -> Task:
-    """The task, as loaded by the harness (requirements, kind, limits)."""
-    return load_task(Path(pytestconfig.stash[_CONTEXT]["task"]))
+    """The task, as loaded by the harness (requirements, kind, limits), with its fetched
+    reference (``[source]``) when the run's fetch left it in the cache."""
+    return fetch_reference(load_task(Path(pytestconfig.stash[_CONTEXT]["task"])), download=False)
 
 
 @pytest.fixture(scope="session")

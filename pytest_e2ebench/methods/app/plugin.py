@@ -3,7 +3,61 @@
 Registered by :func:`pytest_e2ebench.plugin.pytest_configure` as ``e2ebench-apps``. An app
 task is evaluated by the ``AppCases`` evaluation style (``run.evaluation``); its record keys
 (``app``, SQ) come from that style. This module holds the hooks an outside plugin would
-implement for it; it has none of the report or design hooks yet.
+implement for it (its options; it has none of the report or design hooks yet).
 """
 
 from __future__ import annotations
+
+import pytest
+
+from ...options import add_options, number
+from ...run.settings import DEFAULT_APP_STEPS
+
+DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
+
+
+OPTIONS = (
+    (
+        "app-cases",
+        DEFAULT_APP_CASES,
+        "app tasks: how many test cases the LLM writes from the feature list "
+        f"(default {DEFAULT_APP_CASES}).",
+        {"metavar": "MIN-MAX"},
+    ),
+    (
+        "app-steps",
+        str(DEFAULT_APP_STEPS),
+        "app tasks: browser actions the judging agent may take per test case; "
+        f"then the case is Uncertain (default {DEFAULT_APP_STEPS}).",
+        {"type": int, "metavar": "N"},
+    ),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--e2e-app-cases`` and ``--e2e-app-steps`` (and their ini twins)."""
+    add_options(parser, OPTIONS)
+
+
+def pytest_e2ebench_settings(config: pytest.Config) -> dict:
+    """``app_cases`` (MIN-MAX) and ``app_steps``, checked."""
+    opt = config.option
+    steps = number(config, opt.e2e_app_steps, "e2ebench_app_steps", "--e2e-app-steps", int)
+    if steps < 1:
+        raise pytest.UsageError(f"--e2e-app-steps={steps}: must be 1 or more")
+    raw = opt.e2e_app_cases or str(config.getini("e2ebench_app_cases"))
+    return {"app_cases": _app_cases(raw), "app_steps": steps}
+
+
+def _app_cases(raw: str) -> tuple[int, int]:
+    """``MIN-MAX`` (or one number) of --e2e-app-cases."""
+    low, _, high = raw.partition("-")
+    try:
+        bounds = (int(low), int(high or low))
+    except ValueError:
+        bounds = (0, 0)
+    if not 1 <= bounds[0] <= bounds[1]:
+        raise pytest.UsageError(
+            f"--e2e-app-cases={raw!r}: write MIN-MAX with 1 <= MIN <= MAX, e.g. 15-20"
+        )
+    return bounds

@@ -10,11 +10,64 @@ from __future__ import annotations
 
 import pytest
 
-from . import report
+from ...options import add_options, source
+from . import LEVELS, MODES, report
 from .cascade import run_cascade
 from .params import read_answers, write_pv_file
 from .similarity import indicators
 from .skeleton import write_skeleton
+
+OPTIONS = (
+    (
+        "level",
+        "",
+        "ProjectEval input level for tasks with a [projecteval] table: 1 (one-paragraph "
+        "prompt), 2 (+ checklist), 3 (+ code skeleton). Default: requirements.md.",
+        {"metavar": "1|2|3"},
+    ),
+    (
+        "projecteval-mode",
+        "direct",
+        "ProjectEval mode at --e2e-level 1 or 2: direct (the agent goes from its level's "
+        "input to the code in one run) or cascade (checklist, then skeleton, then code, "
+        "each from its own previous output and each graded). Default direct.",
+        {"choices": MODES},
+    ),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--e2e-level`` and ``--e2e-projecteval-mode`` (and their ini twins)."""
+    add_options(parser, OPTIONS)
+
+
+def pytest_e2ebench_settings(config: pytest.Config) -> dict:
+    """``level`` (None: requirements.md, or one of the levels 1-3) and ``projecteval_mode``
+    (direct or cascade), checked."""
+    raw = config.option.e2e_level
+    raw = str(raw if raw is not None else config.getini("e2ebench_level")).strip()
+    if raw and raw not in {str(n) for n in LEVELS}:
+        raise pytest.UsageError(
+            f"{source(config, 'level')}={raw}: use 1 (prompt), 2 (prompt and checklist) or "
+            "3 (prompt, checklist and code skeleton)"
+        )
+    given = config.option.e2e_projecteval_mode or str(config.getini("e2ebench_projecteval_mode"))
+    mode = given.strip() or "direct"
+    if mode not in MODES:
+        raise pytest.UsageError(
+            f"{source(config, 'projecteval-mode')}={given}: use direct (one run from the "
+            "level's input) or cascade (checklist, skeleton, then code)"
+        )
+    return {"level": int(raw) if raw else None, "projecteval_mode": mode}
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """``-k level2``, ``-k cascade``: a run's items at a level, or in the cascade mode."""
+    task = getattr(item, "task", None)
+    if getattr(task, "level", None) is not None:
+        item.extra_keyword_matches.add(f"level{task.level}")
+    if getattr(task, "cascade", False):
+        item.extra_keyword_matches.add("cascade")
 
 
 @pytest.hookimpl(trylast=True)

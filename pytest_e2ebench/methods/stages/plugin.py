@@ -10,7 +10,54 @@ from __future__ import annotations
 import pytest
 
 from ...contracts import DesignJudgement
-from . import design, report
+from ...options import add_options, source
+from . import MODES, STAGES, design, items, parse_stages, report
+
+OPTIONS = (
+    (
+        "stage",
+        "implement",
+        "DevEval lifecycle stage(s) to grade: design, setup, implement, acceptance-tests, "
+        "unit-tests (comma-separated) or all (default implement; see docs/stages.md).",
+        {"metavar": "STAGE[,STAGE...]|all"},
+    ),
+    (
+        "stage-mode",
+        "modular",
+        "what a stage is given of the earlier stages: modular (default: the task's "
+        "reference outputs, as DevEval) or e2e (the agent's own outputs in the same run).",
+        {"choices": MODES},
+    ),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--e2e-stage`` and ``--e2e-stage-mode`` (and their ini twins)."""
+    add_options(parser, OPTIONS)
+
+
+def pytest_e2ebench_settings(config: pytest.Config) -> dict:
+    """``stages`` and ``stage_mode``, checked."""
+    opt = config.option
+    raw = opt.e2e_stage if opt.e2e_stage is not None else str(config.getini("e2ebench_stage"))
+    try:
+        stages = parse_stages(raw)
+    except ValueError as exc:
+        raise pytest.UsageError(
+            f"{source(config, 'stage')}={raw!r}: unknown stage {exc}; use one or more of "
+            f"{', '.join(STAGES)} (comma-separated), or all"
+        ) from None
+    mode = opt.e2e_stage_mode or str(config.getini("e2ebench_stage_mode"))
+    if mode not in MODES:
+        raise pytest.UsageError(
+            f"ini option e2ebench_stage_mode={mode!r}: use one of {', '.join(MODES)}"
+        )
+    return {"stages": stages, "stage_mode": mode}
+
+
+def pytest_e2ebench_run_items(collector, task, agent, run) -> list:
+    """A run's stage items (one per graded artefact of each selected stage but implement)."""
+    return items.run_items(collector, task, agent, run)
 
 
 @pytest.hookimpl(trylast=True)
