@@ -256,6 +256,11 @@ def suite_modules(tests: Path) -> str:
             base = base.parent
         bases.add(base)
     for base in bases:
+        if base == tests.parent:
+            # the suite is a package: of its parent (the harness's suite folder, or the
+            # project's writable copy under rootdir_writable) only the suite is the suite's
+            names.add(tests.name)
+            continue
         for entry in _entries(base):
             name = entry.name[:-3] if entry.name.endswith(".py") else entry.name
             if name.isidentifier() and (entry.name.endswith(".py") or entry.is_dir()):

@@ -115,6 +115,20 @@ def test_rootdir_writable_puts_the_suite_in_the_copy_in_place_of_the_projects_te
     assert (plain.cwd, plain.tests, plain.env) == (suite, suite / "tests", {})
 
 
+def test_of_a_suite_packages_parent_only_the_suite_is_the_suites(tmp_path):
+    """pytest puts the parent of a suite that is a package on sys.path: under
+    rootdir_writable that is the project's copy, whose ``src`` must still come from the
+    repository (through the finder), not be left to the suite."""
+    root = _write(
+        tmp_path / "root",
+        {"tests/__init__.py": "", "tests/test_a.py": "", "tests/helpers.py": "", "pkg.py": ""},
+    )
+    (root / "src" / "calc").mkdir(parents=True)
+    assert finder.suite_modules(root / "tests") == "tests"
+    flat = _write(tmp_path / "flat", {"tests/test_a.py": "", "tests/helpers.py": ""})
+    assert finder.suite_modules(flat / "tests") == "helpers:test_a"
+
+
 def test_the_suites_digest_sees_a_change_a_new_file_and_a_rename(tmp_path):
     tests = _write(tmp_path / "tests", {"test_a.py": "def test_a(): pass\n", "sub/test_b.py": ""})
     before = tree_digest(tests)
