@@ -398,10 +398,10 @@ _MAX_TOOL_MADE = 100_000  # functions a tool compiled from strings that the hook
 def _harness_stack(frame) -> bool:
     """Whether no frame of the whole stack is the project's: a test tool acting for the suite
     (``@given`` applied as a test module is imported), not called by project code."""
-    stdlib, trusted = _CONFIG["stdlib"], _CONFIG["trusted"]
+    stdlib, trusted, suite = _CONFIG["stdlib"], _CONFIG["trusted"], _CONFIG["suite"]
     while frame is not None:
         file = frame.f_code.co_filename
-        if not file.startswith(trusted) and not file.startswith(stdlib):
+        if not file.startswith((*trusted, *stdlib)) and not _realpath(file).startswith(suite):
             return False
         frame = frame.f_back
     return True
@@ -410,7 +410,10 @@ def _harness_stack(frame) -> bool:
 def _note_tool_code(code) -> None:
     """Functions a test tool compiled from a string and ran (hypothesis's ``proxies`` makes its
     wrapper so, named ``<string>``): the tool's code, which it may then impersonate."""
-    if type(code) is types.CodeType and len(_TOOL_MADE) < _MAX_TOOL_MADE:
+    # only code compiled from a string (a file's code is judged by its path)
+    if type(code) is not types.CodeType or not code.co_filename.startswith("<"):
+        return
+    if len(_TOOL_MADE) < _MAX_TOOL_MADE:
         for function in _functions(code):
             _TOOL_MADE[id(function)] = function
 
