@@ -38,6 +38,9 @@ NOT_PROJECT = frozenset(
     }
 )
 SUITE_ENV = "E2EBENCH_SUITE_MODULES"  # the test run's: names its suite's folder provides
+# Set by the harness for a task with ``[tests] rootdir_on_path`` (docs/writing-a-task.md):
+# the repository's root-level names (ROOTED) become importable, from the repository.
+ROOTED_ENV = "E2EBENCH_ROOTDIR_ON_PATH"
 _MAX_SCAN = 2000  # entries looked at per folder: a million files must not stall the harness
 
 FINDER_SOURCE = '''\
@@ -49,6 +52,11 @@ import sys
 
 ROOTS = {roots!r}  # import name -> folder that holds it
 EXTRA = {extra!r}  # package -> installed copy, searched after the repository's
+# The repository's root-level names and its root, importable only in a test run the harness
+# started with {rooted_env}=1 (a task whose suite imports ``src.pkg`` as run from the root).
+ROOTED = {rooted!r}
+if os.environ.get("{rooted_env}") == "1":
+    ROOTS = {{**{{n: ROOTED[1] for n in ROOTED[0]}}, **ROOTS}}
 # Names the harness's test suite provides itself (its helper modules, read when the interpreter
 # starts, before any project code): the suite's, as pytest imports them from the tests'
 # folder, never a project file of the same name.
@@ -147,36 +155,82 @@ def project_names(repo: Path, reserved: frozenset[str]) -> dict[str, str]:
         if _kind(folder) != "dir":
             continue
         for entry in sorted(_entries(folder), key=lambda e: e.name):
-            if entry.is_dir(follow_symlinks=False):
-                name = entry.name
-                if name in IGNORED_DIRS or not any(
-                    e.name.endswith(".py") for e in _entries(Path(entry.path))
-                ):
-                    continue
-            elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".py"):
-                name = entry.name[:-3]
-            else:
-                continue
-            if (
-                name.isidentifier()
-                and not name.startswith("__")
-                and name not in NOT_PROJECT
-                and name not in reserved
-                and not name.startswith(("test_",))
-            ):
+            name = _module_name(entry, depth=1)
+            if name is not None and _importable(name, reserved):
                 roots.setdefault(name, str(folder))
     return roots
 
 
-def install(site: Path, roots: dict[str, str], extra: dict[str, list[str]] | None = None) -> None:
+def root_names(repo: Path, reserved: frozenset[str]) -> tuple[str, ...]:
+    """The packages and modules at ``repo``'s root that a suite run from the root imports
+    (``from src.pkg import x``), for ``[tests] rootdir_on_path``.
+
+    A package is a real folder holding Python files, directly or one folder down (``src/`` of
+    a src layout); links are never followed. Left out, as for :func:`project_names`: tests,
+    ``conftest``, ``setup``, the start-up modules, the standard library's names and the test
+    tools' (``reserved``): a root file never stands in for the probe, pytest or ``hmac``.
+    ``src`` is allowed here (the reason for the option).
+    """
+    found = []
+    for entry in sorted(_entries(repo), key=lambda e: e.name):
+        name = _module_name(entry, depth=2)
+        if name is not None and _importable(name, reserved, allowed=frozenset({"src"})):
+            found.append(name)
+    return tuple(found)
+
+
+def _module_name(entry: os.DirEntry, depth: int) -> str | None:
+    """The import name of a folder holding Python files (at most ``depth`` folders down) or
+    of a ``.py`` file; None for anything else (a link, another file, an ignored folder)."""
+    if entry.is_dir(follow_symlinks=False):
+        if entry.name in IGNORED_DIRS or not _holds_python(Path(entry.path), depth):
+            return None
+        return entry.name
+    if entry.is_file(follow_symlinks=False) and entry.name.endswith(".py"):
+        return entry.name[:-3]
+    return None
+
+
+def _holds_python(folder: Path, depth: int) -> bool:
+    for entry in _entries(folder):
+        if entry.name.endswith(".py"):
+            return True
+        if depth > 1 and entry.is_dir(follow_symlinks=False):
+            if _holds_python(Path(entry.path), depth - 1):
+                return True
+    return False
+
+
+def _importable(name: str, reserved: frozenset[str], allowed: frozenset[str] = frozenset()):
+    """Whether a project file's ``name`` may be imported from the repository: never a test's,
+    a start-up module's, the standard library's or a test tool's (``reserved``)."""
+    return (
+        name.isidentifier()
+        and not name.startswith(("__", "test_"))
+        and (name in allowed or name not in NOT_PROJECT)
+        and name not in reserved
+    )
+
+
+def install(
+    site: Path,
+    roots: dict[str, str],
+    extra: dict[str, list[str]] | None = None,
+    rooted: tuple[tuple[str, ...], str] = ((), ""),
+) -> None:
     """Write the finder module and the ``.pth`` that loads it into ``site``.
 
     ``roots`` maps import names to the folder holding them; ``extra`` adds, per package,
     folders searched after the repository's (the installed copy, for files only the build
-    generates).
+    generates); ``rooted`` the repository's :func:`root_names` and its root, mapped only when
+    the test run sets :data:`ROOTED_ENV` (the names in ``roots`` keep their folder).
     """
     source = FINDER_SOURCE.format(
-        roots=dict(sorted(roots.items())), extra=extra or {}, suite_env=SUITE_ENV
+        roots=dict(sorted(roots.items())),
+        extra=extra or {},
+        suite_env=SUITE_ENV,
+        rooted=rooted,
+        rooted_env=ROOTED_ENV,
     )
     (site / f"{FINDER_MODULE}.py").write_text(source, encoding="utf-8")
     (site / PTH_FILE).write_text(f"import {FINDER_MODULE}\n", encoding="utf-8")
@@ -202,6 +256,11 @@ def suite_modules(tests: Path) -> str:
             base = base.parent
         bases.add(base)
     for base in bases:
+        if base == tests.parent:
+            # the suite is a package: of its parent (the harness's suite folder, or the
+            # project's writable copy under rootdir_writable) only the suite is the suite's
+            names.add(tests.name)
+            continue
         for entry in _entries(base):
             name = entry.name[:-3] if entry.name.endswith(".py") else entry.name
             if name.isidentifier() and (entry.name.endswith(".py") or entry.is_dir()):

@@ -52,7 +52,8 @@ from .workspace import is_installable
 TOOLS = ("pytest", "coverage", "pytest-timeout")
 INSTALL_TIMEOUT = 600.0
 # Part of every environment's cache key: bump it when how a project is installed changes.
-INSTALL_FORMAT = 3  # 3: the finder leaves the names of the suite's own modules to it
+INSTALL_FORMAT = 4  # 3: the finder leaves the names of the suite's own modules to it; 4: and
+# knows the root-level names for [tests] rootdir_on_path
 INDEX_CHECK_TIMEOUT = 10.0
 DEFAULT_INDEX = "https://pypi.org/simple"
 
@@ -387,7 +388,8 @@ def build(
     before = integrity.snapshot(venv)
     if not is_installable(repo):
         roots = finder.project_names(repo, before.names)
-        finder.install(integrity.site_packages(venv), roots)
+        rooted = (finder.root_names(repo, before.names), str(repo))
+        finder.install(integrity.site_packages(venv), roots, rooted=rooted)
         found = ", ".join(sorted(roots)) or "nothing"
         return InstallResult("path", True, f"no packaging: imports {found} from the repository")
     try:
@@ -464,7 +466,7 @@ def _install(
             )
     roots = finder.locate(repo, contents.top_level)
     installed = {n: [str(site / n)] for n in roots if (site / n).is_dir()}
-    finder.install(site, roots, installed)
+    finder.install(site, roots, installed, (finder.root_names(repo, before.names), str(repo)))
     _fetch("dependencies", dependencies, python_of(venv), logs, before.pins())
     integrity.check(venv, before, allowed=frozenset({finder.PTH_FILE}))
     return (

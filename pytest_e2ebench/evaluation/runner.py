@@ -24,6 +24,7 @@ import random
 import resource
 import secrets
 import shutil
+import stat
 import sys
 import textwrap
 import threading
@@ -35,7 +36,7 @@ from ..environment.workspace import coverage_omit
 from ..errors import InfrastructureError
 from ..grading.verdicts import PASSING, base_nodeid
 from ..isolation import process
-from ..isolation.intake import IntakeLimits, copy_tree, read_regular
+from ..isolation.intake import IntakeLimits, copy_tree, read_beneath, read_regular
 from ..isolation.sandbox import Limits, Sandbox
 from ..probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
 from ..taskmodel import features, skips, testconf
@@ -616,6 +617,7 @@ class _Run:
     originals: dict[str, str] = dataclasses.field(default_factory=dict)
     decoys: list[str] = dataclasses.field(default_factory=list)
     seed: int | None = None
+    sealed: tuple[Path, str] | None = None  # tests inside a writable folder, and their digest
 
 
 def _common_args(test_timeout: float, web: bool) -> list[str]:
@@ -645,32 +647,36 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     suite, config_dir, venv_python, repo, work = paths
     web, settings = chosen["web"], chosen["settings"]
     honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
-    shutil.copytree(tests, suite / "tests", ignore=_IGNORE)
+    settings = settings if web is None and settings is not None else TestSettings()
+    extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
+    here = extra.tests  # suite/tests, or tests/ of the run's copy (rootdir_writable)
+    shutil.copytree(tests, here, ignore=_IGNORE)
     if web is None and honeypots:
         run.seed = secrets.randbits(64)
         rng = random.Random(run.seed)
-        run.originals, run.decoys = _plant(suite / "tests", rng, may_skip, chosen["recorded"])
+        run.originals, run.decoys = _plant(here, rng, may_skip, chosen["recorded"])
         run.planted = sorted({*run.originals, *run.decoys})
-    settings = settings if web is None and settings is not None else TestSettings()
+    if settings.rootdir_writable:
+        # inside a folder the run writes: read-only by the sandbox's binds, and checked after
+        run.sealed = (here, tree_digest(here))
     (config_dir / "pytest.ini").write_text(settings.ini_text(INI))
     # e2ebench_pv: the pv fixture of ProjectEval-style tasks (fixtures only, no hooks)
     pv = ["-p", PV_PLUGIN] if web is None else []
-    run.readable.append(suite / "tests")
-    run.trusted = [suite / "tests"]
+    run.readable.append(here)
+    run.trusted = [here]
     if web is not None:
         # the scenarios' plain test modules, which the web plugin collects under the feature
         # files' node ids; read-only in the run, as the tests are
-        index = features.write_scenario_modules(suite / "tests", suite / "scenarios")
+        index = features.write_scenario_modules(here, suite / "scenarios")
         run.readable.append(index.parent)
         run.env[features.SCENARIOS_ENV] = str(index.parent)
-    extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
     run.cwd = extra.cwd
     run.readable += extra.readable
     # from another working directory the tests are named by their path (ids stay relative
-    # to the root folder)
-    where = "tests" if run.cwd == suite else str(suite / "tests")
+    # to the root folder, the one holding tests/)
+    where = "tests" if run.cwd == here.parent else str(here)
     run.args = [
-        *("-c", str(config_dir / "pytest.ini"), "--rootdir", str(suite)),
+        *("-c", str(config_dir / "pytest.ini"), "--rootdir", str(here.parent)),
         *common,
         *pv,
         *extra.args,
@@ -681,12 +687,35 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
         # the plugins the task declared, installed by the harness with the test tools
         run.trusted += list(extra.trusted)
         # the suite's own helper modules are the suite's, whatever files the project has
-        run.env[finder.SUITE_ENV] = finder.suite_modules(suite / "tests")
+        run.env[finder.SUITE_ENV] = finder.suite_modules(here)
         # compiled by the probe before the project is imported: every test must run that code
-        run.env["E2EBENCH_PROBE_SUITE"] = str(suite / "tests")
+        run.env["E2EBENCH_PROBE_SUITE"] = str(here)
         if chosen["written"]:  # an agent's tests; the code under test (the reference) is guarded
             run.env["E2EBENCH_PROBE_UNDER_TEST"] = str(repo)
         run.env.update(extra.env)
+
+
+def tree_digest(root: Path, max_entries: int = 20_000) -> str:
+    """SHA-256 over a folder's entries (path, kind, bytes), never following a link, each file
+    read bounded (the folder may be one a project could write): what a run must leave as the
+    harness made it."""
+    digest = hashlib.sha256()
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in [*sorted(filenames), *dirnames]:
+            count += 1
+            if count > max_entries:
+                return "too many entries"
+            rel = Path(dirpath, name).relative_to(root)
+            try:
+                mode = os.lstat(root / rel).st_mode
+                data = read_beneath(root, rel, 64 << 20) if stat.S_ISREG(mode) else b""
+            except (OSError, ValueError) as exc:
+                return f"unreadable {rel}: {exc}"
+            digest.update(f"{rel.as_posix()}\0{stat.S_IFMT(mode)}\0".encode())
+            digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
 
 
 def _coverage_command(venv_python, env, repo, suite, work, config_dir):
@@ -768,6 +797,10 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
         probe["tamper_evidence"] = tamper.evidence(
             probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=run.originals
         )
+        if run.sealed is not None and tree_digest(run.sealed[0]) != run.sealed[1]:
+            probe["tamper_evidence"].append(
+                f"the suite's tests in {run.sealed[0].name}/ changed during the run"
+            )
         probe["tests"], caught = honeypot.split(probe["tests"], run.planted)
         probe["honeypots"] = {
             "seed": run.seed,

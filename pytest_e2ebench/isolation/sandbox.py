@@ -269,16 +269,19 @@ class Sandbox:
         """True when commands switch to the unprivileged user (the harness is root)."""
         return _is_root()
 
-    def prepare(self, writable: Sequence[Path]) -> None:
+    def prepare(self, writable: Sequence[Path], keep: Sequence[Path] = ()) -> None:
         """Make ``writable`` folders (created if missing) writable for the sandbox user.
 
         Only entries not yet owned by it are changed: an agent's workspace and venv are
         prepared before each of its commands, and most of it is the sandbox's own by then.
+        ``keep``: read-only folders inside them (a suite's tests in a writable copy of the
+        project), left to their owner, so they stay read-only where no bind makes them so.
         """
+        kept = frozenset(str(Path(p)) for p in keep)
         for root in writable:
             root.mkdir(parents=True, exist_ok=True)
             if self.drops_privileges:
-                _chown_tree(root, self.uid)
+                _chown_tree(root, self.uid, kept)
 
     def command(
         self,
@@ -542,7 +545,7 @@ class Sandbox:
         from a pipe the sandbox's own wrapper writes to, never from the command's output).
         """
         writable = [Path(p) for p in writable]
-        self.prepare(writable)
+        self.prepare(writable, keep=readable)
         quota = Quota(writable, self.limits)
         with contextlib.ExitStack() as stack:
             tmp, volume, views = self._volumes(stack, writable)
@@ -665,14 +668,17 @@ def _await_byte(fd: int, proc, limit: float = 120.0) -> bool:
     raise InfrastructureError("sandbox", f"the sandbox did not start within {limit:g} s")
 
 
-def _chown_tree(root: Path, uid: int) -> None:
-    """Give ``root`` and everything below it to ``uid``, never following a link."""
+def _chown_tree(root: Path, uid: int, kept: frozenset[str] = frozenset()) -> None:
+    """Give ``root`` and everything below it to ``uid``, never following a link; the folders
+    named in ``kept`` (and what they hold) stay as they are."""
     stack = [root]
     if os.lstat(root).st_uid != uid:
         os.chown(root, uid, uid, follow_symlinks=False)
     while stack:
         with os.scandir(stack.pop()) as entries:
             for entry in entries:
+                if entry.path in kept:
+                    continue
                 if entry.stat(follow_symlinks=False).st_uid != uid:
                     os.chown(entry.path, uid, uid, follow_symlinks=False)
                 if entry.is_dir(follow_symlinks=False):

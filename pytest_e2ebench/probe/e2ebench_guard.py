@@ -166,6 +166,7 @@ class SuiteCode:
 # only the installed hook writes (install_audit_hook); no cache of paths or digests either,
 # since a project could write one (each check computes again: a few microseconds per report)
 _IMPERSONATED = types.MappingProxyType({})
+_TOOL_MADE: dict = {}  # a placeholder: the installed hook writes its private copy
 _real = os.path.realpath
 
 
@@ -303,6 +304,7 @@ def install_audit_hook(
     _IMPERSONATED = types.MappingProxyType(impersonated)
     private = {"_CONFIG": config, "_SEEN": set(), "_BUSY": set(), "_TOOLS": _TOOLS}
     private["_IMPERSONATED"] = impersonated
+    private["_TOOL_MADE"] = {}  # id -> code a test tool compiled from a string (never read here)
     sys.addaudithook(seal(globals(), "audit", private))
 
 
@@ -318,8 +320,11 @@ def audit(event, args) -> None:
     try:
         caller = _getframe(1)
         who = _project_frame(caller, event)
-        if who is None and event == "object.__setattr__":
-            _note_impersonation(*args[:3])
+        if who is None and event in _TOOL_EVENTS and _harness_stack(caller):
+            if event == "exec":
+                _note_tool_code(args[0])
+            else:
+                _note_impersonation(*args[:3])
         found = "" if who is None else _judge(event, args, who is caller)
         if found:
             _report(event, found, who)
@@ -386,12 +391,42 @@ def _words(args: tuple) -> str:
 _WORDS = (str, bytes, pathlib.PurePosixPath, pathlib.PosixPath)
 
 
+_TOOL_EVENTS = frozenset({"object.__setattr__", "exec"})
+_MAX_TOOL_MADE = 100_000  # functions a tool compiled from strings that the hook remembers
+
+
+def _harness_stack(frame) -> bool:
+    """Whether no frame of the whole stack is the project's: a test tool acting for the suite
+    (``@given`` applied as a test module is imported), not called by project code."""
+    stdlib, trusted, suite = _CONFIG["stdlib"], _CONFIG["trusted"], _CONFIG["suite"]
+    while frame is not None:
+        file = frame.f_code.co_filename
+        if not file.startswith((*trusted, *stdlib)) and not _realpath(file).startswith(suite):
+            return False
+        frame = frame.f_back
+    return True
+
+
+def _note_tool_code(code) -> None:
+    """Functions a test tool compiled from a string and ran (hypothesis's ``proxies`` makes its
+    wrapper so, named ``<string>``): the tool's code, which it may then impersonate."""
+    # only code compiled from a string (a file's code is judged by its path)
+    if type(code) is not types.CodeType or not code.co_filename.startswith("<"):
+        return
+    if len(_TOOL_MADE) < _MAX_TOOL_MADE:
+        for function in _functions(code):
+            _TOOL_MADE[id(function)] = function
+
+
 def _note_impersonation(obj, name: str, value) -> None:
     """A test tool giving its own wrapper the test's file name (hypothesis's ``impersonate``):
-    the wrapper's new code is the tool's, and passes the suite check."""
+    the wrapper's new code is the tool's, and passes the suite check. The wrapper is the tool's
+    when its code lies in the tool's files or the tool compiled it (:func:`_note_tool_code`)."""
     if name != "__code__" or type(obj) is not types.FunctionType:
         return
-    if type(value) is types.CodeType and obj.__code__.co_filename.startswith(_CONFIG["trusted"]):
+    code = obj.__code__
+    made = _TOOL_MADE.get(id(code)) is code
+    if type(value) is types.CodeType and (made or code.co_filename.startswith(_CONFIG["trusted"])):
         _IMPERSONATED[id(value)] = value
 
 

@@ -15,7 +15,12 @@
   data, never executed);
 * ``[tests.exclude]``: node-id globs of tests that depend on the environment (a network, a
   GPU), each with the reason: not run and not graded;
-* ``python = "3.12"``: the interpreter of the run's environment, when uv finds it installed.
+* ``python = "3.12"``: the interpreter of the run's environment, when uv finds it installed;
+* ``rootdir_on_path = true``: the packages and modules at the project's root import as they do
+  when the suite runs from the root (``from src.pkg import x``), from the run's repository;
+* ``rootdir_writable = true`` (with ``cwd = "project"``): the tests sit, read-only, in
+  ``tests/`` of the run's writable copy of the project, so paths they build from their own
+  ``__file__`` (``dirname(__file__)/../out.txt``) land in that copy.
 
 Every problem names the file, the field and the fix.
 """
@@ -72,6 +77,8 @@ class TestSettings:
     ini_source: str = ""  # where the reference's own settings came from
     exclude: tuple[tuple[str, str], ...] = ()  # (node-id glob, reason)
     python: str | None = None
+    rootdir_on_path: bool = False  # the project's root-level names importable (finder.py)
+    rootdir_writable: bool = False  # the tests inside the writable copy of the project
 
     def excluded(self, nodeid: str) -> str | None:
         """The reason ``nodeid`` is excluded, or None."""
@@ -98,7 +105,16 @@ class TestSettings:
 
     def key(self) -> tuple:
         """What of these settings changes a test run (part of its cache key)."""
-        return (self.cwd, str(self.data or ""), self.env, self.plugins, self.ini, self.exclude)
+        layout = (self.rootdir_on_path, self.rootdir_writable)
+        return (
+            self.cwd,
+            str(self.data or ""),
+            self.env,
+            self.plugins,
+            self.ini,
+            self.exclude,
+            layout,
+        )
 
 
 def _lines(value, kind: str) -> tuple[str, ...] | None:
@@ -208,7 +224,10 @@ def parse_settings(
             f"{where}: field 'tests.python' = {python!r} must be a Python version like \"3.12\""
         )
         python = None
+    rooted, writable = _layout(test_conf, cwd, where, problems)
     return TestSettings(
+        rootdir_on_path=rooted,
+        rootdir_writable=writable,
         cwd=cwd,
         data=data,
         env=tuple(sorted(env.items())),
@@ -218,6 +237,25 @@ def parse_settings(
         exclude=tuple(exclude.items()),
         python=python,
     )
+
+
+def _layout(test_conf: dict, cwd: str, where: str, problems: list) -> tuple[bool, bool]:
+    """``tests.rootdir_on_path`` and ``tests.rootdir_writable``: booleans; the second only
+    with ``cwd = "project"`` (the copy it puts the tests in)."""
+    values = []
+    for name in ("rootdir_on_path", "rootdir_writable"):
+        value = test_conf.get(name, False)
+        if not isinstance(value, bool):
+            problems.append(f"{where}: field 'tests.{name}' = {value!r} must be true or false")
+            value = False
+        values.append(value)
+    if values[1] and cwd != "project":
+        problems.append(
+            f"{where}: field 'tests.rootdir_writable' needs the run to start in the copy of "
+            'the project it puts the tests in; add cwd = "project" to [tests]'
+        )
+        values[1] = False
+    return values[0], values[1]
 
 
 def _data_dir(raw, base: Path | None, pinned: bool, where: str, problems: list) -> Path | None:
@@ -279,6 +317,7 @@ class RunSetup:
     """What :func:`prepare_run` adds to a test run."""
 
     cwd: Path
+    tests: Path  # where the run's copy of the tests goes
     readable: tuple[Path, ...] = ()
     args: tuple[str, ...] = ()
     env: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -297,6 +336,8 @@ def prepare_run(
     ``cwd = "project"``: a writable copy of the project (taken in like any agent output:
     bounded, no link followed) with the data on top, under ``work``. Otherwise the run starts
     in the suite folder, beside the tests, with the data read-only there.
+    ``rootdir_writable``: the tests go to ``tests/`` of that copy (the project's own
+    ``tests/`` there is removed: the suite is the harness's), read-only in the run.
     """
     from ..errors import InfrastructureError
     from ..isolation.intake import IntakeLimits, copy_tree
@@ -307,22 +348,24 @@ def prepare_run(
         copy_tree(repo, cwd, IntakeLimits(max_files=20_000, max_bytes=256 << 20))
     else:
         cwd = suite
+    tests = cwd / "tests" if settings.rootdir_writable else suite / "tests"
+    if settings.rootdir_writable:
+        _remove(tests)
+    taken = _SUITE_NAMES if settings.cwd != "project" else {"tests"}
     if settings.data is not None:
         for item in sorted(settings.data.iterdir()):
-            if settings.cwd != "project" and item.name in _SUITE_NAMES:
+            if (settings.cwd != "project" or settings.rootdir_writable) and item.name in taken:
                 raise InfrastructureError(
                     "tests",
                     f"the data file {item.name!r} of [tests] data takes a name of the harness's "
-                    f'suite folder; rename it or set cwd = "project"',
+                    "suite folder; rename it"
+                    + ("" if settings.cwd == "project" else ' or set cwd = "project"'),
                 )
             dest = cwd / item.name
             if item.is_dir():
                 shutil.copytree(item, dest, dirs_exist_ok=True, symlinks=False)
             else:
-                if dest.is_dir() and not dest.is_symlink():
-                    shutil.rmtree(dest)
-                else:
-                    dest.unlink(missing_ok=True)
+                _remove(dest)
                 shutil.copy2(item, dest)
             if settings.cwd != "project":
                 readable.append(dest)
@@ -331,13 +374,27 @@ def prepare_run(
         # venv.find_python; the harness's own is bound into every sandbox already)
         readable += interpreter_home(venv_python.parent.parent)
     names, trusted = plugin_files(venv_python, settings.plugins)
+    env = dict(settings.env)
+    if settings.rootdir_on_path:
+        from ..environment.finder import ROOTED_ENV
+
+        env[ROOTED_ENV] = "1"
     return RunSetup(
         cwd=cwd,
+        tests=tests,
         readable=tuple(readable),
         args=tuple(a for n in names for a in ("-p", n)),
-        env=dict(settings.env),
+        env=env,
         trusted=trusted,
     )
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, link or folder of the run's copy (a link is removed, never followed)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def interpreter_home(venv: Path) -> list[Path]:

@@ -287,6 +287,11 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
         # E2EDevBench runs the suite from the repository root, and suites write there
         # (sagkit's test_jobs.txt): a writable copy of the project, not the suite folder
         "cwd": "project",
+        # and with the repository root on PYTHONPATH: cstructpy's tests import src.cstructpy
+        "rootdir_on_path": True,
+        # tests that build paths from their own file (sagkit's dirname(__file__)/../../x)
+        # find the repository root above them, and write there
+        **({"rootdir_writable": True} if "__file__" in code else {}),
         "plugins": _plugins(plugins, report.test_requires),
         "requires": _others(report.test_requires),
         **({"python": report.python} if report.python else {}),
@@ -297,6 +302,11 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
     write_task_toml(root, {**meta, "created": created, "source": source, "tests": tests})
     report.task, report.requirements = task, len(sections)
     _add_notes(report, plugins)
+    if "__file__" in code:
+        report.notes.append(
+            "its tests build paths from their own file: they run in tests/ of the run's "
+            "writable copy of the project ([tests] rootdir_writable)"
+        )
     return report
 
 
