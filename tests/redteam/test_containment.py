@@ -580,7 +580,9 @@ class Arena:
                         pass
         return problems
 
-    def cleanup(self) -> None:
+    def cleanup(self, walk: bool = True) -> None:
+        """End what the attack left running or wrote outside; ``walk``: also remove the fills
+        and setuid copies under the folder (the arenas of a batch share it: one walk does)."""
         self._stop.set()
         self._thread.join(timeout=5)
         for pid in self.survivors():
@@ -598,7 +600,7 @@ class Arena:
             with contextlib.suppress(OSError):
                 path.unlink()
         # big fills and setuid copies must not outlive the test in pytest's kept folders
-        for dirpath, _dirnames, filenames in os.walk(self.root):
+        for dirpath, _dirnames, filenames in os.walk(self.root) if walk else ():
             for name in filenames:
                 if name.startswith(("fill-", "suid-")):
                     with contextlib.suppress(OSError):
@@ -636,8 +638,9 @@ def arena_batch(request, tmp_path_factory, name: str, variants: list[str]):
         try:
             yield arenas
         finally:
+            last = list(arenas.values())[-1]
             for made in arenas.values():
-                made.cleanup()
+                made.cleanup(walk=made is last)
 
 
 def grade_batch(arenas: dict) -> None:
