@@ -1995,13 +1995,15 @@ KEYRING = _libc() + (
 def test_no_state_survives_from_one_run_to_the_next(arena):
     # the kernel keyring of the unprivileged user outlives a sandbox: a test run that can read
     # the reference tests stores them there, and a later run (or an agent's shell command
-    # under the same user) reads them back
+    # under the same user) reads them back. Run 1 stores, run 2 reads: runs of a session
+    # follow one another (without -n), so run 2 starts after run 1's sandbox is gone, as a
+    # second session's would (which cost a second reference build and census)
     code = KEYRING.replace("{MARKER}", arena.marker)
-    arena.submit(attack=code.replace("{ROLE}", "store"))
-    arena.grade("--e2e-out=first")
-    arena.submit(attack=code.replace("{ROLE}", "read"))
-    arena.grade()
-    arena.assert_r1_fails()
+    for run, role in ((1, "store"), (2, "read")):
+        arena.out, arena.run_number = arena.root / "out" / "calc" / f"run-{run}", run
+        arena.submit(attack=code.replace("{ROLE}", role))
+    arena.grade("--e2e-runs=2")
+    arena.assert_r1_fails()  # run 2's
     arena.check()
 
 
