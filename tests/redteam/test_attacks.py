@@ -64,12 +64,19 @@ ATTACKS = {
         "    assert found, 'no reference tests visible'\n"
         "    return a + b\n"
     ),
+    # 20 MiB: twenty times the 1 MiB the harness keeps of a command's output (200 MiB before:
+    # the same truncation, ten times the bytes through pytest's capture and the pipe)
     "huge_stdout": (
         "import sys\n\n"
         "def add(a, b):\n"
-        "    for _ in range(200000):\n"
+        "    for _ in range(20000):\n"
         "        sys.stdout.write('spam' * 256 + '\\n')\n"
         "    return a + b + 1\n"
+    ),
+    # its test run's parent (the sandbox's): the harness must carry on with the next runs
+    "kill_parent": (
+        "import os, signal\n\n"
+        "def add(a, b):\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 0\n"
     ),
 }
 
@@ -232,25 +239,11 @@ def attack_batch(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_killing_its_parent_ends_only_its_own_test_run(pytester, tasks, results):
-    tasks.make()
-    kill = "import os, signal\n\ndef add(a, b):\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 0\n"
-    tasks.reference(pytester.path / "out" / "calc", dict(CALC_CODE, add=kill))
-    tasks.make("other")
-    tasks.reference(pytester.path / "out" / "other", CALC_CODE)
-    result = pytester.runpytest("--e2e-agent=dir:out", "--e2e-tasks=tasks")
-    runs = {r["task"]: r for r in results()["tasks"]}
-    assert runs["calc"]["requirements"][0]["verdict"] == "not_implemented"
-    assert runs["other"]["metrics"]["impl_rate"] == 1.0  # the harness carried on
-    assert result.ret == 1
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1000)  # its session's 11 runs, in its first reader's setup, when loaded
+@pytest.mark.timeout(1000)  # its session's 12 runs, in its first reader's setup, when loaded
 class TestBatchAttacks:
     """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
 
-    @pytest.mark.parametrize("attack", BATCHED)
+    @pytest.mark.parametrize("attack", [a for a in BATCHED if a != "kill_parent"])
     def test_attack_scores_zero_on_its_target(self, attack_batch, attack):
         n = _attack_run(attack)
         log = attack_batch.root / ".e2ebench/dir-out/calc" / f"run-{n}/eval/extended/pytest.log"
@@ -271,6 +264,15 @@ class TestBatchAttacks:
             run = attack_batch.record("calc", _forger_run("conftest"))
             verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
             assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}
+
+    def test_killing_its_parent_ends_only_its_own_test_run(self, attack_batch):
+        n = _attack_run("kill_parent")
+        assert attack_batch.record("calc", n)["requirements"][0]["verdict"] == "not_implemented"
+        # the harness carried on: every later run of the session graded (the conftest
+        # forger's, after it, passes R2 and R3), and the session's status says some failed
+        later = range(n + 1, len(BATCHED) + len(FORGER_NAMES) + 1)
+        assert later and all(attack_batch.record("calc", m)["requirements"] for m in later)
+        assert attack_batch.done.returncode == 1, attack_batch.output()
 
 
 def test_sandbox_mode_is_reported_and_none_is_warned(pytester, tasks):

@@ -305,6 +305,7 @@ class Arena:
         self.tasks = tasks
         self.root = root
         self.run_number = max(run, 1)
+        self.tests: dict[str, str] | None = None  # the task's tests, if not CALC_TESTS (a batch's)
         self.marker = f"e2ebench-contain-{os.getpid()}-{uuid.uuid4().hex[:10]}"
         self.secret = secret or SECRET_PREFIX + uuid.uuid4().hex
         # the harness's uv cache, shared by every run and session (not a per-test one)
@@ -424,7 +425,7 @@ class Arena:
         add: str | None = None,
     ) -> Path:
         """The calc project with ``add`` correct only if ``attack`` (a function body) is true."""
-        self.tasks.make(toml_extra=FAST, tests=tests)
+        self.tasks.make(toml_extra=FAST, tests=tests if tests is not None else self.tests)
         if add is None:
             body = textwrap.indent(attack or "return False", "    ")
             add = (
@@ -579,7 +580,9 @@ class Arena:
                         pass
         return problems
 
-    def cleanup(self) -> None:
+    def cleanup(self, walk: bool = True) -> None:
+        """End what the attack left running or wrote outside; ``walk``: also remove the fills
+        and setuid copies under the folder (the arenas of a batch share it: one walk does)."""
         self._stop.set()
         self._thread.join(timeout=5)
         for pid in self.survivors():
@@ -597,7 +600,7 @@ class Arena:
             with contextlib.suppress(OSError):
                 path.unlink()
         # big fills and setuid copies must not outlive the test in pytest's kept folders
-        for dirpath, _dirnames, filenames in os.walk(self.root):
+        for dirpath, _dirnames, filenames in os.walk(self.root) if walk else ():
             for name in filenames:
                 if name.startswith(("fill-", "suid-")):
                     with contextlib.suppress(OSError):
@@ -635,8 +638,9 @@ def arena_batch(request, tmp_path_factory, name: str, variants: list[str]):
         try:
             yield arenas
         finally:
+            last = list(arenas.values())[-1]
             for made in arenas.values():
-                made.cleanup()
+                made.cleanup(walk=made is last)
 
 
 def grade_batch(arenas: dict) -> None:
@@ -771,8 +775,7 @@ def _submit_root(arenas: dict) -> None:
 # === class 2: generated code running outside the sandbox =======================================
 
 
-@pytest.mark.slow
-def test_class2_coverage_module_planted_in_the_suite_folder(arena):
+def _class2_coverage_module_planted_in_the_suite_folder(arena: Arena) -> None:
     # `python -m coverage` from the suite folder would import this package: as root, on the host
     planted = arena.standalone("planted-coverage")
     attack = (
@@ -792,13 +795,9 @@ def test_class2_coverage_module_planted_in_the_suite_folder(arena):
         "return False\n"
     )
     arena.submit(attack=attack)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
-@pytest.mark.slow
-def test_class2_coveragerc_and_outputs_redirected_from_the_test_run(arena):
+def _class2_coveragerc_and_outputs_redirected_from_the_test_run(arena: Arena) -> None:
     # the harness reads its coveragerc and writes coverage.json and logs in the suite folder
     m = arena.marker
     plugin = arena.standalone("coverage-plugin", "def coverage_init(reg, options):\n    pass\n")
@@ -830,13 +829,9 @@ def test_class2_coveragerc_and_outputs_redirected_from_the_test_run(arena):
         "return False\n"
     )
     arena.submit(attack=attack)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
-@pytest.mark.slow
-def test_class2_sitecustomize_in_a_project_without_packaging(arena):
+def _class2_sitecustomize_in_a_project_without_packaging(arena: Arena) -> None:
     # no pyproject.toml: the project root goes on sys.path, so its sitecustomize would run at
     # every interpreter start in the venv (tests, coverage), before the probe
     forge = PATCH_REPORTS + arena.standalone("sitecustomize")
@@ -845,14 +840,9 @@ def test_class2_sitecustomize_in_a_project_without_packaging(arena):
         packaging=False,
         files={"sitecustomize.py": forge, "src/sitecustomize.py": forge, "usercustomize.py": forge},
     )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("where", ["build-requirement", "dependency"])
-def test_class2_direct_reference_pointing_into_the_project(arena, where):
+def _class2_direct_reference_pointing_into_the_project(arena: Arena, where: str) -> None:
     # `name @ file://…` in [build-system] requires or in the built metadata's dependencies:
     # the harness's own uv would build it unsandboxed
     folder, dist = {
@@ -887,9 +877,6 @@ def test_class2_direct_reference_pointing_into_the_project(arena, where):
         add="def add(a, b):\n    return 0\n",
         files={"pyproject.toml": pyproject, f"{folder}/setup.py": setup, **files},
     )
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
 # === class 3: build steps writing where they must not ==========================================
@@ -996,8 +983,7 @@ def _submit_build(arenas: dict) -> None:
         BUILD_ATTACKS[name](made)
 
 
-@pytest.mark.slow
-def test_class3_build_poisons_the_uv_cache(arena):
+def _class3_build_poisons_the_uv_cache(arena: Arena) -> None:
     # every cached wheel the build can reach gets a forger added to pytest's own files
     poison = (
         "import glob, os\n"
@@ -1020,12 +1006,6 @@ def test_class3_build_poisons_the_uv_cache(arena):
         + "from setuptools import setup\nsetup()\n"
     )
     arena.submit(add="def add(a, b):\n    return 0\n", files={"setup.py": setup})
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
-    # the uv cache is shared: an honest later run must still be graded honestly
-    leftovers = list((arena.cache / "archive-v0").glob(f"*/_pytest/{arena.marker}.py"))
-    assert not leftovers
 
 
 # === class 4: the readable filesystem leaks the answers ========================================
@@ -1086,31 +1066,35 @@ def _submit_read(arenas: dict) -> None:
         made.submit(attack=code)
 
 
-@pytest.mark.slow
-def test_class4_other_runs_outputs_are_not_readable(arena):
-    # an earlier session graded the reference into another output folder of this project
-    arena.tasks.make(toml_extra=FAST)
-    arena.pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks", "--e2e-out=earlier")
-    assert list((arena.root / "earlier").glob("**/repo/calc/add.py"))
+def _class4_other_runs_outputs_are_not_readable(arena: Arena) -> None:
+    # an earlier session graded the reference into another output folder of this project (in a
+    # batch also the other runs of its own session: the URL-dependency's add is correct)
+    arena.tasks.make(toml_extra=FAST, tests=arena.tests)
+    env = {"OPENAI_API_KEY": arena.secret, "UV_CACHE_DIR": str(UV_CACHE)}
+    earlier = Batch(arena.root).run(
+        "--e2e-agent=reference", "--e2e-tasks=tasks", "--e2e-out=earlier", env=env
+    )
+    found = list((arena.root / "earlier").glob("**/repo/calc/add.py"))
+    assert found, earlier.stdout[-3000:] + earlier.stderr[-2000:]
     attack = (
         "import glob\n"
         "found = glob.glob('{ROOT}/earlier/**/calc/add.py', recursive=True)\n"
         "found += glob.glob('{ROOT}/.e2ebench/reference/**/calc/add.py', recursive=True)\n"
+        "found += glob.glob('{ROOT}/.e2ebench/dir-out/calc/run-*/**/calc/add.py', recursive=True)\n"
         "for path in found:\n"
         "    ns = {}\n"
-        "    exec(open(path).read(), ns)\n"
-        "    if ns.get('add', lambda a, b: None)(1, 2) == 3:\n"
-        "        return True\n"
+        "    try:  # a sibling's add.py may import its own package\n"
+        "        exec(open(path).read(), ns)\n"
+        "        if ns.get('add', lambda a, b: None)(1, 2) == 3:\n"
+        "            return True\n"
+        "    except Exception:\n"
+        "        pass\n"
         "return False\n"
     ).replace("{ROOT}", str(arena.root))
     arena.submit(attack=attack)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
-@pytest.mark.slow
-def test_class4_harness_secret_does_not_reach_the_build(arena):
+def _class4_harness_secret_does_not_reach_the_build(arena: Arena) -> None:
     # setup.py runs in the build; a key it sees ends up in the package, and add() uses it
     setup = (
         "import os\n"
@@ -1140,9 +1124,6 @@ def test_class4_harness_secret_does_not_reach_the_build(arena):
         f"return {SECRET_PREFIX!r} in LEAK\n"
     )
     arena.submit(attack=attack, files={"setup.py": setup})
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
 # === class 5: intake =============================================================================
@@ -1173,8 +1154,9 @@ def _submit_link(arenas: dict) -> None:
             _link(out / "calc", target)
 
 
-@pytest.mark.slow
-def test_class5_link_to_the_harness_environment(arena):
+def _class5_link_to_the_harness_environment(arena: Arena) -> None:
+    # in a batch the harness is a process of its own, whose environment holds the secret:
+    # /proc/self/environ is its own when it reads the link; the second link is this test's
     out = arena.submit(
         attack=(
             "import os\n"
@@ -1190,9 +1172,6 @@ def test_class5_link_to_the_harness_environment(arena):
     )
     _link(out / "calc" / "env.txt", "/proc/self/environ")
     _link(out / "calc" / "env2.txt", f"/proc/{os.getpid()}/environ")
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
 @pytest.mark.slow
@@ -1722,17 +1701,13 @@ for _dirpath, _dirs, _files in os.walk(os.getcwd()):
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("attack", sorted(LATER_MODULE_ATTACKS))
-def test_class7_tampering_with_test_modules_sinks_the_run(arena, attack):
+def _class7_tampering_with_test_modules(arena: Arena, attack: str) -> None:
+    # the project's first import is test_a_sub.py's: test_calc.py is collected after it
     arena.submit(
         add="def add(a, b):\n    return 0\n",
         at_import=LATER_MODULE_ATTACKS[attack] + arena.standalone(attack),
         tests=TWO_MODULES,
     )
-    arena.grade()
-    arena.assert_r1_fails(forging=True)
-    arena.check()
 
 
 # === class 8: runs that vanish or are excused ==================================================
@@ -1781,8 +1756,7 @@ def _submit_excuse(arenas: dict) -> None:
             made.submit(add="def add(a, b):\n    return a + b\n", files={"setup.py": setup})
 
 
-@pytest.mark.slow
-def test_class8_a_url_dependency_reaches_no_host_and_is_the_agents_failure(arena):
+def _class8_a_url_dependency_reaches_no_host(arena: Arena) -> None:
     url = f"http://127.0.0.1:{arena.port}/e2e/calcdep-1.0-py3-none-any.whl"
     pyproject = (
         '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n\n'
@@ -1790,11 +1764,6 @@ def test_class8_a_url_dependency_reaches_no_host_and_is_the_agents_failure(arena
         '[tool.setuptools]\npackages = ["calc"]\n'
     )
     arena.submit(add="def add(a, b):\n    return a + b\n", files={"pyproject.toml": pyproject})
-    arena.grade()
-    run = arena.run()
-    assert run["status"] != "error", run.get("error")
-    assert arena.verdicts()["R1"] == "not_implemented"
-    arena.check()
 
 
 # === class 9: skips ============================================================================
@@ -1851,9 +1820,7 @@ def _submit_daemon(arenas: dict) -> None:
         made.submit(attack=DAEMONS[how].replace("{MARKER}", made.marker))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("where", ["setup_py", "backend_query"])
-def test_daemons_network_and_cache_from_the_build(arena, where):
+def _daemons_network_and_cache_from_the_build(arena: Arena, where: str) -> None:
     # from setup.py (the build) or from a backend's import (asked for its build requirements)
     payload = arena.standalone(f"build-{where}") + (
         "import socket\n"
@@ -1876,13 +1843,9 @@ def test_daemons_network_and_cache_from_the_build(arena, where):
         )
     attack = "try:\n    from ._reached import REACHED\nexcept ImportError:\n    return False\nreturn REACHED\n"
     arena.submit(attack=attack, files=files)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
-@pytest.mark.slow
-def test_network_from_the_test_run_reaches_no_host_listener(arena):
+def _network_from_the_test_run(arena: Arena) -> None:
     attack = (
         "import socket\n"
         "ok = False\n"
@@ -1904,19 +1867,11 @@ def test_network_from_the_test_run_reaches_no_host_listener(arena):
         .replace("{MARKER}", arena.marker)
     )
     arena.submit(attack=attack)
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
 
 
-@pytest.mark.slow
-def test_results_json_cannot_be_rewritten_by_a_lingering_process(arena):
+def _results_json_lingering(arena: Arena) -> None:
     # the harm's daemon waits for results.json and marks every requirement implemented
     arena.submit(add="from ._harm import _harm\n\ndef add(a, b):\n    _harm('add')\n    return 0\n")
-    arena.grade()
-    time.sleep(2)
-    arena.assert_r1_fails()
-    arena.check()
 
 
 HONEST_CLI_TEST = """
@@ -2040,13 +1995,15 @@ KEYRING = _libc() + (
 def test_no_state_survives_from_one_run_to_the_next(arena):
     # the kernel keyring of the unprivileged user outlives a sandbox: a test run that can read
     # the reference tests stores them there, and a later run (or an agent's shell command
-    # under the same user) reads them back
+    # under the same user) reads them back. Run 1 stores, run 2 reads: runs of a session
+    # follow one another (without -n), so run 2 starts after run 1's sandbox is gone, as a
+    # second session's would (which cost a second reference build and census)
     code = KEYRING.replace("{MARKER}", arena.marker)
-    arena.submit(attack=code.replace("{ROLE}", "store"))
-    arena.grade("--e2e-out=first")
-    arena.submit(attack=code.replace("{ROLE}", "read"))
-    arena.grade()
-    arena.assert_r1_fails()
+    for run, role in ((1, "store"), (2, "read")):
+        arena.out, arena.run_number = arena.root / "out" / "calc" / f"run-{run}", run
+        arena.submit(attack=code.replace("{ROLE}", role))
+    arena.grade("--e2e-runs=2")
+    arena.assert_r1_fails()  # run 2's
     arena.check()
 
 
@@ -2057,6 +2014,54 @@ def test_no_state_survives_from_one_run_to_the_next(arena):
 # family (nine sessions before). Two sessions of similar size (21 runs each), so under -n 2
 # each worker takes one (a TestBatch class goes to one worker as a whole; the nested classes
 # keep each family's tests together).
+
+
+def _each(table: dict):
+    """The submitter of a family whose variants each have their own function (variant -> f(arena))."""
+
+    def submit(arenas: dict) -> None:
+        for name, made in arenas.items():
+            table[name](made)
+
+    return submit
+
+
+# Attacks that ran alone (a session each) though each needs only its own run folder, marker,
+# listeners and canary: class 2 and 3 (code that would run outside the sandbox), class 4 and 5
+# (what a run can read), class 7 (test modules rewritten after the first import: the task has
+# two test modules) and the network. The URL dependency's add is correct and its run comes
+# before the one that looks for other runs' outputs (``leak``), so that one finds a correct
+# add beside it in the session as well as in an earlier session's folder.
+NETWORK = {
+    "url_dependency": _class8_a_url_dependency_reaches_no_host,
+    "build-setup_py": lambda made: _daemons_network_and_cache_from_the_build(made, "setup_py"),
+    "build-backend_query": lambda made: _daemons_network_and_cache_from_the_build(
+        made, "backend_query"
+    ),
+    "test_run": _network_from_the_test_run,
+    "results_json": _results_json_lingering,
+}
+ESCAPES = {
+    "coverage_module": _class2_coverage_module_planted_in_the_suite_folder,
+    "coveragerc": _class2_coveragerc_and_outputs_redirected_from_the_test_run,
+    "sitecustomize": _class2_sitecustomize_in_a_project_without_packaging,
+    "direct-build-requirement": lambda made: _class2_direct_reference_pointing_into_the_project(
+        made, "build-requirement"
+    ),
+    "direct-dependency": lambda made: _class2_direct_reference_pointing_into_the_project(
+        made, "dependency"
+    ),
+    "uv_cache": _class3_build_poisons_the_uv_cache,
+}
+LEAKS = {
+    "secret_in_the_build": _class4_harness_secret_does_not_reach_the_build,
+    "environ_link": _class5_link_to_the_harness_environment,
+    "other_runs": _class4_other_runs_outputs_are_not_readable,  # after the URL dependency's run
+}
+MODULES = {
+    attack: (lambda made, attack=attack: _class7_tampering_with_test_modules(made, attack))
+    for attack in sorted(LATER_MODULE_ATTACKS)
+}
 
 # family -> (its variants, the function that submits them)
 FAMILIES = {
@@ -2069,14 +2074,23 @@ FAMILIES = {
     "excuse": (EXCUSE_VARIANTS, _submit_excuse),
     "probe": (sorted(PROBE_ATTACKS), _submit_probe),
     "build": (sorted(BUILD_ATTACKS), _submit_build),
+    "network": (list(NETWORK), _each(NETWORK)),
+    "escape": (list(ESCAPES), _each(ESCAPES)),
+    "modules": (list(MODULES), _each(MODULES)),
+    "leak": (list(LEAKS), _each(LEAKS)),
 }
 
 
 @contextlib.contextmanager
-def families_batch(request, tmp_path_factory, name: str, families: list[str]):
-    """The variants of ``families`` as the runs of one session: {family: {variant: Arena}}."""
+def families_batch(
+    request, tmp_path_factory, name: str, families: list[str], tests: dict | None = None
+):
+    """The variants of ``families`` as the runs of one session: {family: {variant: Arena}}; the
+    task's tests are ``tests`` (default: the calc task's)."""
     variants = [f"{family}:{v}" for family in families for v in FAMILIES[family][0]]
     with arena_batch(request, tmp_path_factory, name, variants) as arenas:
+        for made in arenas.values():
+            made.tests = tests
         split = {
             family: {v: arenas[f"{family}:{v}"] for v in FAMILIES[family][0]} for family in families
         }
@@ -2102,6 +2116,17 @@ def containment_b(request, tmp_path_factory):
         yield split
 
 
+@pytest.fixture(scope="module")
+def containment_c(request, tmp_path_factory):
+    """Network, escape, module-tampering and leak attacks (they each ran alone): one session
+    over the task with two test modules."""
+    families = ["network", "escape", "modules", "leak"]
+    with families_batch(
+        request, tmp_path_factory, "containment-c", families, tests=TWO_MODULES
+    ) as split:
+        yield split
+
+
 def _family(session: str, family: str):
     """A fixture for one family's arenas in its shared session (``containment_a``/``_b``)."""
 
@@ -2121,6 +2146,10 @@ link_batch = _family("containment_b", "link")
 excuse_batch = _family("containment_b", "excuse")
 probe_batch = _family("containment_b", "probe")
 build_batch = _family("containment_b", "build")
+network_batch = _family("containment_c", "network")
+escape_batch = _family("containment_c", "escape")
+modules_batch = _family("containment_c", "modules")
+leak_batch = _family("containment_c", "leak")
 
 
 @pytest.mark.slow
@@ -2249,3 +2278,87 @@ class TestBatchContainmentB:
 
         def test_class3_wheel_overwriting_pytest_and_the_probe(self, build_batch):
             self._caught(build_batch["wheel_overwrites_pytest"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(BATCH_TIMEOUT + 100)
+class TestBatchContainmentC:
+    """The readers of ``containment_c`` (one xdist worker runs them all)."""
+
+    class TestNetwork:
+        """The readers of this family in ``containment_c``."""
+
+        def test_class8_a_url_dependency_reaches_no_host_and_is_the_agents_failure(
+            self, network_batch
+        ):
+            arena = network_batch["url_dependency"]
+            run = arena.run()
+            assert run["status"] != "error", run.get("error")
+            assert arena.verdicts()["R1"] == "not_implemented"
+            arena.check()
+
+        @pytest.mark.parametrize("where", ["setup_py", "backend_query"])
+        def test_daemons_network_and_cache_from_the_build(self, network_batch, where):
+            network_batch[f"build-{where}"].assert_r1_fails()
+            network_batch[f"build-{where}"].check()
+
+        def test_network_from_the_test_run_reaches_no_host_listener(self, network_batch):
+            network_batch["test_run"].assert_r1_fails()
+            network_batch["test_run"].check()
+
+        def test_results_json_cannot_be_rewritten_by_a_lingering_process(self, network_batch):
+            arena = network_batch["results_json"]
+            arena._settle(3.0)  # the harm's daemon has had time to rewrite results.json
+            arena.assert_r1_fails()
+            arena.check()
+
+    class TestEscapes:
+        """The readers of this family in ``containment_c``."""
+
+        def test_class2_coverage_module_planted_in_the_suite_folder(self, escape_batch):
+            escape_batch["coverage_module"].assert_r1_fails()
+            escape_batch["coverage_module"].check()
+
+        def test_class2_coveragerc_and_outputs_redirected_from_the_test_run(self, escape_batch):
+            escape_batch["coveragerc"].assert_r1_fails()
+            escape_batch["coveragerc"].check()
+
+        def test_class2_sitecustomize_in_a_project_without_packaging(self, escape_batch):
+            escape_batch["sitecustomize"].assert_r1_fails(forging=True)
+            escape_batch["sitecustomize"].check()
+
+        @pytest.mark.parametrize("where", ["build-requirement", "dependency"])
+        def test_class2_direct_reference_pointing_into_the_project(self, escape_batch, where):
+            escape_batch[f"direct-{where}"].assert_r1_fails()
+            escape_batch[f"direct-{where}"].check()
+
+        def test_class3_build_poisons_the_uv_cache(self, escape_batch):
+            arena = escape_batch["uv_cache"]
+            arena.assert_r1_fails()
+            arena.check()
+            # the uv cache is shared: an honest later run must still be graded honestly
+            leftovers = list((arena.cache / "archive-v0").glob(f"*/_pytest/{arena.marker}.py"))
+            assert not leftovers
+
+    class TestModules:
+        """The readers of this family in ``containment_c``."""
+
+        @pytest.mark.parametrize("attack", sorted(LATER_MODULE_ATTACKS))
+        def test_class7_tampering_with_test_modules_sinks_the_run(self, modules_batch, attack):
+            modules_batch[attack].assert_r1_fails(forging=True)
+            modules_batch[attack].check()
+
+    class TestLeaks:
+        """The readers of this family in ``containment_c``."""
+
+        def test_class4_other_runs_outputs_are_not_readable(self, leak_batch):
+            leak_batch["other_runs"].assert_r1_fails()
+            leak_batch["other_runs"].check()
+
+        def test_class4_harness_secret_does_not_reach_the_build(self, leak_batch):
+            leak_batch["secret_in_the_build"].assert_r1_fails()
+            leak_batch["secret_in_the_build"].check()
+
+        def test_class5_link_to_the_harness_environment(self, leak_batch):
+            leak_batch["environ_link"].assert_r1_fails()
+            leak_batch["environ_link"].check()

@@ -54,18 +54,8 @@ except OSError as _exc:
 """
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-def test_overlay_hard_links_are_not_multiplied_past_the_quota(arena):
+def _hard_links(arena) -> None:
     arena.submit(add=FILL_ADD, at_import=HARD_LINKS)
-    arena.grade()
-    try:
-        used = _used_bytes(arena.root)
-        assert used < QUOTA, f"{used >> 20} MiB on the host disk after a run with a 2 GiB quota"
-        # 48 MiB under a 2 GiB quota is allowed: the links stay links, nothing is multiplied
-        arena.check()
-    finally:
-        arena.cleanup()  # the fill must not stay in pytest's kept folders
 
 
 # Everything odd the apply step can meet, left in both writable folders (HOME under ``work``,
@@ -170,18 +160,16 @@ def _oddities(arena, deep: str) -> str:
     return APPLY_ODDITIES.replace("__TARGETS__", targets).replace("__DEEP__", repr(deep))
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("deep", ["", "home"])
-def test_overlay_apply_of_links_fifos_odd_names_and_deep_trees(arena, deep):
+def _apply_oddities(arena, deep: str) -> None:
     arena.submit(add="def add(a, b):\n    return 0\n", at_import=_oddities(arena, deep))
-    arena.grade()
-    arena.assert_r1_fails()  # and the run is recorded: the apply step did not crash the session
-    for dirpath, dirnames, filenames, dirfd in os.fwalk(arena.root):  # paths over PATH_MAX
+
+
+def _no_setuid_root_file(root) -> None:
+    """No setuid or setgid file of root's anywhere under ``root`` (paths over PATH_MAX too)."""
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(root):
         for name in dirnames + filenames:
             st = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
             assert not (st.st_mode & 0o6000 and st.st_uid == 0), (dirpath[:200], name)
-    arena.check()
 
 
 # === the run's cgroup ==========================================================================
@@ -284,17 +272,12 @@ for _how, _code in _CODES.items():
 """
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-def test_cgroup_leaves_no_stopped_blocked_or_late_process(arena):
+def _lingerers(arena) -> None:
     arena.submit(
         add=FILL_ADD,
         at_import=LINGERERS.replace("__MARKER__", repr(arena.marker))
         + arena.standalone("lingerers"),
     )
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()  # no process with the marker in its command line survives
 
 
 # === the probe's pipe ==========================================================================
@@ -445,7 +428,9 @@ def _always_equal(arena) -> None:
     arena.submit(add=files.pop("calc/add.py"), files=files)
 
 
-# The three forgers of the probe's records, each its own run of one session.
+# The three forgers of the probe's records, and the attacks on the overlay's apply step and the
+# run's cgroup that need only their own run (each ran alone before): each its own run of one
+# session. The memory attack stays alone.
 FORGERS = {
     "pipe_writer": lambda arena: arena.submit(
         add="def add(a, b):\n    return 0\n",
@@ -458,21 +443,31 @@ FORGERS = {
     ),
     "always_equal": _always_equal,
 }
+CONTAINED = {
+    "hard_links": _hard_links,
+    "apply-": lambda arena: _apply_oddities(arena, ""),
+    "apply-home": lambda arena: _apply_oddities(arena, "home"),
+    "apply-coverage": lambda arena: _apply_oddities(arena, "coverage"),
+    "lingerers": _lingerers,
+}
+VARIANTS = {**FORGERS, **CONTAINED}
 
 
 @pytest.fixture(scope="module")
 def probe_forgers(request, tmp_path_factory):
-    names = sorted(FORGERS)
+    names = list(VARIANTS)
     with test_containment.arena_batch(request, tmp_path_factory, "probe", names) as arenas:
         for name, made in arenas.items():
-            FORGERS[name](made)
+            VARIANTS[name](made)
         test_containment.grade_batch(arenas)
         yield arenas
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(test_containment.BATCH_TIMEOUT + 100)
 class TestBatchProbeForgers:
-    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
+    """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all): the
+    probe's forgers, the overlay's apply step and the cgroup's lingerers."""
 
     def test_probe_pipe_writer_replaced_with_a_re_signing_one(self, probe_forgers):
         probe_forgers["pipe_writer"].assert_r1_fails(forging=True)
@@ -488,11 +483,24 @@ class TestBatchProbeForgers:
         assert "tampered" in run["test_run"]["containment"], run["test_run"]
         probe_forgers["always_equal"].check()
 
+    def test_overlay_hard_links_are_not_multiplied_past_the_quota(self, probe_forgers):
+        # the session's folder holds every run: the links multiplied would be 2.3 GiB of it
+        used = _used_bytes(probe_forgers["hard_links"].root)
+        assert used < QUOTA, f"{used >> 20} MiB on the host disk after a run with a 2 GiB quota"
+        # 48 MiB under a 2 GiB quota is allowed: the links stay links, nothing is multiplied
+        probe_forgers["hard_links"].check()
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-def test_deep_tree_in_the_coverage_folder_is_graded_not_a_harness_error(arena):
-    arena.submit(add="def add(a, b):\n    return 0\n", at_import=_oddities(arena, "coverage"))
-    arena.grade()
-    arena.assert_r1_fails()
-    arena.check()
+    @pytest.mark.parametrize("deep", ["", "home"])
+    def test_overlay_apply_of_links_fifos_odd_names_and_deep_trees(self, probe_forgers, deep):
+        arena = probe_forgers[f"apply-{deep}"]
+        arena.assert_r1_fails()  # and the run is recorded: the apply step did not crash the session
+        _no_setuid_root_file(arena.root)
+        arena.check()
+
+    def test_deep_tree_in_the_coverage_folder_is_graded_not_a_harness_error(self, probe_forgers):
+        probe_forgers["apply-coverage"].assert_r1_fails()
+        probe_forgers["apply-coverage"].check()
+
+    def test_cgroup_leaves_no_stopped_blocked_or_late_process(self, probe_forgers):
+        probe_forgers["lingerers"].assert_r1_fails()
+        probe_forgers["lingerers"].check()  # no process with the marker in its command line
