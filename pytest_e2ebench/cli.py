@@ -22,7 +22,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .tools.importers import deveval, e2edev, e2edevbench, projecteval, realdevbench
+from .plugin import builtin_report_sections
+from .report import commands as reports
+from .tools import localmodel, verify
+from .tools.importers import (
+    deveval,
+    e2edev,
+    e2edev_verify,
+    e2edevbench,
+    fetch,
+    projecteval,
+    projecteval_verify,
+    realdevbench,
+)
+from .tools.testing import demo_model
 
 IMPORTERS = {
     "e2edev": e2edev,
@@ -45,7 +58,6 @@ def main(argv: list[str] | None = None) -> int:
         sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
-    from .tools.importers import fetch
 
     fetching = commands.add_parser(
         "fetch", help="download a published benchmark at a pinned commit, check it, import it"
@@ -57,25 +69,20 @@ def main(argv: list[str] | None = None) -> int:
         help="run imported references through the harness and the peer's own runner; compare",
     )
     verifiers = verifying.add_subparsers(dest="format", required=True)
-    from .tools.importers import e2edev_verify
 
     sub = verifiers.add_parser("e2edev", help=e2edev_verify.__doc__.splitlines()[0])
     e2edev_verify.add_arguments(sub)
     sub.set_defaults(run=e2edev_verify.run)
-    from .tools.importers import projecteval_verify
 
     sub = verifiers.add_parser("projecteval", help=projecteval_verify.__doc__.splitlines()[0])
     projecteval_verify.add_arguments(sub)
     sub.set_defaults(run=projecteval_verify.run)
-    from .tools import verify
 
     sub = verifiers.add_parser(
         "pytest", help="Python suites (E2EDevBench, DevEval): the harness against plain pytest"
     )
     verify.add_arguments(sub)
     sub.set_defaults(run=verify.run)
-    from .plugin import builtin_report_sections
-    from .report import commands as reports
 
     reporting = commands.add_parser(
         "report", help="print the summary of results.json files; --html writes the HTML report"
@@ -87,14 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
-    from .tools import localmodel
 
     modelling = commands.add_parser(
         "model", help="a small local model and llama-server for the model test tier (cached)"
     )
     localmodel.add_arguments(modelling)
     modelling.set_defaults(run=localmodel.run)
-    from .tools.testing import demo_model
 
     demo = commands.add_parser(
         "demo-model",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from .isolation.sandbox import MODES as SANDBOX_MODES
 from .llm.cache import LLM_CACHE_MODES
 from .run.settings import DEFAULT_AGENT_TIMEOUT, DEFAULT_MAX_STEPS, Settings
 
@@ -46,7 +47,6 @@ def add_options(parser: pytest.Parser, rows) -> None:
 
 def addoption(parser: pytest.Parser) -> None:
     """Register the ``--e2e-*`` options and their ``e2ebench_*`` ini twins."""
-    from .isolation.sandbox import MODES as SANDBOX_MODES
 
     rows = (
         (

@@ -11,8 +11,25 @@ from pathlib import Path
 
 import pytest
 
-from . import options
+from . import hookspecs, judge, migrate, options
+from .agents import builtin, clitools, llm_agents, make_agents
+from .agents.builtin import check_missing, precheck_missing
+from .collect import RequirementItem, TaskFile, implement_first
+from .dist import REPLACED, RunScheduling
+from .errors import E2EBenchWarning
+from .isolation.sandbox import MODES, Sandbox, SandboxUnavailable, resolve_mode
+from .llm import factory
+from .llm.factory import require_endpoint
+from .llm.outage import OUTAGE_FILE, Outage, probe
+from .methods.app import plugin as app
+from .methods.projecteval import plugin as projecteval
+from .methods.stages import plugin as stages
+from .report.terminal import Reporter
+from .run.executor import RayExecutor
+from .run.pipeline import Evaluator
+from .run.runs import RunKey
 from .stash import AGENTS, EVALUATOR, OUTAGE, SANDBOX, SETTINGS
+from .taskmodel.task import stray_dirs
 
 TASK_FILE = "task.toml"
 _STARTED = "e2ebench_started"
@@ -29,7 +46,6 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from . import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -49,8 +65,6 @@ def pytest_configure(config: pytest.Config) -> None:
             f"--e2e-tasks={settings.tasks}: no such folder; point --e2e-tasks (or ini "
             f"e2ebench_tasks) at a folder of task folders"
         )
-    from .agents import make_agents
-    from .run.pipeline import Evaluator
 
     config.stash[AGENTS] = make_agents(config, settings.agents)
     _check_llm_stages(config, settings)
@@ -58,8 +72,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if workerinput is None:
         _warn_stray_dirs(config, settings.tasks)
         if settings.missing == "stop" and config.getoption("numprocesses", None):
-            from .agents.builtin import precheck_missing
-
             precheck_missing(config, config.stash[AGENTS], settings.tasks, settings.runs)
         if not config.option.collectonly:
             # first: a dead endpoint stops the session before anything slower is set up
@@ -69,7 +81,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
     if settings.executor == "ray" and workerinput is None:
         _ray_executor(config, settings)
-    from .llm.outage import OUTAGE_FILE, Outage
 
     config.stash[OUTAGE] = Outage(settings.out / OUTAGE_FILE, started)
     if config.args_source != pytest.Config.ArgsSource.ARGS:
@@ -82,16 +93,11 @@ def pytest_configure(config: pytest.Config) -> None:
         # --dist loadgroup would append the group to each id.
         config.option.loadgroup = False
     if workerinput is None:
-        from .report.terminal import Reporter
-
         config.pluginmanager.register(Reporter(config, settings), "e2ebench-reporter")
 
 
 def _register_builtins(config: pytest.Config) -> None:
     """The harness's own plugins: the methods, the judges, migrators, LLM client and agents."""
-    from . import judge, migrate
-    from .agents import builtin, clitools, llm_agents
-    from .llm import factory
 
     # Registered last is called first: the built-ins head the list of agent names. The
     # methods are built-in plugins of the same hooks (docs/architecture.md, "Where to add").
@@ -111,9 +117,6 @@ def _register_builtins(config: pytest.Config) -> None:
 def builtin_methods() -> tuple[tuple[object, str], ...]:
     """The methods built into the harness, as (plugin module, name) pairs: DevEval's stages,
     ProjectEval, RealDevWorld's apps (``pytest_e2ebench.methods.*.plugin``)."""
-    from .methods.app import plugin as app
-    from .methods.projecteval import plugin as projecteval
-    from .methods.stages import plugin as stages
 
     return (
         (stages, "e2ebench-stages"),
@@ -132,8 +135,6 @@ def builtin_report_sections() -> list:
 
 
 def _sandbox(config: pytest.Config, settings):
-    from .errors import E2EBenchWarning
-    from .isolation.sandbox import MODES, Sandbox, SandboxUnavailable, resolve_mode
 
     if settings.sandbox not in MODES:
         raise pytest.UsageError(
@@ -158,7 +159,6 @@ def _ray_executor(config: pytest.Config, settings) -> None:
             f"{options.source(config, 'executor')}=ray runs the runs on the Ray cluster: drop "
             "-n (xdist workers would each submit them), or use --e2e-executor=local with -n"
         )
-    from .run.executor import RayExecutor
 
     config.stash[EVALUATOR].executor = RayExecutor(config, settings)
 
@@ -179,7 +179,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _check_llm_stages(config: pytest.Config, settings) -> None:
-    from .llm.factory import require_endpoint
 
     for name, hook in (
         ("judge", config.hook.pytest_e2ebench_judge_modes),
@@ -200,8 +199,6 @@ def _check_llm_stages(config: pytest.Config, settings) -> None:
 
 def _warn_stray_dirs(config: pytest.Config, tasks: Path) -> None:
     """A folder under --e2e-tasks without task.toml is said, not skipped silently."""
-    from .errors import E2EBenchWarning
-    from .taskmodel.task import stray_dirs
 
     for path in stray_dirs(tasks):
         config.issue_config_time_warning(
@@ -219,7 +216,6 @@ def _refuse_dead_endpoint(config: pytest.Config, settings, agents) -> None:
     Only for the built-in client: a plugin's client (``pytest_e2ebench_make_llm``) may not
     talk to ``--e2e-llm-base-url`` at all.
     """
-    from .llm import factory
 
     clients = config.hook.pytest_e2ebench_make_llm.get_hookimpls()
     live = settings.base_url and settings.llm_cache != "replay"
@@ -232,8 +228,6 @@ def _refuse_dead_endpoint(config: pytest.Config, settings, agents) -> None:
     if not (live and needed):
         return
     import os
-
-    from .llm.outage import probe
 
     reason = probe(settings.base_url, os.environ.get("OPENAI_API_KEY"))
     if reason is not None:
@@ -272,7 +266,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     settings = config.stash.get(SETTINGS, None)
     if settings is None or not settings.active:
         return None
-    from .dist import REPLACED, RunScheduling
 
     return RunScheduling(config, log) if config.getvalue("dist") in REPLACED else None
 
@@ -286,12 +279,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     evaluator = config.stash.get(EVALUATOR, None)
     if evaluator is None:
         return
-    from .collect import RequirementItem, implement_first
-    from .run.runs import RunKey
 
     if not config.option.collectonly:
-        from .agents.builtin import check_missing
-
         lines = check_missing(config, items, config.stash[SETTINGS].missing)
         runs = {(i.task.id, i.agent.label, i.run) for i in items if hasattr(i, "agent")}
         evaluator.session_runs = runs
@@ -338,7 +327,5 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
         and file_path.name == TASK_FILE
         and file_path.is_relative_to(settings.tasks)
     ):
-        from .collect import TaskFile
-
         return TaskFile.from_parent(parent, path=file_path)
     return None

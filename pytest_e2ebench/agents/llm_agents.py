@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from ..llm.factory import require_endpoint
 from ..stash import SETTINGS
 from .base import Agent
+from .cmd import CommandAgent
+from .sdagent import SDAgent
+from .vanilla import VanillaAgent
 
 LLM_AGENT_NAMES = ("vanilla", "sdagent-single", "sdagent-dt", "sdagent-ddt")
 
@@ -21,19 +25,14 @@ def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None
                 "--e2e-agent=cmd: needs a command, e.g. "
                 "cmd:'my-agent --spec {requirements} --out {workspace}'"
             )
-        from .cmd import CommandAgent
 
         return CommandAgent(spec, command, settings.agent_timeout, settings.agent_env)
     if spec not in LLM_AGENT_NAMES:
         return None
-    from ..llm.factory import require_endpoint
 
     require_endpoint(settings, f"--e2e-agent={spec}")
     if spec == "vanilla":
-        from .vanilla import VanillaAgent
-
         return VanillaAgent(settings)
-    from .sdagent import SDAgent
 
     return SDAgent(spec, settings)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from ..errors import E2EBenchError
 from ..run.cache import file_lock
 from ..untrusted.parse import loads_json
+from .venv import index_url
 
 DOWNLOAD_TIMEOUT = 600
 # a PEP 440 public version (what a PKG-INFO may carry; also safe in a folder name)
@@ -66,7 +67,6 @@ def sha256_of(path: Path) -> str:
 def index_files(name: str, timeout: float = DOWNLOAD_TIMEOUT) -> list[dict]:
     """The files of project ``name`` on the package index the harness's uv uses, from its
     JSON simple API (PEP 691): each ``filename``, ``url`` and ``hashes``."""
-    from .venv import index_url
 
     url = f"{index_url().rstrip('/')}/{re.sub(r'[-_.]+', '-', name).lower()}/"
     request = urllib.request.Request(url, headers={"Accept": SIMPLE_JSON})

@@ -26,6 +26,7 @@ import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
+from ..grading.verdicts import base_nodeid
 from ..taskmodel.testindex import is_test_module
 
 COUNT = 3  # per run: each reruns one test, and one that passes is enough
@@ -343,7 +344,6 @@ def where_planned(source: bytes, ids: list[str]) -> bool:
 
 def split(records: Iterable[dict], planted: Collection[str]) -> tuple[list[dict], list[dict]]:
     """Test records into (real tests, honeypots), by base node id."""
-    from ..grading.verdicts import base_nodeid
 
     real, caught = [], []
     for rec in records:

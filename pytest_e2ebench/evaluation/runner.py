@@ -31,6 +31,7 @@ import threading
 from pathlib import Path
 
 from ..environment import finder
+from ..environment.vendor import materialize, read_manifest
 from ..environment.web import WEB_PLUGIN, browser_binaries
 from ..environment.workspace import coverage_omit
 from ..errors import InfrastructureError
@@ -41,6 +42,7 @@ from ..isolation.sandbox import Limits, Sandbox
 from ..probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
 from ..taskmodel import features, skips, testconf
 from ..taskmodel.testconf import TestSettings
+from ..taskmodel.testindex import defines_tests, is_test_module
 from ..untrusted.parse import loads_json
 from . import coverage_bound, honeypot, tamper
 from .planting import twins
@@ -473,7 +475,6 @@ def own_tests(repo: Path) -> list[Path]:
     A module of a package whose name only looks like a test (``pkg/test_utils.py`` with no
     test in it) is code, not a test.
     """
-    from ..taskmodel.testindex import defines_tests, is_test_module
 
     found = []
     for dirpath, dirnames, filenames in os.walk(repo):
@@ -742,8 +743,6 @@ def _web_env(env: dict, run: _Run, web: dict, repo: Path, suite: Path, network, 
         E2EBENCH_WEB_NETWORK="1" if network else "0",
     )
     if vendored:
-        from ..environment.vendor import materialize
-
         materialize(vendored, suite / "vendor")
         run.readable.append(suite / "vendor")
         env["E2EBENCH_VENDOR_DIR"] = str(suite / "vendor")
@@ -867,7 +866,6 @@ def run_all(
     )
     if task.kind == "web":
         # Only the reference scenarios: an agent's own tests of a web app are not run.
-        from ..environment.vendor import read_manifest
 
         extended = run_suite(
             "extended",

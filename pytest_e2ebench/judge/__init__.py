@@ -16,6 +16,7 @@ import pytest
 from ..contracts import Judgement
 from ..errors import InfrastructureError
 from ..grading.verdicts import judge_by_tests
+from .llm import llm_verdicts
 
 MODES = ("tests", "llm", "both")
 # Keys of a run record a judge's extra keys may not replace (pipeline.build_record).
@@ -88,7 +89,6 @@ def pytest_e2ebench_judge_requirements(tests: list[dict], mode: str, ctx):
         return {"verdicts": by_tests}
     if mode not in ("llm", "both"):
         return None
-    from .llm import llm_verdicts
 
     llm = llm_verdicts(ctx, ctx.repo, tests)
     classes = llm["failure_classes"]

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..environment.workspace import PYTHON_SUFFIXES, code_files, suffixes_for
-from ..grading.verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED
+from ..grading.verdicts import IMPLEMENTED, INCONCLUSIVE, NOT_IMPLEMENTED, judge_by_tests
 from ..isolation.intake import read_text
 from ..untrusted.parse import loads_json
 
@@ -138,7 +138,6 @@ def cohen_kappa(a: list[bool], b: list[bool]) -> float | None:
 
 def llm_verdicts(ctx, repo: Path, tests: list[dict]) -> dict:
     """Three votes, re-asked when malformed; verdicts, classes, agreement with the tests."""
-    from ..grading.verdicts import judge_by_tests
 
     task = ctx.task
     llm = ctx.llm()

@@ -11,6 +11,7 @@ from ..stash import OUTAGE
 from .accounting import Pricing
 from .base import LLMUnavailable
 from .cache import CachedLLM
+from .client import OpenAIChat
 from .outage import Guarded
 
 NO_MODEL_HINT = (
@@ -56,7 +57,6 @@ def pytest_e2ebench_make_llm(config: pytest.Config, settings: Settings):
         raise pytest.UsageError(str(exc)) from None
     if not settings.base_url:
         return _NoEndpoint(settings.model)
-    from .client import OpenAIChat
 
     return OpenAIChat(
         model=settings.model,

@@ -18,6 +18,7 @@ from typing import TextIO
 from ..grading import stats
 from ..grading.verdicts import IMPLEMENTED
 from . import results
+from .html import write_html
 from .results import ResultsError
 from .table import fmt
 from .terminal import write_summary
@@ -80,8 +81,6 @@ def report(args: argparse.Namespace, out: TextIO | None = None) -> int:
         results.write(args.json, document)
         out.write(f"results: {args.json}\n")
     if args.html is not None:
-        from .html import write_html
-
         # the runs' files only from the out folders of the files given (a file from elsewhere
         # names its own run folders)
         write_html(args.html, document, runs_in=[results.out_folder(p) for p in args.results])

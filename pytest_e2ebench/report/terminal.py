@@ -15,8 +15,12 @@ import pytest
 
 from ..contracts import RECORD_PROPERTY as PROPERTY
 from ..grading.stats import mean_std
+from ..run.progress import Monitor
 from ..run.runs import RunKey
+from ..taskmodel.catalog import HEADERS, rows
 from . import results
+from .coverage import combined, term_lines
+from .html import write_html
 from .table import fmt, write_table
 
 RESULTS_FILE = "results.json"
@@ -91,8 +95,6 @@ class Reporter:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None and self.distributed and not self.config.option.collectonly:
-            from ..run.progress import Monitor
-
             self.monitor = Monitor(self.out / "progress", tr.write_line, status=self._done_runs)
             self.monitor.start()
 
@@ -143,8 +145,6 @@ class Reporter:
         self.session_path = session_file(self.out / results.SESSIONS_DIR)
         results.write(self.session_path, self.document)
         if self.settings.html is not None:
-            from .html import write_html
-
             self.html_path = self.settings.html
             write_html(self.html_path, self.document)
         self._coverage_files()
@@ -156,7 +156,6 @@ class Reporter:
         html = self.out / "htmlcov" if "html" in kinds else None
         if xml is None and html is None:
             return
-        from .coverage import combined
 
         self.coverage_lines = combined(self.document["tasks"], self.out, xml, html)
 
@@ -176,8 +175,6 @@ class Reporter:
         for problem in self.problems:
             tr.write_line(problem, yellow=True)
         if "term" in self.settings.cov_report:
-            from .coverage import term_lines
-
             tr.write_sep("-", "e2ebench coverage (reference tests)")
             for line in term_lines(self.document["tasks"]):
                 tr.write_line(line)
@@ -194,7 +191,6 @@ class Reporter:
             tr.write_line(f"junit xml: {Path(xml).resolve()}")
 
     def _catalog(self, tr) -> None:
-        from ..taskmodel.catalog import HEADERS, rows
 
         tr.write_sep("=", "e2ebench tasks")
         write_table(tr, list(HEADERS), [rows(self.collected_tasks.values())], left=4)

@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from .. import methods
+from ..agents.builtin import ReferenceAgent
 from ..contracts import RunRecord
 from ..environment.workspace import code_size, suffixes_for
 from ..errors import InfrastructureError, RunFailed, TaskError
+from ..evaluation.checks import run_checks
 from ..grading.verdicts import census, effective_tests
 from ..judge import judge
 from ..taskmodel.task import MATERIALS_DIR, fetch_reference
@@ -230,8 +232,6 @@ class Evaluator:
         taken from the cache, once per process); empty when it cannot be had (then the static
         count stands)."""
         if task.id not in self._census:
-            from ..agents.builtin import ReferenceAgent
-
             ctx = self.context(task, ReferenceAgent(), 1)
             stored = self._stored_census(ctx)
             if stored is not None:  # an earlier session's run 1 of the same reference (#27)
@@ -373,7 +373,6 @@ class Evaluator:
         task = steps.ctx.task
         if not task.checks:
             return "", []
-        from ..evaluation.checks import run_checks
 
         self.now("checks")
         stage = steps.stage("checks", venv=env.key, repo_hash=repo_hash)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..environment.venv import fingerprint
+from ..evaluation.checks import CHECKS_DIR
 from ..evaluation.planting import twins
 from ..taskmodel.testconf import TestSettings
 from .cache import Stage, key_of, tree_hash
@@ -110,7 +111,6 @@ def _hash_if_dir(path: Path) -> str:
 
 def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
     """The plan of the run ``ctx`` evaluated by ``evaluation`` (a run.evaluation style)."""
-    from ..evaluation.checks import CHECKS_DIR
 
     task, settings = ctx.task, ctx.settings
     migrate = evaluation.migration(settings)

@@ -20,7 +20,9 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Protocol
 
 from ..contracts import RunRecord
+from ..llm.factory import make_llm
 from ..stash import OUTAGE, SANDBOX
+from .cache import remove
 from .settings import IMPLEMENT, STAGES
 
 if TYPE_CHECKING:
@@ -253,7 +255,6 @@ class RunContext:
         ``<run_dir>/agent/`` is the agent's (writable to ``cmd:`` agents and to agents' shells):
         a link planted there in place of requirements.md or the agent's venv would have the
         harness write through it. Removed, never followed."""
-        from .cache import remove
 
         remove(self.run_dir / "agent")
 
@@ -299,6 +300,5 @@ class RunContext:
     def llm(self):
         """A new LLM client for this run (the ``pytest_e2ebench_make_llm`` hook's, wrapped in
         the record/replay cache), as agents and judges use it."""
-        from ..llm.factory import make_llm
 
         return make_llm(self.config, self.settings)

@@ -35,7 +35,10 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from ..environment.finder import ROOTED_ENV
 from ..environment.requirements import InstallRefused, vet
+from ..errors import InfrastructureError
+from ..isolation.intake import IntakeLimits, copy_tree
 
 CWD_CHOICES = ("tests", "project")
 # The pytest settings a task (or its reference's own configuration) may give the harness's
@@ -339,8 +342,6 @@ def prepare_run(
     ``rootdir_writable``: the tests go to ``tests/`` of that copy (the project's own
     ``tests/`` there is removed: the suite is the harness's), read-only in the run.
     """
-    from ..errors import InfrastructureError
-    from ..isolation.intake import IntakeLimits, copy_tree
 
     readable: list[Path] = []
     if settings.cwd == "project":
@@ -376,8 +377,6 @@ def prepare_run(
     names, trusted = plugin_files(venv_python, settings.plugins)
     env = dict(settings.env)
     if settings.rootdir_on_path:
-        from ..environment.finder import ROOTED_ENV
-
         env[ROOTED_ENV] = "1"
     return RunSetup(
         cwd=cwd,
@@ -430,8 +429,6 @@ def plugin_files(venv_python: Path, plugins: tuple[str, ...]) -> tuple[list[str]
     the top-level files of their distributions (read from the metadata, as data)."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
-
-    from ..errors import InfrastructureError
 
     wanted = {canonicalize_name(Requirement(p).name) for p in plugins}
     if not wanted:

@@ -13,7 +13,7 @@ import dataclasses
 import fnmatch
 from pathlib import Path
 
-from ..isolation.intake import MAX_SOURCE_BYTES, PARSE_ERRORS
+from ..isolation.intake import MAX_SOURCE_BYTES, PARSE_ERRORS, parse_python
 
 TEST_FILE_PATTERNS = ("test_*.py", "*_test.py")
 
@@ -349,7 +349,6 @@ def module_tests(tree: ast.Module, path: str) -> list[StaticTest]:
 def defines_tests(root: Path, rel: Path) -> bool:
     """True when the module ``root/rel`` defines a test pytest would collect (read bounded,
     without following links; an unparseable module counts as a test module)."""
-    from ..isolation.intake import parse_python
 
     tree = parse_python(root, rel)
     return tree is None or bool(module_tests(tree, rel.as_posix()))

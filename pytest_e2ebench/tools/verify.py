@@ -20,8 +20,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from ..environment import venv
 from ..errors import E2EBenchError
 from ..isolation.intake import read_regular
+from ..isolation.sandbox import machine_sandbox
 from ..methods.stages import IMPLEMENT
 from ..run.runs import run_folders
 from ..taskmodel.task import fetch_reference, find_task_dirs, load_task
@@ -69,8 +71,6 @@ def harness_verdicts(tasks: Path, out: Path, migrate: str = "none") -> dict[str,
 def pytest_verdicts(task, work: Path) -> tuple[dict[str, str], list[str]]:
     """Node id -> outcome of plain pytest from the reference repository (in the sandbox), and
     notes on what went wrong around it (the reference did not install)."""
-    from ..environment import venv
-    from ..isolation.sandbox import machine_sandbox
 
     repo = work / "repo"
     shutil.copytree(task.reference_dir, repo, ignore=shutil.ignore_patterns("__pycache__"))

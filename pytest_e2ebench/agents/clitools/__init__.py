@@ -8,6 +8,7 @@ import pytest
 
 from ...stash import SETTINGS
 from ..base import Agent
+from .runner import make
 from .specs import SPECS
 
 
@@ -31,7 +32,6 @@ def pytest_e2ebench_make_agent(spec: str, config: pytest.Config) -> Agent | None
             f"--e2e-agent={spec} needs an upstream: --e2e-llm-base-url=URL (or "
             "$OPENAI_BASE_URL), or --e2e-llm-cache=replay of a recorded session"
         )
-    from .runner import make
 
     return make(spec, settings)
 

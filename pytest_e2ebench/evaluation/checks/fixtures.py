@@ -23,7 +23,11 @@ from pathlib import Path
 
 import pytest
 
+from ...environment.web import ENTRY_PAGE
 from ...isolation.intake import IntakeLimits, copy_tree, read_bytes, walk
+from ...isolation.sandbox import Sandbox
+from ...methods.app import AppSpec
+from ...methods.app.session import BrowserSession
 from ...probe import project_env
 from ...taskmodel.task import Requirement, Task, fetch_reference, load_task
 
@@ -85,7 +89,6 @@ class VenvRunner:
     """
 
     def __init__(self, context: dict, work: Path) -> None:
-        from ...isolation.sandbox import Sandbox
 
         self.python = Path(context["python"])
         self._repo = Path(context["repo"])
@@ -208,10 +211,6 @@ def e2e_app(pytestconfig: pytest.Config, e2e_task: Task):
 
     Only for ``web`` and ``app`` tasks; elsewhere the check fails saying so.
     """
-    from ...environment.web import ENTRY_PAGE
-    from ...isolation.sandbox import Sandbox
-    from ...methods.app import AppSpec
-    from ...methods.app.session import BrowserSession
 
     if e2e_task.kind not in ("web", "app"):
         pytest.fail(f"e2e_app: the task's kind is {e2e_task.kind!r}; only web and app tasks serve")

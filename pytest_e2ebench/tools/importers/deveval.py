@@ -36,6 +36,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from ...environment.requirements import InstallRefused, vet
 from ...errors import AgentFileError
 from ...isolation.intake import IntakeLimits
 from ...untrusted.parse import read_json
@@ -286,7 +287,6 @@ def _copy(repo: Path, folder: Path, dest: Path, report: RepoReport) -> None:
 def _runtime_requirements(content: str, report: RepoReport) -> list[str]:
     """The index requirements of DevEval's dependency file (standard-library module names
     and the test tools the harness brings are left out)."""
-    from ...environment.requirements import InstallRefused, vet
 
     out = []
     for line in content.splitlines():

@@ -40,6 +40,9 @@ import tomllib
 from pathlib import Path
 
 from ...environment import vendor
+from ...environment.venv import create_venv, pinned, python_of
+from ...environment.web import browser_binaries
+from ...isolation.sandbox import machine_sandbox
 from ...probe import PROBE_DIR
 from ...untrusted.parse import read_json
 from . import REPORT_FILE
@@ -170,7 +173,6 @@ def explain(case: CaseResult, log: str) -> str:
 
 
 def _browser() -> tuple[str, str]:
-    from ...environment.web import browser_binaries
 
     found = browser_binaries()
     return found["E2EBENCH_CHROMIUM"], found["E2EBENCH_CHROMEDRIVER"]
@@ -190,7 +192,6 @@ def _behave_reason(stdout: str) -> str:
 def behave_env(out: Path, tasks: list[Path]) -> Path:
     """A virtual environment (uv) for E2EDev's runner: behave, Selenium and pytest pinned to
     the harness's, and every package the tasks' step code needs; its interpreter."""
-    from ...environment.venv import create_venv, pinned, python_of
 
     needs: set[str] = set()
     for task in tasks:
@@ -273,7 +274,6 @@ def behave_environment(work: Path) -> dict[str, str]:
 def _sandbox():
     """The sandbox of this machine's ``auto`` mode, without an address-space limit
     (Chromium reserves far more than it uses)."""
-    from ...isolation.sandbox import machine_sandbox
 
     box = machine_sandbox()
     limits = dataclasses.replace(box.limits, address_space=resource.RLIM_INFINITY)

@@ -26,6 +26,8 @@ import re
 import sys
 from pathlib import Path
 
+from ...environment.source import VERSION, SourceError, fetch_sdist, sdist_of
+from ...taskmodel.testconf import required_python
 from ...untrusted.parse import read_json, read_toml
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
@@ -70,8 +72,6 @@ def _python_of(root: Path) -> str | None:
     """The Python version the sdist's ``Requires-Python`` (PKG-INFO) asks for, when the
     harness's does not satisfy it."""
     from email.parser import HeaderParser
-
-    from ...taskmodel.testconf import required_python
 
     try:  # the sdist is peer data: bounded, no link, UTF-8
         meta = HeaderParser().parsestr(peer_text(root, "PKG-INFO") or "")
@@ -180,7 +180,6 @@ def scm_version(root: Path, version: str) -> str | None:
     except (ValueError, AttributeError):
         return None
     requires = system.get("requires", []) if isinstance(system, dict) else []
-    from ...environment.source import VERSION
 
     scm = any(isinstance(r, str) and SCM_BUILDS.match(r.strip()) for r in requires)
     if scm and VERSION.fullmatch(version):
@@ -223,7 +222,6 @@ def declared_groups(project: dict) -> list[str]:
 
 def _reference(entry: dict, files: list[str], offline: bool, report: ProjectReport) -> dict:
     """The ``[source]`` table: the sdist when it holds the tests, else the pinned commit."""
-    from ...environment.source import SourceError, fetch_sdist, sdist_of
 
     info = entry.get("pypi_info") or {}
     name, version = info.get("name"), info.get("version")

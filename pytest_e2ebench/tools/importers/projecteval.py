@@ -29,6 +29,7 @@ import shutil
 import sys
 from pathlib import Path, PurePosixPath
 
+from ...environment.web import web_requirements
 from ...errors import AgentFileError
 from ...untrusted.parse import read_json
 from ...untrusted.peer import SAFE_ID, beneath, copy_file, safe_id
@@ -343,8 +344,6 @@ def test_requirements(kind: str, answer: list) -> list[str]:
         names |= {"openpyxl", "pandas", "rapidfuzz"}
     requires = sorted(PEER_PINS.get(n, DISTRIBUTIONS.get(n, n)) for n in names)
     if website:
-        from ...environment.web import web_requirements
-
         requires += [r for r in web_requirements() if r.startswith("selenium")]
     return requires
 

@@ -27,9 +27,15 @@ import shutil
 import sys
 from pathlib import Path
 
+from ...environment.venv import create_venv, pinned, python_of
+from ...environment.web import browser_binaries, web_requirements
+from ...isolation.sandbox import Sandbox, resolve_mode
+from ...taskmodel.testconf import interpreter_home
 from ...untrusted.parse import read_json
+from ...untrusted.peer import copy_file, copy_folder
 from . import REPORT_FILE
-from .projecteval import ANSWERS, data_dir, start_file
+from .e2edev_verify import run_harness
+from .projecteval import ANSWERS, PEER_INSTALLS, data_dir, start_file
 
 REPORT = "verify-report.json"
 JUDGE_TIMEOUT = 3600  # seconds for the judge on one batch of projects
@@ -178,8 +184,6 @@ STARTING = re.compile(r" - (\d+_\d+) starting\.$")
 def peer_env(out: Path) -> Path:
     """A virtual environment (uv, with pip) of ProjectEval's judge packages; its interpreter.
     Selenium is the harness's, so both sides drive Chromium with the same client."""
-    from ...environment.venv import create_venv, pinned, python_of
-    from ...environment.web import web_requirements
 
     packages = [*PEER_PACKAGES, *(r for r in web_requirements() if r.startswith("selenium"))]
     venv = out / "peer-venv"
@@ -206,7 +210,6 @@ def start_files(data: Path, projects: list[str]) -> dict[str, str]:
 
 def judge_copy(src: Path, work: Path) -> Path:
     """A writable copy of ProjectEval's judge code and data, with the adaptations and driver."""
-    from ...untrusted.peer import copy_file, copy_folder
 
     repo = data_dir(src)
     if repo is None:
@@ -227,10 +230,6 @@ def run_peer(src: Path, out: Path, projects: list[str], python: Path) -> dict[st
     import dataclasses
     import resource
 
-    from ...environment.web import browser_binaries
-    from ...isolation.sandbox import Sandbox, resolve_mode
-    from ...taskmodel.testconf import interpreter_home
-
     work = judge_copy(src, out / "peer")
     browser = browser_binaries()
     (work / "e2ebench_pe_linux.py").write_text(
@@ -239,7 +238,6 @@ def run_peer(src: Path, out: Path, projects: list[str], python: Path) -> dict[st
         ),
         encoding="utf-8",
     )
-    from .projecteval import PEER_INSTALLS
 
     (work / "e2ebench_pe_judge.py").write_text(
         DRIVER.format(
@@ -313,7 +311,6 @@ def peer_verdicts(text: str) -> dict[str, dict]:
 def run_harness_runs(tasks: Path, selected: list[str], out: Path, runs: int) -> list[dict]:
     """``runs`` separate reference sessions on the ``selected`` task folders: per session,
     task -> R<n> -> "pass" | "fail" (and ``<task>`` -> its run's error, if any)."""
-    from .e2edev_verify import run_harness
 
     chosen = out / "tasks"
     shutil.rmtree(chosen, ignore_errors=True)
