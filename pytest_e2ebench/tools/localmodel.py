@@ -425,10 +425,10 @@ def serve(
     answer on the server's side (``-n``): a small model can otherwise ramble until its context
     is full. ``--device none``: the CPU only, whatever GPU backend the binary carries.
     """
+    # a port another server holds would answer /health for it: refused before anything starts
+    port = _free_port(port)
     model = fetch_model(spec)
     binary = server_binary(server)
-    if port == 0:
-        port = _free_port()
     log = log or model_root() / f"server-{port}.log"
     command = [
         str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
@@ -470,11 +470,18 @@ def _exit_reason(code: int, server: str, log: Path) -> str:
     return text
 
 
-def _free_port() -> int:
+def _free_port(port: int = 0) -> int:
+    """``port`` if nothing listens on it on 127.0.0.1 (0: any free port)."""
     import socket
 
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise ModelError(
+                f"port {port} on 127.0.0.1 is in use ({exc.strerror}): another server (an "
+                "earlier `e2ebench model serve`?) holds it; stop it or choose another --port"
+            ) from None
         return sock.getsockname()[1]
 
 
@@ -501,6 +508,10 @@ def add_arguments(parser) -> None:
     )
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def _say(line: str) -> None:
     print(f"e2ebench model: {line}", flush=True)
 
@@ -519,6 +530,9 @@ def run(args) -> int:
         ) as server:  # fmt: skip
             print(f"--e2e-llm-base-url={server.base_url} --e2e-model={server.model}", flush=True)
             print(f"(server log: {server.log}; Ctrl-C stops it)", flush=True)
+            # `kill PID` of this command stops the server too, as Ctrl-C does (an orphaned
+            # llama-server would keep the port and a core)
+            signal.signal(signal.SIGTERM, _interrupt)
             try:
                 server.process.wait()
             except KeyboardInterrupt:
