@@ -451,6 +451,7 @@ def serve(
     max_tokens: int = 2048,
     log: Path | None = None,
     ready_timeout: float = 300.0,
+    nice: int = 0,
 ) -> LocalServer:
     """Start ``llama-server`` (``server``: ``"prebuilt"`` or ``"source"``) with ``spec`` on
     127.0.0.1 and wait until it answers.
@@ -460,6 +461,7 @@ def serve(
     what renders tool definitions and parses the model's tool calls. ``max_tokens`` caps every
     answer on the server's side (``-n``): a small model can otherwise ramble until its context
     is full. ``--device none``: the CPU only, whatever GPU backend the binary carries.
+    ``nice``: the server's priority against every other process (see :func:`_prioritise`).
     """
     # a port another server holds would answer /health for it: refused before anything starts
     port = _free_port(port)
@@ -470,19 +472,14 @@ def serve(
         "--port", str(port), "--alias", spec.alias, "-t", str(threads),
         "-c", str(context or spec.context), "-n", str(max_tokens),
     ]  # fmt: skip
-    if server == "xllamacpp":
-        # llama.cpp's server inside a Python process, its package from the cache
-        command = [sys.executable, "-m", "pytest_e2ebench.tools.xlserver", str(model), *options]
-        env = dict(os.environ, PYTHONPATH=str(binary.parent.parent))
-    else:
-        command = [str(binary), "-m", str(model), "--host", "127.0.0.1", *options, "--jinja"]
-        command += ["--no-webui", "--device", "none"]
-        # the prebuilt libraries (and its own Vulkan loader) lie beside the binary
-        env = dict(os.environ, LD_LIBRARY_PATH=str(binary.parent))
+    command, env = _command(server, binary, model, options)
     with log.open("w") as out:
         process = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
-        )
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            start_new_session=bool(nice),
+        )  # fmt: skip
+    if nice:
+        _prioritise(process, nice)
     running = LocalServer(process, f"http://127.0.0.1:{port}/v1", spec.alias, log)
     deadline = time.monotonic() + ready_timeout
     while time.monotonic() < deadline:
@@ -497,6 +494,39 @@ def serve(
         time.sleep(0.5)
     running.stop()
     raise ModelError(f"llama-server did not answer /health in {ready_timeout:.0f} s (log: {log})")
+
+
+def _command(server: str, binary: Path, model: Path, options: list[str]):
+    """The server's command line and environment."""
+    if server == "xllamacpp":
+        # llama.cpp's server inside a Python process, its package from the cache
+        command = [sys.executable, "-m", "pytest_e2ebench.tools.xlserver", str(model), *options]
+        return command, dict(os.environ, PYTHONPATH=str(binary.parent.parent))
+    command = [str(binary), "-m", str(model), "--host", "127.0.0.1", *options, "--jinja"]
+    command += ["--no-webui", "--device", "none"]
+    # the prebuilt libraries (and its own Vulkan loader) lie beside the binary
+    return command, dict(os.environ, LD_LIBRARY_PATH=str(binary.parent))
+
+
+def _prioritise(process: subprocess.Popen, nice: int) -> None:
+    """Give the server (started in a session of its own) the priority ``nice`` against every
+    other process. Linux schedules by *autogroup*: each session's processes share one weight,
+    so ``renice`` alone only ranks the server among its own session's processes (measured: at
+    a load of 25, a server at nice -10 got 11 % of a core and 1.7 tokens/s); the session's
+    autogroup nice ranks it against the others (10-14 tokens/s at the same load). A negative
+    value needs root (CAP_SYS_NICE)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, process.pid, nice)
+        autogroup = Path(f"/proc/{process.pid}/autogroup")
+        if autogroup.exists():  # absent where the kernel has no autogroups
+            autogroup.write_text(str(nice))
+    except OSError as exc:
+        process.terminate()
+        process.wait()
+        raise ModelError(
+            f"could not give the server nice {nice}: {exc.strerror} (a negative value needs "
+            "root or CAP_SYS_NICE)"
+        ) from None
 
 
 def _exit_reason(code: int, server: str, log: Path) -> str:
@@ -546,6 +576,11 @@ def add_arguments(parser) -> None:
         )  # fmt: skip
     serving.add_argument("--port", type=int, default=8081)
     serving.add_argument("--threads", type=int, default=1, help="llama-server -t (default 1)")
+    serving.add_argument(
+        "--nice", type=int, default=0,
+        help="the server's priority against all other processes (its own session and "
+        "autogroup at this nice; negative needs root), e.g. -10 on a shared machine",
+    )  # fmt: skip
     serving.add_argument("--context", type=int, default=None, help="tokens (default: the model's)")
     serving.add_argument(
         "--max-tokens", type=int, default=2048, help="cap on every answer (llama-server -n)"
@@ -570,7 +605,7 @@ def run(args) -> int:
             return 0
         with serve(
             spec, server=args.server, port=args.port, threads=args.threads,
-            context=args.context, max_tokens=args.max_tokens,
+            context=args.context, max_tokens=args.max_tokens, nice=args.nice,
         ) as server:  # fmt: skip
             print(f"--e2e-llm-base-url={server.base_url} --e2e-model={server.model}", flush=True)
             print(f"(server log: {server.log}; Ctrl-C stops it)", flush=True)

@@ -7,9 +7,11 @@ settings it was given (the real wheel is 33 MB and loads a model)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 from test_localmodel import index as index  # noqa: F401 - the fixture, used by name
 from test_localmodel import publish
@@ -79,3 +81,15 @@ def test_serve_starts_the_server_in_process_with_llama_servers_settings(index, m
     assert (settings["n_ctx"], settings["n_predict"]) == (512, 77)
     assert settings["hostname"] == "127.0.0.1"
     assert (settings["threads"], settings["batch_threads"]) == (1, 1)
+
+
+def test_serve_with_nice_gives_the_server_a_session_and_autogroup_of_its_own(index, monkeypatch):
+    spec = publish(index)
+    monkeypatch.setattr(localmodel, "XLLAMACPP_SERVER", publish_package(index))
+    with localmodel.serve(spec, server="xllamacpp", nice=7) as running:
+        pid = running.process.pid
+        assert os.getpriority(os.PRIO_PROCESS, pid) == 7
+        assert os.getsid(pid) == pid != os.getsid(0)
+        autogroup = Path(f"/proc/{pid}/autogroup")
+        if autogroup.exists():
+            assert autogroup.read_text().split()[-1] == "7"
