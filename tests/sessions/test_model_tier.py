@@ -36,7 +36,7 @@ def local_model():
     from pytest_e2ebench.tools import localmodel
 
     spec = localmodel.MODELS[os.environ.get("E2EBENCH_LOCAL_MODEL", "qwen2.5-coder-1.5b")]
-    kind = os.environ.get("E2EBENCH_LOCAL_SERVER", "prebuilt")  # or source (Gemma needs it here)
+    kind = os.environ.get("E2EBENCH_LOCAL_SERVER", "prebuilt")  # xllamacpp for Gemma here
     with localmodel.serve(spec, server=kind, max_tokens=MAX_TOKENS) as server:
         yield server.base_url, server.model
 
