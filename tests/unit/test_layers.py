@@ -346,6 +346,13 @@ def test_no_first_party_import_cycle(imports):
     assert not cycles, "first-party import cycles:\n  " + "\n\n  ".join(cycles)
 
 
+def test_no_first_party_import_inside_a_function():
+    # issue 28: a function-level import hides an edge of the graph from a reader (the cycle
+    # test sees it, people do not); only third-party modules may be imported late
+    found = [f"{module}:{line}" for module, line in function_level_imports()]
+    assert not found, "import these at module level: " + ", ".join(found)
+
+
 def test_no_private_name_imported_from_another_module(imports):
     found = [f"{i.where()}: {i.target}.{', '.join(i.names)}" for i in private_imports(imports)]
     assert not found, (
