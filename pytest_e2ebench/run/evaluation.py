@@ -58,6 +58,9 @@ class Evaluation(Protocol):
     drops_materials: bool
     # runs a browser (a Ray node must offer the browser resource: run.executor)
     uses_browser: bool
+    # the reference's census is a function of the run's plan (its tests, the task), so the
+    # census store may share it across sessions; not where a model writes the cases (an app)
+    shares_census: bool
 
     def requires(self, task: Task) -> tuple[str, ...]:
         """The test tools installed into the environment (part of its key)."""
@@ -96,6 +99,7 @@ class TestSuite:
     __test__ = False  # not a test class, whatever pytest thinks of the name
     drops_materials = True
     uses_browser = False
+    shares_census = True
     plants_decoys = True  # the reference's values recorded for decoy and honeypot pairs
 
     def requires(self, task: Task) -> tuple[str, ...]:

@@ -251,6 +251,8 @@ class Evaluator:
         None: the store is off, has none, or ``--e2e-rerun`` evaluates everything again."""
         if census_store.store() is None or self.settings.rerun:
             return None
+        if not evaluation_for(ctx.task).shares_census:
+            return None
         plan = self.steps(ctx).plan
         return census_store.load(census_store.census_key(plan, ctx.task, ctx.sandbox.mode))
 
@@ -344,7 +346,8 @@ class Evaluator:
             reference = census(extended)
             if run == 1:
                 self._census[task.id] = reference
-                if census_store.store() is not None and extended.get("status") == "completed":
+                shared = evaluation_for(task).shares_census
+                if shared and census_store.store() and extended.get("status") == "completed":
                     # a run cut short or crashed is not kept: the next session tries again
                     key = census_store.census_key(steps.plan, task, ctx.sandbox.mode)
                     census_store.keep(key, reference, replace=self.settings.rerun)

@@ -29,6 +29,8 @@ class AppCases(WebScenarios):
     cases played by a browser agent and judged."""
 
     drops_materials = False
+    # its cases are a model's answer: a census drawn from them is not the plan's to key
+    shares_census = False
 
     def judge_mode(self, settings) -> str:
         """The browser agent's cases decide; ``--e2e-judge=llm`` adds the LLM-score baseline

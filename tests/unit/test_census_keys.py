@@ -232,3 +232,14 @@ def test_a_store_that_cannot_be_written_is_left_alone(tmp_path, monkeypatch):
     monkeypatch.setenv(census_store.STORE_ENV, str(blocked / "store"))
     census_store.keep("k1", census(RUN))  # no exception: the next session evaluates again
     assert census_store.load("k1") is None
+
+
+def test_only_evaluations_whose_census_is_the_plans_share_it():
+    # an app's census is the cases a model wrote: a session without a model read another
+    # session's cases from the store and graded an unstartable app "not collected" instead of
+    # "not executable" (tests/sessions/test_app.py, under xdist with the suite's store)
+    from pytest_e2ebench.methods.app.style import AppCases
+    from pytest_e2ebench.run.evaluation import TestSuite, WebScenarios
+
+    assert TestSuite.shares_census and WebScenarios.shares_census
+    assert not AppCases.shares_census
