@@ -281,6 +281,20 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict | None:
 
 
 @pytest.hookspec
+def pytest_e2ebench_plan_fields(ctx: RunContext) -> dict | None:
+    """Return the :class:`~pytest_e2ebench.run.plan.RunPlan` fields your method fills for the
+    run ``ctx`` (field name -> value), or None when the run's task is not yours. Every
+    implementation is called; the dicts are applied in turn.
+
+    Each stage's cache key is made of the plan's fields that ``run.plan.STAGE_INPUTS`` names
+    for it, so what a method's stages read must come through here (or its stage's own
+    upstream keys), never from the task or the settings behind the plan's back: ProjectEval
+    fills ``projecteval``, ``checklist_raw`` and ``pv_repo``; the apps ``app``, their steps,
+    cases, judge and model.
+    """
+
+
+@pytest.hookspec
 def pytest_e2ebench_run_items(
     collector: pytest.File, task: Task, agent: Agent, run: int
 ) -> list[pytest.Item] | None:

@@ -67,7 +67,7 @@ class RunPlan:
     venv_tools: dict = dataclasses.field(default_factory=dict)  # venv.fingerprint()
     tests_hash: str = ""
     reference_hash: str = ""
-    pv_repo: str = ""  # ProjectEval: the repository path written into the pv file
+    pv_repo: str = ""  # ProjectEval (its plugin fills it): the repository path in the pv file
     migrate: str = "none"
     migrate_reference: str = ""  # the reference hash when the migration reads it
     migrate_model: str = ""
@@ -78,11 +78,13 @@ class RunPlan:
     checks: str = ""  # the tree hash of the task's checks/
     judge: str = "tests"  # the judge mode the run is graded with
     judge_model: str = ""
+    # filled by the methods (hook pytest_e2ebench_plan_fields): the apps'
     app: dict | None = None
     app_steps: int = 0
     app_cases: int = 0
     app_judge: str = ""  # --e2e-judge of an app run (the LLM-score baseline)
-    model: str = ""
+    model: str = ""  # the model that writes and judges an app's cases
+    # ProjectEval's
     projecteval: dict | None = None
     checklist_raw: tuple = ()
     # a lifecycle stage's grade (DevEval): the task's reference artefacts, hashed
@@ -127,7 +129,6 @@ def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
         venv_tools=fingerprint(),
         tests_hash=task.tests_hash,
         reference_hash=task.reference_hash,
-        pv_repo=str(ctx.run_dir / "repo") if task.projecteval is not None else "",
         migrate=migrate,
         migrate_reference=task.reference_hash if migrate != "none" else "",
         migrate_model=settings.model if migrate == "llm" else "",
@@ -138,17 +139,12 @@ def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
         checks=_hash_if_dir(task.root / CHECKS_DIR) if task.checks else "",
         judge=judge,
         judge_model=settings.model if judge != "tests" else "",
-        app=task.app.to_dict() if task.app is not None else None,
-        app_steps=settings.app_steps,
-        app_cases=settings.app_cases,
-        app_judge=settings.judge,
-        model=settings.model,
-        projecteval=task.projecteval.to_dict() if task.projecteval is not None else None,
-        checklist_raw=tuple(task.projecteval.checklist_raw) if task.projecteval else (),
         not_before=started_at if settings.rerun else 0.0,
     )
-    # a lifecycle stage's own inputs (design_hash, ... variant_format) are the stages
-    # method's to fill in: methods.stages.run.stage_plan
+    # the methods fill in their own fields (ProjectEval's, the apps'); a lifecycle stage's
+    # inputs (design_hash, ... variant_format) are filled by methods.stages.run.stage_plan
+    for fields in ctx.config.hook.pytest_e2ebench_plan_fields(ctx=ctx):
+        plan = dataclasses.replace(plan, **(fields or {}))
     return plan
 
 

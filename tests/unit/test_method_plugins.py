@@ -142,6 +142,19 @@ def test_the_face_and_the_run_name_no_method_nor_its_options():
     )
 
 
+def test_the_run_reads_no_methods_table_of_a_task():
+    """run/ never looks at a task's method tables (``task.projecteval``, ``task.app``): the
+    methods fill the plan from them (``pytest_e2ebench_plan_fields``) and run their stages."""
+    tables = re.compile(r"\btask\.(projecteval|app)\b")
+    found = [
+        f"{module}:{text[: m.start()].count(chr(10)) + 1} reads task.{m.group(1)}"
+        for module in _face_and_run()
+        for text in [_source(module)]
+        for m in tables.finditer(text)
+    ]
+    assert not found, "a method fills its plan fields in its plugin:\n  " + "\n  ".join(found)
+
+
 def test_no_function_over_80_lines_but_the_allowed():
     too_long = []
     for module, name, lines in long_functions(80):

@@ -49,6 +49,21 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict:
     return {"app_cases": _app_cases(raw), "app_steps": steps}
 
 
+def pytest_e2ebench_plan_fields(ctx) -> dict | None:
+    """An app task's plan: its app table and the judging agent's steps, cases, judge and
+    model (the keys of its cases and its evaluation)."""
+    task, settings = ctx.task, ctx.settings
+    if task.app is None:
+        return None
+    return {
+        "app": task.app.to_dict(),
+        "app_steps": settings.app_steps,
+        "app_cases": settings.app_cases,
+        "app_judge": settings.judge,
+        "model": settings.model,
+    }
+
+
 def _app_cases(raw: str) -> tuple[int, int]:
     """``MIN-MAX`` (or one number) of --e2e-app-cases."""
     low, _, high = raw.partition("-")

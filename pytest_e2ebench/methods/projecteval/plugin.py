@@ -71,6 +71,19 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 
 @pytest.hookimpl(trylast=True)
+def pytest_e2ebench_plan_fields(ctx) -> dict | None:
+    """A ProjectEval task's plan: its table, the checklist as written, and the repository
+    path its parameter file names (the keys of the migration, similarity and cascade)."""
+    pe = ctx.task.projecteval
+    if pe is None:
+        return None
+    return {
+        "projecteval": pe.to_dict(),
+        "checklist_raw": tuple(pe.checklist_raw),
+        "pv_repo": str(ctx.run_dir / "repo"),
+    }
+
+
 def pytest_e2ebench_report_sections(config) -> list:
     """results.json's ``projecteval`` and the ``e2ebench projecteval`` section."""
     return [report.SECTION]
