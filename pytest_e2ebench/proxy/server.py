@@ -67,6 +67,21 @@ def _read(stream) -> bytes:
     return data
 
 
+class LoopbackServer(ThreadingHTTPServer):
+    """A threading HTTP server whose listening socket never blocks in ``accept``.
+
+    ``serve_forever`` selects, then accepts: a client that resets its connection in between
+    left the blocking ``accept`` waiting for the next client for ever, and ``shutdown`` with
+    it (seen once in the project's own suite: a scripted-LLM fixture's teardown hung). A
+    non-blocking socket turns that race into an ``OSError`` the server already ignores."""
+
+    daemon_threads = True
+
+    def server_activate(self) -> None:
+        super().server_activate()
+        self.socket.setblocking(False)
+
+
 class MeteringProxy:
     """One run's proxy: ``upstream`` (None when replaying), a :class:`Meter`, an optional
     :class:`Tape`. Use as a context manager; :attr:`base_url` is what the agent is given."""
@@ -82,8 +97,7 @@ class MeteringProxy:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> MeteringProxy:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
+        server = LoopbackServer(("127.0.0.1", 0), _Handler)
         server.proxy = self  # type: ignore[attr-defined]
         self._server = server
         self._thread = threading.Thread(

@@ -37,9 +37,10 @@ import json
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, TypeAlias
 
+from ...proxy.server import LoopbackServer
 from .dialects import error_payload, kind_of, render, streams
 
 __all__ = [
@@ -258,8 +259,7 @@ def _error_body(message: str, type_: str, code: str | None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": None, "code": code}}
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(LoopbackServer):
     block_on_close = False
     request_queue_size = 128  # the default 5 drops bursts of concurrent connects (1 s SYN retry)
     owner: ScriptedLLM
