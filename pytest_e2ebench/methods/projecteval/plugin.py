@@ -70,7 +70,6 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.extra_keyword_matches.add("cascade")
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_e2ebench_plan_fields(ctx) -> dict | None:
     """A ProjectEval task's plan: its table, the checklist as written, and the repository
     path its parameter file names (the keys of the migration, similarity and cascade)."""
@@ -84,6 +83,7 @@ def pytest_e2ebench_plan_fields(ctx) -> dict | None:
     }
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_e2ebench_report_sections(config) -> list:
     """results.json's ``projecteval`` and the ``e2ebench projecteval`` section."""
     return [report.SECTION]
