@@ -410,7 +410,7 @@ def value(text):
 """
 
 
-def _probe_run(pytester, monkeypatch, project: str, tests: str) -> dict:
+def probe_run(pytester, monkeypatch, project: str, tests: str) -> dict:
     from pytest_e2ebench.evaluation.runner import read_probe
     from pytest_e2ebench.probe import PROBE_DIR
 
@@ -437,7 +437,7 @@ def test_what_honest_libraries_do_is_no_evidence(pytester, monkeypatch):
         "def test_it(text):\n    assert value(text) == 3 and Point(1).x == 1\n\n"
         "class TestMore:\n    def test_more(self):\n        assert Pair(1).b == 0\n"
     )
-    found = _probe_run(pytester, monkeypatch, HONEST, tests)
+    found = probe_run(pytester, monkeypatch, HONEST, tests)
     assert found["changed"] == []
     assert set(found["outcomes"].values()) == {"passed"} and len(found["outcomes"]) == 3
 
@@ -445,7 +445,7 @@ def test_what_honest_libraries_do_is_no_evidence(pytester, monkeypatch):
 def test_a_swapped_test_function_is_seen_by_both_layers(pytester, monkeypatch):
     tests = "from project import value\n\ndef test_a():\n    assert value('x') == 1\n"
     tests += "\ndef test_it():\n    assert value('x') == 1\n"  # swapped while test_a runs
-    found = _probe_run(pytester, monkeypatch, SWAP, tests)
+    found = probe_run(pytester, monkeypatch, SWAP, tests)
     changed = " ".join(found["changed"])
     assert "set __code__ of function test_it" in changed  # the audit hook, as it happened
     assert "tests/test_it.py::test_it: runs code not compiled from the suite" in changed
@@ -504,5 +504,5 @@ def test_a_test_tools_wrappers_are_the_suites_code(pytester, monkeypatch):
         "from project import VALUE\n\n@given\ndef test_it():\n    assert VALUE == 1\n\n"
         "@logged\ndef test_logged():\n    assert VALUE == 1\n"
     )
-    found = _probe_run(pytester, monkeypatch, "VALUE = 1\n", tests)
+    found = probe_run(pytester, monkeypatch, "VALUE = 1\n", tests)
     assert found["changed"] == [] and set(found["outcomes"].values()) == {"passed"}

@@ -5,9 +5,7 @@ the tool's code, not a change to the suite; the same move made by project code i
 from __future__ import annotations
 
 import pytest
-
-from pytest_e2ebench.evaluation.runner import read_probe
-from pytest_e2ebench.probe import PROBE_DIR
+from test_boundary_honeypot import probe_run
 
 pytest.importorskip("hypothesis")
 
@@ -64,20 +62,7 @@ def add(a, b):
 
 def _run(pytester, monkeypatch, project: str) -> dict:
     """The probe's records of the suite above on ``project``, pytest run as the harness does."""
-    out = pytester.path / "probe.jsonl"
-    monkeypatch.setenv("PYTHONPATH", f"{PROBE_DIR}:{pytester.path}")
-    monkeypatch.setenv("E2EBENCH_PROBE_OUT", str(out))
-    monkeypatch.setenv("E2EBENCH_PROBE_SUITE", str(pytester.path / "tests"))
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytester.makepyfile(project=project)
-    (pytester.path / "tests").mkdir()
-    (pytester.path / "tests" / "test_it.py").write_text(TESTS)
-    pytester.runpytest_subprocess("-p", "e2ebench_probe", "-p", "no:cacheprovider", "tests")
-    probe = read_probe(out, "")
-    return {
-        "changed": [c for rec in probe["tamper"] for c in rec["changed"]],
-        "outcomes": {t["nodeid"].rpartition("::")[2]: t["outcome"] for t in probe["tests"]},
-    }
+    return probe_run(pytester, monkeypatch, project, TESTS)
 
 
 def test_given_wrappers_are_no_change_to_the_suite(pytester, monkeypatch):
