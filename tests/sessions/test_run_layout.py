@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SharedSession, batch_folder
+from conftest import PYPROJECT, SharedSession, batch_folder
 
 REQUIREMENTS = """\
 # calc
@@ -97,18 +97,7 @@ cwd = "project"
 rootdir_on_path = true
 rootdir_writable = true
 """
-SRC_PYPROJECT = """\
-[build-system]
-requires = ["setuptools>=61"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "calc"
-version = "0.1"
-
-[tool.setuptools.packages.find]
-where = ["src"]
-"""
+SRC_PYPROJECT = PYPROJECT.format(name="calc") + '\n[tool.setuptools.packages.find]\nwhere = ["src"]\n'
 # Correct code that, when the suite imports it, tries to rewrite the suite beside it: its test
 # module, a new conftest.py, the folder itself; it notes what worked in its own copy.
 ATTACK = (
