@@ -7,10 +7,12 @@ import tempfile
 import pytest
 
 from pytest_e2ebench.environment.backend import STORE_ENV
+from pytest_e2ebench.environment.source import CACHE_ENV, cache_root
 from pytest_e2ebench.evaluation.planting.values import STORE_ENV as PLANTING_ENV
 from pytest_e2ebench.run.census_store import STORE_ENV as CENSUS_ENV
 
 _MADE: list[str] = []  # the wheel store this process made (pytest_configure)
+_MADE_ENV: list[str] = []  # variables this process set (pytest_configure)
 
 pytest_plugins = ["pytester"]
 
@@ -91,6 +93,13 @@ def pytest_configure(config):
     # set empty before the run keeps that store off, each session evaluating its reference).
     if hasattr(config, "workerinput"):
         return
+    # The user's tool cache ($E2EBENCH_CACHE: Mermaid's parser from npm, the CDN files, fetched
+    # references, the CLI agents), asked before pytester moves HOME, as for uv's: without it
+    # every session's fresh HOME installed Mermaid from npm again (about 16 s of CPU each,
+    # 7 % of a full run's CPU; issue 27). Tests of an empty cache set their own.
+    if CACHE_ENV not in os.environ:
+        os.environ[CACHE_ENV] = str(cache_root())
+        _MADE_ENV.append(CACHE_ENV)
     stores = (
         (STORE_ENV, "e2e-wheels-"),
         (PLANTING_ENV, "e2e-planting-"),
@@ -103,6 +112,9 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    for env in _MADE_ENV:
+        os.environ.pop(env, None)
+    _MADE_ENV.clear()
     for env, store in _MADE:
         shutil.rmtree(store, ignore_errors=True)
         os.environ.pop(env, None)

@@ -27,6 +27,7 @@ from ..run.cache import file_lock
 from ..untrusted.parse import loads_json
 from .venv import index_url
 
+CACHE_ENV = "E2EBENCH_CACHE"  # the user's cache folder (default ~/.cache/pytest-e2ebench)
 DOWNLOAD_TIMEOUT = 600
 # a PEP 440 public version (what a PKG-INFO may carry; also safe in a folder name)
 VERSION = re.compile(r"[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?")
@@ -45,8 +46,8 @@ class FetchError(SourceError):
 
 
 def cache_root() -> Path:
-    """Where unpacked sdists are kept."""
-    env = os.environ.get("E2EBENCH_CACHE")
+    """The user's cache of fetched things: unpacked sdists, tools, vendored files, models."""
+    env = os.environ.get(CACHE_ENV)
     return Path(env) if env else Path.home() / ".cache" / "pytest-e2ebench"
 
 

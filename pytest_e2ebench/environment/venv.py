@@ -34,6 +34,7 @@ import functools
 import importlib.metadata
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -188,12 +189,14 @@ def create_venv(
     prefix: str = "",
     python: str | None = None,
     relocatable: bool = False,
+    compiled: bool = False,
 ) -> None:
     """Create ``venv`` with uv and install ``packages``, if any (harness code only).
 
     ``python``: a version the task asks for (default: the harness's interpreter).
     ``relocatable``: its scripts find their interpreter relative to themselves (a template
-    that is cloned elsewhere, :func:`build_env`).
+    that is cloned elsewhere, :func:`build_env`, :func:`tools_env`).
+    ``compiled``: the packages' modules byte-compiled by uv (``--compile-bytecode``).
     Failing here is never the agent's fault: an :class:`InfrastructureError` of ``stage``.
     """
     interpreter = find_python(python, logs) if python else sys.executable
@@ -208,7 +211,13 @@ def create_venv(
     if not packages:
         return
     tools = _uv(
-        ["pip", "install", "--quiet", "--python", str(python_of(venv)), *packages],
+        [
+            "pip",
+            "install",
+            "--quiet",
+            *(["--compile-bytecode"] if compiled else []),
+            *("--python", str(python_of(venv)), *packages),
+        ],
         logs,
         f"{prefix}tools",
     )
@@ -261,17 +270,24 @@ def install_failure(packages: list[str], done: process.Completed) -> str:
 
 
 def _fetch(
-    what: str, requirements: list[str], python: Path, logs: Path, constraints: list[str] = ()
+    what: str,
+    requirements: list[str],
+    python: Path,
+    logs: Path,
+    constraints: list[str] = (),
+    compiled: bool = False,
 ) -> None:
     """Install vetted index requirements (harness uv, online, wheels only).
 
     Wheels only (``--no-build``): building a source distribution would run its code on the
     host. InfrastructureError if the index does not answer the harness; else InstallRefused.
+    ``compiled``: byte-compiled by uv (a template that many processes will import from).
     """
     if not requirements:
         return
     (logs / f"{what}.txt").write_text("\n".join(requirements) + "\n")
     args = ["pip", "install", "--python", str(python), "--no-build", "-r", f"{what}.txt"]
+    args += ["--compile-bytecode"] if compiled else []
     if constraints:
         (logs / f"{what}-constraints.txt").write_text("\n".join(constraints) + "\n")
         args += ["-c", f"{what}-constraints.txt"]
@@ -316,7 +332,8 @@ def build_env(env: Path, requires: list[str], logs: Path, store: Path | None, li
         if not (where / "complete").is_file():
             remove(where / "env")
             create_venv(where / "env", logs, [], stage="venv", prefix="build-", relocatable=True)
-            _fetch("build-requirements", requires, python_of(where / "env"), logs)
+            # compiled: each build's hooks import the backend (setuptools: hundreds of modules)
+            _fetch("build-requirements", requires, python_of(where / "env"), logs, compiled=True)
             (where / "complete").write_text("\n".join(requires) + "\n")
     copy = os.link if linked else shutil.copy2
     shutil.copytree(where / "env", env, symlinks=True, copy_function=copy)
@@ -332,6 +349,45 @@ def template_key(requires: list[str]) -> str:
     day = time.strftime("%Y-%m-%d", time.gmtime())
     parts = (list(requires), sys.executable, sys.version, uv_binary(), index_url(), settings)
     return key_of("build-env", *parts, INSTALL_FORMAT, day)[:24]
+
+
+def tools_env(
+    venv: Path, logs: Path, tools: list[str], *, python: str | None, store: Path | None, prefix=""
+) -> None:
+    """Create ``venv`` with the test tools ``tools`` (harness code only).
+
+    With a ``store`` (the session's wheel store, harness-owned and never bound into a sandbox)
+    ``venv`` is a copy of a template made once per key (:func:`template_key`) in
+    ``<store>/tools-envs``, its modules byte-compiled: one uv install per set of tools instead
+    of one per run, and no test run's interpreter compiles pytest, coverage and their
+    dependencies again from source (each did: the run's environment is read-only to it and
+    it writes no bytecode; issue 27). The copy's files are its own (not links): the harness
+    installs the project into it. Without a store, a fresh install, as before.
+    """
+    if store is None:
+        create_venv(venv, logs, tools, stage="venv", python=python, prefix=prefix)
+        return
+    where = store / "tools-envs" / template_key([*tools, f"python={python or ''}"])
+    with locked(where):
+        if not (where / "complete").is_file():
+            remove(where / "env")
+            options = {"python": python, "relocatable": True, "compiled": True}
+            create_venv(where / "env", logs, tools, stage="venv", prefix=prefix, **options)
+            (where / "complete").write_text("\n".join(tools) + "\n")
+    clone(where / "env", venv)
+
+
+def clone(template: Path, venv: Path) -> None:
+    """Copy ``template`` into ``venv`` (files of its own, links kept as links, each file's
+    mtime kept, so its compiled modules stay valid): coreutils' ``cp -a``, 6-9 times faster
+    here than :func:`shutil.copytree` on a venv's thousand files; that where ``cp`` is not
+    GNU's or fails."""
+    venv.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["cp", "-a", "--", f"{template}/.", str(venv)], capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        shutil.copytree(template, venv, symlinks=True, dirs_exist_ok=True)
 
 
 def own_files(env: Path) -> None:
@@ -381,7 +437,7 @@ def build(
     (``install_project=False``): it is served, and no test process imports it.
     """
     tools = [*tool_requirements(), *test_requires]
-    create_venv(venv, logs, tools, stage="venv", python=python)
+    tools_env(venv, logs, tools, python=python, store=wheels)
     if not install_project:
         return InstallResult("served", True, "a web app: served from the repository, not installed")
     logs.mkdir(parents=True, exist_ok=True)
@@ -402,7 +458,7 @@ def build(
             # As after a failed ``pip install``: nothing of the project is left half-way
             # (nor a dependency's changes to the tools): start again from the tools alone.
             shutil.rmtree(venv)
-            create_venv(venv, logs, tools, stage="venv", prefix="clean-", python=python)
+            tools_env(venv, logs, tools, python=python, store=wheels, prefix="clean-")
         message = str(exc)
         reason = message.splitlines()[0].rstrip(":")
         cause = uv_cause(message)

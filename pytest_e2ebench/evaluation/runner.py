@@ -208,13 +208,13 @@ class _ProbePipe:
             os.close(self._file)
 
 
-# The files a list of coverage data files measured, and the data files refused, as JSON (run
-# by the harness's interpreter). A data file is an SQLite database the project could write:
-# a view in place of coverage.py's ``file`` table (a recursive query, 53 KB) held every
+# Which coverage data files are plain coverage.py data (run by the harness's interpreter, in
+# the child of :data:`_MEASURED_THEN_REPORTS`). A data file is an SQLite database the project
+# could write: a view in place of coverage.py's ``file`` table (a recursive query, 53 KB) held every
 # coverage step that read it for its whole timeout, 20 minutes of the harness per suite, and
 # a generated column computes an expression at every read. Only coverage.py's own tables, as
 # plain tables, are read (the schema itself is read without running a query of the file's).
-_MEASURED = (
+_PLAIN = (
     "import json, sqlite3, sys\n"
     "from pathlib import Path\n"
     "from coverage import CoverageData\n"
@@ -239,15 +239,6 @@ _MEASURED = (
     "        return False\n"
     "    finally:\n"
     "        db.close()\n"
-    "names, refused = set(), []\n"
-    "for path in sys.argv[1:]:\n"
-    "    if not plain(path):\n"
-    "        refused.append(path)\n"
-    "        continue\n"
-    "    data = CoverageData(path)\n"
-    "    data.read()\n"
-    "    names.update(data.measured_files())\n"
-    "print(json.dumps({'names': sorted(names), 'refused': refused}))\n"
 )
 # combine, then the JSON totals and the asked-for reports (xml, html), in ONE child: each
 # interpreter start costs about a second on a loaded machine, and a run made five of them.
@@ -279,6 +270,29 @@ _REPORTS = (
     "    else:\n"
     "        print(f'{kind}-ok-{token}', flush=True)\n"
 )
+# The files the data files measured and the data files refused (a line tagged with the token,
+# JSON), then, in the same child, the reports of the data not refused: one interpreter and one
+# import of coverage.py per suite instead of two (issue 27). The reports assume the project
+# was not copied elsewhere; when the measured names say it was (:func:`copy_prefixes`), the
+# harness runs :data:`_REPORTS` again with those folders as aliases.
+_MEASURED_THEN_REPORTS = (
+    _PLAIN + "rc, out, token, *rest = sys.argv[1:]\n"
+    "split = rest.index('--')\n"
+    "names, refused = set(), []\n"
+    "for path in rest[split + 1:]:\n"
+    "    if not plain(path):\n"
+    "        refused.append(path)\n"
+    "        continue\n"
+    "    data = CoverageData(path)\n"
+    "    data.read()\n"
+    "    names.update(data.measured_files())\n"
+    "found = {'names': sorted(names), 'refused': refused}\n"
+    "print(f'{token}-measured ' + json.dumps(found), flush=True)\n"
+    "kept = [f for f in rest[split + 1:] if f not in refused]\n"
+    "if not kept:\n"
+    "    sys.exit(0)\n"
+    "sys.argv[1:] = [rc, out, token, *rest[:split], '--', *kept]\n" + _REPORTS
+)
 _GLOB = frozenset("*?[]{}\n\r\\")  # a [paths] entry is a glob: such names are never aliased
 
 
@@ -303,22 +317,17 @@ def copy_prefixes(measured: list[str], repo: Path, source: Path) -> list[str]:
     return sorted(p for p in prefixes if p != "/")
 
 
-def _measured_files(where: Path, files: list[Path]) -> tuple[list[str], list[Path]]:
+def _measured(output: str, token: str, files: list[Path]) -> tuple[list[str], list[Path]]:
     """The file names the data files recorded, and the data files that are not plain
-    coverage.py data (read by a child under limits: hostile data). When the child gives no
-    answer, every file is refused: what it could not read, the reports cannot either."""
-    done = process.run(
-        [sys.executable, "-I", "-c", _MEASURED, *map(str, files)],
-        cwd=where,
-        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
-        timeout=COVERAGE_TIMEOUT,
-        log=where / "coverage-measured.log",
-        preexec=Limits().apply,
-    )
-    try:
-        found = json.loads(done.output.strip().splitlines()[-1]) if done.returncode == 0 else {}
-    except (ValueError, IndexError):
-        found = {}
+    coverage.py data, from the child's token-tagged line. Without that line, every file is
+    refused: what the child could not read, the reports cannot either."""
+    found = {}
+    for line in output.splitlines():
+        if line.startswith(f"{token}-measured "):
+            try:
+                found = json.loads(line.split(" ", 1)[1])
+            except ValueError:
+                found = {}
     if not isinstance(found, dict) or not isinstance(found.get("refused"), list):
         return [], list(files)
     names = found.get("names")
@@ -370,6 +379,21 @@ def coverage_step(
     )
 
 
+def _report_child(where: Path, script: str, args: list, files: list[Path]) -> process.Completed:
+    """``script`` (:data:`_REPORTS` or :data:`_MEASURED_THEN_REPORTS`) with ``args`` and the
+    data ``files``, by the harness's interpreter in isolated mode, under rlimits (this is the
+    harness's own code, on data)."""
+    kinds = len(args) - 3
+    return process.run(
+        [sys.executable, "-I", "-c", script, *map(str, args), "--", *map(str, files)],
+        cwd=where,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        timeout=COVERAGE_TIMEOUT * (2 + kinds),
+        log=where / "coverage-reports.log",
+        preexec=Limits().apply,
+    )
+
+
 def coverage_totals(
     where: Path, repo: Path, data: list[Path], reports: bool = False
 ) -> dict | None:
@@ -408,24 +432,21 @@ def coverage_totals(
         return None
     source = where / COVERAGE_SOURCE
     copy_tree(repo, source, SOURCE_LIMITS, ignore=("__pycache__", ".git"))
-    names, refused = _measured_files(where, files)
+    too_big = coverage_bound.oversized(source)
+    out = where / "coverage.json"
+    token = secrets.token_hex(8)
+    kinds = ["xml", "html"] if reports else []
+    rc = _report_rc(where, repo, source, too_big)
+    report = _report_child(where, _MEASURED_THEN_REPORTS, [rc, out, token, *kinds], files)
+    names, refused = _measured(report.output, token, files)
     files = [f for f in files if f not in refused]
     if not files:
         return {"error": f"coverage data refused: {len(refused)} file(s) not coverage.py's"}
     copies = tuple(copy_prefixes(names, repo, source))
-    too_big = coverage_bound.oversized(source)
-    rc = _report_rc(where, repo, source, too_big, copies)
-    out = where / "coverage.json"
-    token = secrets.token_hex(8)
-    kinds = ["xml", "html"] if reports else []
-    report = process.run(
-        [sys.executable, "-I", "-c", _REPORTS, str(rc), str(out), token, *kinds, "--", *files],
-        cwd=where,
-        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
-        timeout=COVERAGE_TIMEOUT * (1 + len(kinds)),
-        log=where / "coverage-reports.log",
-        preexec=Limits().apply,  # rlimits only: this is the harness's own code, on data
-    )
+    if copies:  # the tests ran copies of the project: its reports again, those as aliases
+        (where / "combined").unlink(missing_ok=True)  # combined again, with the aliases
+        rc = _report_rc(where, repo, source, too_big, copies)
+        report = _report_child(where, _REPORTS, [rc, out, token, *kinds], files)
     done = set(report.output.split())
     if f"json-ok-{token}" not in done or not out.is_file():
         if "No data" in report.output:
