@@ -24,6 +24,7 @@ from .llm.outage import OUTAGE_FILE, Outage, probe
 from .methods.app import plugin as app
 from .methods.projecteval import plugin as projecteval
 from .methods.stages import plugin as stages
+from .probe import compile_probe
 from .report.terminal import Reporter
 from .run.executor import RayExecutor
 from .run.pipeline import Evaluator
@@ -70,6 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_llm_stages(config, settings)
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None:
+        compile_probe()
         _warn_stray_dirs(config, settings.tasks)
         if settings.missing == "stop" and config.getoption("numprocesses", None):
             precheck_missing(config, config.stash[AGENTS], settings.tasks, settings.runs)

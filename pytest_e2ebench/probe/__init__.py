@@ -4,6 +4,8 @@
 generated project's environment, where pytest-e2ebench itself is not installed.
 """
 
+import compileall
+import contextlib
 import os
 from pathlib import Path
 
@@ -34,3 +36,12 @@ def project_env(venv_python: Path, home: Path) -> dict[str, str]:
     )
     env.setdefault("LANG", "C.UTF-8")
     return env
+
+
+def compile_probe() -> None:
+    """Byte-compile the probe's modules where they are, when that folder is writable (an
+    editable install has no bytecode; pip compiles a wheel's): every test run imports them
+    with bytecode writing off and would compile them again (about 60 ms each; issue 27).
+    Best effort: a read-only install only loses that time."""
+    with contextlib.suppress(OSError):
+        compileall.compile_dir(PROBE_DIR, maxlevels=0, quiet=2)
