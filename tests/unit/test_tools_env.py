@@ -1,0 +1,91 @@
+"""The test tools' template (issue 27): made once per key in the harness's wheel store,
+byte-compiled, and copied (never linked) into each run's environment, whose interpreter then
+imports pytest and coverage from bytecode instead of compiling them.
+
+Real uv and the real test tools (from uv's cache after the first install).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pytest_e2ebench.environment import integrity, venv
+
+TOOLS = list(venv.tool_requirements())
+
+
+def _inodes(folder: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(folder)): p.stat().st_ino
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """One template in a store, copied into two runs' environments."""
+    root = tmp_path_factory.mktemp("toolsenv")
+    store = root / "store"
+    for run in ("a", "b"):
+        venv.tools_env(root / run / "venv", root / f"logs-{run}", TOOLS, python=None, store=store)
+    return root, store
+
+
+def _template(store: Path) -> Path:
+    (template,) = (store / "tools-envs").iterdir()
+    return template
+
+
+def test_one_template_made_by_the_first_run_only(made):
+    root, store = made
+    assert (_template(store) / "complete").read_text().split() == TOOLS
+    assert (root / "logs-a" / "tools.log").is_file()
+    assert not (root / "logs-b" / "tools.log").exists()  # the second run installed nothing
+
+
+def test_each_run_has_copies_of_its_own_with_the_tools_compiled(made):
+    root, store = made
+    template = _inodes(_template(store) / "env")
+    for run in ("a", "b"):
+        copy = _inodes(root / run / "venv")
+        assert copy.keys() == template.keys()
+        assert not set(copy.items()) & set(template.items())  # no shared inode
+    site = integrity.site_packages(root / "a" / "venv")
+    for package in ("_pytest", "coverage", "pluggy"):
+        assert list((site / package / "__pycache__").glob("*.pyc")), package
+
+
+def test_a_copy_imports_its_tools_from_its_own_bytecode(made):
+    root, _ = made
+    env = root / "a" / "venv"
+    probe = (
+        "import sys, pytest, coverage, importlib.util as u;"
+        "print(sys.prefix);"
+        "print(pytest.__file__);"
+        "print(u.cache_from_source(pytest.__file__))"
+    )
+    done = subprocess.run(
+        [venv.python_of(env), "-B", "-c", probe], capture_output=True, text=True, check=True
+    )
+    prefix, module, cached = done.stdout.split()
+    assert prefix == str(env) and module.startswith(str(env))
+    assert Path(cached).is_file()  # -B: nothing written now; the bytecode was there already
+    # the same files and states as the template's: what the integrity check compares with
+    assert integrity.snapshot(env).files == integrity.snapshot(_template(made[1]) / "env").files
+
+
+def test_without_a_store_each_run_installs_its_own(tmp_path):
+    venv.tools_env(tmp_path / "venv", tmp_path / "logs", TOOLS, python=None, store=None)
+    assert (tmp_path / "logs" / "tools.log").is_file()
+    site = integrity.site_packages(tmp_path / "venv")
+    assert not list((site / "_pytest").glob("__pycache__/*.pyc"))  # uv's default: no bytecode
+
+
+def test_the_key_follows_the_tools_and_the_python():
+    one = venv.template_key([*TOOLS, "python="])
+    assert one != venv.template_key([*TOOLS, "pytest-bdd==9.0.1", "python="])
+    assert one != venv.template_key([*TOOLS, "python=3.12"])
