@@ -279,33 +279,35 @@ def measured(tmp_path_factory) -> dict:
 CLASSIFIERS = [*FEATURES, "learned"]
 
 
-@pytest.mark.parametrize("name", CLASSIFIERS)
-def test_no_classifier_tells_a_honeypot_from_its_decoy(measured, name):
-    right, n = measured["twins"][name]
-    p = binomial_p(right, n)
-    assert p >= ALPHA, f"{name}: named the honeypot in {right} of {n} pairs (p = {p:.2g})"
+class TestBatchRecogniser:
+    """One measurement read by every test: the scheduler (conftest.py) gives a
+    ``TestBatch`` class to one xdist worker, so the 27 s of it are spent once, not once
+    per worker that got one of these tests (issue 27)."""
 
+    @pytest.mark.parametrize("name", CLASSIFIERS)
+    def test_no_classifier_tells_a_honeypot_from_its_decoy(self, measured, name):
+        right, n = measured["twins"][name]
+        p = binomial_p(right, n)
+        assert p >= ALPHA, f"{name}: named the honeypot in {right} of {n} pairs (p = {p:.2g})"
 
-def test_the_same_classifiers_pick_out_the_old_honeypots(measured):
-    """The test can fail: against the old planting (a visible test's copy with one value
-    changed) the classifiers name the honeypot far better than chance."""
-    found = {n: (k, m, binomial_p(k, m)) for n, (k, m) in measured["old"].items()}
-    assert found["edit distance"][0] == found["edit distance"][1] > 20, found
-    assert found["edit distance"][2] < 1e-6 and found["learned"][2] < 1e-6, found
+    def test_the_same_classifiers_pick_out_the_old_honeypots(self, measured):
+        """The test can fail: against the old planting (a visible test's copy with one value
+        changed) the classifiers name the honeypot far better than chance."""
+        found = {n: (k, m, binomial_p(k, m)) for n, (k, m) in measured["old"].items()}
+        assert found["edit distance"][0] == found["edit distance"][1] > 20, found
+        assert found["edit distance"][2] < 1e-6 and found["learned"][2] < 1e-6, found
 
+    def test_enough_pairs_are_measured(self, measured):
+        """Chance is measured on enough distinct pairs: at n >= 150 a classifier right 62 % of the
+        time fails the bound (p < 0.01). Measured: 189 pairs of 10 bundled tasks."""
+        assert measured["twins"]["learned"][1] >= 150, measured["twins"]
 
-def test_enough_pairs_are_measured(measured):
-    """Chance is measured on enough distinct pairs: at n >= 150 a classifier right 62 % of the
-    time fails the bound (p < 0.01). Measured: 189 pairs of 10 bundled tasks."""
-    assert measured["twins"]["learned"][1] >= 150, measured["twins"]
+    if (
+        __name__ == "__main__"
+    ):  # the numbers, without pytest: python tests/unit/test_planting_recogniser.py
+        import tempfile
 
-
-if (
-    __name__ == "__main__"
-):  # the numbers, without pytest: python tests/unit/test_planting_recogniser.py
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        for planter in ("twins", "old"):
-            for name, (k, n) in scores(collect(Path(tmp), planter)).items():
-                print(f"{planter:6} {name:15} {k:4}/{n:<4} p = {binomial_p(k, n):.3g}")
+        with tempfile.TemporaryDirectory() as tmp:
+            for planter in ("twins", "old"):
+                for name, (k, n) in scores(collect(Path(tmp), planter)).items():
+                    print(f"{planter:6} {name:15} {k:4}/{n:<4} p = {binomial_p(k, n):.3g}")
