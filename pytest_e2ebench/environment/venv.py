@@ -52,6 +52,7 @@ from .workspace import is_installable
 
 TOOLS = ("pytest", "coverage", "pytest-timeout")
 INSTALL_TIMEOUT = 600.0
+TEMPLATE_DAYS = 2  # a build or tools template older than this is removed (prune_templates)
 # Part of every environment's cache key: bump it when how a project is installed changes.
 INSTALL_FORMAT = 4  # 3: the finder leaves the names of the suite's own modules to it; 4: and
 # knows the root-level names for [tests] rootdir_on_path
@@ -330,6 +331,7 @@ def build_env(env: Path, requires: list[str], logs: Path, store: Path | None, li
     where = store / "build-envs" / template_key(requires)
     with locked(where):
         if not (where / "complete").is_file():
+            prune_templates(where.parent, keep=where.name)
             remove(where / "env")
             create_venv(where / "env", logs, [], stage="venv", prefix="build-", relocatable=True)
             # compiled: each build's hooks import the backend (setuptools: hundreds of modules)
@@ -370,11 +372,29 @@ def tools_env(
     where = store / "tools-envs" / template_key([*tools, f"python={python or ''}"])
     with locked(where):
         if not (where / "complete").is_file():
+            prune_templates(where.parent, keep=where.name)
             remove(where / "env")
             options = {"python": python, "relocatable": True, "compiled": True}
             create_venv(where / "env", logs, tools, stage="venv", prefix=prefix, **options)
             (where / "complete").write_text("\n".join(tools) + "\n")
     clone(where / "env", venv)
+
+
+def prune_templates(folder: Path, keep: str) -> None:
+    """Remove the templates in ``folder`` (``build-envs``, ``tools-envs``) made more than
+    :data:`TEMPLATE_DAYS` days ago, but ``keep``: a template's key holds the UTC day it was
+    made on, so no session uses one after that day, and without this a session folder kept a
+    template of 17-64 MB per day and key."""
+    cutoff = time.time() - TEMPLATE_DAYS * 86_400
+    for old in folder.iterdir():
+        if old.name == keep or not old.is_dir() or old.is_symlink():
+            continue
+        try:
+            made = (old / "complete").stat().st_mtime
+        except OSError:
+            continue  # being made now, or not a template: left alone
+        if made < cutoff:
+            remove(old)
 
 
 def clone(template: Path, venv: Path) -> None:

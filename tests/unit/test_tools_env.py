@@ -7,7 +7,9 @@ Real uv and the real test tools (from uv's cache after the first install).
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,20 @@ def test_the_key_follows_the_tools_and_the_python():
     one = venv.template_key([*TOOLS, "python="])
     assert one != venv.template_key([*TOOLS, "pytest-bdd==9.0.1", "python="])
     assert one != venv.template_key([*TOOLS, "python=3.12"])
+
+
+def test_templates_of_days_past_are_removed_when_a_new_one_is_made(tmp_path):
+    """A template's key holds its UTC day: one made more than TEMPLATE_DAYS ago is no one's,
+    and goes when the next template is made; a recent one and one being made stay."""
+    envs = tmp_path / "store" / "tools-envs"
+    old, recent, making = envs / "old", envs / "recent", envs / "making"
+    for template in (old, recent, making):
+        (template / "env").mkdir(parents=True)
+    for template in (old, recent):
+        (template / "complete").write_text("pytest\n")
+    past = time.time() - (venv.TEMPLATE_DAYS + 1) * 86_400
+    os.utime(old / "complete", (past, past))
+    venv.tools_env(tmp_path / "venv", tmp_path / "logs", TOOLS, python=None, store=envs.parent)
+    assert not old.exists()
+    assert recent.is_dir() and making.is_dir()
+    assert len(list(envs.iterdir())) == 3  # those two and the new one
