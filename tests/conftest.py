@@ -224,6 +224,16 @@ def git(where: Path, *args: str) -> str:
     ).stdout.strip()
 
 
+def inodes(folder: Path) -> dict[str, int]:
+    """The inode of each regular file under ``folder``, by relative path (which files two
+    folders share: hard links, or copies of their own)."""
+    return {
+        str(p.relative_to(folder)): p.stat().st_ino
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink()
+    }
+
+
 # --- one benchmark session shared by many tests (docs/testing.md) -----------------------------
 
 

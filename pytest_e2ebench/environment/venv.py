@@ -40,6 +40,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InfrastructureError
@@ -211,17 +212,8 @@ def create_venv(
         raise InfrastructureError(stage, f"uv venv failed:\n{made.tail()}")
     if not packages:
         return
-    tools = _uv(
-        [
-            "pip",
-            "install",
-            "--quiet",
-            *(["--compile-bytecode"] if compiled else []),
-            *("--python", str(python_of(venv)), *packages),
-        ],
-        logs,
-        f"{prefix}tools",
-    )
+    args = ["pip", "install", "--quiet", *(["--compile-bytecode"] if compiled else [])]
+    tools = _uv([*args, "--python", str(python_of(venv)), *packages], logs, f"{prefix}tools")
     if tools.returncode != 0:
         raise InfrastructureError(stage, install_failure(packages, tools))
 
@@ -328,17 +320,15 @@ def build_env(env: Path, requires: list[str], logs: Path, store: Path | None, li
         create_venv(env, logs, [], stage="venv", prefix="build-")
         _fetch("build-requirements", requires, python_of(env), logs)
         return
-    where = store / "build-envs" / template_key(requires)
-    with locked(where):
-        if not (where / "complete").is_file():
-            prune_templates(where.parent, keep=where.name)
-            remove(where / "env")
-            create_venv(where / "env", logs, [], stage="venv", prefix="build-", relocatable=True)
-            # compiled: each build's hooks import the backend (setuptools: hundreds of modules)
-            _fetch("build-requirements", requires, python_of(where / "env"), logs, compiled=True)
-            (where / "complete").write_text("\n".join(requires) + "\n")
+
+    def make(template: Path) -> None:
+        create_venv(template, logs, [], stage="venv", prefix="build-", relocatable=True)
+        # compiled: each build's hooks import the backend (setuptools: hundreds of modules)
+        _fetch("build-requirements", requires, python_of(template), logs, compiled=True)
+
+    template = _template(store / "build-envs" / template_key(requires), requires, make)
     copy = os.link if linked else shutil.copy2
-    shutil.copytree(where / "env", env, symlinks=True, copy_function=copy)
+    shutil.copytree(template, env, symlinks=True, copy_function=copy)
 
 
 def template_key(requires: list[str]) -> str:
@@ -369,15 +359,30 @@ def tools_env(
     if store is None:
         create_venv(venv, logs, tools, stage="venv", python=python, prefix=prefix)
         return
-    where = store / "tools-envs" / template_key([*tools, f"python={python or ''}"])
+
+    def make(template: Path) -> None:
+        options = {"python": python, "relocatable": True, "compiled": True}
+        create_venv(template, logs, tools, stage="venv", prefix=prefix, **options)
+
+    clone(_template(store / "tools-envs" / tools_key(tools, python), tools, make), venv)
+
+
+def tools_key(tools: list[str], python: str | None) -> str:
+    """The key of the tools' template: :func:`template_key` over the tools and the Python
+    version asked for."""
+    return template_key([*tools, f"python={python or ''}"])
+
+
+def _template(where: Path, listed: list[str], make: Callable[[Path], None]) -> Path:
+    """The environment of the template in ``where``, made by ``make`` unless complete (under
+    the folder's lock; older templates beside it pruned first)."""
     with locked(where):
         if not (where / "complete").is_file():
             prune_templates(where.parent, keep=where.name)
             remove(where / "env")
-            options = {"python": python, "relocatable": True, "compiled": True}
-            create_venv(where / "env", logs, tools, stage="venv", prefix=prefix, **options)
-            (where / "complete").write_text("\n".join(tools) + "\n")
-    clone(where / "env", venv)
+            make(where / "env")
+            (where / "complete").write_text("\n".join(listed) + "\n")
+    return where / "env"
 
 
 def prune_templates(folder: Path, keep: str) -> None:

@@ -194,7 +194,7 @@ def line_offsets(source: bytes) -> tuple[int, ...]:
     return (0, 0, *(m.end() for m in re.finditer(rb"\n", source)))
 
 
-def line_end(lines: list[int], number: int, source: bytes) -> int:
+def line_end(lines: tuple[int, ...], number: int, source: bytes) -> int:
     """Byte offset right after line ``number`` (its newline included)."""
     return lines[number + 1] if number + 1 < len(lines) else len(source)
 

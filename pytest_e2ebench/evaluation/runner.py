@@ -379,16 +379,17 @@ def coverage_step(
     )
 
 
-def _report_child(where: Path, script: str, args: list, files: list[Path]) -> process.Completed:
-    """``script`` (:data:`_REPORTS` or :data:`_MEASURED_THEN_REPORTS`) with ``args`` and the
-    data ``files``, by the harness's interpreter in isolated mode, under rlimits (this is the
-    harness's own code, on data)."""
-    kinds = len(args) - 3
+def _report_child(
+    where: Path, script: str, args: list, kinds: list[str], files: list[Path]
+) -> process.Completed:
+    """``script`` (:data:`_REPORTS` or :data:`_MEASURED_THEN_REPORTS`) with ``args`` (rc file,
+    JSON output, token), the report ``kinds`` and the data ``files``, by the harness's
+    interpreter in isolated mode, under rlimits (this is the harness's own code, on data)."""
     return process.run(
-        [sys.executable, "-I", "-c", script, *map(str, args), "--", *map(str, files)],
+        [sys.executable, "-I", "-c", script, *map(str, args), *kinds, "--", *map(str, files)],
         cwd=where,
         env={"PATH": os.defpath, "LANG": "C.UTF-8"},
-        timeout=COVERAGE_TIMEOUT * (2 + kinds),
+        timeout=COVERAGE_TIMEOUT * (2 + len(kinds)),
         log=where / "coverage-reports.log",
         preexec=Limits().apply,
     )
@@ -437,7 +438,7 @@ def coverage_totals(
     token = secrets.token_hex(8)
     kinds = ["xml", "html"] if reports else []
     rc = _report_rc(where, repo, source, too_big)
-    report = _report_child(where, _MEASURED_THEN_REPORTS, [rc, out, token, *kinds], files)
+    report = _report_child(where, _MEASURED_THEN_REPORTS, [rc, out, token], kinds, files)
     names, refused = _measured(report.output, token, files)
     files = [f for f in files if f not in refused]
     if not files:
@@ -446,7 +447,7 @@ def coverage_totals(
     if copies:  # the tests ran copies of the project: its reports again, those as aliases
         (where / "combined").unlink(missing_ok=True)  # combined again, with the aliases
         rc = _report_rc(where, repo, source, too_big, copies)
-        report = _report_child(where, _REPORTS, [rc, out, token, *kinds], files)
+        report = _report_child(where, _REPORTS, [rc, out, token], kinds, files)
     done = set(report.output.split())
     if f"json-ok-{token}" not in done or not out.is_file():
         if "No data" in report.output:

@@ -97,7 +97,9 @@ cwd = "project"
 rootdir_on_path = true
 rootdir_writable = true
 """
-SRC_PYPROJECT = PYPROJECT.format(name="calc") + '\n[tool.setuptools.packages.find]\nwhere = ["src"]\n'
+SRC_PYPROJECT = (
+    PYPROJECT.format(name="calc") + '\n[tool.setuptools.packages.find]\nwhere = ["src"]\n'
+)
 # Correct code that, when the suite imports it, tries to rewrite the suite beside it: its test
 # module, a new conftest.py, the folder itself; it notes what worked in its own copy.
 ATTACK = (

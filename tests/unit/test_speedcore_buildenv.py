@@ -9,19 +9,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from conftest import inodes
 from pytest_e2ebench.environment import backend, venv
-
-
-def _inodes(folder: Path) -> dict[str, int]:
-    return {
-        str(p.relative_to(folder)): p.stat().st_ino
-        for p in folder.rglob("*")
-        if p.is_file() and not p.is_symlink()
-    }
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +37,8 @@ def test_one_template_per_key_made_by_the_first_build_only(made):
 
 def test_clones_run_and_share_inodes_only_when_linked(made):
     root, store = made
-    template = _inodes(store / "build-envs" / venv.template_key([]) / "env")
-    linked, copied = _inodes(root / "a" / "env"), _inodes(root / "b" / "env")
+    template = inodes(store / "build-envs" / venv.template_key([]) / "env")
+    linked, copied = inodes(root / "a" / "env"), inodes(root / "b" / "env")
     assert template and linked.keys() == template.keys() == copied.keys()
     assert linked == template
     assert not set(copied.items()) & set(template.items())
@@ -62,14 +54,14 @@ def test_own_files_cuts_every_link_to_the_template(made, tmp_path):
     root, store = made
     env = tmp_path / "env"
     venv.build_env(env, [], tmp_path / "logs", store, linked=True)
-    template = _inodes(store / "build-envs" / venv.template_key([]) / "env")
-    assert _inodes(env) == template
+    template = inodes(store / "build-envs" / venv.template_key([]) / "env")
+    assert inodes(env) == template
     venv.own_files(env)
-    owned = _inodes(env)
+    owned = inodes(env)
     assert owned.keys() == template.keys()
     assert not set(owned.items()) & set(template.items())
     venv.own_files(env)  # a clone with files of its own is left as it is
-    assert _inodes(env) == owned
+    assert inodes(env) == owned
 
 
 def test_the_key_follows_requirements_and_uv_settings(monkeypatch):

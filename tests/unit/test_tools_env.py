@@ -14,17 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import inodes
 from pytest_e2ebench.environment import integrity, venv
 
 TOOLS = list(venv.tool_requirements())
-
-
-def _inodes(folder: Path) -> dict[str, int]:
-    return {
-        str(p.relative_to(folder)): p.stat().st_ino
-        for p in folder.rglob("*")
-        if p.is_file() and not p.is_symlink()
-    }
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +44,9 @@ def test_one_template_made_by_the_first_run_only(made):
 
 def test_each_run_has_copies_of_its_own_with_the_tools_compiled(made):
     root, store = made
-    template = _inodes(_template(store) / "env")
+    template = inodes(_template(store) / "env")
     for run in ("a", "b"):
-        copy = _inodes(root / run / "venv")
+        copy = inodes(root / run / "venv")
         assert copy.keys() == template.keys()
         assert not set(copy.items()) & set(template.items())  # no shared inode
     site = integrity.site_packages(root / "a" / "venv")
@@ -87,10 +80,12 @@ def test_without_a_store_each_run_installs_its_own(tmp_path):
     assert not list((site / "_pytest").glob("__pycache__/*.pyc"))  # uv's default: no bytecode
 
 
-def test_the_key_follows_the_tools_and_the_python():
-    one = venv.template_key([*TOOLS, "python="])
-    assert one != venv.template_key([*TOOLS, "pytest-bdd==9.0.1", "python="])
-    assert one != venv.template_key([*TOOLS, "python=3.12"])
+def test_the_key_follows_the_tools_and_the_python(made):
+    _, store = made
+    one = venv.tools_key(TOOLS, None)
+    assert _template(store).name == one  # the key the template was made under
+    assert one != venv.tools_key([*TOOLS, "pytest-bdd==9.0.1"], None)
+    assert one != venv.tools_key(TOOLS, "3.12")
 
 
 def test_templates_of_days_past_are_removed_when_a_new_one_is_made(tmp_path):

@@ -108,7 +108,7 @@ def sites(tests: Path, exclude: Collection[str] = (), label: str = "tests") -> l
     return [s for s in found if s.asserts and s.inputs]
 
 
-def _span(lines: list[int], node: ast.AST) -> tuple[int, int]:
+def _span(lines: tuple[int, ...], node: ast.AST) -> tuple[int, int]:
     return lines[node.lineno] + node.col_offset, lines[node.end_lineno] + node.end_col_offset
 
 
