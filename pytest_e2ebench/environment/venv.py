@@ -313,8 +313,9 @@ def build_env(env: Path, requires: list[str], logs: Path, store: Path | None, li
     ``env`` is a clone of a template made once per key (:func:`template_key`) in
     ``<store>/build-envs``: one uv venv and install per set of requirements instead of one
     per build (issue 27). ``linked``: the clone's files are hard links to the template's,
-    for a build whose hooks may only read ``env`` (a sandbox with namespaces); before the
-    harness installs anything into it, :func:`own_files` gives it copies of its own.
+    for a build whose hooks may only read ``env`` (a sandbox with namespaces), where both are on
+    one file system (copies else); before the harness installs anything into it,
+    :func:`own_files` gives it copies of its own.
     """
     if store is None:
         create_venv(env, logs, [], stage="venv", prefix="build-")
@@ -327,6 +328,10 @@ def build_env(env: Path, requires: list[str], logs: Path, store: Path | None, li
         _fetch("build-requirements", requires, python_of(template), logs, compiled=True)
 
     template = _template(store / "build-envs" / template_key(requires), requires, make)
+    env.parent.mkdir(parents=True, exist_ok=True)
+    # a link cannot cross file systems: a store on a tmpfs and the build folder in /tmp on disk,
+    # or the other way round, get copies (own_files then has nothing to do)
+    linked = linked and template.stat().st_dev == env.parent.stat().st_dev
     copy = os.link if linked else shutil.copy2
     shutil.copytree(template, env, symlinks=True, copy_function=copy)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -62,6 +64,32 @@ def test_own_files_cuts_every_link_to_the_template(made, tmp_path):
     assert not set(owned.items()) & set(template.items())
     venv.own_files(env)  # a clone with files of its own is left as it is
     assert inodes(env) == owned
+
+
+def test_a_linked_clone_on_another_file_system_gets_copies(made):
+    """A store on a tmpfs and the build folder in /tmp on disk (or the reverse: a session folder
+    on disk, TMPDIR on a tmpfs, as on many distributions): a hard link cannot cross, so the
+    clone is made of copies and runs (it raised shutil.Error, EXDEV, on every build)."""
+    root, store = made
+    other = next(
+        (p for p in ("/dev/shm", "/var/tmp", "/tmp") if os.stat(p).st_dev != os.stat(root).st_dev),
+        None,
+    )
+    if other is None:
+        pytest.skip("one file system here: no folder on another device to clone into")
+    with tempfile.TemporaryDirectory(dir=other) as away:
+        env = Path(away) / "env"
+        venv.build_env(env, [], root / "logs-c", store, linked=True)
+        template = inodes(store / "build-envs" / venv.template_key([]) / "env")
+        assert inodes(env).keys() == template.keys()
+        files = [p for p in env.rglob("*") if p.is_file() and not p.is_symlink()]
+        assert {p.stat().st_dev for p in files} == {os.stat(away).st_dev}
+        done = subprocess.run(
+            [venv.python_of(env), "-c", "import sys; print(sys.prefix)"],
+            capture_output=True,
+            text=True,
+        )
+        assert done.stdout.strip() == str(env), done.stderr
 
 
 def test_the_key_follows_requirements_and_uv_settings(monkeypatch):
