@@ -4,13 +4,16 @@ It listens on the host's ``127.0.0.1`` at an ephemeral port, which the step's ne
 namespace gets as its one forward (:mod:`pytest_e2ebench.isolation.network`). A model call the agent
 makes (any dialect of :mod:`.dialects`) is checked against the run's budget, forwarded to the
 user's upstream with the user's key (the agent holds a dummy one), answered back as the
-upstream answered (buffered: the agent's client reads a whole event stream as well as a live
-one), and metered: tokens, cost, latency, one log line per call. With a tape the call is
-recorded, or answered from the recording without any upstream.
+upstream answered, and metered: tokens, cost, latency, one log line per call. An event stream
+is relayed piece by piece as the upstream sends it (:class:`Relay`): an agent's client that
+gives up on a stream idle for minutes (Codex's default: five) sees the model working, as it
+would without the proxy; the whole answer is metered once it has ended. With a tape the call
+is recorded, or answered from the recording (whole) without any upstream.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
@@ -45,8 +48,12 @@ class Upstream:
         rest = path.split("/", 2)[2] if path.count("/") >= 2 else ""
         return f"{self.base_url}/{rest}"
 
-    def call(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, str, bytes]:
-        """(status, content type, body) of the upstream's answer; OSError when unreachable."""
+    def call(
+        self, path: str, body: bytes, headers: dict[str, str], relay: Relay | None = None
+    ) -> tuple[int, str, bytes]:
+        """(status, content type, body) of the upstream's answer; OSError when unreachable or
+        cut off (``http.client``'s own errors included). ``relay``: an event stream is passed
+        on to the agent piece by piece as it arrives, and returned whole as well."""
         sent = {k: v for k, v in headers.items() if k.lower() in PASSED_HEADERS}
         if self.key:
             sent["Authorization"] = f"Bearer {self.key}"
@@ -55,9 +62,14 @@ class Upstream:
         request = urllib.request.Request(self.url(path), data=body, headers=sent, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as answer:
-                return answer.status, answer.headers.get("Content-Type", ""), _read(answer)
+                ctype = answer.headers.get("Content-Type", "")
+                if relay is not None and "text/event-stream" in ctype:
+                    return answer.status, ctype, relay.stream(answer.status, ctype, answer)
+                return answer.status, ctype, _read(answer)
         except urllib.error.HTTPError as exc:
             return exc.code, exc.headers.get("Content-Type", ""), _read(exc)
+        except http.client.HTTPException as exc:  # a stream cut short, a garbled status line
+            raise OSError(f"the upstream's answer broke off: {exc!r}") from None
 
 
 def _read(stream) -> bytes:
@@ -65,6 +77,56 @@ def _read(stream) -> bytes:
     if len(data) > MAX_RESPONSE:
         raise OSError(f"the upstream's answer is over {MAX_RESPONSE} bytes")
     return data
+
+
+class Relay:
+    """An upstream's event stream passed on to the agent as it arrives (HTTP/1.1 chunked),
+    through ``handler``, the agent's connection.
+
+    The agent hanging up does not stop the reading: the upstream goes on generating, and what
+    it spent is metered like any answer (an agent cannot make its own call look like the
+    upstream's failure by closing the connection). Bounded by :data:`MAX_RESPONSE`."""
+
+    def __init__(self, handler: BaseHTTPRequestHandler) -> None:
+        self.handler = handler
+        self.started = False  # the status line and headers went out: nothing else may
+        self.complete = False  # the upstream's answer ended as it should
+        self.gone = False  # the agent closed its end
+
+    def stream(self, status: int, ctype: str, answer) -> bytes:
+        """Send the status and ``answer``'s pieces as they come; the whole answer."""
+        handler = self.handler
+        handler.send_response(status)
+        handler.send_header("Content-Type", ctype)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        self.started = True
+        pieces, size = [], 0
+        while piece := answer.read1(1 << 16):
+            size += len(piece)
+            if size > MAX_RESPONSE:
+                raise OSError(f"the upstream's answer is over {MAX_RESPONSE} bytes")
+            pieces.append(piece)
+            self._write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        self.complete = True
+        return b"".join(pieces)
+
+    def end(self) -> None:
+        """The stream's last chunk when the upstream's answer came whole; else the connection
+        is closed without it, so the agent's client sees a stream cut short."""
+        if self.complete:
+            self._write(b"0\r\n\r\n")
+        else:
+            self.handler.close_connection = True
+
+    def _write(self, data: bytes) -> None:
+        if self.gone:
+            return
+        try:
+            self.handler.wfile.write(data)
+            self.handler.wfile.flush()
+        except OSError:
+            self.gone = True
 
 
 class LoopbackServer(ThreadingHTTPServer):
@@ -124,10 +186,16 @@ class MeteringProxy:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def answer(
-        self, path: str, raw: bytes, headers: dict[str, str], query: str = ""
+        self,
+        path: str,
+        raw: bytes,
+        headers: dict[str, str],
+        query: str = "",
+        relay: Relay | None = None,
     ) -> tuple[int, str, bytes]:
         """(status, content type, body) for one POST of the agent's to ``path`` (``query``:
-        what followed its ``?``, passed on: Gemini streams with ``alt=sse``)."""
+        what followed its ``?``, passed on: Gemini streams with ``alt=sse``). With a ``relay``,
+        an event stream from the upstream has already gone to the agent through it."""
         kind = dialect(path)
         try:  # the agent's request: hostile bytes, through the bounded parser
             body = loads_json(raw, f"the agent's request to {path}", max_chars=MAX_REQUEST)
@@ -148,7 +216,7 @@ class MeteringProxy:
         digest = request_hash(path, body)
         started = time.monotonic()
         target = f"{path}?{query}" if query else path
-        result = self._fetch(path, target, body, digest, headers)
+        result = self._fetch(path, target, body, digest, headers, relay)
         if result is None:
             return _refuse(kind, 502, "the benchmark's proxy could not reach the model")
         status, ctype, data, replayed = result
@@ -165,7 +233,7 @@ class MeteringProxy:
         self.meter.add(entry, request_model(kind, path, body) or self.model, found, status < 300)
         return status, ctype, data
 
-    def _fetch(self, path, target, body, digest, headers):
+    def _fetch(self, path, target, body, digest, headers, relay=None):
         """(status, content type, body, replayed) from the tape or the upstream; None when
         neither can answer (noted in the meter)."""
         if self.tape is not None and self.tape.mode == "replay":
@@ -179,7 +247,8 @@ class MeteringProxy:
             self._fail(path, "no upstream (--e2e-llm-base-url) is set")
             return None
         try:
-            status, ctype, data = self.upstream.call(target, json.dumps(body).encode(), headers)
+            sent = json.dumps(body).encode()
+            status, ctype, data = self.upstream.call(target, sent, headers, relay)
         except OSError as exc:
             self._fail(path, f"{self.upstream.url(path)}: {exc}")
             return None
@@ -245,4 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
         path, _, query = self.path.partition("?")
         headers = dict(self.headers.items())
         proxy = self.server.proxy  # type: ignore[attr-defined]
-        self._send(*proxy.answer(path, raw, headers, query))
+        relay = Relay(self)
+        answered = proxy.answer(path, raw, headers, query, relay)
+        if relay.started:  # streamed already (whole, or cut off: then ``answered`` is a refusal)
+            relay.end()
+            return
+        self._send(*answered)

@@ -4,14 +4,20 @@ the upstream stopped giving the same bytes and totals (issue 29)."""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import threading
+import time
 import urllib.request
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from openai import OpenAI
 
 from pytest_e2ebench.llm.accounting import Pricing
 from pytest_e2ebench.proxy import Budget, Meter, MeteringProxy, Tape, Upstream
+from pytest_e2ebench.proxy.server import LoopbackServer
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
 
 PRICING = Pricing(prices={"m": (1.0, 2.0, 0.5)})
@@ -129,3 +135,119 @@ def test_record_then_replay_without_upstream(tmp_path):
         for _ in range(3):
             status, _ = post(proxy.base_url + CALLS["responses"][0], CALLS["responses"][1])
     assert status == 502 and proxy.meter.upstream_errors
+
+
+# --- event streams relayed as they arrive ---------------------------------------------------
+
+FIRST = b'data: {"choices": [{"index": 0, "delta": {"content": "wor"}}]}\n\n'
+LAST = (
+    b'data: {"choices": [{"index": 0, "delta": {"content": "king"}}], '
+    b'"usage": {"prompt_tokens": 7, "completion_tokens": 3}}\n\ndata: [DONE]\n\n'
+)
+
+
+class GatedStream(BaseHTTPRequestHandler):
+    """An upstream that streams its first event, then waits for the test's gate before the
+    rest (or, with ``cut``, closes the connection in the middle of its chunked answer)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(FIRST), FIRST))
+        self.wfile.flush()
+        self.server.opened.set()
+        self.server.gate_seen = self.server.gate.wait(20)
+        if self.server.cut:
+            self.wfile.write(b"%x\r\n%s" % (len(LAST), LAST[:10]))  # cut inside a chunk
+            self.close_connection = True
+            return
+        self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(LAST), LAST))
+
+
+@contextlib.contextmanager
+def gated(tmp_path, cut=False):
+    """A proxy in front of a :class:`GatedStream`; yields (proxy, upstream server)."""
+    server = LoopbackServer(("127.0.0.1", 0), GatedStream)
+    server.gate, server.opened, server.gate_seen, server.cut = (
+        threading.Event(),
+        threading.Event(),
+        None,
+        cut,
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    meter = Meter(tmp_path / "proxy.jsonl", PRICING, Budget())
+    try:
+        with MeteringProxy(Upstream(base, "real-key", 30), meter, None, model="m") as proxy:
+            yield proxy, server
+    finally:
+        server.gate.set()
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def open_stream(proxy):
+    """The agent's side: a streamed chat completion through the proxy, its response."""
+    connection = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=30)
+    body = json.dumps({"model": "m", "messages": USER, "stream": True})
+    try:
+        connection.request(
+            "POST", "/v1/chat/completions", body, {"Content-Type": "application/json"}
+        )
+        yield connection.getresponse()
+    finally:
+        connection.close()
+
+
+def test_an_event_stream_reaches_the_agent_while_the_model_still_writes(tmp_path):
+    """The upstream sends the rest only after the agent has read the first event: a proxy
+    that buffered the answer would leave both waiting (the gate's 20 s, then a failure)."""
+    with gated(tmp_path) as (proxy, upstream):
+        with open_stream(proxy) as answer:
+            assert answer.status == 200
+            assert answer.getheader("Content-Type") == "text/event-stream"
+            assert answer.readline() + answer.readline() == FIRST
+            upstream.gate.set()
+            assert answer.read() == LAST
+    assert upstream.gate_seen is True  # the first event came before the model went on
+    summary = proxy.meter.summary()
+    assert (summary["steps"], summary["prompt_tokens"], summary["completion_tokens"]) == (1, 7, 3)
+    assert summary["upstream_errors"] == []
+
+
+def test_an_agent_that_hangs_up_mid_stream_is_metered_not_an_upstream_error(tmp_path):
+    """Closing its connection does not turn the agent's own call into the upstream's failure
+    (an infrastructure error): what the model generated is counted as any answer."""
+    with gated(tmp_path) as (proxy, upstream):
+        with open_stream(proxy) as answer:
+            assert answer.readline() + answer.readline() == FIRST
+        upstream.gate.set()
+        for _ in range(200):  # the proxy meters once the upstream's answer has ended
+            if proxy.meter.summary()["steps"]:
+                break
+            time.sleep(0.05)
+    summary = proxy.meter.summary()
+    assert (summary["steps"], summary["completion_tokens"]) == (1, 3)
+    assert summary["upstream_errors"] == []
+
+
+def test_a_stream_the_upstream_cuts_short_is_its_error_and_reaches_the_agent_cut(tmp_path):
+    with gated(tmp_path, cut=True) as (proxy, upstream):
+        with open_stream(proxy) as answer:
+            assert answer.readline() + answer.readline() == FIRST
+            upstream.gate.set()
+            with pytest.raises(http.client.IncompleteRead):
+                answer.read()
+    errors = proxy.meter.summary()["upstream_errors"]
+    assert len(errors) == 1 and "broke off" in errors[0]
+    assert proxy.meter.summary()["steps"] == 0
