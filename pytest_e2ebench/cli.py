@@ -52,6 +52,19 @@ def main(argv: list[str] | None = None) -> int:
         prog="e2ebench", description="pytest-e2ebench tools (the benchmark runs via pytest)"
     )
     commands = parser.add_subparsers(dest="command", required=True)
+    _add_importers(commands)
+    _add_verifiers(commands)
+    _add_reports(commands)
+    _add_models(commands)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except reports.ResultsError as exc:
+        parser.exit(2, f"e2ebench {args.command}: error: {exc}\n")
+
+
+def _add_importers(commands) -> None:
+    """``import FORMAT`` (one per importer) and ``fetch``: third-party benchmarks as tasks."""
     importing = commands.add_parser("import", help="convert a third-party benchmark into tasks")
     formats = importing.add_subparsers(dest="format", required=True)
     for name, module in IMPORTERS.items():
@@ -64,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     fetch.add_arguments(fetching)
     fetching.set_defaults(run=fetch.run)
+
+
+def _add_verifiers(commands) -> None:
+    """``verify-import FORMAT``: imported references through the harness and the peer's runner."""
     verifying = commands.add_parser(
         "verify-import",
         help="run imported references through the harness and the peer's own runner; compare",
@@ -84,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_arguments(sub)
     sub.set_defaults(run=verify.run)
 
+
+def _add_reports(commands) -> None:
+    """``report`` and ``compare``: reading results.json files."""
     reporting = commands.add_parser(
         "report", help="print the summary of results.json files; --html writes the HTML report"
     )
@@ -95,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
 
+
+def _add_models(commands) -> None:
+    """``model`` and ``demo-model``: a local model, and a stand-in that writes the references."""
     modelling = commands.add_parser(
         "model", help="a small local model and llama-server for the model test tier (cached)"
     )
@@ -108,11 +131,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     demo_model.add_arguments(demo)
     demo.set_defaults(run=demo_model.run)
-    args = parser.parse_args(argv)
-    try:
-        return args.run(args)
-    except reports.ResultsError as exc:
-        parser.exit(2, f"e2ebench {args.command}: error: {exc}\n")
 
 
 if __name__ == "__main__":

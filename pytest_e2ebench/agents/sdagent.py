@@ -116,25 +116,13 @@ class SDAgent(Agent):
         )
 
     def _role(self, llm, role, task, tools, state, budget, summaries, ctx) -> str | None:
-        design = " following DESIGN.md" if "designer" in self.roles else ""
-        base = BASE.format(delivery=delivery(task), tooling=tooling(task))
-        system = f"{base}\n\n{ROLES[role].format(design=design)}"
+        """Run one role until it submits, spends its ``budget`` of steps, stalls or is refused."""
+        messages = self._opening(role, task, summaries, ctx)
         checked = role == self.roles[-1] and ctx.stage == "implement"
-        rejected = 0
-        user = f"# Requirements document\n\n{task.requirements_text}"
-        if ctx.stage != "implement":
-            user += f"\n\n{ctx.brief}"  # the stage's instruction and its inputs
-        if summaries:
-            user += "\n\n# Work so far\n\n" + "\n".join(summaries)
-        messages: list[dict] = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": user},
-        ]
+        rejected = used = 0
         tools.submitted = None
-        used = 0
         state.roles.append({"role": role, "steps": 0, "submitted": False})
-        idle = repeats = 0
-        last: str | None = None
+        watch = _Watch()
         while used < budget and tools.submitted is None:
             before = len(tools.written)
             dropped = fit_context(messages, ctx.settings.context_tokens * CHARS_PER_TOKEN)
@@ -149,51 +137,103 @@ class SDAgent(Agent):
                 )
                 break
             used += 1
-            idle = 0 if observations else idle + 1
-            same = json.dumps([[o["name"], o["arguments"], o["output"]] for o in observations])
-            repeats = repeats + 1 if observations and same == last else 0
-            last = same
-            state.add(completion)
-            state.roles[-1]["steps"] = used
-            if state.first_test_step is None and any(
-                is_test_module(Path(rel)) for rel in tools.written[before:]
-            ):
-                state.first_test_step = state.steps
-            state.log(role, completion, observations, dropped)
-            ctx.progress(
-                {
-                    "role": role,
-                    "step": state.steps,
-                    "max_steps": state.max_steps,
-                    "tokens": state.prompt_tokens + state.completion_tokens,
-                    "cost_usd": state.cost,
-                }
-            )
+            watch.see(observations)
+            new_files = tools.written[before:]
+            _record_step(state, role, used, completion, observations, dropped, new_files)
+            _progress(state, role, ctx)
             if checked and tools.submitted is not None and rejected < DELIVERY_RETRIES:
-                problems = check_delivery(task, tools.workspace)
-                if problems and used < budget:
+                if _turn_back(task, tools, messages, used < budget):
                     rejected += 1
                     state.roles[-1]["delivery_rejected"] = rejected
-                    tools.submitted = None
-                    messages.append(
-                        {
-                            "role": "user",
-                            "content": "Not submitted, the delivery check found: "
-                            + "; ".join(problems)
-                            + ". Fix this, then call submit again.",
-                        }
-                    )
-            if idle >= STALL_STEPS:
-                state.notes.append(f"{role}: stalled, {idle} answers in a row without a tool call")
-                break
-            if repeats + 1 >= REPEAT_STEPS:
-                state.notes.append(
-                    f"{role}: stalled, the same tool call(s) with the same result "
-                    f"{repeats + 1} times in a row"
-                )
+            stalled = watch.stalled(role)
+            if stalled:
+                state.notes.append(stalled)
                 break
         state.roles[-1]["submitted"] = tools.submitted is not None
         return tools.submitted
+
+    def _opening(self, role, task, summaries, ctx) -> list[dict]:
+        """A role's first messages: its system prompt, the requirements and the work so far."""
+        design = " following DESIGN.md" if "designer" in self.roles else ""
+        base = BASE.format(delivery=delivery(task), tooling=tooling(task))
+        system = f"{base}\n\n{ROLES[role].format(design=design)}"
+        user = f"# Requirements document\n\n{task.requirements_text}"
+        if ctx.stage != "implement":
+            user += f"\n\n{ctx.brief}"  # the stage's instruction and its inputs
+        if summaries:
+            user += "\n\n# Work so far\n\n" + "\n".join(summaries)
+        return [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ]
+
+
+def _record_step(state, role, used, completion, observations, dropped, new_files) -> None:
+    """Count one step (tokens, cost, the first test file written) and log it to the trajectory."""
+    state.add(completion)
+    state.roles[-1]["steps"] = used
+    if state.first_test_step is None and any(is_test_module(Path(rel)) for rel in new_files):
+        state.first_test_step = state.steps
+    state.log(role, completion, observations, dropped)
+
+
+def _progress(state, role, ctx) -> None:
+    """Tell the run's progress where the agent is."""
+    ctx.progress(
+        {
+            "role": role,
+            "step": state.steps,
+            "max_steps": state.max_steps,
+            "tokens": state.prompt_tokens + state.completion_tokens,
+            "cost_usd": state.cost,
+        }
+    )
+
+
+def _turn_back(task, tools, messages, steps_left: bool) -> bool:
+    """Refuse a submission the delivery check finds fault with, while the role has steps left.
+
+    Returns whether it was turned back (the role is told what to fix and goes on).
+    """
+    problems = check_delivery(task, tools.workspace)
+    if not (problems and steps_left):
+        return False
+    tools.submitted = None
+    messages.append(
+        {
+            "role": "user",
+            "content": "Not submitted, the delivery check found: "
+            + "; ".join(problems)
+            + ". Fix this, then call submit again.",
+        }
+    )
+    return True
+
+
+class _Watch:
+    """A role's stall signs: answers without a tool call, and the same calls repeated."""
+
+    def __init__(self) -> None:
+        self.idle = self.repeats = 0
+        self.last: str | None = None
+
+    def see(self, observations: list[dict]) -> None:
+        """Count one step's tool calls."""
+        self.idle = 0 if observations else self.idle + 1
+        same = json.dumps([[o["name"], o["arguments"], o["output"]] for o in observations])
+        self.repeats = self.repeats + 1 if observations and same == self.last else 0
+        self.last = same
+
+    def stalled(self, role: str) -> str | None:
+        """The note that ends the role, if it has stalled."""
+        if self.idle >= STALL_STEPS:
+            return f"{role}: stalled, {self.idle} answers in a row without a tool call"
+        if self.repeats + 1 >= REPEAT_STEPS:
+            return (
+                f"{role}: stalled, the same tool call(s) with the same result "
+                f"{self.repeats + 1} times in a row"
+            )
+        return None
 
 
 def fit_context(messages: list[dict], budget: int) -> int:

@@ -123,18 +123,31 @@ def parse_probe(data: bytes, key: str, *, odd: bool = False) -> dict:
     pytest's session ended (the probe writes none). ``odd``: the data was cut at the size limit
     or was not the probe's (counted as a forged line).
     """
-    tests: list[dict] = []
-    collect_errors: list[dict] = []
-    exitstatus = None
-    collected = None
-    changes: list[dict] = []
-    kinds: list[str] = []
-    seqs: list[object] = []
-    web: dict = {}
-    after_end = 0
     *lines, cut = data.split(b"\n")  # ``cut``: after the last newline, "" unless killed
-    forged = int(odd)
-    mac_key = key.encode()
+    records, forged = _verified_records(lines, key.encode())
+    kinds = [kind for kind, _, _ in records]
+    seqs = [seq for _, seq, _ in records]
+    by_kind = _by_kind(records)
+    found = {
+        "tests": by_kind["tests"],
+        "collect_errors": by_kind["collect_errors"],
+        "exitstatus": by_kind["exitstatus"],
+        "forged_lines": forged + int(odd),
+        "collected": by_kind["collected"],
+        "tamper": by_kind["tamper"],
+        "after_end": len(kinds) - kinds.index("end") - 1 if "end" in kinds else 0,
+        "sequence_broken": bool(kinds) and (kinds[0] != "start" or seqs != list(range(len(seqs)))),
+    }
+    if by_kind["web"]:
+        found["web"] = by_kind["web"]
+    return found
+
+
+def _verified_records(lines: list[bytes], mac_key: bytes) -> tuple[list[tuple], int]:
+    """The probe's records among ``lines`` as ``(kind, seq, record)``, in order, and the count
+    of the lines that are not (a signature that does not verify, or not a signed record)."""
+    records = []
+    forged = 0
     for raw in lines:
         try:
             signed = loads_json(raw, "a probe record")
@@ -148,33 +161,34 @@ def parse_probe(data: bytes, key: str, *, odd: bool = False) -> dict:
         except (ValueError, KeyError, TypeError, AttributeError):
             forged += 1 if raw.strip() else 0
             continue
-        after_end += "end" in kinds
-        kinds.append(kind)
-        seqs.append(rec.pop("seq", None))
-        if kind == "test":
-            tests.append(rec)
-        elif kind == "collect_error":
-            collect_errors.append(rec)
-        elif kind == "collected":
-            collected = [str(n) for n in rec.get("nodeids", [])]
-        elif kind == "tamper":
-            changes.append(rec)
-        elif kind == "end":
-            exitstatus = rec.get("exitstatus")
-        elif kind in ("web", "web_end"):
-            web.update(rec)
-    found = {
-        "tests": tests,
-        "collect_errors": collect_errors,
-        "exitstatus": exitstatus,
-        "forged_lines": forged,
-        "collected": collected,
-        "tamper": changes,
-        "after_end": after_end,
-        "sequence_broken": bool(kinds) and (kinds[0] != "start" or seqs != list(range(len(seqs)))),
+        records.append((kind, rec.pop("seq", None), rec))
+    return records, forged
+
+
+def _by_kind(records: list[tuple]) -> dict:
+    """The verified records sorted into tests, collection errors, the exit status, the node ids
+    collected, the tamper records and the web plugin's facts (``web``, merged)."""
+    found: dict = {
+        "tests": [],
+        "collect_errors": [],
+        "exitstatus": None,
+        "collected": None,
+        "tamper": [],
+        "web": {},
     }
-    if web:
-        found["web"] = web
+    for kind, _, rec in records:
+        if kind == "test":
+            found["tests"].append(rec)
+        elif kind == "collect_error":
+            found["collect_errors"].append(rec)
+        elif kind == "collected":
+            found["collected"] = [str(n) for n in rec.get("nodeids", [])]
+        elif kind == "tamper":
+            found["tamper"].append(rec)
+        elif kind == "end":
+            found["exitstatus"] = rec.get("exitstatus")
+        elif kind in ("web", "web_end"):
+            found["web"].update(rec)
     return found
 
 
@@ -411,24 +425,7 @@ def coverage_totals(
     reports are written into ``where`` too, and ``reports`` in the result names them.
     """
     where.mkdir(parents=True)
-    inbox = where / "data"
-    inbox.mkdir()
-    # coverage.py writes its data files flat into the folder: nothing deeper is taken (a tree
-    # of long names hundreds of levels deep would make paths the harness cannot open)
-    limits = IntakeLimits(
-        max_files=10_000, max_bytes=512 << 20, max_file_bytes=256 << 20, max_depth=2
-    )
-    for index, source in enumerate(d for d in data if d.is_dir() and not d.is_symlink()):
-        copy_tree(source, inbox / str(index), limits)
-    files = []
-    for folder in sorted(p for p in inbox.iterdir() if p.is_dir()):
-        with os.scandir(folder) as entries:
-            files += [
-                Path(e.path)
-                for e in entries
-                if e.name.startswith("data") and e.is_file(follow_symlinks=False)
-            ]
-    files.sort()
+    files = _take_data(where / "data", data)
     if not files:
         return None
     source = where / COVERAGE_SOURCE
@@ -453,6 +450,38 @@ def coverage_totals(
         if "No data" in report.output:
             return None  # nothing of the project was imported: not an error
         return {"error": f"coverage report failed:\n{report.tail(5)}"}
+    return _totals(where, out, too_big, refused, done if reports else None, token)
+
+
+def _take_data(inbox: Path, data: list[Path]) -> list[Path]:
+    """Copy the folders ``data`` into ``inbox`` as data (no link followed, within limits) and
+    return the coverage data files among the copies, sorted."""
+    inbox.mkdir()
+    # coverage.py writes its data files flat into the folder: nothing deeper is taken (a tree
+    # of long names hundreds of levels deep would make paths the harness cannot open)
+    limits = IntakeLimits(
+        max_files=10_000, max_bytes=512 << 20, max_file_bytes=256 << 20, max_depth=2
+    )
+    for index, source in enumerate(d for d in data if d.is_dir() and not d.is_symlink()):
+        copy_tree(source, inbox / str(index), limits)
+    files = []
+    for folder in sorted(p for p in inbox.iterdir() if p.is_dir()):
+        with os.scandir(folder) as entries:
+            files += [
+                Path(e.path)
+                for e in entries
+                if e.name.startswith("data") and e.is_file(follow_symlinks=False)
+            ]
+    files.sort()
+    return files
+
+
+def _totals(
+    where: Path, out: Path, too_big: list[str], refused: list[Path], done: set | None, token: str
+) -> dict:
+    """The suite's coverage record from the JSON report ``out``: the totals, the files left
+    out, the data files refused and, if reports were asked for (``done``: the report child's
+    words), the reports that were written."""
     totals = json.loads(out.read_text())["totals"]
     found = {
         "statements": totals.get("num_statements", 0),
@@ -464,7 +493,7 @@ def coverage_totals(
         found["omitted"] = coverage_bound.omitted_record(too_big)
     if refused:  # the project zone's forgeries: the other files' coverage, and a count
         found["refused_data_files"] = len(refused)
-    if reports:
+    if done is not None:
         targets = {"xml": COVERAGE_XML, "html": f"{COVERAGE_HTML}/index.html"}
         found["reports"] = {
             kind: str(where / target)
@@ -549,7 +578,6 @@ def run_suite(
     (:func:`.planting.twins.plant_twins`); without it, copies with one value changed.
     ``written``: the tests are an agent's and ``repo`` the reference: the probe's audit hook
     guards the code under test (an agent's test that reads its sources is evidence).
-
     ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
     working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
     ``deselect`` the node ids of tests the task excludes. ``browser`` (where Chromium and
@@ -559,22 +587,35 @@ def run_suite(
     suite, work, config_dir = _suite_dirs(eval_dir / name)
     run = _Run(cwd=repo, readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir])
     common = _common_args(test_timeout, web is not None)
+    paths = (venv_python, repo, suite, work, config_dir)
     if tests is not None:
         chosen = {"honeypots": honeypots, "may_skip": may_skip, "deselect": deselect}
         chosen.update(recorded=recorded, written=written)
-        paths = (suite, config_dir, venv_python, repo, work)
         _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
     elif not own_tests(repo):
         return None
     else:
         run.args = ["--rootdir", str(repo), *common, str(repo)]
         run.trusted = [repo]
-    paths = (venv_python, repo, suite, work, config_dir)
-    command, writable, env, sandbox = _launch(run, paths, sandbox, web, browser, network, vendored)
-    done, probe = _run_probed(
-        sandbox, [*command, *run.args], suite, run, env, timeout, writable, network
-    )
+    done, probe = _run_in_sandbox(run, paths, sandbox, timeout, web, browser, network, vendored)
     return _suite_result(name, done, probe, run, tests, web, repo, eval_dir, suite)
+
+
+def _run_in_sandbox(
+    run: _Run,
+    paths: tuple[Path, Path, Path, Path, Path],
+    sandbox: Sandbox,
+    timeout: float,
+    web: dict[str, str] | None,
+    browser: dict[str, str] | None,
+    network: bool,
+    vendored: list | None,
+) -> tuple:
+    """Launch the suite (:func:`_launch`) and run it with the probe: what the sandbox says, and
+    the probe's verified records. ``paths`` as for :func:`_launch`."""
+    command, writable, env, sandbox = _launch(run, paths, sandbox, web, browser, network, vendored)
+    suite = paths[2]
+    return _run_probed(sandbox, [*command, *run.args], suite, run, env, timeout, writable, network)
 
 
 def _launch(
@@ -666,8 +707,8 @@ def _common_args(test_timeout: float, web: bool) -> list[str]:
 def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **chosen) -> None:
     """A harness-owned suite: the tests copied in (honeypots planted among Python tests), the
     task's ``[tests]`` settings applied, the probe told which code is the suite's. ``paths``:
-    the suite, config, venv python, repository and work folders."""
-    suite, config_dir, venv_python, repo, work = paths
+    the venv python, repository, suite, work and config folders (as for :func:`_launch`)."""
+    venv_python, repo, suite, work, config_dir = paths
     web, settings = chosen["web"], chosen["settings"]
     honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
     settings = settings if web is None and settings is not None else TestSettings()

@@ -142,44 +142,11 @@ def llm_verdicts(ctx, repo: Path, tests: list[dict]) -> dict:
     task = ctx.task
     llm = ctx.llm()
     ids = [r.id for r in task.requirements]
-    # the files of the task's kind: a web app's HTML/CSS/JS, not "no Python code" (#13.4)
-    code = code_listing(repo, suffixes_for(task.kind))
-    user = (
-        f"# Requirements document\n\n{task.requirements_text}\n\n"
-        f"# Code{KIND_NOTES.get(task.kind, '')}\n\n{code}\n\n"
-        f"# Test results\n\n{_results(task, tests)}\n\nClassify every id: {', '.join(ids)}."
-    )
-    scope = ctx.scope
-    votes, asked, tokens = [], 0, [0, 0]
-    cost = None
-    for vote in range(1, VOTES + 1):
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
-        for _ in range(RETRIES + 1):
-            completion = llm.complete(messages, scope=f"{scope}/judge/vote-{vote}")
-            asked += 1
-            tokens[0] += completion.prompt_tokens
-            tokens[1] += completion.completion_tokens
-            if completion.cost_usd is not None:
-                cost = (cost or 0.0) + completion.cost_usd
-            parsed = parse_vote(completion.content, ids)
-            if isinstance(parsed, dict):
-                votes.append(parsed)
-                break
-            messages += [
-                completion.message(),
-                {
-                    "role": "user",
-                    "content": f"Invalid answer: {parsed}. Answer again "
-                    "with one JSON object classifying every id.",
-                },
-            ]
-        else:
-            votes.append(
-                {
-                    rid: {"verdict": None, "failure_class": None, "reason": "no valid answer"}
-                    for rid in ids
-                }
-            )
+    user = _prompt(task, repo, tests, ids)
+    usage = _Usage()
+    votes = [
+        _vote(llm, user, ids, f"{ctx.scope}/judge/vote-{n}", usage) for n in range(1, VOTES + 1)
+    ]
     verdicts, classes = aggregate(votes, ids)
     by_tests = {v["id"]: v["verdict"] == IMPLEMENTED for v in judge_by_tests(task, tests)}
     decided = [rid for rid in ids if verdicts[rid] != INCONCLUSIVE]
@@ -189,12 +156,62 @@ def llm_verdicts(ctx, repo: Path, tests: list[dict]) -> dict:
         "failure_classes": classes,
         "class_counts": dict(Counter(c for c in classes.values() if c)),
         "votes": votes,
-        "calls": asked,
+        "calls": usage.asked,
         "agreement": sum(agree) / len(agree) if agree else None,
         "kappa": cohen_kappa(
             [by_tests[r] for r in decided], [verdicts[r] == IMPLEMENTED for r in decided]
         ),
-        "tokens_sent": tokens[0],
-        "tokens_generated": tokens[1],
-        "cost_usd": cost,
+        "tokens_sent": usage.sent,
+        "tokens_generated": usage.generated,
+        "cost_usd": usage.cost,
+    }
+
+
+def _prompt(task, repo: Path, tests: list[dict], ids: list[str]) -> str:
+    """The judge's question: the requirements, the code, the test results, the ids to classify."""
+    # the files of the task's kind: a web app's HTML/CSS/JS, not "no Python code" (#13.4)
+    code = code_listing(repo, suffixes_for(task.kind))
+    return (
+        f"# Requirements document\n\n{task.requirements_text}\n\n"
+        f"# Code{KIND_NOTES.get(task.kind, '')}\n\n{code}\n\n"
+        f"# Test results\n\n{_results(task, tests)}\n\nClassify every id: {', '.join(ids)}."
+    )
+
+
+class _Usage:
+    """The judge's calls, tokens and cost across its votes."""
+
+    def __init__(self) -> None:
+        self.asked = self.sent = self.generated = 0
+        self.cost: float | None = None
+
+    def add(self, completion) -> None:
+        """Count one call."""
+        self.asked += 1
+        self.sent += completion.prompt_tokens
+        self.generated += completion.completion_tokens
+        if completion.cost_usd is not None:
+            self.cost = (self.cost or 0.0) + completion.cost_usd
+
+
+def _vote(llm, user: str, ids: list[str], scope: str, usage: _Usage) -> dict[str, dict]:
+    """One vote, asked again (up to :data:`RETRIES` times) while the answer is malformed; a vote
+    of no verdicts when no answer was valid."""
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    for _ in range(RETRIES + 1):
+        completion = llm.complete(messages, scope=scope)
+        usage.add(completion)
+        parsed = parse_vote(completion.content, ids)
+        if isinstance(parsed, dict):
+            return parsed
+        messages += [
+            completion.message(),
+            {
+                "role": "user",
+                "content": f"Invalid answer: {parsed}. Answer again "
+                "with one JSON object classifying every id.",
+            },
+        ]
+    return {
+        rid: {"verdict": None, "failure_class": None, "reason": "no valid answer"} for rid in ids
     }

@@ -182,63 +182,59 @@ def index_project(root: Path) -> ProjectIndex:
         if tree is None:
             index.modules.setdefault(module, {})
             continue
-        names: dict[str, Symbol] = {}
-        is_package = rel.name == "__init__.py"
-        for stmt in _scope_statements(tree.body):
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                if stmt.name == "__getattr__":
-                    index.dynamic.add(module)
-                names.setdefault(
-                    stmt.name, Symbol(module, stmt.name, "function", _required(stmt.args, False))
-                )
-            elif isinstance(stmt, ast.ClassDef):
-                methods = tuple(
-                    f.name
-                    for f in stmt.body
-                    if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-                )
-                init = next(
-                    (
-                        f
-                        for f in stmt.body
-                        if isinstance(f, ast.FunctionDef) and f.name == "__init__"
-                    ),
-                    None,
-                )
-                names.setdefault(
-                    stmt.name,
-                    Symbol(
-                        module,
-                        stmt.name,
-                        "class",
-                        _required(init.args, True) if init else None,
-                        methods,
-                    ),
-                )
-            elif isinstance(stmt, ast.Assign):
-                for target in stmt.targets:
-                    for name in _targets(target):
-                        names.setdefault(name, Symbol(module, name, "value"))
-            elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and isinstance(
-                stmt.target, ast.Name
-            ):
-                names.setdefault(stmt.target.id, Symbol(module, stmt.target.id, "value"))
-            elif isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    if alias.asname:  # ``import x.y as z`` binds z to the module x.y
-                        names.setdefault(alias.asname, Symbol(alias.name, "", "module"))
-            elif isinstance(stmt, ast.ImportFrom) and stmt.module != "__future__":
-                source = (
-                    _resolve_relative(module, is_package, stmt.level, stmt.module)
-                    if stmt.level
-                    else stmt.module or ""
-                )
-                for alias in stmt.names:
-                    if alias.name == "*":
-                        index.star_imports.setdefault(module, []).append(source)
-                    else:
-                        names.setdefault(
-                            alias.asname or alias.name, Symbol(source, alias.name, "import")
-                        )
-        index.modules[module] = names
+        index.modules[module] = _module_names(index, module, rel.name == "__init__.py", tree)
     return index
+
+
+def _module_names(
+    index: ProjectIndex, module: str, is_package: bool, tree: ast.Module
+) -> dict[str, Symbol]:
+    """The names ``module``'s top-level statements bind (the first binding wins). A module
+    ``__getattr__`` and star imports are noted in ``index`` (``dynamic``, ``star_imports``)."""
+    names: dict[str, Symbol] = {}
+    for stmt in _scope_statements(tree.body):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            if stmt.name == "__getattr__":
+                index.dynamic.add(module)
+            names.setdefault(
+                stmt.name, Symbol(module, stmt.name, "function", _required(stmt.args, False))
+            )
+        elif isinstance(stmt, ast.ClassDef):
+            names.setdefault(stmt.name, _class_symbol(module, stmt))
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                for name in _targets(target):
+                    names.setdefault(name, Symbol(module, name, "value"))
+        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            names.setdefault(stmt.target.id, Symbol(module, stmt.target.id, "value"))
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:  # ``import x.y as z`` binds z to the module x.y
+                    names.setdefault(alias.asname, Symbol(alias.name, "", "module"))
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module != "__future__":
+            source = (
+                _resolve_relative(module, is_package, stmt.level, stmt.module)
+                if stmt.level
+                else stmt.module or ""
+            )
+            for alias in stmt.names:
+                if alias.name == "*":
+                    index.star_imports.setdefault(module, []).append(source)
+                else:
+                    names.setdefault(
+                        alias.asname or alias.name, Symbol(source, alias.name, "import")
+                    )
+    return names
+
+
+def _class_symbol(module: str, stmt: ast.ClassDef) -> Symbol:
+    """A class: the arguments its ``__init__`` requires (None without one) and its methods."""
+    methods = tuple(
+        f.name for f in stmt.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+    )
+    init = next(
+        (f for f in stmt.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"),
+        None,
+    )
+    required = _required(init.args, True) if init else None
+    return Symbol(module, stmt.name, "class", required, methods)

@@ -34,10 +34,8 @@ SYSTEM = (
 
 def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
     """Run the migration agent and write its ``tests/`` to ``out``; return the report."""
-    task, settings = ctx.task, ctx.settings
+    task = ctx.task
     llm = ctx.llm()
-    run_dir = ctx.run_dir
-    scope = f"{ctx.scope}/migrate"
     with (
         tempfile.TemporaryDirectory(prefix="e2ebench-migrate-") as tmp,
         tempfile.TemporaryDirectory(prefix="e2ebench-migrate-home-") as home,
@@ -51,29 +49,7 @@ def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
             symlinks=True,
             ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
         )
-        venv = run_dir / "venv"
-        # The shell runs the tests, so the project's code: it sees the scratch folder read-only
-        # (the migrated tests change only through the tools) and writes only its home.
-        env = {
-            "PATH": f"{python_of(venv).parent}:/usr/bin:/bin",
-            "HOME": home,
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "LANG": "C.UTF-8",
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        }
-        logs = run_dir / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        tools = Toolbox(
-            work,
-            env,
-            logs,
-            command_timeout=min(300.0, settings.agent_timeout),
-            writable="tests",
-            sandbox=ctx.sandbox,
-            extra_readable=(venv, repo),
-            extra_writable=(Path(home),),
-            shell_writes=False,
-        )
+        tools = _toolbox(ctx, work, Path(home), repo)
         listing = tools.tool_find("**/*")
         messages = [
             {"role": "system", "content": SYSTEM},
@@ -83,20 +59,10 @@ def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
                 f"{task.requirements_text}\n\n# Files\n\n{listing}",
             },
         ]
-        trajectory = run_dir / "logs" / "migration-trajectory.jsonl"
-        steps, tokens = 0, [0, 0]
-        with trajectory.open("w") as log:
-            while steps < settings.max_steps and tools.submitted is None:
-                completion, observations = tools.step(llm, messages, scope=scope)
-                steps += 1
-                tokens[0] += completion.prompt_tokens
-                tokens[1] += completion.completion_tokens
-                line = {
-                    "step": steps,
-                    "completion": completion.to_dict(),
-                    "observations": observations,
-                }
-                log.write(json.dumps(line) + "\n")
+        trajectory = ctx.run_dir / "logs" / "migration-trajectory.jsonl"
+        steps, tokens = _converse(
+            tools, llm, messages, ctx.settings.max_steps, f"{ctx.scope}/migrate", trajectory
+        )
         shutil.copytree(work / "tests", out, ignore=shutil.ignore_patterns("__pycache__"))
     return {
         "migrator": "llm",
@@ -106,3 +72,53 @@ def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
         "trajectory": str(trajectory),
         "submitted": tools.submitted is not None,
     }
+
+
+def _toolbox(ctx, work: Path, home: Path, repo: Path) -> Toolbox:
+    """The migration agent's tools on the scratch folder ``work``.
+
+    The shell runs the tests, so the project's code: it sees the scratch folder read-only (the
+    migrated tests change only through the tools) and writes only its ``home``.
+    """
+    venv = ctx.run_dir / "venv"
+    env = {
+        "PATH": f"{python_of(venv).parent}:/usr/bin:/bin",
+        "HOME": str(home),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "LANG": "C.UTF-8",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    }
+    logs = ctx.run_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    return Toolbox(
+        work,
+        env,
+        logs,
+        command_timeout=min(300.0, ctx.settings.agent_timeout),
+        writable="tests",
+        sandbox=ctx.sandbox,
+        extra_readable=(venv, repo),
+        extra_writable=(home,),
+        shell_writes=False,
+    )
+
+
+def _converse(
+    tools: Toolbox, llm, messages: list[dict], max_steps: int, scope: str, trajectory: Path
+) -> tuple[int, list[int]]:
+    """Step the agent until it submits or reaches ``max_steps``, each step logged to
+    ``trajectory``: the steps taken and the tokens ``[sent, generated]``."""
+    steps, tokens = 0, [0, 0]
+    with trajectory.open("w") as log:
+        while steps < max_steps and tools.submitted is None:
+            completion, observations = tools.step(llm, messages, scope=scope)
+            steps += 1
+            tokens[0] += completion.prompt_tokens
+            tokens[1] += completion.completion_tokens
+            line = {
+                "step": steps,
+                "completion": completion.to_dict(),
+                "observations": observations,
+            }
+            log.write(json.dumps(line) + "\n")
+    return steps, tokens

@@ -72,8 +72,9 @@ def build_record(
     requirements = sink_tampered(judgement["verdicts"], evidence)
     requirements, tests, selection = _selected(task, requirements, tests, selected)
     extended, original, everything = _suites(test_run, tests)
-    intake = agent_data.get("intake")
     notes = _run_notes(agent_data, install, extended_run, evidence, migration)
+    web, app = extended_run.get("web"), extended_run.get("app")
+    metrics = run_metrics(requirements, extended, code, agent_data, web, app)
     record = {
         "schema": RECORD_SCHEMA,
         "task": task.id,
@@ -82,23 +83,16 @@ def build_record(
         "run": run,
         "status": "ok",
         "requirements": requirements,
-        "metrics": run_metrics(
-            requirements,
-            extended,
-            code,
-            agent_data,
-            extended_run.get("web"),
-            extended_run.get("app"),
-        ),
+        "metrics": metrics,
         # E2EDevBench Table 2: the agent's own tests, the migrated reference tests, both.
         "suites": {"original": original, "extended": extended, "all": everything},
         **_run_facts(agent_data, install, extended_run, tests, migration),
         "containment": {"tampered": bool(evidence), "evidence": evidence},
-        "intake": intake_summary(intake),
+        "intake": intake_summary(agent_data.get("intake")),
         # web tasks: did the app load without a breaking script error; browser start times
-        **({"web": extended_run["web"]} if extended_run.get("web") else {}),
+        **({"web": web} if web else {}),
         # app tasks: SQ, the case verdicts, the judge's LLM cost (and the LLM-score baseline)
-        **({"app": extended_run["app"]} if extended_run.get("app") else {}),
+        **({"app": app} if app else {}),
         "notes": notes,
         "task_meta": task_meta(task),
         "dir": str(run_dir),

@@ -82,25 +82,44 @@ def check(
     most = max((len(v) for v in manifest.values()), default=0)
     dist = ["-n", workers] if workers not in ("0", "") else []
     base = [f"--e2e-tasks={folder}", *dist]
-    problems: list[str] = []
     sessions = {
         "ref": ["--e2e-agent=reference", f"--e2e-runs={runs}"],
         "nop": ["--e2e-agent=nop"],
     }
     if most:
         sessions["mutants"] = [f"--e2e-agent=dir:{mutants_dir}", f"--e2e-runs={most}"]
-    # One output folder: the nop and mutant sessions reuse the reference's runs, which fix
-    # every agent's test count (docs/metrics.md); each session's results.json is kept aside.
+    unfinished = _run_sessions(sessions, base, work)
+    if unfinished:
+        return [unfinished]
+    problems = _reference_problems(_results(work / "ref.json"))
+    problems += unstable(_results(work / "ref.json"))
+    problems += _nop_problems(_results(work / "nop.json"))
+    if most:
+        problems += _mutant_problems(_results(work / "mutants.json"), tasks)
+    return problems
+
+
+def _run_sessions(sessions: dict[str, list[str]], base: list[str], work: Path) -> str | None:
+    """Run each session, its results.json kept as ``work/<name>.json``; the problem if one did
+    not finish, else None.
+
+    One output folder: the nop and mutant sessions reuse the reference's runs, which fix every
+    agent's test count (docs/metrics.md).
+    """
     out = work / "out"
     for name, args in sessions.items():
         (out / "results.json").unlink(missing_ok=True)
         done = _pytest([*base, *args, f"--e2e-out={out}"], work)
         if not (out / "results.json").exists():
-            return [
-                f"the {name} session did not finish:\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
-            ]
+            return f"the {name} session did not finish:\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
         (out / "results.json").rename(work / f"{name}.json")
-    for run in _results(work / "ref.json"):
+    return None
+
+
+def _reference_problems(runs: list[dict]) -> list[str]:
+    """The reference's runs: each implements every requirement, its tests migrate unchanged."""
+    problems = []
+    for run in runs:
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 1.0:
             why = _why(run, _failed(run))
             problems.append(
@@ -113,13 +132,25 @@ def check(
                 f"{run['task']}: the migration changed the reference's own tests: "
                 + "; ".join(f"{m}: {', '.join(names[:4])}" for m, names in sorted(changed.items()))
             )
-    problems += unstable(_results(work / "ref.json"))
-    for run in _results(work / "nop.json"):
+    return problems
+
+
+def _nop_problems(runs: list[dict]) -> list[str]:
+    """The empty repository's runs: they implement nothing."""
+    problems = []
+    for run in runs:
         if run["status"] != "ok" or run["metrics"]["impl_rate"] != 0.0:
             passing = [r["id"] for r in run["requirements"] if r["verdict"] == "implemented"]
             problems.append(f"{run['task']}: the empty repository passes {passing}")
+    return problems
+
+
+def _mutant_problems(runs: list[dict], tasks: list[Task]) -> list[str]:
+    """The mutants' runs: each fails exactly the requirements it declares, and neither none
+    nor all of them."""
+    problems = []
     by_task = {t.id: t for t in tasks}
-    for run in _results(work / "mutants.json") if most else []:
+    for run in runs:
         task = by_task[run["task"]]
         if run["run"] > len(task.mutants):
             continue

@@ -43,11 +43,38 @@ def run_checks(
     holds one record per check case (``nodeid``, ``outcome``, ``message``, ``requirements``),
     every statically known check included (those that did not report as errors).
     """
+    results = where / "results.json"
+    env = _prepare_session(task, repo, python, where, results, sandbox=sandbox, timeout=timeout)
+    done = process.run(
+        _session_command(where), cwd=where, env=env, timeout=timeout, log=where / "session.log"
+    )
+    reported = _read_results(results)
+    if done.timed_out:
+        status = "timeout"
+    elif reported is None:
+        status = "crashed"
+    else:
+        status = "completed"
+    reported = reported or {"tests": [], "collect_errors": []}
+    return {
+        "status": status,
+        "returncode": done.returncode,
+        "duration_s": done.duration_s,
+        "tests": joined(task.checks, reported["tests"], reported["collect_errors"], status),
+        "collect_errors": reported["collect_errors"],
+        **({"output": done.tail(30)} if status != "completed" else {}),
+    }
+
+
+def _prepare_session(
+    task, repo: Path, python: Path, where: Path, results: Path, *, sandbox: str, timeout: float
+) -> dict[str, str]:
+    """Fill ``where`` with the checks, the ini and the fixtures' context; return the session's
+    environment (the few variables it needs, plugin autoload off, ``HOME`` in ``where``)."""
     shutil.copytree(
         task.root / CHECKS_DIR, where / CHECKS_DIR, ignore=shutil.ignore_patterns("__pycache__")
     )
     (where / "pytest.ini").write_text(INI, encoding="utf-8")
-    results = where / "results.json"
     context = {
         "task": str(task.root),
         "repo": str(repo),
@@ -66,52 +93,40 @@ def run_checks(
         HOME=str(where / "work"),
     )
     (where / "work").mkdir()
-    done = process.run(
-        [
-            sys.executable,
-            "-I",
-            "-m",
-            "pytest",
-            "-p",
-            PLUGIN,
-            "-p",
-            "no:cacheprovider",
-            "-c",
-            str(where / "pytest.ini"),
-            "--rootdir",
-            str(where),
-            "-q",
-            "--no-header",
-            "-rN",
-            "--color=no",
-            CHECKS_DIR,
-        ],
-        cwd=where,
-        env=env,
-        timeout=timeout,
-        log=where / "session.log",
-    )
-    reported = None
-    if results.is_file():
-        try:
-            reported = loads_json(read_regular(results, RESULTS_LIMIT), "the checks' results")
-        except (OSError, ValueError):  # the checks run the project: theirs to break
-            reported = None
-    if done.timed_out:
-        status = "timeout"
-    elif reported is None:
-        status = "crashed"
-    else:
-        status = "completed"
-    reported = reported or {"tests": [], "collect_errors": []}
-    return {
-        "status": status,
-        "returncode": done.returncode,
-        "duration_s": done.duration_s,
-        "tests": joined(task.checks, reported["tests"], reported["collect_errors"], status),
-        "collect_errors": reported["collect_errors"],
-        **({"output": done.tail(30)} if status != "completed" else {}),
-    }
+    return env
+
+
+def _session_command(where: Path) -> list[str]:
+    """The check session: the harness's interpreter, isolated, with the fixtures' plugin."""
+    return [
+        sys.executable,
+        "-I",
+        "-m",
+        "pytest",
+        "-p",
+        PLUGIN,
+        "-p",
+        "no:cacheprovider",
+        "-c",
+        str(where / "pytest.ini"),
+        "--rootdir",
+        str(where),
+        "-q",
+        "--no-header",
+        "-rN",
+        "--color=no",
+        CHECKS_DIR,
+    ]
+
+
+def _read_results(results: Path) -> dict | None:
+    """What the check session reported, or None if it wrote nothing readable."""
+    if not results.is_file():
+        return None
+    try:
+        return loads_json(read_regular(results, RESULTS_LIMIT), "the checks' results")
+    except (OSError, ValueError):  # the checks run the project: theirs to break
+        return None
 
 
 def joined(

@@ -99,58 +99,69 @@ def app_judge_script(tasks: dict[str, Sequence[dict]]) -> Callable[[dict], objec
         messages = body["messages"]
         system = messages[0]["content"]
         if "QA engineer" in system:
-            user = _text(messages[1])
-            cases = next(c for marker, c in tasks.items() if marker in user)
-            answer = [{k: v for k, v in c.items() if k not in PLAN_KEYS} for c in cases]
-            return reply(json.dumps({"cases": answer}))
+            return _write_cases(tasks, messages)
         if "judge software test results" in system:
-            # the tester's report as the harness wrote it: the app's text (fenced) claims nothing
-            user = unfenced(_text(messages[1]))
-            verdict = (
-                "Yes"
-                if "Result: Pass" in user
-                else "No"
-                if "Result: Fail" in user
-                else "Indeterminate"
-            )
-            return reply(json.dumps({"verdict": verdict, "reason": "from the report"}))
-        first = _text(messages[1])
-        plan = next(c for text, c in by_text.items() if f":\n{text}\nExpected:" in first)
-        done = sum(1 for m in messages if m["role"] == "tool")
-        # the page as last observed (after the "Page:" line: the note above it may quote the case)
-        tree = _text(messages[-1]).rpartition("\nPage: ")[2].partition("\n")[2]
-        last_tool = [m for m in messages if m["role"] == "tool"][-1:]
-        answer = _app_text(last_tool[0]["content"]) if last_tool else ""
-        if answer.startswith(("there is no node", "unknown")):
-            return tool_call("report", {"result": "Fail", "evidence": answer})
-        steps = plan.get("steps", [])
-        if done < len(steps):
-            action, *rest = steps[done]
-            if action == "give_up":  # the action set cannot do what the case needs
-                return tool_call("report", {"result": "Uncertain", "evidence": rest[0]})
-            if action in ("click", "read", "type", "select"):
-                role, _, name = (
-                    rest[0].rpartition(":") if _ROLE.match(rest[0]) else ("", "", rest[0])
-                )
-                node = find_node(tree, name, role or None)
-                if node is None:
-                    evidence = f"no control named {rest[0]!r} on the page"
-                    return tool_call("report", {"result": "Fail", "evidence": evidence})
-                args = {"node": node}
-                if action == "type":
-                    args["text"] = rest[1]
-                if action == "select":
-                    args["option"] = rest[1]
-                return tool_call(action, args)
-            key = {"key": "key", "wait": "seconds", "scroll": "direction", "navigate": "url"}[
-                action
-            ]
-            return tool_call(action, {key: rest[0]})
-        problem = _check(tree, plan)
-        if problem:
-            return tool_call("report", {"result": "Fail", "evidence": problem})
-        return tool_call(
-            "report", {"result": "Pass", "evidence": "the page shows what is expected"}
-        )
+            return _judge_report(messages)
+        return _play_case(by_text, messages)
 
     return step
+
+
+def _write_cases(tasks: dict[str, Sequence[dict]], messages: list[dict]):
+    """The case writer's answer: the cases of the app whose requirements hold their key, without
+    their plans."""
+    user = _text(messages[1])
+    cases = next(c for marker, c in tasks.items() if marker in user)
+    answer = [{k: v for k, v in c.items() if k not in PLAN_KEYS} for c in cases]
+    return reply(json.dumps({"cases": answer}))
+
+
+def _judge_report(messages: list[dict]):
+    """The judge's verdict: the result the tester's report states."""
+    # the tester's report as the harness wrote it: the app's text (fenced) claims nothing
+    user = unfenced(_text(messages[1]))
+    verdict = (
+        "Yes" if "Result: Pass" in user else "No" if "Result: Fail" in user else "Indeterminate"
+    )
+    return reply(json.dumps({"verdict": verdict, "reason": "from the report"}))
+
+
+def _play_case(by_text: dict[str, dict], messages: list[dict]):
+    """The tester's next call: the next step of the case's plan, then its report on the page."""
+    first = _text(messages[1])
+    plan = next(c for text, c in by_text.items() if f":\n{text}\nExpected:" in first)
+    done = sum(1 for m in messages if m["role"] == "tool")
+    # the page as last observed (after the "Page:" line: the note above it may quote the case)
+    tree = _text(messages[-1]).rpartition("\nPage: ")[2].partition("\n")[2]
+    last_tool = [m for m in messages if m["role"] == "tool"][-1:]
+    answer = _app_text(last_tool[0]["content"]) if last_tool else ""
+    if answer.startswith(("there is no node", "unknown")):
+        return tool_call("report", {"result": "Fail", "evidence": answer})
+    steps = plan.get("steps", [])
+    if done < len(steps):
+        return _step_call(steps[done], tree)
+    problem = _check(tree, plan)
+    if problem:
+        return tool_call("report", {"result": "Fail", "evidence": problem})
+    return tool_call("report", {"result": "Pass", "evidence": "the page shows what is expected"})
+
+
+def _step_call(planned: Sequence[str], tree: str):
+    """The tool call of one planned step on the page ``tree`` (a report if it cannot be made)."""
+    action, *rest = planned
+    if action == "give_up":  # the action set cannot do what the case needs
+        return tool_call("report", {"result": "Uncertain", "evidence": rest[0]})
+    if action in ("click", "read", "type", "select"):
+        role, _, name = rest[0].rpartition(":") if _ROLE.match(rest[0]) else ("", "", rest[0])
+        node = find_node(tree, name, role or None)
+        if node is None:
+            evidence = f"no control named {rest[0]!r} on the page"
+            return tool_call("report", {"result": "Fail", "evidence": evidence})
+        args = {"node": node}
+        if action == "type":
+            args["text"] = rest[1]
+        if action == "select":
+            args["option"] = rest[1]
+        return tool_call(action, args)
+    key = {"key": "key", "wait": "seconds", "scroll": "direction", "navigate": "url"}[action]
+    return tool_call(action, {key: rest[0]})
