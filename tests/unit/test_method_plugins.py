@@ -2,8 +2,8 @@
 harness (issue 28.3): the run, the task model and the reporter import none of them; the
 methods' hooks are checked against the hook specs by pluggy itself; the hooks whose arguments
 collapsed onto ``ctx`` still call plugins written for earlier versions; the design judge's
-contract is typed and validated; no function is longer than 80 lines but the declarative tables
-(``python tests/unit/test_layers.py`` prints the counts).
+contract is typed and validated; no function is longer than 80 lines but the declarative tables,
+and none longer than 60 but those listed (``python tests/unit/test_layers.py`` prints the counts).
 
 All in-process, from the package's source and the bundled tasks: no session is run.
 """
@@ -34,7 +34,14 @@ METHODS = f"{PACKAGE}.methods"
 CENTRE = (f"{PACKAGE}.run", f"{PACKAGE}.taskmodel", f"{PACKAGE}.report")
 # Functions allowed over 80 lines: declarative tables only (issue 28), at their size today.
 LONG_ALLOWED = {
-    "options.addoption": 216,  # the table of the harness's options and their ini twins
+    "options.addoption": 215,  # the table of the harness's options and their ini twins
+}
+# Functions allowed over 60 lines, at their size today: the table above, and two of
+# isolation/ (left whole while the security work changes those files). The list only shrinks.
+OVER_60_ALLOWED = {
+    **LONG_ALLOWED,
+    "isolation.sandbox.run": 80,
+    "isolation.process.run": 68,
 }
 # The pytest face's options and collection: no method named (each adds its own, issue 28.3)
 FACE = (f"{PACKAGE}.options", f"{PACKAGE}.collect")
@@ -162,6 +169,17 @@ def test_no_function_over_80_lines_but_the_allowed():
         if lines > LONG_ALLOWED.get(short, 80):
             too_long.append(f"{short}: {lines} lines")
     assert not too_long, "split into named steps that fit on a screen:\n  " + "\n  ".join(too_long)
+
+
+def test_no_new_function_over_60_lines():
+    """A function over 60 lines is split into named steps that read top-down; the few left are
+    listed with their size, which may only go down."""
+    too_long = []
+    for module, name, lines in long_functions(60):
+        short = f"{module.removeprefix(PACKAGE + '.')}.{name}"
+        if lines > OVER_60_ALLOWED.get(short, 60):
+            too_long.append(f"{short}: {lines} lines")
+    assert not too_long, "split into named steps that read top-down:\n  " + "\n  ".join(too_long)
 
 
 def _manager() -> pluggy.PluginManager:
