@@ -271,12 +271,16 @@ def pytest_e2ebench_lead_in(steps: Steps) -> LeadIn | None:
 def pytest_e2ebench_settings(config: pytest.Config) -> dict | None:
     """Return the :class:`~pytest_e2ebench.run.settings.Settings` fields your own options
     resolve to (field name -> value), checked: raise :class:`pytest.UsageError` with the fix
-    for a wrong value. Every implementation is called; the dicts are merged.
+    for a wrong value. Every implementation is called; the dicts are merged, and so are their
+    ``methods`` entries.
 
-    A method adds its options in its own ``pytest_addoption`` (``options.twin``: the option
-    and its ini twin in the ``e2ebench`` group) and resolves them here: DevEval's ``stages``
-    and ``stage_mode``, ProjectEval's ``level`` and ``projecteval_mode``, the apps'
-    ``app_cases`` and ``app_steps``.
+    A method adds its options in its own ``pytest_addoption`` (``options.add_options``: the
+    option and its ini twin in the ``e2ebench`` group) and resolves them here into its own
+    settings, a frozen :class:`~pytest_e2ebench.run.settings.MethodSettings` under its name in
+    ``methods`` (``{"methods": {name: settings}}``), which it reads back with
+    ``Settings.method(name, default)``: DevEval's stage mode, ProjectEval's level and mode
+    (whose ``session_task`` sets a task's level), the apps' cases and steps. DevEval's
+    ``stages`` are a field of ``Settings`` itself (a run's identity depends on them).
     """
 
 

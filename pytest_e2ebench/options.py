@@ -358,11 +358,15 @@ def resolve(config: pytest.Config) -> Settings:
 
 def _from_plugins(config: pytest.Config) -> dict:
     """The Settings fields plugins resolve from their own options (a method's options:
-    hook ``pytest_e2ebench_settings``)."""
+    hook ``pytest_e2ebench_settings``); the methods' own settings, each answer's entry
+    ``methods``, merged into the field ``methods``."""
     found: dict = {}
+    by_method: dict = {}
     for fields in config.hook.pytest_e2ebench_settings(config=config):
-        found.update(fields or {})
-    return found
+        fields = dict(fields or {})
+        by_method.update(fields.pop("methods", {}))
+        found.update(fields)
+    return {**found, "methods": by_method}
 
 
 def _agents(config: pytest.Config) -> tuple[str, ...]:

@@ -226,16 +226,16 @@ def _stage_head(task, agent, run: int, stage: str, status: str) -> dict:
     }
 
 
-def stage_record(ctx, agent_data: dict, grade: dict) -> dict:
+def stage_record(ctx, agent_data: dict, grade: dict, mode: str) -> dict:
     """The record of a lifecycle stage graded in the run ``ctx`` (docs/stages.md): the agent's
-    answer (``agent_data``) and its grade."""
+    answer (``agent_data``), its grade, and the ``mode`` the stage ran in (modular or e2e)."""
     task, agent, run, stage = ctx.task, ctx.agent, ctx.key.run, ctx.key.stage
-    settings, stage_dir = ctx.settings, ctx.run_dir
+    stage_dir = ctx.run_dir
     notes = [n for n in (agent_data.get("note"), grade.get("note")) if n]
     notes += intake_notes(agent_data.get("intake"))
     return {
         **_stage_head(task, agent, run, stage, "ok"),
-        "mode": settings.stage_mode,
+        "mode": mode,
         "items": grade["items"],
         "metrics": grade["metrics"],
         "details": {k: v for k, v in grade.items() if k not in ("items", "metrics", "note")},

@@ -7,6 +7,7 @@ LLM client and the run read it, the options that fill it are the pytest face's."
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 
 # Every run is of one lifecycle stage (RunKey.stage); "implement" is the run of every task,
@@ -16,7 +17,18 @@ STAGES = ("design", "setup", "implement", "acceptance-tests", "unit-tests")
 IMPLEMENT = "implement"
 DEFAULT_MAX_STEPS = 200  # E2EDevBench §4.1
 DEFAULT_AGENT_TIMEOUT = 3600.0
-DEFAULT_APP_STEPS = 20  # actions per test case of the app judge's browser agent
+
+
+@dataclasses.dataclass(frozen=True)
+class MethodSettings:
+    """A method's own settings: each method's plugin subclasses it (a frozen dataclass of its
+    fields), resolves it from its options (hook ``pytest_e2ebench_settings``, key
+    ``methods``) and reads it back with :meth:`Settings.method`; the centre reads none."""
+
+    def session_task(self, task):
+        """``task`` as the session's settings of this method take it (unchanged by default):
+        called on every task collected or run (``taskmodel.task.at_level``)."""
+        return task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,10 +60,9 @@ class Settings:
     prices: tuple[str, ...] = ()
     model_params: tuple[str, ...] = ()
     co2: tuple[str, ...] = ()
-    app_cases: tuple[int, int] = (15, 20)
-    app_steps: int = DEFAULT_APP_STEPS
+    # the lifecycle stages the session runs, in order (DevEval's option, methods/stages): a
+    # run's identity (RunKey.stage) and the collection and order of its items depend on them
     stages: tuple[str, ...] = ("implement",)
-    stage_mode: str = "modular"
     html: Path | None = None
     cov_xml: Path | None = None
     cov_report: tuple[str, ...] = ()
@@ -61,10 +72,15 @@ class Settings:
     ray_cpus: float = 1.0
     ray_browsers: int = 1
     ray_retries: int = 2
-    # The methods' fields, resolved by their plugins from their own options (hook
-    # pytest_e2ebench_settings): ProjectEval's input level and mode (direct or cascade, #17)
-    level: int | None = None
-    projecteval_mode: str = "direct"
+    # Each method's own settings by its name (a MethodSettings), resolved by its plugin from
+    # its options (hook pytest_e2ebench_settings): the apps' cases and steps, DevEval's stage
+    # mode, ProjectEval's input level and mode (#17). Left out of the hash: a dict.
+    methods: Mapping[str, MethodSettings] = dataclasses.field(default_factory=dict, hash=False)
+
+    def method(self, name: str, default: MethodSettings) -> MethodSettings:
+        """The settings of the method ``name``; ``default`` (its defaults) when its plugin
+        resolved none (settings made without pytest, e.g. by a tool)."""
+        return self.methods.get(name, default)
 
     @property
     def active(self) -> bool:

@@ -638,9 +638,8 @@ def find_task_dirs(root: Path) -> list[Path]:
 
 
 def at_level(task: Task, settings) -> Task:
-    """``task`` at the session's ProjectEval level and mode (#17; unchanged for other tasks)."""
-    if settings.level is None or task.projecteval is None:
-        return task
-    # ProjectEval's cascade starts before the code at level 1 or 2 (level 3 is direct)
-    cascade = settings.projecteval_mode == "cascade" and settings.level < 3
-    return dataclasses.replace(task, level=settings.level, cascade=cascade)
+    """``task`` as the session's methods take it (``MethodSettings.session_task``: ProjectEval's
+    level and mode, #17; other tasks unchanged)."""
+    for method in settings.methods.values():
+        task = method.session_task(task)
+    return task

@@ -21,13 +21,16 @@ from test_layers import PACKAGE, ROOT, all_imports, long_functions
 
 from pytest_e2ebench import hookspecs
 from pytest_e2ebench.contracts import DesignJudgement, ReportSection, check_design
+from pytest_e2ebench.methods.app import AppSettings, app_settings
+from pytest_e2ebench.methods.projecteval import ProjectEvalSettings
 from pytest_e2ebench.plugin import builtin_methods, builtin_report_sections
 from pytest_e2ebench.report import results
 from pytest_e2ebench.report.terminal import write_sections
 from pytest_e2ebench.run.evaluation import evaluation_for
 from pytest_e2ebench.run.record import attach_extras
 from pytest_e2ebench.run.runs import RunContext, RunKey, run_folder
-from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.run.settings import Settings
+from pytest_e2ebench.taskmodel.task import at_level, load_task
 
 METHODS = f"{PACKAGE}.methods"
 # The centre: it reaches a method only through hooks and the names methods.builtin loads.
@@ -160,6 +163,18 @@ def test_the_run_reads_no_methods_table_of_a_task():
         for m in tables.finditer(text)
     ]
     assert not found, "a method fills its plan fields in its plugin:\n  " + "\n  ".join(found)
+
+
+def test_settings_hold_no_method_field():
+    """A method's settings are its own (a MethodSettings in ``Settings.methods``), not fields
+    of the centre's Settings; only DevEval's ``stages`` are, a run's identity."""
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    assert not fields & {"app_cases", "app_steps", "stage_mode", "level", "projecteval_mode"}
+    settings = Settings(agents=(), runs=1, tasks=ROOT, out=ROOT, rerun=False, timeout=1.0)
+    assert app_settings(settings) == AppSettings()  # without the plugin: the defaults
+    at_two = dataclasses.replace(settings, methods={"projecteval": ProjectEvalSettings(level=2)})
+    gradebook = load_task(GRADEBOOK)
+    assert at_level(gradebook, at_two).level == 2 and at_level(gradebook, settings).level is None
 
 
 def _too_long(limit: int, allowed: dict[str, int]) -> list[str]:

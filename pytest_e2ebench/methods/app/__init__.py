@@ -14,12 +14,29 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from ...run.settings import MethodSettings
 from ...taskmodel.sections import SectionSource, TaskSection
 from ...taskmodel.task import FEATURE_PREFIX
 
 LAUNCH_MODES = ("static", "command")
 SCENARIOS = ("display", "analysis", "data", "game")  # RealDevBench's four scenarios
 DEFAULT_CASES = (15, 20)  # RealDevWorld §3.2: 15-20 test cases per app
+DEFAULT_STEPS = 20  # actions per test case of the app judge's browser agent
+NAME = "app"  # the apps' key in Settings.methods
+
+
+@dataclasses.dataclass(frozen=True)
+class AppSettings(MethodSettings):
+    """The apps' settings: test cases the LLM writes (MIN, MAX; ``--e2e-app-cases``) and the
+    browser actions the judging agent may take per case (``--e2e-app-steps``)."""
+
+    cases: tuple[int, int] = DEFAULT_CASES
+    steps: int = DEFAULT_STEPS
+
+
+def app_settings(settings) -> AppSettings:
+    """The session's settings of the apps (``settings``: the run's ``Settings``)."""
+    return settings.method(NAME, AppSettings())
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, number
-from ...run.settings import DEFAULT_APP_STEPS
+from . import DEFAULT_STEPS, NAME, AppSettings, app_settings
 
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 
@@ -26,9 +26,9 @@ OPTIONS = (
     ),
     (
         "app-steps",
-        str(DEFAULT_APP_STEPS),
+        str(DEFAULT_STEPS),
         "app tasks: browser actions the judging agent may take per test case; "
-        f"then the case is Uncertain (default {DEFAULT_APP_STEPS}).",
+        f"then the case is Uncertain (default {DEFAULT_STEPS}).",
         {"type": int, "metavar": "N"},
     ),
 )
@@ -40,13 +40,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_e2ebench_settings(config: pytest.Config) -> dict:
-    """``app_cases`` (MIN-MAX) and ``app_steps``, checked."""
+    """The apps' :class:`AppSettings`: cases (MIN-MAX) and steps, checked."""
     opt = config.option
     steps = number(config, opt.e2e_app_steps, "e2ebench_app_steps", "--e2e-app-steps", int)
     if steps < 1:
         raise pytest.UsageError(f"--e2e-app-steps={steps}: must be 1 or more")
     raw = opt.e2e_app_cases or str(config.getini("e2ebench_app_cases"))
-    return {"app_cases": _app_cases(raw), "app_steps": steps}
+    return {"methods": {NAME: AppSettings(cases=_app_cases(raw), steps=steps)}}
 
 
 def pytest_e2ebench_plan_fields(ctx) -> dict | None:
@@ -55,10 +55,11 @@ def pytest_e2ebench_plan_fields(ctx) -> dict | None:
     task, settings = ctx.task, ctx.settings
     if task.app is None:
         return None
+    app = app_settings(settings)
     return {
         "app": task.app.to_dict(),
-        "app_steps": settings.app_steps,
-        "app_cases": settings.app_cases,
+        "app_steps": app.steps,
+        "app_cases": app.cases,
         "app_judge": settings.judge,
         "model": settings.model,
     }

@@ -13,6 +13,7 @@ from ...llm.factory import require_endpoint
 from ...run.cache import locked
 from ...run.evaluation import Environment, Outcomes, WebScenarios
 from ...run.plan import Steps
+from . import app_settings
 from .cases import generate_cases
 from .evaluate import evaluate_app
 
@@ -54,7 +55,7 @@ class AppCases(WebScenarios):
                 cases_of=lambda llm: _app_cases(steps, llm),
                 sandbox=ctx.sandbox,
                 timeout=settings.timeout,
-                max_steps=settings.app_steps,
+                max_steps=app_settings(settings).steps,
                 baseline=settings.judge in ("llm", "both"),
                 scope=f"{ctx.scope}/app",
             )
@@ -86,7 +87,8 @@ def _app_cases(steps: Steps, llm) -> list[dict]:
         found = cases.load()
         if found is None:
             cases.reset()
-            found = cases.commit(generate_cases(llm, task, settings.app_cases, f"app/{task.id}"))
+            wanted = app_settings(settings).cases
+            found = cases.commit(generate_cases(llm, task, wanted, f"app/{task.id}"))
     return found["cases"]
 
 

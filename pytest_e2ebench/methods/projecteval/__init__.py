@@ -27,9 +27,11 @@ import json
 import re
 from pathlib import Path
 
+from ...run.settings import MethodSettings
+
 LEVELS = (1, 2, 3)
 MODES = ("direct", "cascade")  # --e2e-projecteval-mode (cascade: :mod:`.cascade`)
-SECTION = "projecteval"
+SECTION = "projecteval"  # also its key in Settings.methods
 LEVEL1_FILE = "level1.md"
 CHECKLIST_FILE = "checklist.json"
 SKELETON_DIR = "skeleton"
@@ -69,6 +71,23 @@ class ProjectEvalSpec:
             "checklist_items": len(self.checklist),
             "skeleton": "committed" if self.skeleton_dir is not None else "masked",
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectEvalSettings(MethodSettings):
+    """ProjectEval's settings: the input level (``--e2e-level``; None: requirements.md) and
+    the mode at levels 1 and 2 (``--e2e-projecteval-mode``: direct or cascade, #17)."""
+
+    level: int | None = None
+    mode: str = "direct"
+
+    def session_task(self, task):
+        """A ProjectEval ``task`` at the session's level and mode (other tasks unchanged)."""
+        if self.level is None or task.projecteval is None:
+            return task
+        # ProjectEval's cascade starts before the code at level 1 or 2 (level 3 is direct)
+        cascade = self.mode == "cascade" and self.level < 3
+        return dataclasses.replace(task, level=self.level, cascade=cascade)
 
 
 def parse_checklist(data, where: str, problems: list[str]) -> list[ChecklistItem]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, source
-from . import LEVELS, MODES, report
+from . import LEVELS, MODES, SECTION, ProjectEvalSettings, report
 from .cascade import run_cascade
 from .params import read_answers, write_pv_file
 from .similarity import indicators
@@ -42,8 +42,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_e2ebench_settings(config: pytest.Config) -> dict:
-    """``level`` (None: requirements.md, or one of the levels 1-3) and ``projecteval_mode``
-    (direct or cascade), checked."""
+    """ProjectEval's :class:`ProjectEvalSettings`: ``level`` (None: requirements.md, or one of
+    the levels 1-3) and ``mode`` (direct or cascade), checked."""
     raw = config.option.e2e_level
     raw = str(raw if raw is not None else config.getini("e2ebench_level")).strip()
     if raw and raw not in {str(n) for n in LEVELS}:
@@ -58,7 +58,8 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict:
             f"{source(config, 'projecteval-mode')}={given}: use direct (one run from the "
             "level's input) or cascade (checklist, skeleton, then code)"
         )
-    return {"level": int(raw) if raw else None, "projecteval_mode": mode}
+    level = int(raw) if raw else None
+    return {"methods": {SECTION: ProjectEvalSettings(level=level, mode=mode)}}
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

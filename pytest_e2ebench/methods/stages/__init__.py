@@ -29,8 +29,24 @@ from pathlib import Path
 # the stage names live with the run's identity; importable from here as before
 from ...run.settings import IMPLEMENT as IMPLEMENT
 from ...run.settings import STAGES as STAGES
+from ...run.settings import MethodSettings
 
 MODES = ("modular", "e2e")
+NAME = "stages"  # DevEval's key in Settings.methods
+
+
+@dataclasses.dataclass(frozen=True)
+class StageSettings(MethodSettings):
+    """DevEval's settings besides the stages themselves (``Settings.stages``): what a stage is
+    given of the earlier ones (``--e2e-stage-mode``: modular or e2e)."""
+
+    mode: str = "modular"
+
+
+def stage_settings(settings) -> StageSettings:
+    """The session's settings of DevEval's stages (``settings``: the run's ``Settings``)."""
+    return settings.method(NAME, StageSettings())
+
 
 DESIGN_DIR = "design"
 CLASS_DIAGRAM = "design/class.mmd"

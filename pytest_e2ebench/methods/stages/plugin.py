@@ -11,7 +11,7 @@ import pytest
 
 from ...contracts import DesignJudgement
 from ...options import add_options, source
-from . import MODES, STAGES, design, items, parse_stages, report
+from . import MODES, NAME, STAGES, StageSettings, design, items, parse_stages, report
 
 OPTIONS = (
     (
@@ -37,7 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_e2ebench_settings(config: pytest.Config) -> dict:
-    """``stages`` and ``stage_mode``, checked."""
+    """``stages`` (a field of ``Settings``: the run's identity depends on them) and DevEval's
+    :class:`StageSettings` (the mode), checked."""
     opt = config.option
     raw = opt.e2e_stage if opt.e2e_stage is not None else str(config.getini("e2ebench_stage"))
     try:
@@ -52,7 +53,7 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict:
         raise pytest.UsageError(
             f"ini option e2ebench_stage_mode={mode!r}: use one of {', '.join(MODES)}"
         )
-    return {"stages": stages, "stage_mode": mode}
+    return {"stages": stages, "methods": {NAME: StageSettings(mode=mode)}}
 
 
 def pytest_e2ebench_run_items(collector, task, agent, run) -> list:

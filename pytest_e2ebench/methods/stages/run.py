@@ -29,6 +29,7 @@ from . import (
     design,
     earlier,
     setup,
+    stage_settings,
     testing,
 )
 from .variants import VARIANT_FORMAT
@@ -101,15 +102,15 @@ def brief(stage: str, inputs: Path) -> str:
 def evaluate(evaluator, ctx) -> dict:
     """The stage record of the run ``ctx`` (a RunContext of a stage); see docs/stages.md."""
     task, agent, run, stage = ctx.task, ctx.agent, ctx.key.run, ctx.key.stage
-    settings = ctx.settings
+    mode = stage_settings(ctx.settings).mode
     agent_run_dir = evaluator.run_dir(task, agent, run)
-    if settings.stage_mode == "e2e":
+    if mode == "e2e":
         for before in earlier(stage):
             if before != IMPLEMENT:
                 evaluator.evaluate(task, agent, run, before)  # its repo feeds this stage
             else:
                 evaluator.evaluate(task, agent, run)
-    if reveals_reference(stage, settings.stage_mode):
+    if reveals_reference(stage, mode):
         evaluator.settle_implements(task.id, stage)
     steps = evaluator.steps(ctx)
     steps = dataclasses.replace(steps, plan=stage_plan(steps.plan, ctx))
@@ -117,7 +118,7 @@ def evaluate(evaluator, ctx) -> dict:
     with locked(stage_dir):
         inputs = stage_dir / "inputs"
         shutil.rmtree(inputs, ignore_errors=True)
-        stage_inputs(task, agent_run_dir, stage, settings.stage_mode, inputs)
+        stage_inputs(task, agent_run_dir, stage, mode, inputs)
         ask = Ask(task, stage_dir, stage=stage, brief=brief(stage, inputs), inputs=inputs)
         agent_data = generate(steps, ask)
         graded = steps.stage("stage-grade", "grade", repo_hash=agent_data["repo_hash"])
@@ -126,7 +127,7 @@ def evaluate(evaluator, ctx) -> dict:
             work = graded.reset()
             scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
             grade = graded.commit(grade_stage(steps, stage_dir / "repo", scope, work))
-    return stage_record(ctx, agent_data, grade)
+    return stage_record(ctx, agent_data, grade, mode)
 
 
 def stage_plan(plan: RunPlan, ctx) -> RunPlan:
