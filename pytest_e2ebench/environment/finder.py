@@ -201,6 +201,13 @@ def _holds_python(folder: Path, depth: int) -> bool:
     return False
 
 
+def project_importable(name: str, reserved: frozenset[str]) -> bool:
+    """Whether a test run may import a top-level ``name`` from the project (a finder maps it):
+    an identifier, never a test's, a start-up module's, the standard library's or one of
+    ``reserved`` (the test tools', the suite's own modules)."""
+    return _importable(name, reserved)
+
+
 def _importable(name: str, reserved: frozenset[str], allowed: frozenset[str] = frozenset()):
     """Whether a project file's ``name`` may be imported from the repository: never a test's,
     a start-up module's, the standard library's or a test tool's (``reserved``)."""

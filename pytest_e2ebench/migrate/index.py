@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import keyword
 import os
 import stat
 from collections.abc import Iterator
@@ -41,12 +42,25 @@ class ProjectIndex:
 
     def is_dynamic(self, module: str) -> bool:
         """True when ``module`` may have names no index sees: a module ``__getattr__``, or
-        ``import *`` from a third-party module."""
-        return module in self.dynamic or any(
-            source.split(".")[0] not in self.packages or self.is_dynamic(source)
-            for source in self.star_imports.get(module, ())
-            if source != module
-        )
+        ``import *`` from a third-party module.
+
+        A walk with a stack, each module once: the project's ``import *`` may go round in a
+        circle (``pkg`` from ``pkg.b``, ``pkg.b`` from ``pkg``) or thousands of modules deep,
+        where a recursion raised RecursionError and the run became a harness error.
+        """
+        stack, seen = [module], set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if current in self.dynamic:
+                return True
+            for source in self.star_imports.get(current, ()):
+                if source.split(".")[0] not in self.packages:
+                    return True
+                stack.append(source)
+        return False
 
     @property
     def packages(self) -> list[str]:
@@ -54,30 +68,31 @@ class ProjectIndex:
         return sorted({m.split(".")[0] for m in self.modules})
 
     def lookup(self, module: str, name: str) -> Symbol | None:
-        """The symbol ``name`` of ``module``, following re-exports (also ``import *``)."""
-        return self._lookup(module, name, set())
+        """The symbol ``name`` of ``module``, following re-exports (also ``import *``).
 
-    def _lookup(self, module: str, name: str, seen: set) -> Symbol | None:
-        while (module, name) not in seen:
+        Depth first, in the order of the ``import *`` statements, with a stack rather than a
+        recursion: a chain of ``import *`` is as deep as the project makes it.
+        """
+        stack, seen = [(module, name)], set()
+        while stack:
+            module, name = stack.pop()
+            if (module, name) in seen:
+                continue
             seen.add((module, name))
             symbol = self.modules.get(module, {}).get(name)
             if symbol is None:
-                if name.startswith("_"):
-                    return None  # ``import *`` does not re-export private names
-                for source in self.star_imports.get(module, ()):
-                    found = self._lookup(source, name, seen)
-                    if found is not None:
-                        return found
-                return None
-            if symbol.kind == "import":
-                if f"{symbol.module}.{symbol.name}" in self.modules:
-                    # ``from . import sub``: the name is a submodule
-                    return Symbol(f"{symbol.module}.{symbol.name}", "", "module")
-                if symbol.module.split(".")[0] not in self.packages:
-                    return symbol  # imported from a third-party module: it exists
-                module, name = symbol.module, symbol.name  # a re-export: follow it
+                if not name.startswith("_"):  # ``import *`` does not re-export private names
+                    sources = self.star_imports.get(module, ())
+                    stack.extend((source, name) for source in reversed(sources))
                 continue
-            return symbol
+            if symbol.kind != "import":
+                return symbol
+            if f"{symbol.module}.{symbol.name}" in self.modules:
+                # ``from . import sub``: the name is a submodule
+                return Symbol(f"{symbol.module}.{symbol.name}", "", "module")
+            if symbol.module.split(".")[0] not in self.packages:
+                return symbol  # imported from a third-party module: it exists
+            stack.append((symbol.module, symbol.name))  # a re-export: follow it
         return None
 
     def definitions(self, package: str) -> list[Symbol]:
@@ -99,11 +114,19 @@ def _required(args: ast.arguments, skip_self: bool) -> int:
 
 
 def _module_name(rel: Path) -> str:
+    """The dotted name a test imports ``rel`` by; "" when no import statement can name it.
+
+    The names are the author's and the static migrator writes them into the suite's import
+    statements: a folder named ``os import sep; <code>; from x`` was a line of code in the
+    harness's test module, run as the suite's own. Only identifiers that are no keyword pass.
+    """
     parts = list(rel.with_suffix("").parts)
     if parts and parts[0] == "src":
         parts = parts[1:]
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
+    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
+        return ""
     return ".".join(parts)
 
 

@@ -29,12 +29,21 @@ from __future__ import annotations
 
 import ast
 import difflib
+import os
 import re
 from pathlib import Path
 
+from ..environment.finder import project_importable, suite_modules
+from ..probe import PROBE_DIR
 from .index import ProjectIndex, Symbol, index_project
 
 THRESHOLD = 0.6
+# Top-level names of the test run's tools: a project's package of that name is never imported
+# (the wheel check refuses it, the finder leaves it out), so it is no target of the mapping.
+TOOL_NAMES = frozenset(
+    {"pytest", "_pytest", "pluggy", "pytest_timeout", "coverage", "pytest_bdd", "selenium"}
+    | {p.stem for p in PROBE_DIR.glob("*.py")}
+)
 RUN_TIME = "as written (the module makes names at run time)"
 MISSING = "_e2ebench_missing"
 ATTR = "_e2ebench_attr"
@@ -71,19 +80,25 @@ def similarity(a: str, b: str) -> float:
 class Mapper:
     """Maps reference names onto the generated project and remembers what it did."""
 
-    def __init__(self, ref: ProjectIndex, gen: ProjectIndex) -> None:
+    def __init__(
+        self, ref: ProjectIndex, gen: ProjectIndex, reserved: frozenset[str] = TOOL_NAMES
+    ) -> None:
         self.ref = ref
         self.gen = gen
+        # Only what the test run imports from the project: a package named ``operator`` (or
+        # like a module of the suite) is no target, or the tests it was mapped onto imported
+        # the harness's own module (operator's add, sub and mul passed calc's tests).
+        self.targets = [p for p in gen.packages if project_importable(p, reserved)]
         self.packages = {p: self._package_for(p) for p in ref.packages}
         self.mapped: dict[str, dict] = {}
         self.missing: set[str] = set()
 
     def _package_for(self, package: str) -> str | None:
-        if package in self.gen.packages:
+        if package in self.targets:
             return package
-        if len(self.gen.packages) == 1:
-            return self.gen.packages[0]
-        scored = sorted(((similarity(package, g), g) for g in self.gen.packages), reverse=True)
+        if len(self.targets) == 1:
+            return self.targets[0]
+        scored = sorted(((similarity(package, g), g) for g in self.targets), reverse=True)
         return scored[0][1] if scored and scored[0][0] >= THRESHOLD else None
 
     def module(self, ref_module: str) -> str | None:
@@ -382,8 +397,9 @@ def _is_preamble(stmt: ast.stmt) -> bool:
 
 def migrate(task, repo: Path, out: Path) -> dict:
     """Write migrated copies of ``task``'s reference tests to ``out``; return the report."""
-    mapper = Mapper(index_project(task.reference_dir), index_project(repo))
     task.copy_tests(out)
+    suite = frozenset(suite_modules(out).split(os.pathsep)) - {""}
+    mapper = Mapper(index_project(task.reference_dir), index_project(repo), TOOL_NAMES | suite)
     failed: dict[str, str] = {}
     changed: dict[str, list[str]] = {}
     for path in sorted(out.rglob("*.py")):

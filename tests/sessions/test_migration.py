@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import textwrap
@@ -261,6 +262,54 @@ def test_index_sees_conditional_and_star_exports(tmp_path):
     assert index.lookup("pkg", "pjoin").module == "os.path"  # a third-party name exists
     assert index.is_dynamic("pkg.lazy") and index.is_dynamic("pkg.reexport")
     assert not index.is_dynamic("pkg")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "os import sep; __import__('gc'); from operator",  # a folder's name that is code
+        "operator",  # the standard library's: the finder never maps it, the suite's is found
+        "e2ebench_probe",  # the probe's, a test tool's
+        "class",  # a keyword: no import statement can name it
+        "helpers",  # the suite's own module (beside its tests)
+    ],
+)
+def test_a_package_the_tests_cannot_import_from_the_project_is_no_target(tmp_path, name):
+    from pytest_e2ebench.migrate import static
+    from pytest_e2ebench.migrate.index import index_project
+
+    for root, package in ((tmp_path / "ref", "calc"), (tmp_path / "gen", name)):
+        (root / package).mkdir(parents=True)
+        (root / package / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
+    indexes = (index_project(tmp_path / "ref"), index_project(tmp_path / "gen"))
+    mapper = static.Mapper(*indexes)
+    if name == "helpers":  # what migrate() adds: the names the suite's folder provides
+        mapper = static.Mapper(*indexes, static.TOOL_NAMES | {"helpers"})
+    migrated, _changes = static.rewrite("from calc import add\n", mapper)
+    assert mapper.packages == {"calc": None}
+    imported = {n.module for n in ast.walk(ast.parse(migrated)) if isinstance(n, ast.ImportFrom)}
+    assert imported <= {"calc", "e2ebench_probe"} and name not in migrated.replace(
+        "from e2ebench_probe import missing", ""
+    ), migrated
+
+
+def test_star_imports_in_a_circle_or_deeper_than_the_recursion_limit_are_indexed(tmp_path):
+    from pytest_e2ebench.migrate.index import index_project
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from pkg.m0 import *\n")
+    depth = 1500  # past Python's recursion limit (1000): one frame per module, before
+    for n in range(depth):
+        (pkg / f"m{n}.py").write_text(f"from pkg.m{n + 1} import *\n")
+    (pkg / f"m{depth}.py").write_text("from pkg import *\n\ndef deep(): ...\n")  # the circle
+    index = index_project(tmp_path)
+    assert index.lookup("pkg", "deep").module == f"pkg.m{depth}"
+    assert index.lookup("pkg", "absent") is None
+    assert not index.is_dynamic("pkg")
+    (pkg / "lazy.py").write_text("def __getattr__(name):\n    return name\n")
+    (pkg / f"m{depth}.py").write_text("from pkg import *\nfrom pkg.lazy import *\n")
+    assert index_project(tmp_path).is_dynamic("pkg")
 
 
 def test_a_changed_test_module_is_reported_and_untouched_ones_stay_byte_identical(
