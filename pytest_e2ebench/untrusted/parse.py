@@ -15,6 +15,7 @@ caller's to say.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import errno
 import json
@@ -29,6 +30,9 @@ MAX_BYTES = 1 << 20
 # Deeper than any real configuration or answer (pyproject.toml files reach 4 or 5) and far
 # below the interpreter's recursion limit (1000), whatever the caller's stack depth.
 MAX_DEPTH = 64
+# Of a Python syntax tree: what the harness's own walks of it (ast.NodeTransformer,
+# ast.unparse: two to three frames a level) take well within Python's recursion limit.
+MAX_TREE_DEPTH = 200
 # Where a scan jumps to: the characters that open or close nesting, strings or comments.
 _JSON_STOPS = re.compile(r'[\[\]{}"]')
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -192,6 +196,31 @@ def loads_toml(text: str, where: str, *, max_depth: int = MAX_DEPTH) -> dict:
         document = tomllib.loads(text)
     _check_depth(value_depth(document, max_depth), max_depth, where)
     return document
+
+
+def loads_python(text: str, where: str, *, max_depth: int = MAX_TREE_DEPTH) -> ast.Module:
+    """The syntax tree of Python ``text`` (a peer's or an agent's code); AgentFileError for
+    anything wrong, whatever the parser raised (RecursionError, MemoryError included).
+
+    The tree's depth is measured without recursion: ``1+1+…+1`` 600 terms long parses, then
+    raised RecursionError in a recursive walk of it (``ast.unparse`` from 450), outside every
+    handler of ``SyntaxError``, and ended an importer.
+    """
+    with _parsing(where, "Python", SyntaxError):
+        tree = ast.parse(text)
+    _check_depth(tree_depth(tree, max_depth), max_depth, where)
+    return tree
+
+
+def tree_depth(tree: ast.AST, limit: int = MAX_TREE_DEPTH) -> int:
+    """The depth of a syntax tree, measured with a stack, stopping once past ``limit``."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack and deepest <= limit:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _check_depth(depth: int, max_depth: int, where: str) -> None:

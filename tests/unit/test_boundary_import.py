@@ -255,3 +255,45 @@ def test_projecteval_dataset_file_nested_too_deeply_is_refused_with_its_name(tmp
     (data / projecteval.PROJECTS).write_text("[" * 200_000)
     with pytest.raises(ValueError, match="project_eval_project.json: nested deeper than 64"):
         projecteval.import_all(tmp_path, tmp_path / "out", CREATED)
+
+
+# --- peer code nested past the harness's walks of it ----------------------------------------
+
+# Parses, then raised RecursionError in ast.unparse and NodeTransformer (from 450 and 600
+# terms); outside every handler of SyntaxError it ended the whole import.
+DEEP_CODE = "x = " + " + ".join(["1"] * 600) + "\n"
+TOO_DEEP = "nested deeper than 200 levels"
+
+
+def test_e2edev_step_code_nested_too_deeply_is_one_cases_failure(tmp_path):
+    from e2edev_sample import write_sample
+
+    from pytest_e2ebench.tools.importers import e2edev
+
+    src = write_sample(tmp_path / "src")
+    data_file = src / "Counter_01" / "requirment_with_tests.json"
+    data = json.loads(data_file.read_text())
+    case = data["finegrained_rewith_test"]["2"]["test_cases"][0]
+    case["step_code"] += "\n" + DEEP_CODE
+    data_file.write_text(json.dumps(data))
+    reports = e2edev.import_all(src, tmp_path / "tasks", CREATED, vendoring=False)
+    (counter,) = [r for r in reports if r.project == "Counter_01"]
+    assert counter.task and counter.converted == 2
+    assert [(f["requirement"], f["case"]) for f in counter.failed] == [("R2", 1)]
+    assert TOO_DEEP in counter.failed[0]["reason"]
+
+
+def test_projecteval_test_code_nested_too_deeply_is_one_tests_failure(tmp_path):
+    data = tmp_path / "pe" / "data"
+    data.mkdir(parents=True)
+    projects = [_console("2"), _console("4")]
+    deep = projects[1]["testcode"][0]["function"][0]
+    deep["test"] += "\n    " + DEEP_CODE
+    answer = [{"path": "main.py", "code": "print('hello')\n" + DEEP_CODE}]
+    (data / projecteval.PROJECTS).write_text(json.dumps(projects))
+    (data / projecteval.ANSWERS).write_text(json.dumps(dict.fromkeys(["2", "4"], answer)))
+    cpv = {"Main": {"Hello": [{"name": "entry", "answer": "main.py"}]}}
+    (data / projecteval.PARAMETERS).write_text(json.dumps(dict.fromkeys(["2", "4"], cpv)))
+    reports = {r.project: r for r in projecteval.import_all(data.parent, tmp_path / "out", CREATED)}
+    assert reports["2"].task == "projecteval-2" and not reports["2"].skipped_tests
+    assert reports["4"].skipped_tests == [f"4_1 Main / Hello: its code: {TOO_DEEP}"]

@@ -42,7 +42,7 @@ from pathlib import Path
 from ...environment import vendor
 from ...errors import AgentFileError
 from ...taskmodel.features import SCENARIO_LINE, parse_feature
-from ...untrusted.parse import read_json
+from ...untrusted.parse import loads_python, read_json
 from ...untrusted.peer import copy_folder
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
@@ -142,12 +142,10 @@ class _Rewriter(ast.NodeTransformer):
 
 def convert_steps(code: str) -> tuple[str, set[str]]:
     """behave step code as pytest-bdd step code, and the modules it needs installed."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError as exc:
-        raise ConversionError(
-            f"step code is not valid Python (line {exc.lineno}: {exc.msg})"
-        ) from None
+    try:  # peer code: a tree too deep for the walks below is refused, never a crash
+        tree = loads_python(code, "step code")
+    except AgentFileError as exc:
+        raise ConversionError(str(exc)) from None
     chrome_names = {
         alias.asname or alias.name
         for node in ast.walk(tree)
@@ -194,8 +192,12 @@ STEP_DECORATORS = {"given", "when", "then", "step", "Given", "When", "Then", "St
 
 
 def step_patterns(code: str) -> list[tuple[str, str]]:
-    """``(matcher, pattern)`` of every behave step the code defines, in order."""
-    tree = ast.parse(code)
+    """``(matcher, pattern)`` of every behave step the code defines, in order (none when the
+    code cannot be parsed within bounds)."""
+    try:
+        tree = loads_python(code, "step code")
+    except AgentFileError:
+        return []
     found: list[tuple[int, str, str]] = []
     matchers: list[tuple[int, str]] = []
     for node in ast.walk(tree):

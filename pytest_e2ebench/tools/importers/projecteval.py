@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 
 from ...environment.web import web_requirements
 from ...errors import AgentFileError
-from ...untrusted.parse import read_json
+from ...untrusted.parse import loads_python, read_json
 from ...untrusted.peer import SAFE_ID, beneath, copy_file, safe_id
 from . import add_arguments as shared_arguments
 from . import write_report, write_task_toml
@@ -173,12 +173,10 @@ def _cpv(parameters: dict, page: str, function: str) -> dict[str, str]:
 def _convert_test(code: str, number: int, website: bool):
     """(definition, function name, argument names) of one test, or NotConvertible."""
     text = code.replace("\r\n", "\n").replace("\r", "\n").expandtabs(4)
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as exc:
-        raise NotConvertible(
-            f"its code is not valid Python ({exc.msg}, line {exc.lineno})"
-        ) from None
+    try:  # peer code: a tree too deep for ast.unparse below is refused, never a crash
+        tree = loads_python(text, "its code")
+    except AgentFileError as exc:
+        raise NotConvertible(str(exc)) from None
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if len(defs) != 1:
         raise NotConvertible(f"its code defines {len(defs)} functions, not one")
@@ -323,8 +321,8 @@ def canonical_imports(answer: list) -> set[str]:
         if path.suffix != ".py" or not isinstance(entry.get("code"), str):
             continue
         try:
-            tree = ast.parse(entry["code"])
-        except SyntaxError:
+            tree = loads_python(entry["code"], str(path))
+        except AgentFileError:
             continue  # the answer's problem; its run will show it
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
