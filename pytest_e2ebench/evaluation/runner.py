@@ -111,6 +111,25 @@ def read_probe(path: Path, key: str) -> dict:
         return parse_probe(b"", key, odd=True)
 
 
+# The fields of each record the probe and the web plugin write that the harness reads, with
+# their types: a signed record of another shape was signed with a key the project found.
+_FIELDS = {
+    "test": (("nodeid", str), ("outcome", str), ("message", str), ("requirements", list)),
+    "collect_error": (("nodeid", str), ("message", str)),
+    "collected": (("nodeids", list),),
+    "tamper": (("when", str), ("changed", list)),
+    "end": (("exitstatus", int),),
+}
+
+
+def _well_formed(kind: object, rec: dict) -> bool:
+    """Whether ``rec`` has the fields the harness reads of a ``kind`` record, typed so."""
+    if kind in ("web", "web_end"):
+        return isinstance(rec.get("browser_error", ""), str)
+    fields = _FIELDS.get(kind, ()) if isinstance(kind, str) else ()
+    return all(isinstance(rec.get(name), type_) for name, type_ in fields)
+
+
 def parse_probe(data: bytes, key: str, *, odd: bool = False) -> dict:
     """Parse the probe's signed JSON lines into tests, collection errors and the exit status.
 
@@ -158,6 +177,8 @@ def _verified_records(lines: list[bytes], mac_key: bytes) -> tuple[list[tuple], 
                 continue
             rec = loads_json(body, "a probe record")
             kind = rec.pop("kind", None)
+            if not _well_formed(kind, rec):  # signed with a stolen key: what is read below
+                raise ValueError(kind)  # would raise TypeError, a harness error
         except (ValueError, KeyError, TypeError, AttributeError):
             forged += 1 if raw.strip() else 0
             continue
@@ -853,12 +874,17 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
         status = "crashed"
     else:
         status = "completed"
-    if probe.get("web", {}).get("browser_error"):  # signed: the web plugin's, not the app's
+    # Signed: the web plugin's, not the app's; but only a run with a browser has a web plugin,
+    # and a Python project that found the probe's key signed one (a harness error, out of the
+    # mean, instead of the project's failure)
+    if web is not None and probe.get("web", {}).get("browser_error"):
         raise InfrastructureError("browser", probe["web"]["browser_error"])
     if tests is not None:
         probe["tamper_evidence"] = tamper.evidence(
             probe, returncode=done.returncode, timed_out=done.timed_out, honeypots=run.originals
         )
+        if web is None and probe.get("web"):
+            probe["tamper_evidence"].append("a browser's record in a run without a browser")
         if run.sealed is not None and tree_digest(run.sealed[0]) != run.sealed[1]:
             probe["tamper_evidence"].append(
                 f"the suite's tests in {run.sealed[0].name}/ changed during the run"
