@@ -23,6 +23,10 @@ from ..untrusted.parse import read_toml
 
 MAX_REQUIREMENTS = 200
 MAX_REQUIREMENT_CHARS = 1000
+# packaging parses a marker's parentheses by recursion, about two frames a level: 492 levels
+# (998 characters) raised RecursionError in the harness, a harness error instead of the
+# agent's failure. Honest markers nest two or three.
+MAX_MARKER_NESTING = 32
 MAX_PYPROJECT_BYTES = 1 << 20
 # module[.sub…][:object[.attr…]] (PEP 517)
 _BACKEND = re.compile(r"^[A-Za-z_][\w.]*(:[A-Za-z_][\w.]*)?$")
@@ -38,6 +42,22 @@ class InstallRefused(Exception):
     """The project cannot be installed as it is: the agent's failure, the text says why."""
 
 
+def parse_requirement(text: str) -> Requirement:
+    """``text`` as a requirement; InvalidRequirement for anything the parser cannot take
+    within bounds (parentheses nested past :data:`MAX_MARKER_NESTING`, a recursion or memory
+    error), as for a requirement that is not one."""
+    depth = deepest = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_MARKER_NESTING:
+        raise InvalidRequirement(f"parentheses nested deeper than {MAX_MARKER_NESTING} levels")
+    try:
+        return Requirement(text)
+    except (RecursionError, MemoryError) as exc:
+        raise InvalidRequirement(f"cannot be parsed ({type(exc).__name__})") from None
+
+
 def vet(texts: object, where: str) -> list[str]:
     """``texts`` as canonical index requirements; InstallRefused naming ``where`` otherwise."""
     if not isinstance(texts, list | tuple) or not all(isinstance(t, str) for t in texts):
@@ -50,7 +70,7 @@ def vet(texts: object, where: str) -> list[str]:
         if len(text) > MAX_REQUIREMENT_CHARS:
             raise InstallRefused(f"{where}: {shown!r} is too long for a requirement")
         try:
-            req = Requirement(text)
+            req = parse_requirement(text)
         except InvalidRequirement as exc:
             first = str(exc).splitlines()[0] if str(exc) else "invalid"
             raise InstallRefused(

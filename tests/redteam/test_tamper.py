@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CALC_CODE, CALC_TESTS, Batch, batch_folder
+from conftest import CALC_CODE, CALC_TESTS, PYPROJECT, Batch, batch_folder
 from pytest_e2ebench.evaluation import honeypot, tamper
 from pytest_e2ebench.evaluation.runner import read_probe
 from pytest_e2ebench.grading.metrics import suite_metrics
@@ -147,6 +147,11 @@ def _submissions() -> dict[str, tuple[dict[str, str] | None, dict[str, str]]]:
     made["skips"] = (dict(CALC_CODE, add=SKIPS), {})
     for variant, record in SIGNED_RECORDS.items():
         made[variant] = (forged, {"calc/forge.py": SIGNED.replace("RECORD", repr(record))})
+    # a build requirement whose marker nests 492 parentheses (998 characters, within the
+    # bound of 1,000): packaging's parser recursed past Python's limit in the harness
+    deep = "a; " + "(" * 492 + "os_name=='a'" + ")" * 492
+    pyproject = PYPROJECT.format(name="calc").replace('"setuptools>=61"', f'"{deep}"')
+    made["deep-marker"] = (CALC_CODE, {"pyproject.toml": pyproject})
     # the same browser failure signed from the agent's own tests (a suite nothing cross-checks)
     browser = SIGNED.replace("RECORD", repr(SIGNED_RECORDS["browser-error"]))
     made["own-tests-browser-error"] = (
@@ -215,6 +220,14 @@ class TestBatchTamper:
         run = _graded(tamper_batch, variant)
         assert run["status"] == "ok" and not run.get("error"), run.get("error")
         _assert_tampered(run, "gc.get_objects")
+
+    def test_a_requirement_nested_past_the_parsers_recursion_is_the_agents_failure(
+        self, tamper_batch
+    ):
+        run = _graded(tamper_batch, "deep-marker")
+        assert run["status"] == "ok" and not run.get("error"), run.get("error")
+        assert run["metrics"]["impl_rate"] == 0.0
+        assert "nested" in " ".join(run["notes"]), run["notes"]
 
     def test_a_browser_failure_signed_by_the_agents_own_tests_is_no_error(self, tamper_batch):
         run = _graded(tamper_batch, "own-tests-browser-error")

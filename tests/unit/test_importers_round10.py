@@ -85,6 +85,15 @@ def test_stub_package_implies_the_module_it_types(tmp_path):
     assert found == ["hypothesis", "pytz"]  # requests is declared: not added twice
 
 
+def test_a_requirement_nested_past_packagings_recursion_is_left_out(tmp_path):
+    """packaging recurses on a marker's parentheses: a peer's requirements file of one line
+    of 5,000 levels raised RecursionError out of the importer."""
+    deep = "a; " + "(" * 5000 + "os_name == 'posix'" + ")" * 5000
+    (tmp_path / "requirements-test.txt").write_text(f"{deep}\nhypothesis\n")
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "p"\ndependencies = ["{deep}"]\n')
+    assert e2edevbench.declared_test_requirements(tmp_path) == ["hypothesis"]
+
+
 def _commit(repo: Path) -> str:
     run = {"cwd": repo, "check": True, "capture_output": True, "text": True}
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}

@@ -26,6 +26,7 @@ import re
 import sys
 from pathlib import Path
 
+from ...environment.requirements import parse_requirement
 from ...environment.source import VERSION, SourceError, fetch_sdist, sdist_of
 from ...taskmodel.testconf import required_python
 from ...untrusted.parse import read_json, read_toml
@@ -112,7 +113,7 @@ NOT_TEST_TOOLS = re.compile(
 def declared_test_requirements(root: Path) -> list[str]:
     """Index requirements the sdist declares for its tests (its test extras, or a
     requirements file for tests), read as data; what the harness brings is left out."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import InvalidRequirement
     from packaging.utils import canonicalize_name
 
     texts: list[str] = []
@@ -131,7 +132,7 @@ def declared_test_requirements(root: Path) -> list[str]:
     stubs: set[str] = set()
     for text in texts:
         try:
-            req = Requirement(text)
+            req = parse_requirement(text)
         except InvalidRequirement:
             continue
         name = canonicalize_name(req.name)
@@ -152,7 +153,7 @@ def declared_test_requirements(root: Path) -> list[str]:
 
 def _declared_names(root: Path) -> list[str]:
     """The names of the runtime dependencies the release's pyproject declares."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.requirements import InvalidRequirement
 
     try:
         project = (read_toml(root, "pyproject.toml") or {}).get("project", {})
@@ -161,7 +162,7 @@ def _declared_names(root: Path) -> list[str]:
     names = []
     for text in project.get("dependencies", []) if isinstance(project, dict) else []:
         try:
-            names.append(Requirement(text).name)
+            names.append(parse_requirement(text).name)
         except (InvalidRequirement, TypeError):
             continue
     return names
