@@ -212,6 +212,12 @@ def loads_python(text: str, where: str, *, max_depth: int = MAX_TREE_DEPTH) -> a
     return tree
 
 
+def said(exc: AgentFileError) -> str:
+    """``exc`` as a sentence about its text: "step code is not valid Python (…)", "step code:
+    nested deeper than 200 levels"."""
+    return f"{exc.where} is {exc.problem}" if exc.problem.startswith("not ") else str(exc)
+
+
 def tree_depth(tree: ast.AST, limit: int = MAX_TREE_DEPTH) -> int:
     """The depth of a syntax tree, measured with a stack, stopping once past ``limit``."""
     deepest = 0

@@ -297,3 +297,29 @@ def test_projecteval_test_code_nested_too_deeply_is_one_tests_failure(tmp_path):
     reports = {r.project: r for r in projecteval.import_all(data.parent, tmp_path / "out", CREATED)}
     assert reports["2"].task == "projecteval-2" and not reports["2"].skipped_tests
     assert reports["4"].skipped_tests == [f"4_1 Main / Hello: its code: {TOO_DEEP}"]
+
+
+def test_e2edev_step_pattern_that_backtracks_is_one_cases_failure_not_a_stall(tmp_path):
+    """The importer matched the peer's regular expressions against the peer's steps: ``(a|aa)+b``
+    against 60 ``a`` would have held it for years."""
+    from e2edev_sample import write_sample
+
+    from pytest_e2ebench.tools.importers import e2edev
+
+    src = write_sample(tmp_path / "src")
+    data_file = src / "Counter_01" / "requirment_with_tests.json"
+    data = json.loads(data_file.read_text())
+    case = data["finegrained_rewith_test"]["2"]["test_cases"][0]
+    case["test_case"] = [
+        "Feature: Slow\n  Scenario: Backtracking\n    Given the page shows " + "a" * 60 + "!\n"
+    ]
+    case["step_code"] = (
+        "from behave import given, use_step_matcher\nuse_step_matcher('re')\n\n"
+        "@given('the page shows (a|aa)+b')\ndef slow(context):\n    pass\n"
+    )
+    data_file.write_text(json.dumps(data))
+    reports = e2edev.import_all(src, tmp_path / "tasks", CREATED, vendoring=False)
+    (counter,) = [r for r in reports if r.project == "Counter_01"]
+    assert counter.task and counter.converted == 2
+    assert [(f["requirement"], f["case"]) for f in counter.failed] == [("R2", 1)]
+    assert "take over 2 s to match" in counter.failed[0]["reason"]

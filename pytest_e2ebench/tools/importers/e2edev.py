@@ -32,17 +32,21 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import dataclasses
 import datetime as dt
 import re
 import shutil
+import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 from ...environment import vendor
 from ...errors import AgentFileError
 from ...taskmodel.features import SCENARIO_LINE, parse_feature
-from ...untrusted.parse import loads_python, read_json
+from ...untrusted.parse import loads_python, read_json, said
 from ...untrusted.peer import copy_folder
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
@@ -76,6 +80,42 @@ SCENARIO_TIMEOUT = 60  # E2EDev's steps sleep generously
 
 class ConversionError(Exception):
     """A test case that cannot become a runnable scenario."""
+
+
+# The peer's step patterns are regular expressions matched against the peer's step texts:
+# ``(a|aa)+b`` against 44 ``a`` held the importer over 30 s, 60 of them for years.
+STEP_CHECK_SECONDS = 2.0
+
+
+class _Slow(Exception):
+    """The step patterns' matching ran past :data:`STEP_CHECK_SECONDS`."""
+
+
+def _raise_slow(signum, frame):
+    raise _Slow
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """Yield True and raise _Slow after ``seconds`` (SIGALRM: the ``re`` engine checks for
+    signals while it backtracks); yield False where no timer can interrupt (not the main
+    thread, no ``setitimer``)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield False
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_slow)
+    start = time.monotonic()
+    armed = signal.setitimer(signal.ITIMER_REAL, seconds)  # another timer's (pytest-timeout)
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if armed[0] > 0:  # put back what remains of it
+            left = max(armed[0] - (time.monotonic() - start), 0.001)
+            signal.setitimer(signal.ITIMER_REAL, left, armed[1])
 
 
 @dataclasses.dataclass
@@ -145,7 +185,7 @@ def convert_steps(code: str) -> tuple[str, set[str]]:
     try:  # peer code: a tree too deep for the walks below is refused, never a crash
         tree = loads_python(code, "step code")
     except AgentFileError as exc:
-        raise ConversionError(str(exc)) from None
+        raise ConversionError(said(exc)) from None
     chrome_names = {
         alias.asname or alias.name
         for node in ast.walk(tree)
@@ -237,14 +277,21 @@ def undefined_steps(feature: Path, code: str) -> list[str]:
     steps = list(parsed.background.steps) if parsed.background else []
     for template in parsed.scenarios.values():
         steps += template.steps
-    missing = []
-    for step in steps:
-        text = step.name
-        if "<" in text or text in missing:
-            continue
-        candidates = (text, text[:-1]) if text.endswith(":") else (text,)
-        if not any(d.is_matching(c) for d in defined for c in candidates):
-            missing.append(text)
+    missing: list[str] = []
+    try:
+        with _deadline(STEP_CHECK_SECONDS) as bounded:
+            for step in steps if bounded else ():  # unbounded: not checked (a report only)
+                text = step.name
+                if "<" in text or text in missing:
+                    continue
+                candidates = (text, text[:-1]) if text.endswith(":") else (text,)
+                if not any(d.is_matching(c) for d in defined for c in candidates):
+                    missing.append(text)
+    except _Slow:
+        raise ConversionError(
+            f"its step patterns take over {STEP_CHECK_SECONDS:g} s to match its steps "
+            "(a regular expression that backtracks)"
+        ) from None
     return missing
 
 

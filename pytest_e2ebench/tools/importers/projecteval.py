@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 
 from ...environment.web import web_requirements
 from ...errors import AgentFileError
-from ...untrusted.parse import loads_python, read_json
+from ...untrusted.parse import loads_python, read_json, said
 from ...untrusted.peer import SAFE_ID, beneath, copy_file, safe_id
 from . import add_arguments as shared_arguments
 from . import write_report, write_task_toml
@@ -176,7 +176,7 @@ def _convert_test(code: str, number: int, website: bool):
     try:  # peer code: a tree too deep for ast.unparse below is refused, never a crash
         tree = loads_python(text, "its code")
     except AgentFileError as exc:
-        raise NotConvertible(str(exc)) from None
+        raise NotConvertible(said(exc)) from None
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if len(defs) != 1:
         raise NotConvertible(f"its code defines {len(defs)} functions, not one")
