@@ -18,6 +18,7 @@ from pathlib import Path
 from ..isolation.intake import MAX_SOURCE_BYTES, read_bytes
 from ..isolation.sandbox import Sandbox
 from ..llm.base import Completion, ToolCall
+from ..untrusted.deadline import TooSlow, time_bound
 from ..untrusted.parse import loads_json
 from . import textcalls
 
@@ -41,6 +42,7 @@ CUT = (
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache"}
 # The workspace is written by sandboxed commands: what the harness reads of it is bounded.
 MAX_READ_BYTES = MAX_SOURCE_BYTES
+GREP_SECONDS = 10.0  # one grep call's search, in the harness's process
 MAX_LISTED_FILES = 20_000
 
 
@@ -303,9 +305,22 @@ class Toolbox:
         return "\n".join(hits[:MAX_MATCHES]) or "[no files match]"
 
     def tool_grep(self, pattern: str, path: str = ".") -> str:
-        """Lines matching a regular expression."""
+        """Lines matching a regular expression, searched for at most GREP_SECONDS.
+
+        The agent writes both the expression and the files: ``(a|aa)+b`` over a line of 60
+        ``a`` backtracked for years in the harness's process, and its session never ended.
+        """
         regex = re.compile(pattern)
-        base = self._path(path)
+        try:  # off the main thread no timer interrupts it (docs/sandbox.md: remains)
+            with time_bound(GREP_SECONDS):
+                return self._grep(regex, self._path(path))
+        except TooSlow:
+            return (
+                f"[the search took over {GREP_SECONDS:g} s and was stopped: the expression "
+                "backtracks; simplify it]"
+            )
+
+    def _grep(self, regex: re.Pattern, base: Path) -> str:
         hits: list[str] = []
         for rel in self._files():
             file = self.workspace / rel

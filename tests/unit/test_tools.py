@@ -42,6 +42,16 @@ def test_create_view_replace_find_grep(box):
     assert box.written == ["pkg/mod.py", "pkg/mod.py"]
 
 
+def test_a_grep_that_backtracks_is_stopped_not_a_stall(box, monkeypatch):
+    """The agent writes the expression and the file: (a|aa)+b over 60 a took years in the
+    harness's process before grep had a time bound."""
+    monkeypatch.setattr("pytest_e2ebench.agents.tools.GREP_SECONDS", 1.0)
+    call(box, "create", path="slow.txt", content="a" * 60 + "!\n")
+    found = call(box, "grep", pattern="(a|aa)+b")
+    assert found.startswith("[the search took over 1 s and was stopped"), found
+    assert call(box, "grep", pattern="a!") == "slow.txt:1: " + "a" * 60 + "!"  # still greps
+
+
 def test_errors_become_observations(box):
     call(box, "create", path="x.py", content="x = 1\nx = 1\n")
     assert call(box, "str_replace", path="x.py", old_str="x = 1", new_str="y") == (

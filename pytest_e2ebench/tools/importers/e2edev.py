@@ -32,20 +32,17 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import dataclasses
 import datetime as dt
 import re
 import shutil
-import signal
 import sys
-import threading
-import time
 from pathlib import Path
 
 from ...environment import vendor
 from ...errors import AgentFileError
 from ...taskmodel.features import SCENARIO_LINE, parse_feature
+from ...untrusted.deadline import TooSlow, time_bound
 from ...untrusted.parse import loads_python, read_json, said
 from ...untrusted.peer import copy_folder
 from ...untrusted.peer import read_text as peer_text
@@ -85,37 +82,6 @@ class ConversionError(Exception):
 # The peer's step patterns are regular expressions matched against the peer's step texts:
 # ``(a|aa)+b`` against 44 ``a`` held the importer over 30 s, 60 of them for years.
 STEP_CHECK_SECONDS = 2.0
-
-
-class _Slow(Exception):
-    """The step patterns' matching ran past :data:`STEP_CHECK_SECONDS`."""
-
-
-def _raise_slow(signum, frame):
-    raise _Slow
-
-
-@contextlib.contextmanager
-def _deadline(seconds: float):
-    """Yield True and raise _Slow after ``seconds`` (SIGALRM: the ``re`` engine checks for
-    signals while it backtracks); yield False where no timer can interrupt (not the main
-    thread, no ``setitimer``)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):
-        yield False
-        return
-    previous = signal.signal(signal.SIGALRM, _raise_slow)
-    start = time.monotonic()
-    armed = signal.setitimer(signal.ITIMER_REAL, seconds)  # another timer's (pytest-timeout)
-    try:
-        yield True
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if armed[0] > 0:  # put back what remains of it
-            left = max(armed[0] - (time.monotonic() - start), 0.001)
-            signal.setitimer(signal.ITIMER_REAL, left, armed[1])
 
 
 @dataclasses.dataclass
@@ -279,7 +245,7 @@ def undefined_steps(feature: Path, code: str) -> list[str]:
         steps += template.steps
     missing: list[str] = []
     try:
-        with _deadline(STEP_CHECK_SECONDS) as bounded:
+        with time_bound(STEP_CHECK_SECONDS) as bounded:
             for step in steps if bounded else ():  # unbounded: not checked (a report only)
                 text = step.name
                 if "<" in text or text in missing:
@@ -287,7 +253,7 @@ def undefined_steps(feature: Path, code: str) -> list[str]:
                 candidates = (text, text[:-1]) if text.endswith(":") else (text,)
                 if not any(d.is_matching(c) for d in defined for c in candidates):
                     missing.append(text)
-    except _Slow:
+    except TooSlow:
         raise ConversionError(
             f"its step patterns take over {STEP_CHECK_SECONDS:g} s to match its steps "
             "(a regular expression that backtracks)"
