@@ -25,9 +25,10 @@ if TYPE_CHECKING:
     from .runs import RunContext
 
 # Part of every stage key: bump it when what a stage stores or means changes, so old caches
-# rebuild (docs/architecture.md). Still 4 since the keys are derived from the plan (issue 28):
-# what the stages store is unchanged (their keys changed, so older caches rebuild once anyway).
-STAGE_FORMAT = 4
+# rebuild (docs/architecture.md). 4: the keys derived from the plan (issue 28). 5: the static
+# migration's targets and the probe's records were tightened (session 13's red-team round): a
+# stage cached before could hold a migration or verdicts that a hostile project forged.
+STAGE_FORMAT = 5
 
 # The plan's fields each stage's key is made of (besides the upstream keys its caller passes).
 STAGE_INPUTS: dict[str, tuple[str, ...]] = {
