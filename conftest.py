@@ -151,7 +151,7 @@ def _is_tmpfs(path: Path) -> bool:
         mounts = Path("/proc/mounts").read_text().splitlines()
     except OSError:
         return False
-    return any(m.split()[1:3] == [str(path), "tmpfs"] for m in mounts if len(m.split()) > 2)
+    return any(fields[1:3] == [str(path), "tmpfs"] for fields in map(str.split, mounts))
 
 
 def _memory_available() -> int:

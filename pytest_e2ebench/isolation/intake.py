@@ -405,7 +405,7 @@ def parse_python(
     to the harness — the file is unparseable, never a crash.
     """
     data = read_bytes(root, rel, max_bytes)
-    if data is None or _crowded_fstring(data):
+    if data is None or crowded_fstring(data):
         return None
     try:
         return ast.parse(data)
@@ -418,7 +418,7 @@ def parse_python(
 MAX_FSTRING_FIELDS = 2000
 
 
-def _crowded_fstring(data: bytes) -> bool:
+def crowded_fstring(data: bytes) -> bool:
     """Whether one f-string literal of ``data`` holds over :data:`MAX_FSTRING_FIELDS` ``{``
     (tokenized, linear; only a file with that many ``{`` at all is tokenized)."""
     if data.count(b"{") <= MAX_FSTRING_FIELDS:

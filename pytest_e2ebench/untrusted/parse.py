@@ -24,7 +24,7 @@ import tomllib
 from pathlib import Path
 
 from ..errors import AgentFileError
-from ..isolation.intake import read_beneath
+from ..isolation.intake import MAX_FSTRING_FIELDS, crowded_fstring, read_beneath
 
 MAX_BYTES = 1 << 20
 # Deeper than any real configuration or answer (pyproject.toml files reach 4 or 5) and far
@@ -204,8 +204,12 @@ def loads_python(text: str, where: str, *, max_depth: int = MAX_TREE_DEPTH) -> a
 
     The tree's depth is measured without recursion: ``1+1+…+1`` 600 terms long parses, then
     raised RecursionError in a recursive walk of it (``ast.unparse`` from 450), outside every
-    handler of ``SyntaxError``, and ended an importer.
+    handler of ``SyntaxError``, and ended an importer. An f-string of more than
+    :data:`~..isolation.intake.MAX_FSTRING_FIELDS` fields is refused before parsing, as by
+    :func:`~..isolation.intake.parse_python` (Python 3.11 parses it in quadratic time).
     """
+    if crowded_fstring(text.encode("utf-8", "surrogatepass")):
+        raise AgentFileError(where, f"an f-string of over {MAX_FSTRING_FIELDS} fields")
     with _parsing(where, "Python", SyntaxError):
         tree = ast.parse(text)
     _check_depth(tree_depth(tree, max_depth), max_depth, where)

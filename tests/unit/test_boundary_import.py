@@ -283,6 +283,26 @@ def test_e2edev_step_code_nested_too_deeply_is_one_cases_failure(tmp_path):
     assert TOO_DEEP in counter.failed[0]["reason"]
 
 
+def test_e2edev_step_code_with_a_crowded_f_string_is_one_cases_failure(tmp_path):
+    """Python 3.11 parses an f-string in time quadratic in its fields: the guard the file
+    reader has (intake.parse_python) applies to peer code given as text too."""
+    from e2edev_sample import write_sample
+
+    from pytest_e2ebench.tools.importers import e2edev
+
+    src = write_sample(tmp_path / "src")
+    data_file = src / "Counter_01" / "requirment_with_tests.json"
+    data = json.loads(data_file.read_text())
+    case = data["finegrained_rewith_test"]["2"]["test_cases"][0]
+    case["step_code"] += '\nx = f"' + "{a}" * 50_000 + '"\n'
+    data_file.write_text(json.dumps(data))
+    reports = e2edev.import_all(src, tmp_path / "tasks", CREATED, vendoring=False)
+    (counter,) = [r for r in reports if r.project == "Counter_01"]
+    assert counter.task and counter.converted == 2
+    assert [(f["requirement"], f["case"]) for f in counter.failed] == [("R2", 1)]
+    assert "an f-string of over 2000 fields" in counter.failed[0]["reason"]
+
+
 def test_projecteval_test_code_nested_too_deeply_is_one_tests_failure(tmp_path):
     data = tmp_path / "pe" / "data"
     data.mkdir(parents=True)
