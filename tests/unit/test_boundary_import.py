@@ -265,7 +265,10 @@ DEEP_CODE = "x = " + " + ".join(["1"] * 600) + "\n"
 TOO_DEEP = "nested deeper than 200 levels"
 
 
-def test_e2edev_step_code_nested_too_deeply_is_one_cases_failure(tmp_path):
+def _one_failed_case(tmp_path, more_code: str = "", **fields) -> str:
+    """Import the E2EDev sample with its Counter_01 case R2/1 changed (``fields`` replaced,
+    ``more_code`` added to its step code): the project imports, that case alone fails; its
+    reason."""
     from e2edev_sample import write_sample
 
     from pytest_e2ebench.tools.importers import e2edev
@@ -274,33 +277,25 @@ def test_e2edev_step_code_nested_too_deeply_is_one_cases_failure(tmp_path):
     data_file = src / "Counter_01" / "requirment_with_tests.json"
     data = json.loads(data_file.read_text())
     case = data["finegrained_rewith_test"]["2"]["test_cases"][0]
-    case["step_code"] += "\n" + DEEP_CODE
+    case.update(fields)
+    case["step_code"] += more_code
     data_file.write_text(json.dumps(data))
     reports = e2edev.import_all(src, tmp_path / "tasks", CREATED, vendoring=False)
     (counter,) = [r for r in reports if r.project == "Counter_01"]
     assert counter.task and counter.converted == 2
     assert [(f["requirement"], f["case"]) for f in counter.failed] == [("R2", 1)]
-    assert TOO_DEEP in counter.failed[0]["reason"]
+    return counter.failed[0]["reason"]
+
+
+def test_e2edev_step_code_nested_too_deeply_is_one_cases_failure(tmp_path):
+    assert TOO_DEEP in _one_failed_case(tmp_path, more_code="\n" + DEEP_CODE)
 
 
 def test_e2edev_step_code_with_a_crowded_f_string_is_one_cases_failure(tmp_path):
     """Python 3.11 parses an f-string in time quadratic in its fields: the guard the file
     reader has (intake.parse_python) applies to peer code given as text too."""
-    from e2edev_sample import write_sample
-
-    from pytest_e2ebench.tools.importers import e2edev
-
-    src = write_sample(tmp_path / "src")
-    data_file = src / "Counter_01" / "requirment_with_tests.json"
-    data = json.loads(data_file.read_text())
-    case = data["finegrained_rewith_test"]["2"]["test_cases"][0]
-    case["step_code"] += '\nx = f"' + "{a}" * 50_000 + '"\n'
-    data_file.write_text(json.dumps(data))
-    reports = e2edev.import_all(src, tmp_path / "tasks", CREATED, vendoring=False)
-    (counter,) = [r for r in reports if r.project == "Counter_01"]
-    assert counter.task and counter.converted == 2
-    assert [(f["requirement"], f["case"]) for f in counter.failed] == [("R2", 1)]
-    assert "an f-string of over 2000 fields" in counter.failed[0]["reason"]
+    crowded = '\nx = f"' + "{a}" * 50_000 + '"\n'
+    assert "an f-string of over 2000 fields" in _one_failed_case(tmp_path, more_code=crowded)
 
 
 def test_projecteval_test_code_nested_too_deeply_is_one_tests_failure(tmp_path):
@@ -322,24 +317,10 @@ def test_projecteval_test_code_nested_too_deeply_is_one_tests_failure(tmp_path):
 def test_e2edev_step_pattern_that_backtracks_is_one_cases_failure_not_a_stall(tmp_path):
     """The importer matched the peer's regular expressions against the peer's steps: ``(a|aa)+b``
     against 60 ``a`` would have held it for years."""
-    from e2edev_sample import write_sample
-
-    from pytest_e2ebench.tools.importers import e2edev
-
-    src = write_sample(tmp_path / "src")
-    data_file = src / "Counter_01" / "requirment_with_tests.json"
-    data = json.loads(data_file.read_text())
-    case = data["finegrained_rewith_test"]["2"]["test_cases"][0]
-    case["test_case"] = [
-        "Feature: Slow\n  Scenario: Backtracking\n    Given the page shows " + "a" * 60 + "!\n"
-    ]
-    case["step_code"] = (
+    feature = "Feature: Slow\n  Scenario: Backtracking\n    Given the page shows " + "a" * 60
+    code = (
         "from behave import given, use_step_matcher\nuse_step_matcher('re')\n\n"
         "@given('the page shows (a|aa)+b')\ndef slow(context):\n    pass\n"
     )
-    data_file.write_text(json.dumps(data))
-    reports = e2edev.import_all(src, tmp_path / "tasks", CREATED, vendoring=False)
-    (counter,) = [r for r in reports if r.project == "Counter_01"]
-    assert counter.task and counter.converted == 2
-    assert [(f["requirement"], f["case"]) for f in counter.failed] == [("R2", 1)]
-    assert "take over 2 s to match" in counter.failed[0]["reason"]
+    reason = _one_failed_case(tmp_path, test_case=[feature + "!\n"], step_code=code)
+    assert "take over 2 s to match" in reason
