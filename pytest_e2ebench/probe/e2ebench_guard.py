@@ -140,7 +140,7 @@ class SuiteCode:
     def check(self, nodeid: str, item) -> str:
         """Empty when the test ``item`` runs the suite's code for it, else what is wrong."""
         path = _node_path(item)
-        file = _real(str(path)) if path is not None else ""
+        file = _resolved(str(path), self.codes) if path is not None else ""
         if file not in self.codes:
             return ""  # not a Python test of the suite (e.g. a doctest of a text file)
         space = vars(item)
@@ -154,9 +154,10 @@ class SuiteCode:
         if code is None:
             return f"{nodeid}: runs code not compiled from the suite ({where})"
         name = nodeid.rpartition("::")[2].partition("[")[0]
-        if name in self.defined[file] and (code.co_name, _real(code.co_filename)) != (name, file):
+        where = _resolved(code.co_filename, self.codes)
+        if name in self.defined[file] and (code.co_name, where) != (name, file):
             return f"{nodeid}: runs the suite's {code.co_qualname}, not its own {name}"
-        table = self.codes[_real(code.co_filename)]
+        table = self.codes[where]
         if _digest(code) not in table.get(code.co_qualname, ()):
             return f"{nodeid}: its code is not what the suite's file compiles to"
         return ""
@@ -168,6 +169,16 @@ class SuiteCode:
 _IMPERSONATED = types.MappingProxyType({})
 _TOOL_MADE: dict = {}  # a placeholder: the installed hook writes its private copy
 _real = os.path.realpath
+
+
+def _resolved(path: str, codes: dict) -> str:
+    """``path`` with its links resolved. One of the suite's files is returned as it is: their
+    paths were resolved when loaded, below folders the sandbox gives the project read-only, so
+    no link can have come into them since. Resolving costs an ``lstat`` per folder of the path,
+    at each of a test's three reports (issue 27)."""
+    if type(path) is str and path in codes:
+        return path
+    return _real(path)
 
 
 def _node_path(item):
@@ -185,7 +196,7 @@ def _test_code(obj, codes: dict):
         if type(obj) is not types.FunctionType:
             return None, f"a {type(obj).__name__}, not a function"
         code = obj.__code__
-        if _real(code.co_filename) in codes:
+        if _resolved(code.co_filename, codes) in codes:
             return code, ""
         # a test tool's wrapper (functools.wraps): the suite's function is behind it; a
         # wrapper of the project's could run anything in front of the one it names
@@ -313,6 +324,8 @@ def audit(event, args) -> None:
     sealed copy (see seal): the names it reads here are its private ones."""
     if event not in _EVENTS:
         return
+    if event == "object.__getattr__" and not (_CONFIG["written"] and args[1] == "__code__"):
+        return  # only a written test's read of a tested function's code counts (_code_read)
     me = _thread_id()
     if me in _BUSY:  # its own sys._getframe, and what _emit does, raise events too
         return

@@ -16,6 +16,7 @@ compiled from the suite's files, and reports what the project's code does to the
 harness through an audit hook (``e2ebench_guard.py``, issue 26).
 """
 
+import gc
 import hmac
 import itertools
 import json
@@ -23,6 +24,7 @@ import math
 import os
 import sys
 import types
+from operator import is_ as _is
 
 import pytest
 from e2ebench_guard import SuiteCode, install_audit_hook, seal
@@ -217,6 +219,43 @@ def _parts(value) -> tuple:
     return (value,)
 
 
+def _holders(value) -> tuple:
+    """``value`` and what it wraps, when :func:`_parts` reads their parts: a function's code
+    and defaults, or what a wrapper holds (``property.__init__`` or ``classmethod.__init__``
+    called again rebinds ``fget`` or ``__func__`` in place)."""
+    kind = type(value)
+    if kind is classmethod or kind is staticmethod or kind is types.MethodType:
+        return (value, *_holders(value.__func__))
+    if kind is property:
+        return (value, *_holders(value.fget), *_holders(value.fset))
+    if kind is types.FunctionType:
+        return (value,)
+    return ()
+
+
+def _refs(holders: tuple) -> list:
+    """The objects ``holders`` refer to, in order (their types' traversal: for a function its
+    code, globals, defaults and the rest; for a wrapper its function)."""
+    return gc.get_referents(*holders) if holders else []
+
+
+def _hook_holders(caller) -> tuple | None:
+    """The objects :meth:`_Watch._impls` reads the parts of, for a hook caller and its
+    implementations as pluggy makes them (exact types, attributes in slots: ``gc`` sees every
+    one); None for anything else, which is checked only by reading it."""
+    if type(caller) is not _HOOK_CALLER or _HOOK_CALLER.__dictoffset__:
+        return None
+    impls = caller._hookimpls
+    if type(impls) is not list or _HOOK_IMPL.__dictoffset__:
+        return None
+    holders: list = [caller, impls]
+    for impl in list.copy(impls):
+        if type(impl) is not _HOOK_IMPL:
+            return None
+        holders += [impl, *_holders(impl.function)]
+    return tuple(holders)
+
+
 def _keys(space) -> tuple:
     """A class's attribute names, less those pytest itself adds during a session."""
     return tuple(k for k in space if not _pytest_addition(space, k))
@@ -255,6 +294,22 @@ def _here(module) -> str:
     return os.path.join(os.path.dirname(file), "") if file else "\0"
 
 
+def _flatten(pins: list) -> tuple:
+    """The pins of :class:`_Watch` as columns for :meth:`_Watch._pins_same`: one group per
+    mapping type (``dict.get``, ``mappingproxy.get``), then every holder and the objects it
+    referred to when pinned."""
+    groups: dict = {}
+    for (get, space, key, default, value), _, _ in pins:
+        group = groups.setdefault(get, ([], [], [], []))
+        for column, item in zip(group, (space, key, default, value), strict=True):
+            column.append(item)
+    return (
+        tuple((get, *map(tuple, columns)) for get, columns in groups.items()),
+        tuple(h for _, holders, _ in pins for h in holders),
+        [r for _, _, referents in pins for r in referents],
+    )
+
+
 class _Watch:
     """A snapshot of the watched objects and the checks against it."""
 
@@ -262,34 +317,35 @@ class _Watch:
         self.getters: dict = {}
         self.before: dict = {}
         self.trusted: tuple[str, ...] = ()
+        # the values read by name from a dictionary, each pinned with its functions' parts:
+        # checked together in one pass before any getter is called (see changed)
+        self.pins: dict = {}
+        self._flat: tuple = ()
+        # a watched class's attribute names, as they were: the same names (the same objects)
+        # in the same order mean :func:`_keys` finds the same
+        self.key_pins: dict = {}
         for modname, names in _WATCHED_NAMES.items():
             module = sys.modules.get(modname)
             if module is not None:
                 space = vars(module)
                 for name in names.split():
-                    self._add(f"{modname}.{name}", lambda s=space, n=name: _parts(s.get(n)))
+                    self._pin(f"{modname}.{name}", space, name, None)
         for dotted in _WATCHED_CLASSES:
-            modname, _, clsname = dotted.rpartition(".")
-            cls = vars(sys.modules.get(modname, types)).get(clsname)
-            if not isinstance(cls, type):  # read before any project code: still pytest's own
-                continue
-            space = _class_dict(cls)
-            self._add(f"{dotted}.__dict__", lambda s=space: _keys(s))
-            for name in space:
-                self._add(f"{dotted}.{name}", lambda s=space, n=name: _parts(s.get(n, _MISSING)))
+            self._watch_class(dotted)
         guard = vars(sys.modules["e2ebench_guard"])
         for name, value in list(guard.items()):
             if type(value) is types.FunctionType or name in _GUARD_NAMES:
-                self._add(f"e2ebench_guard.{name}", lambda n=name: _parts(guard.get(n)))
+                self._pin(f"e2ebench_guard.{name}", guard, name, None)
         probe = vars(sys.modules[__name__])
         for name, value in list(probe.items()):
             if type(value) is types.FunctionType or name in (
                 "_hmac_digest",
+                "_is",
                 "_quote",
                 "_state",
                 "_write",
             ):
-                self._add(f"e2ebench_probe.{name}", lambda n=name: _parts(probe.get(n)))
+                self._pin(f"e2ebench_probe.{name}", probe, name, None)
         # The assertion-rewriting import hook, and any finder put before it (which could load
         # the test modules without their assertions).
         rewriter = vars(sys.modules["_pytest.assertion.rewrite"]).get("AssertionRewritingHook")
@@ -311,9 +367,70 @@ class _Watch:
             if p
         )
 
+    def _watch_class(self, dotted: str) -> None:
+        """Watch the class ``dotted``: its attribute names and each attribute."""
+        modname, _, clsname = dotted.rpartition(".")
+        cls = vars(sys.modules.get(modname, types)).get(clsname)
+        if not isinstance(cls, type):  # read before any project code: still pytest's own
+            return
+        space = _class_dict(cls)
+        # (not "<class>.__dict__": a class with instance dictionaries has an attribute of that
+        # name, whose watch below took this one's place, so new attributes went unseen)
+        self._add(f"{dotted}: its attribute names", lambda: _keys(space))
+        self.key_pins[f"{dotted}: its attribute names"] = (space, list(space))
+        for name in space:
+            self._pin(f"{dotted}.{name}", space, name, _MISSING)
+
     def _add(self, name: str, getter) -> None:
         self.getters[name] = getter
         self.before[name] = getter()
+
+    def _pin(self, name: str, space, key: str, default) -> None:
+        """Watch ``space[key]`` (``default`` when missing) and what :func:`_parts` reads of it.
+
+        Besides its getter, the value is pinned with every object its holders (:func:`_holders`)
+        refer to now, before any project code runs."""
+        self._add(name, lambda: _parts(space.get(key, default)))
+        value = space.get(key, default)
+        holders = _holders(value)
+        self.pins[name] = ((type(space).get, space, key, default, value), holders, _refs(holders))
+        self._flat = ()
+
+    def _pins_same(self) -> bool:
+        """Every pinned value still the same object, and everything its holders refer to.
+
+        In C, compared by identity (no ``__eq__`` of the project's runs): ``map`` over each
+        mapping's ``get``, and one ``gc.get_referents`` over the holders, which sees a
+        function's code and defaults, and a wrapper's function, without reading them as
+        attributes (each such read is an audit event the guard's hook is called for: two
+        thousand per report). That is a superset of what :func:`_parts` reads, so True means
+        no pinned getter could report a change; on False :meth:`changed` asks each one. At
+        every report this replaces hundreds of calls of :func:`_parts`, most of a test's cost
+        in a large suite (issue 27).
+        """
+        groups, holders, expected, _ = self._flattened()
+        for get, spaces, keys, defaults, values in groups:
+            if not all(map(_is, map(get, spaces, keys, defaults), values)):
+                return False
+        now = _refs(holders)
+        return len(now) == len(expected) and all(map(_is, now, expected))
+
+    def _flattened(self) -> tuple:
+        if not self._flat:
+            live = {name: pin for name, pin in self.pins.items() if name in self.getters}
+            self._flat = (*_flatten(list(live.values())), frozenset(live))
+        return self._flat
+
+    def _unchanged(self) -> frozenset:
+        """The names that the checks in C (:meth:`_pins_same`, and the classes' attribute
+        names) find as they were: :meth:`changed` calls no getter of theirs."""
+        same = self._flattened()[3] if self._pins_same() else frozenset()
+        keys = [
+            name
+            for name, (space, names) in self.key_pins.items()
+            if len(space) == len(names) and all(map(_is, space, names))
+        ]
+        return same.union(keys) if keys else same
 
     def end_of_collection(self) -> None:
         """Stop watching what matters only while test modules are imported: compiling and the
@@ -321,11 +438,15 @@ class _Watch:
         for name in list(self.getters):
             if name.startswith(_COLLECTION_ONLY):
                 del self.getters[name]
+        self._flat = ()
 
     def changed(self) -> list[str]:
         """Names of the watched objects that are no longer what they were."""
         out = []
+        same = self._unchanged()
         for name, getter in self.getters.items():
+            if name in same:
+                continue
             try:
                 now = getter()
             except Exception:  # a watched object that cannot even be read has changed
@@ -341,8 +462,14 @@ class _Watch:
         relay = vars(pm.hook)
         for name in _WATCHED_HOOKS:
             caller = relay.get(name)
-            if caller is not None:
-                self._add(f"hook {name}", lambda n=name: self._impls(relay.get(n)))
+            if caller is None:
+                continue
+            self._add(f"hook {name}", lambda n=name: self._impls(relay.get(n)))
+            holders = _hook_holders(caller)
+            if holders is not None:
+                pin = (type(relay).get, relay, name, None, caller)
+                self.pins[f"hook {name}"] = (pin, holders, _refs(holders))
+                self._flat = ()
         return self.untrusted(config)
 
     @staticmethod

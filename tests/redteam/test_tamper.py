@@ -317,6 +317,65 @@ def test_the_probe_reports_what_changed(pytester, monkeypatch, patch):
     assert found["tests"][0]["outcome"] == "passed"  # what the patch made of it
 
 
+# Changes that keep every watched name bound to the same object: the probe's check that reads
+# no attribute (one gc.get_referents over the pinned objects) must see each of them.
+IN_PLACE = {
+    "code": (
+        "import _pytest.runner\n"
+        "def _forged(item, when, log=True, **kwds):\n"
+        "    pass\n"
+        "_pytest.runner.call_and_report.__code__ = _forged.__code__\n",
+        "_pytest.runner.call_and_report",
+    ),
+    "defaults": (
+        "import _pytest.runner\n_pytest.runner.call_and_report.__defaults__ = (False,)\n",
+        "_pytest.runner.call_and_report",
+    ),
+    "kwdefaults": (
+        "import _pytest.runner\n_pytest.runner.CallInfo.from_call.__func__.__kwdefaults__ = {}\n",
+        "_pytest.runner.CallInfo.from_call",
+    ),
+    "classmethod-init": (
+        "import _pytest.reports\n"
+        "space = vars(_pytest.reports.TestReport)\n"
+        "orig = space['from_item_and_call'].__func__\n"
+        "def _forged(cls, item, call):\n"
+        "    report = orig(cls, item, call)\n"
+        "    report.outcome, report.longrepr = 'passed', None\n"
+        "    return report\n"
+        "space['from_item_and_call'].__init__(_forged)\n",
+        "_pytest.reports.TestReport.from_item_and_call",
+    ),
+    "property-init": (
+        "import _pytest.python\n"
+        "prop = vars(_pytest.python.Function)['function']\n"
+        "prop.__init__(lambda self, f=prop.fget: f(self))\n",
+        "_pytest.python.Function.function",
+    ),
+    "hook-impl": (
+        "import gc\n"
+        "config = next(o for o in gc.get_objects()\n"
+        "              if type(o).__name__ == 'Config' and hasattr(o, 'pluginmanager'))\n"
+        "caller = config.pluginmanager.hook.pytest_runtest_makereport\n"
+        "impl = caller.get_hookimpls()[0]\n"
+        "impl.function = lambda *a, f=impl.function, **k: f(*a, **k)\n",
+        "hook pytest_runtest_makereport",
+    ),
+    "new-attribute": (
+        "import _pytest.runner\n_pytest.runner.SetupState.__setattr__ = object.__setattr__\n",
+        "_pytest.runner.SetupState: its attribute names",
+    ),
+}
+
+
+@pytest.mark.parametrize("change", sorted(IN_PLACE))
+def test_the_probe_reports_a_change_made_in_place(pytester, monkeypatch, change):
+    source, name = IN_PLACE[change]
+    found = _probe_run(pytester, monkeypatch, source)["probe"]
+    changed = [c for rec in found["tamper"] for c in rec["changed"]]
+    assert name in changed, changed
+
+
 def test_the_probe_reports_an_untrusted_hook_implementation(pytester, monkeypatch):
     plugin = textwrap.dedent(
         """\
