@@ -239,6 +239,25 @@ def _refs(holders: tuple) -> list:
     return gc.get_referents(*holders) if holders else []
 
 
+def _pin_same(pin: tuple) -> bool:
+    """One pin of :class:`_Watch` as it was (see :meth:`_Watch._pins_same`)."""
+    (get, space, key, default, value), holders, referents = pin
+    if get(space, key, default) is not value:
+        return False
+    now = _refs(holders)
+    return len(now) == len(referents) and all(map(_is, now, referents))
+
+
+def _settled(holders: tuple) -> tuple:
+    """``holders``, each function's annotations made a dictionary first: Python keeps them in
+    a compact form until they are first read (pluggy reads a hook's when it registers a
+    plugin), which changes what the function refers to, not what it does."""
+    for holder in holders:
+        if type(holder) is types.FunctionType:
+            holder.__annotations__  # noqa: B018 - read for its effect
+    return holders
+
+
 def _hook_holders(caller) -> tuple | None:
     """The objects :meth:`_Watch._impls` reads the parts of, for a hook caller and its
     implementations as pluggy makes them (exact types, attributes in slots: ``gc`` sees every
@@ -392,7 +411,7 @@ class _Watch:
         refer to now, before any project code runs."""
         self._add(name, lambda: _parts(space.get(key, default)))
         value = space.get(key, default)
-        holders = _holders(value)
+        holders = _settled(_holders(value))
         self.pins[name] = ((type(space).get, space, key, default, value), holders, _refs(holders))
         self._flat = ()
 
@@ -424,7 +443,11 @@ class _Watch:
     def _unchanged(self) -> frozenset:
         """The names that the checks in C (:meth:`_pins_same`, and the classes' attribute
         names) find as they were: :meth:`changed` calls no getter of theirs."""
-        same = self._flattened()[3] if self._pins_same() else frozenset()
+        live = self._flattened()[3]
+        if self._pins_same():
+            same = live
+        else:  # the pins that differ: a getter each (one changed name costs no more)
+            same = frozenset(name for name in live if _pin_same(self.pins[name]))
         keys = [
             name
             for name, (space, names) in self.key_pins.items()
@@ -467,6 +490,7 @@ class _Watch:
             self._add(f"hook {name}", lambda n=name: self._impls(relay.get(n)))
             holders = _hook_holders(caller)
             if holders is not None:
+                _settled(holders)
                 pin = (type(relay).get, relay, name, None, caller)
                 self.pins[f"hook {name}"] = (pin, holders, _refs(holders))
                 self._flat = ()
