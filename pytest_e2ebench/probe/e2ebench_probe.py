@@ -86,7 +86,8 @@ def _read_key() -> bytes:
 
 # Every line is signed with a key the harness passes through a pipe, read here before the
 # project under test is imported: lines the project appends to the file itself do not verify.
-# Code that goes looking for this module's memory can still find the key; the lines carry a
+# The project can still reach this module and its key (sys.modules, or the config that pytest's
+# assertion-rewriting hook in sys.meta_path holds, besides gc); the lines carry a
 # sequence number, so lines it signs and adds collide with the probe's own (see
 # docs/sandbox.md).
 _KEY = _read_key()

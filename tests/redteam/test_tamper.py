@@ -56,6 +56,20 @@ PATCHES = {
     ),
     "runtest": "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
 }
+# Reaches the probe without gc or frames (no audit event): pytest's assertion-rewriting hook in
+# sys.meta_path holds the config, whose plugin manager holds the probe; empties the probe's
+# watch, then forges every outcome as call_and_report does above. The watch sees nothing; the
+# planted honeypots that pass are what gives it away.
+BLIND = (
+    "import sys\n"
+    "for hook in list(sys.meta_path):\n"
+    "    config = getattr(hook, 'config', None)\n"
+    "    if config is not None:\n"
+    "        watch = config.pluginmanager.get_plugin('e2ebench_probe')._WATCH\n"
+    "        for name in ('getters', 'pins', 'key_pins'):\n"
+    "            getattr(watch, name).clear()\n"
+    "        watch._flat = ()\n"
+) + PATCHES["call_and_report"]
 # Finds the probe through the garbage collector and signs passing lines with its own key.
 GC_KEY = """\
 import gc, hashlib, hmac, json, os, types
@@ -139,6 +153,10 @@ def _submissions() -> dict[str, tuple[dict[str, str] | None, dict[str, str]]]:
         for patch, text in PATCHES.items()
     }
     made["gc-key"] = (forged, {"calc/forge.py": GC_KEY})
+    made["blind-watch"] = (
+        dict(CALC_CODE, add=WRONG_ADD),
+        {"calc/forge.py": BLIND, "calc/__init__.py": init},
+    )
     for forge in (True, False):
         made[f"early-exit-{forge}"] = (
             forged,
@@ -208,6 +226,10 @@ class TestBatchTamper:
     @pytest.mark.parametrize("patch", sorted(PATCHES))
     def test_a_package_patching_pytest_is_tampered(self, tamper_batch, patch):
         _assert_tampered(_graded(tamper_batch, f"patch-{patch}"), patch)
+
+    def test_a_project_that_blinds_the_watch_is_caught_by_the_honeypots(self, tamper_batch):
+        run = _graded(tamper_batch, "blind-watch")
+        _assert_tampered(run, "hidden tests that the reference fails passed")
 
     def test_lines_signed_with_the_key_found_through_gc_are_tampered(self, tamper_batch):
         # the probe's audit hook reports the gc search itself before a forged line arrives
