@@ -50,6 +50,7 @@ class Meter:
         self.upstream_errors: list[str] = []
         self.exceeded: str | None = None
         self.drift = 0
+        self.in_flight_at_end = 0  # calls still running when the step's proxy closed
         self._count = 0  # log lines written: every request, answered or not
         self._lock = threading.Lock()
         # called once when a budget is spent (the runner ends the agent's step with it)
@@ -109,6 +110,22 @@ class Meter:
         if why is not None:
             self._spent(why)
 
+    def unfinished(self, calls: int, waited: float) -> None:
+        """``calls`` model calls still ran when the proxy closed, ``waited`` seconds after the
+        agent's step ended: what they cost is not in the totals, and the summary says so."""
+        with self._lock:
+            self.in_flight_at_end = calls
+            self._write(
+                {
+                    "status": 0,
+                    "in_flight": calls,
+                    "error": (
+                        f"{calls} call(s) still waiting for the model {waited:g} s after the step "
+                        "ended: not metered"
+                    ),
+                }
+            )
+
     def note(self, entry: dict) -> None:
         """Log a call that was not answered by the model (refused, upstream down)."""
         with self._lock:
@@ -141,6 +158,7 @@ class Meter:
                 "budget_exceeded": self.exceeded,
                 "upstream_errors": list(self.upstream_errors),
                 "replay_drift": self.drift,
+                "in_flight_at_end": self.in_flight_at_end,
                 "log": str(self.log),
             }
 

@@ -13,6 +13,7 @@ is recorded, or answered from the recording (whole) without any upstream.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import threading
@@ -144,19 +145,36 @@ class LoopbackServer(ThreadingHTTPServer):
         self.socket.setblocking(False)
 
 
+# Seconds the proxy waits, when the agent's step has ended, for the model calls still running
+# (an agent killed at its timeout mid-call): the model goes on generating what the call costs.
+DRAIN_SECONDS = 60.0
+
+
 class MeteringProxy:
     """One run's proxy: ``upstream`` (None when replaying), a :class:`Meter`, an optional
-    :class:`Tape`. Use as a context manager; :attr:`base_url` is what the agent is given."""
+    :class:`Tape`. Use as a context manager; :attr:`base_url` is what the agent is given.
+
+    Leaving the context stops new calls and waits up to ``drain`` seconds for those still
+    running, so that what they cost is in the meter the run's record is made from; a call
+    still running then is counted in the summary's ``in_flight_at_end``."""
 
     def __init__(
-        self, upstream: Upstream | None, meter: Meter, tape: Tape | None, model: str = ""
+        self,
+        upstream: Upstream | None,
+        meter: Meter,
+        tape: Tape | None,
+        model: str = "",
+        drain: float = DRAIN_SECONDS,
     ) -> None:
         self.upstream = upstream
         self.meter = meter
         self.tape = tape
         self.model = model
+        self.drain = drain
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._calls = 0  # model calls let through and not yet metered
+        self._idle = threading.Condition()
 
     def __enter__(self) -> MeteringProxy:
         server = LoopbackServer(("127.0.0.1", 0), _Handler)
@@ -171,9 +189,26 @@ class MeteringProxy:
     def __exit__(self, *exc_info: object) -> None:
         if self._server is not None:
             self._server.shutdown()
+            with self._idle:
+                self._idle.wait_for(lambda: self._calls == 0, timeout=self.drain)
+                left = self._calls
+            if left:
+                self.meter.unfinished(left, self.drain)
             self._server.server_close()
             self._thread.join()
             self._server = None
+
+    @contextlib.contextmanager
+    def _call(self):
+        """One model call under way (from the budget's check to its metering)."""
+        with self._idle:
+            self._calls += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._calls -= 1
+                self._idle.notify_all()
 
     @property
     def port(self) -> int:
@@ -213,6 +248,11 @@ class MeteringProxy:
             self.meter.note({"path": path, "status": 400, "refused": why})
             return _refuse(kind, 400, f"refused by the benchmark's proxy: {why}")
         body = prepare(kind, body)
+        with self._call():
+            return self._forward(kind, path, body, headers, query, relay)
+
+    def _forward(self, kind, path, body, headers, query, relay) -> tuple[int, str, bytes]:
+        """The answer of an allowed call, from the tape or the upstream, metered."""
         digest = request_hash(path, body)
         started = time.monotonic()
         target = f"{path}?{query}" if query else path

@@ -173,7 +173,7 @@ class GatedStream(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def gated(tmp_path, cut=False):
+def gated(tmp_path, cut=False, drain=60.0):
     """A proxy in front of a :class:`GatedStream`; yields (proxy, upstream server)."""
     server = LoopbackServer(("127.0.0.1", 0), GatedStream)
     server.gate, server.opened, server.gate_seen, server.cut = (
@@ -187,7 +187,8 @@ def gated(tmp_path, cut=False):
     base = f"http://127.0.0.1:{server.server_address[1]}/v1"
     meter = Meter(tmp_path / "proxy.jsonl", PRICING, Budget())
     try:
-        with MeteringProxy(Upstream(base, "real-key", 30), meter, None, model="m") as proxy:
+        up = Upstream(base, "real-key", 30)
+        with MeteringProxy(up, meter, None, model="m", drain=drain) as proxy:
             yield proxy, server
     finally:
         server.gate.set()
@@ -251,3 +252,28 @@ def test_a_stream_the_upstream_cuts_short_is_its_error_and_reaches_the_agent_cut
     errors = proxy.meter.summary()["upstream_errors"]
     assert len(errors) == 1 and "broke off" in errors[0]
     assert proxy.meter.summary()["steps"] == 0
+
+
+def test_a_call_still_running_when_the_step_ends_is_metered(tmp_path):
+    """An agent killed at its timeout in the middle of a call: the model goes on and the call
+    costs what it generates. Closing the run's proxy waits for it, so the record has it
+    (it closed at once before, and the call was metered after the record was made)."""
+    with gated(tmp_path) as (proxy, upstream):
+        with open_stream(proxy) as answer:
+            assert answer.readline() + answer.readline() == FIRST
+        threading.Timer(0.5, upstream.gate.set).start()
+    summary = proxy.meter.summary()  # read as the runner does, right after the proxy closed
+    assert (summary["steps"], summary["completion_tokens"]) == (1, 3)
+    assert summary["in_flight_at_end"] == 0
+
+
+def test_a_call_running_past_the_drain_is_named_in_the_summary(tmp_path):
+    with gated(tmp_path, drain=0.3) as (proxy, upstream):
+        with open_stream(proxy) as answer:
+            assert answer.readline() + answer.readline() == FIRST
+        threading.Timer(3, upstream.gate.set).start()
+    summary = proxy.meter.summary()
+    assert summary["in_flight_at_end"] == 1  # (metered later, after the record was made)
+    logged = [json.loads(line) for line in (tmp_path / "proxy.jsonl").read_text().splitlines()]
+    note = [entry for entry in logged if "in_flight" in entry]
+    assert len(note) == 1 and note[0]["in_flight"] == 1 and "not metered" in note[0]["error"]

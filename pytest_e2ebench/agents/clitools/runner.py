@@ -127,6 +127,9 @@ class CLIAgent(Agent):
                 f"{self.cli.name} exited with status {done.returncode} "
                 f"({done.tail(1)[:300]}); log: {ctx.artifacts / 'cmd.log'}"
             )
+        if summary["in_flight_at_end"]:
+            unmetered = f"{summary['in_flight_at_end']} model call(s) still ran when the step ended"
+            note = f"{note}; {unmetered} (not metered)" if note else f"{unmetered} (not metered)"
         return AgentOutcome(
             tokens_sent=summary["prompt_tokens"],
             tokens_generated=summary["completion_tokens"],
