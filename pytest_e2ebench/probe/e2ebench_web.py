@@ -379,7 +379,7 @@ def _binary(env: str, names: tuple[str, ...]) -> str:
     return found
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     """Process ids below ``pid`` (from /proc), children first."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
@@ -434,7 +434,7 @@ class Browser:
         finally:
             if service.process is not None:
                 self.pids.add(service.process.pid)
-                self.pids.update(_descendants(service.process.pid))
+                self.pids.update(descendants(service.process.pid))
         seed = int(os.environ.get("E2EBENCH_WEB_SEED") or DEFAULT_SEED)
         self.driver.execute_cdp_cmd(
             "Page.addScriptToEvaluateOnNewDocument", {"source": SEEDED_RANDOM % seed}
@@ -487,7 +487,7 @@ class Browser:
         """Quit the driver (unless it may hang), then kill by id every process it started."""
         if self.driver is not None:
             for pid in list(self.pids):
-                self.pids.update(_descendants(pid))
+                self.pids.update(descendants(pid))
             if graceful:
                 with contextlib.suppress(Exception):
                     self.driver.quit()

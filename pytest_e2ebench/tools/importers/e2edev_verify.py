@@ -87,7 +87,7 @@ ENVIRONMENT = textwrap.dedent(
             service = Service({chromedriver!r}, port=web.driver_port())
             super().__init__(options=options, service=service)
             pid = service.process.pid
-            _started.append((self, [pid, *web._descendants(pid)]))
+            _started.append((self, [pid, *web.descendants(pid)]))
             self.execute_cdp_cmd(
                 "Page.addScriptToEvaluateOnNewDocument",
                 {{"source": web.SEEDED_RANDOM % web.DEFAULT_SEED}},
