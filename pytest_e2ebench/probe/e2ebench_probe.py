@@ -467,7 +467,10 @@ class _Watch:
     def changed(self) -> list[str]:
         """Names of the watched objects that are no longer what they were."""
         out = []
-        same = self._unchanged()
+        try:
+            same = self._unchanged()
+        except Exception:  # a class's dictionary changed while read (a thread): ask each
+            same = frozenset()
         for name, getter in self.getters.items():
             if name in same:
                 continue
