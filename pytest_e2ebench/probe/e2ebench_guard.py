@@ -154,10 +154,10 @@ class SuiteCode:
         if code is None:
             return f"{nodeid}: runs code not compiled from the suite ({where})"
         name = nodeid.rpartition("::")[2].partition("[")[0]
-        where = _resolved(code.co_filename, self.codes)
-        if name in self.defined[file] and (code.co_name, where) != (name, file):
+        source = _resolved(code.co_filename, self.codes)
+        if name in self.defined[file] and (code.co_name, source) != (name, file):
             return f"{nodeid}: runs the suite's {code.co_qualname}, not its own {name}"
-        table = self.codes[where]
+        table = self.codes[source]
         if _digest(code) not in table.get(code.co_qualname, ()):
             return f"{nodeid}: its code is not what the suite's file compiles to"
         return ""

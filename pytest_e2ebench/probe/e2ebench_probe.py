@@ -249,14 +249,13 @@ def _pin_same(pin: tuple) -> bool:
     return len(now) == len(referents) and all(map(_is, now, referents))
 
 
-def _settled(holders: tuple) -> tuple:
-    """``holders``, each function's annotations made a dictionary first: Python keeps them in
-    a compact form until they are first read (pluggy reads a hook's when it registers a
-    plugin), which changes what the function refers to, not what it does."""
+def _settle(holders: tuple) -> None:
+    """Make each function's annotations among ``holders`` a dictionary: Python keeps them in a
+    compact form until they are first read (pluggy reads a hook's when it registers a plugin),
+    which changes what the function refers to, not what it does."""
     for holder in holders:
         if type(holder) is types.FunctionType:
             holder.__annotations__  # noqa: B018 - read for its effect
-    return holders
 
 
 def _hook_holders(caller) -> tuple | None:
@@ -411,8 +410,12 @@ class _Watch:
         Besides its getter, the value is pinned with every object its holders (:func:`_holders`)
         refer to now, before any project code runs."""
         self._add(name, lambda: _parts(space.get(key, default)))
+        self._hold(name, space, key, default, _holders(space.get(key, default)))
+
+    def _hold(self, name: str, space, key: str, default, holders: tuple) -> None:
+        """Pin ``space[key]`` and what ``holders`` refer to now, for :meth:`_pins_same`."""
+        _settle(holders)
         value = space.get(key, default)
-        holders = _settled(_holders(value))
         self.pins[name] = ((type(space).get, space, key, default, value), holders, _refs(holders))
         self._flat = ()
 
@@ -494,10 +497,7 @@ class _Watch:
             self._add(f"hook {name}", lambda n=name: self._impls(relay.get(n)))
             holders = _hook_holders(caller)
             if holders is not None:
-                _settled(holders)
-                pin = (type(relay).get, relay, name, None, caller)
-                self.pins[f"hook {name}"] = (pin, holders, _refs(holders))
-                self._flat = ()
+                self._hold(f"hook {name}", relay, name, None, holders)
         return self.untrusted(config)
 
     @staticmethod

@@ -129,7 +129,7 @@ class CLIAgent(Agent):
             )
         if summary["in_flight_at_end"]:
             unmetered = f"{summary['in_flight_at_end']} model call(s) still ran when the step ended"
-            note = f"{note}; {unmetered} (not metered)" if note else f"{unmetered} (not metered)"
+            note = "; ".join(filter(None, (note, f"{unmetered} (not metered)")))
         return AgentOutcome(
             tokens_sent=summary["prompt_tokens"],
             tokens_generated=summary["completion_tokens"],
