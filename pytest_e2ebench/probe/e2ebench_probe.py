@@ -425,11 +425,11 @@ class _Watch:
         In C, compared by identity (no ``__eq__`` of the project's runs): ``map`` over each
         mapping's ``get``, and one ``gc.get_referents`` over the holders, which sees a
         function's code and defaults, and a wrapper's function, without reading them as
-        attributes (each such read is an audit event the guard's hook is called for: about
-        700 per report for the watched classes' and modules' functions alone). That is a superset of what :func:`_parts` reads, so True means
-        no pinned getter could report a change; on False :meth:`changed` asks each one. At
-        every report this replaces hundreds of calls of :func:`_parts`, most of a test's cost
-        in a large suite (issue 27).
+        attributes (each such read is an audit event the guard's hook is called for: 669
+        per report for the watched classes' and modules' functions alone). That is a superset
+        of what :func:`_parts` reads, so True means no pinned getter could report a change; on
+        False :meth:`changed` asks each one. At every report this replaces hundreds of calls
+        of :func:`_parts`, most of a test's cost in a large suite (issue 27).
         """
         groups, holders, expected, _ = self._flattened()
         for get, spaces, keys, defaults, values in groups:
