@@ -15,6 +15,7 @@ the union of both runs' coverage data.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -44,7 +45,7 @@ from ..taskmodel import features, skips, testconf
 from ..taskmodel.testconf import TestSettings
 from ..taskmodel.testindex import defines_tests, is_test_module
 from ..untrusted.parse import loads_json
-from . import coverage_bound, honeypot, tamper
+from . import coverage_bound, honeypot, split, tamper
 from .planting import twins
 
 COVERAGE_TIMEOUT = 300.0
@@ -119,6 +120,7 @@ _FIELDS = {
     "collected": (("nodeids", list),),
     "tamper": (("when", str), ("changed", list)),
     "end": (("exitstatus", int),),
+    "split": (("lies", int), ("examples", list)),
 }
 
 
@@ -210,6 +212,8 @@ def _by_kind(records: list[tuple]) -> dict:
             found["exitstatus"] = rec.get("exitstatus")
         elif kind in ("web", "web_end"):
             found["web"].update(rec)
+        elif kind == "split":
+            found["split"] = {"lies": rec.get("lies"), "examples": rec.get("examples")}
     return found
 
 
@@ -611,7 +615,7 @@ def run_suite(
     paths = (venv_python, repo, suite, work, config_dir)
     if tests is not None:
         chosen = {"honeypots": honeypots, "may_skip": may_skip, "deselect": deselect}
-        chosen.update(recorded=recorded, written=written)
+        chosen.update(recorded=recorded, written=written, browser=browser)
         _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
     elif not own_tests(repo):
         return None
@@ -634,9 +638,37 @@ def _run_in_sandbox(
 ) -> tuple:
     """Launch the suite (:func:`_launch`) and run it with the probe: what the sandbox says, and
     the probe's verified records. ``paths`` as for :func:`_launch`."""
+    if run.mode[0] == split.SPLIT:
+        return _run_split(run, paths, sandbox, timeout)
     command, writable, env, sandbox = _launch(run, paths, sandbox, web, browser, network, vendored)
     suite = paths[2]
     return _run_probed(sandbox, [*command, *run.args], suite, run, env, timeout, writable, network)
+
+
+def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tuple:
+    """The suite in a process without the project, the project in one without the suite
+    (:mod:`.split`); coverage is measured in the project's."""
+    venv_python, repo, suite, work, config_dir = paths
+    shared, host_home = suite / "shared", suite / "host"
+    for folder in (shared, host_home, suite / "coverage"):
+        folder.mkdir()
+    tools = split.tools_view(venv_python, config_dir / "tools")
+    env = project_env(venv_python, work / "home")
+    env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, run.trusted))
+    env.update(run.env, TMPDIR=str(shared))
+    rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", [Path("/tmp"), shared])
+    host = split.Host(
+        sandbox,
+        split.host_command(venv_python, rc),
+        cwd=run.cwd,
+        env=split.host_env(venv_python, host_home, shared, run.task_env),
+        timeout=timeout,
+        log=suite / "host.log",
+        writable=[suite / "coverage", shared, host_home],
+        readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir, *run.data],
+    )
+    command = [*split.parent_command(venv_python, tools), *run.args]
+    return _run_probed(sandbox, command, suite, run, env, timeout, [work, shared], False, host)
 
 
 def _launch(
@@ -703,6 +735,12 @@ class _Run:
     decoys: list[str] = dataclasses.field(default_factory=list)
     seed: int | None = None
     sealed: tuple[Path, str] | None = None  # tests inside a writable folder, and their digest
+    mode: tuple[str, str] = (
+        "inprocess",
+        "the agent's own tests",
+    )  # verdict mode (:mod:`.split`) and why
+    task_env: dict[str, str] = dataclasses.field(default_factory=dict)  # [tests] env
+    data: list[Path] = dataclasses.field(default_factory=list)  # [tests] data, as laid out
 
 
 def _common_args(test_timeout: float, web: bool) -> list[str]:
@@ -733,6 +771,13 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     web, settings = chosen["web"], chosen["settings"]
     honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
     settings = settings if web is None and settings is not None else TestSettings()
+    run.mode = split.mode(
+        tests=tests,
+        web=web,
+        browser=chosen["browser"],
+        settings=settings,
+        written=chosen["written"],
+    )
     extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
     here = extra.tests  # suite/tests, or tests/ of the run's copy (rootdir_writable)
     shutil.copytree(tests, here, ignore=_IGNORE)
@@ -757,6 +802,7 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
         run.env[features.SCENARIOS_ENV] = str(index.parent)
     run.cwd = extra.cwd
     run.readable += extra.readable
+    run.data, run.task_env = list(extra.readable), dict(extra.env)
     # from another working directory the tests are named by their path (ids stay relative
     # to the root folder, the one holding tests/)
     where = "tests" if run.cwd == here.parent else str(here)
@@ -832,9 +878,10 @@ def _web_env(env: dict, run: _Run, web: dict, repo: Path, suite: Path, network, 
         env["E2EBENCH_VENDOR_DIR"] = str(suite / "vendor")
 
 
-def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, network):
+def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, network, host=None):
     """Run the suite in the sandbox with the probe: what the sandbox says, and the probe's
-    verified records."""
+    verified records. ``host``: the project's process of a split run (:class:`.split.Host`),
+    started beside it, given its end of the channel."""
     key = secrets.token_hex(32)
     # The key travels through a pipe the probe reads and closes before the project is
     # imported: it is never in the environment (nor in /proc/<pid>/environ).
@@ -844,8 +891,10 @@ def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, netw
     env["E2EBENCH_PROBE_KEY_FD"] = str(key_fd)
     # The records come back live through a pipe into a file of the harness's (outside what the
     # run can write): lines already read cannot be rewritten from inside the run at its end.
-    with _ProbePipe(suite / "probe.jsonl") as results:
+    with _ProbePipe(suite / "probe.jsonl") as results, host or contextlib.nullcontext():
         env["E2EBENCH_PROBE_OUT_FD"] = str(results.write_fd)
+        channel = () if host is None else host.fds
+        env.update({} if host is None else host.env)
         try:
             # Generated code runs here: sandboxed, writing only to ``writable``, no network.
             done = sandbox.run(
@@ -857,10 +906,12 @@ def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, netw
                 writable=writable,
                 readable=run.readable,
                 network=network,
-                pass_fds=(key_fd, results.write_fd),
+                pass_fds=(key_fd, results.write_fd, *channel),
             )
         finally:
             os.close(key_fd)
+    if host is not None and host.done is not None and host.done.contained:
+        done = dataclasses.replace(done, contained=(*done.contained, *host.done.contained))
     return done, parse_probe(results.data, key, odd=results.odd)
 
 
@@ -906,6 +957,8 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
     probe["collected"] = None if probe["collected"] is None else len(probe["collected"])
     return {
         "status": status,
+        "verdict_mode": run.mode[0],
+        "verdict_reason": run.mode[1],
         "returncode": done.returncode,
         "duration_s": round(done.duration_s, 3),
         "output_truncated": done.truncated,

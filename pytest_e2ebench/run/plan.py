@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # rebuild (docs/architecture.md). 4: the keys derived from the plan (issue 28). 5: the static
 # migration's targets and the probe's records were tightened (session 13's red-team round): a
 # stage cached before could hold a migration or verdicts that a hostile project forged.
-STAGE_FORMAT = 5
+STAGE_FORMAT = 6
 
 # The plan's fields each stage's key is made of (besides the upstream keys its caller passes).
 STAGE_INPUTS: dict[str, tuple[str, ...]] = {

@@ -1,0 +1,151 @@
+"""A suite run split in two (issue 39): the verdicts where the project cannot reach.
+
+The suite's process runs pytest, the probe, the test modules and every assertion with the
+run's interpreter under ``-S``: the environment's site-packages (where the project is
+installed) is not on its path, only links to the test tools (:data:`PARENT_TOOLS`), and a
+finder that turns every other import into a proxy of the project's process
+(``probe/e2ebench_split.py``). The project's process (``probe/e2ebench_host.py``) runs under
+coverage in a sandbox of its own: another PID namespace and mount layout, which holds the
+project, its environment, a shared scratch folder (``tmp_path``, ``TMPDIR``) and nothing of
+the suite. The two talk over two pipes the harness made, data only
+(``probe/e2ebench_wire.py``).
+
+A suite that cannot run so keeps the one-process run with all its evidence layers, and the
+record says which mode graded it and why (:func:`inprocess_reason`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from pathlib import Path
+
+from ..isolation.sandbox import Sandbox
+from ..probe import project_env
+
+SPLIT, INPROCESS = "split", "inprocess"
+PARENT_TOOLS = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py",
+                "pytest_timeout.py")  # fmt: skip
+PARENT_BOOT = "import e2ebench_split; e2ebench_split.main()"
+HOST_MODULE = "e2ebench_host"
+CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
+HOST_GRACE = 20.0  # seconds the project's process has to end once the suite's has
+# The split run is opt-in while it is checked against every bundled task and attack
+# (issue 39): the harness's environment variable E2EBENCH_VERDICT_MODE=split turns it on.
+MODE_ENV = "E2EBENCH_VERDICT_MODE"
+
+
+def inprocess_reason(*, tests, web, browser, settings, written: bool) -> str:
+    """Why a suite runs in one process ("" when it runs split)."""
+    if os.environ.get(MODE_ENV) != SPLIT:
+        return f"the split run is opt-in in this version ({MODE_ENV}=split)"
+    if tests is None:
+        return "the agent's own tests, run where they are with its own settings"
+    if web is not None:
+        return "scenarios that drive a browser against the served app"
+    if written:
+        return "tests an agent wrote, graded against the reference"
+    if browser is not None:
+        return "tests that drive a browser themselves ([tests] browser)"
+    if settings is not None and settings.cwd == "project":
+        return 'tests that run in a copy of the project ([tests] cwd = "project")'
+    if settings is not None and (settings.plugins or settings.rootdir_writable):
+        return "pytest plugins or a root folder of the task's ([tests] plugins, rootdir_writable)"
+    return ""
+
+
+def mode(**suite) -> tuple[str, str]:
+    """(verdict mode, why) of a suite: :func:`inprocess_reason`'s arguments."""
+    why = inprocess_reason(**suite)
+    return (INPROCESS, why) if why else (SPLIT, "")
+
+
+def tools_view(venv_python: Path, where: Path) -> Path:
+    """A folder of links to the test tools in the run's environment: the suite's process's
+    only site of third-party code (the project's files are not there)."""
+    sites = sorted((venv_python.parent.parent / "lib").glob("python*/site-packages"))
+    where.mkdir(parents=True, exist_ok=True)
+    for name in PARENT_TOOLS:
+        found = next((s / name for s in sites if (s / name).exists()), None)
+        if found is not None:
+            os.symlink(found, where / name)
+    return where
+
+
+class Host:
+    """The project's process of one split run, beside the suite's: started on enter in its
+    own sandbox, given an end of each pipe; on exit waited for (and ended when it lingers).
+
+    ``fds`` and ``env`` are what the suite's process needs; ``done`` what the sandbox said of
+    the project's process."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        command: list[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        timeout: float,
+        log: Path,
+        writable: list[Path],
+        readable: list[Path],
+    ) -> None:
+        self.sandbox, self.command = sandbox, command
+        self.options = dict(cwd=cwd, env=env, timeout=timeout, log=log)
+        self.options.update(writable=writable, readable=readable)
+        self.done = None
+        self.error: BaseException | None = None
+        self.stop = threading.Event()
+
+    def __enter__(self) -> Host:
+        to_host_r, self._to_host_w = os.pipe()
+        self._from_host_r, from_host_w = os.pipe()
+        self.fds = (self._from_host_r, self._to_host_w)
+        self.env = {CHANNEL_ENV: f"{self._from_host_r},{self._to_host_w}"}
+        command = [*self.command, str(to_host_r), str(from_host_w)]
+        self._thread = threading.Thread(
+            target=self._run, args=(command, (to_host_r, from_host_w)), daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def _run(self, command: list[str], fds: tuple[int, int]) -> None:
+        try:
+            self.done = self.sandbox.run(command, pass_fds=fds, stop=self.stop, **self.options)
+        except BaseException as exc:  # raised on the suite's thread, in __exit__
+            self.error = exc
+        finally:
+            for fd in fds:  # the suite's process now reads the end of the channel
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+    def __exit__(self, *exc) -> None:
+        for fd in self.fds:  # the project's process reads the end of the channel
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._thread.join(HOST_GRACE)
+        if self._thread.is_alive():
+            self.stop.set()
+            self._thread.join()
+        if self.error is not None and exc[0] is None:
+            raise self.error
+
+
+def host_command(venv_python: Path, rc: Path) -> list[str]:
+    """The project's process: the host under coverage (its descriptors are appended)."""
+    return [str(venv_python), "-m", "coverage", "run", f"--rcfile={rc}", "-m", HOST_MODULE]
+
+
+def host_env(venv_python: Path, home: Path, shared: Path, task_env: dict[str, str]) -> dict:
+    """The project's process's environment: the project's, the task's ``[tests] env``, the
+    shared scratch folder; nothing of the suite's process (no test id, no suite path)."""
+    env = project_env(venv_python, home)
+    env.update(task_env, TMPDIR=str(shared))
+    return env
+
+
+def parent_command(venv_python: Path, tools: Path) -> list[str]:
+    """The suite's process: pytest, without ``site`` (pytest's arguments are appended)."""
+    return [str(venv_python), "-S", "-c", PARENT_BOOT, str(tools)]

@@ -1,0 +1,336 @@
+"""The project's side of a split test run: it imports the project and does what the suite asks.
+
+Run by the harness in a sandbox of its own (``python -m coverage run ... -m e2ebench_host
+RFD WFD``), with the project's environment and none of the suite: no test file, no test name,
+no expected value, no probe key. Each request of :mod:`e2ebench_split` is one operation on a
+project object (import, attribute, call, comparison, iteration, formatting, ...); the answer
+is data (:mod:`e2ebench_wire`) or a handle, a number naming an object kept here. Everything
+this process says is the project's word: the suite's process takes nothing from it but data.
+
+Standard library only, like the probe.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import importlib
+import io
+import operator
+import os
+import signal
+import sys
+
+import e2ebench_wire as wire
+
+_SILENT_EXCEPTIONS = (KeyboardInterrupt, GeneratorExit)  # never raised as such in the suite
+
+
+def _base_value(obj):
+    """The builtin value inside an instance of a subclass of a plain type, read by the plain
+    type's own methods (an override of ``__eq__`` or ``__str__`` plays no part), or None."""
+    for kind, read in (
+        (bool, None),
+        (int, int.__int__),
+        (float, float.__float__),
+        (str, str.__str__),
+        (bytes, bytes.__bytes__),
+        (tuple, lambda o: tuple(tuple.__iter__(o))),
+        (list, lambda o: list(list.__iter__(o))),
+        (dict, lambda o: dict(dict.items(o))),
+        (frozenset, lambda o: frozenset(frozenset.__iter__(o))),
+        (set, lambda o: set(set.__iter__(o))),
+    ):
+        if isinstance(obj, kind) and read is not None:
+            return {"v": read(obj)}
+    return None
+
+
+def _enter(obj):
+    return type(obj).__enter__(obj)
+
+
+UNARY = {
+    "str": str,
+    "repr": repr,
+    "bool": bool,
+    "len": len,
+    "hash": hash,
+    "iter": iter,
+    "next": next,
+    "neg": operator.neg,
+    "pos": operator.pos,
+    "abs": abs,
+    "invert": operator.invert,
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "index": operator.index,
+    "bytes": bytes,
+    "reversed": reversed,
+    "dir": dir,
+    "copy": copy.copy,
+    "deepcopy": copy.deepcopy,
+    "enter": _enter,
+    "plain": _base_value,
+    # the liar checks: a value no test wrote (made here, so it carries nothing of the suite)
+    "eqfresh": lambda obj: obj == object(),
+    "isfresh": lambda cls: isinstance(object(), cls),
+}
+BINARY = {
+    name: getattr(operator, name)
+    for name in (
+        "eq ne lt le gt ge add sub mul truediv floordiv mod pow lshift rshift and_ or_ xor "
+        "matmul getitem delitem"
+    ).split()
+}
+BINARY.update(
+    contains=lambda a, b: b in a,
+    format=format,
+    getattr=getattr,
+    delattr=delattr,
+    divmod=divmod,
+    round=round,
+    instancecheck=lambda cls, obj: isinstance(obj, cls),
+    subclasscheck=lambda cls, sub: issubclass(sub, cls),
+)
+TERNARY = {"setattr": setattr, "setitem": operator.setitem}
+_MUTABLE = (list, dict, set, bytearray, io.StringIO, io.BytesIO)
+
+
+class Callback:
+    """An object of the suite's process (a function a test passed): it can only be called
+    (and its public attributes read); the suite's process answers each call."""
+
+    __slots__ = ("_e2e_pid",)
+
+    def __init__(self, pid: int) -> None:
+        self._e2e_pid = pid
+
+    def __call__(self, *args, **kwargs):
+        return HOST.ask("call", [self, list(args), kwargs])
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return HOST.ask("getattr", [self, name])
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return HOST.ask("next", [self])
+
+    def __repr__(self) -> str:
+        return "<an object of the test's>"
+
+
+class Host:
+    """The handle table and the request loop."""
+
+    def __init__(self, channel: wire.Channel) -> None:
+        self.channel = channel
+        self.objects: dict[int, object] = {}
+        self.numbers: dict[int, int] = {}
+        self.next_id = 0
+        self.out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+        self.err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+        self.stdin: io.StringIO | None = None
+
+    # --- values -------------------------------------------------------------------------
+    def ref(self, obj) -> dict:
+        if type(obj) is Callback:
+            return {"p": obj._e2e_pid}
+        if isinstance(obj, type) and getattr(builtins, obj.__name__, None) is obj:
+            return {"bt": obj.__name__}
+        hid = self.numbers.get(id(obj))
+        if hid is None:
+            self.next_id += 1
+            hid = self.next_id
+            self.objects[hid], self.numbers[id(obj)] = obj, hid
+        if isinstance(obj, type) and issubclass(obj, BaseException):
+            bases = [self.ref(b) for b in obj.__bases__]
+            names = [str(getattr(obj, a, "?")) for a in ("__name__", "__qualname__", "__module__")]
+            return {"h": [hid, "x", *names, bases]}
+        if isinstance(obj, BaseException):
+            return {"h": [hid, "e", self.ref(type(obj)), _message(obj), self.encode(obj.args)]}
+        kind = "m" if type(obj) is type(sys) else "c" if isinstance(obj, type) else "o"
+        return {"h": [hid, kind]}
+
+    def encode(self, value):
+        try:
+            return wire.encode(value, self.ref)
+        except wire.WireError:
+            return self.ref(value)
+
+    def value(self, tag: str, payload):
+        if tag == "h":
+            return self.objects[int(payload)]
+        if tag == "p":
+            return Callback(int(payload))
+        if tag == "bt":
+            found = getattr(builtins, str(payload), None)
+            if isinstance(found, type):
+                return found
+        if tag == "sio":
+            buf = io.StringIO(str(payload[0]))
+            buf.seek(int(payload[1]))
+            return buf
+        if tag == "bio":
+            buf = io.BytesIO(wire.decode({"b": payload[0]}, self.value))
+            buf.seek(int(payload[1]))
+            return buf
+        if tag == "rf":
+            data = wire.decode(payload[0], self.value)
+            buf = io.StringIO(data) if isinstance(data, str) else io.BytesIO(data)
+            buf.name = payload[1]
+            return buf
+        raise wire.WireError(f"an unknown reference {tag!r}")
+
+    def decode(self, data):
+        return wire.decode(data, self.value)
+
+    # --- the loop -----------------------------------------------------------------------
+    def serve(self) -> None:
+        """Answer requests until the suite's process closes the channel."""
+        while True:
+            try:
+                message = self.channel.receive()
+            except wire.WireError:
+                return
+            if message.get("op") == "bye":
+                return
+            self.answer(message)
+
+    def ask(self, op: str, args: list):
+        """A request of this side's (a callback called): the answer, serving the suite's
+        requests made meanwhile."""
+        self.next_id += 1
+        number = -self.next_id
+        self.channel.send({"op": op, "id": number, "a": self.encode(args), **self.drained()})
+        while True:
+            message = self.channel.receive()
+            if message.get("re") == number:
+                if "stop" in message:
+                    raise StopIteration
+                if "exc" in message:
+                    raise RuntimeError(f"the test's callback raised: {message['exc']}")
+                return self.decode(message["ok"])
+            self.answer(message)
+
+    def answer(self, message: dict) -> None:
+        number = message.get("id")
+        try:
+            self.released(message.get("rel", ()))
+            self.state(message.get("st"))
+            reply = {"re": number, **self.do(str(message.get("op")), message.get("a"))}
+        except wire.WireError as exc:
+            reply = {"re": number, "exc": self.ref(RuntimeError(str(exc)))}
+        except BaseException as exc:  # the project's exception: the suite raises its mirror
+            if isinstance(exc, _SILENT_EXCEPTIONS):
+                exc = RuntimeError(f"{type(exc).__name__} raised by the project: {exc}")
+            reply = {"re": number, "exc": self.ref(exc)}
+        reply.update(self.drained())
+        self.channel.send(reply)
+
+    def do(self, op: str, data) -> dict:
+        args = self.decode(data)
+        if op == "import":
+            return {"ok": self.ref(importlib.import_module(str(args[0])))}
+        if op == "call":
+            return self.call(*args)
+        if op == "exit":
+            obj, kind, value = args
+            return {"ok": self.encode(type(obj).__exit__(obj, kind, value, None))}
+        for table, size in ((UNARY, 1), (BINARY, 2), (TERNARY, 3)):
+            if op in table:
+                if len(args) != size:
+                    raise wire.WireError(f"{op} takes {size} operand(s)")
+                return {"ok": self.encode(table[op](*args))}
+        raise wire.WireError(f"an unknown operation {op!r}")
+
+    def call(self, target, args, kwargs) -> dict:
+        result = target(*args, **kwargs)
+        back = [[i, self.state_of(a)] for i, a in enumerate(args) if type(a) in _MUTABLE]
+        back += [[k, self.state_of(v)] for k, v in kwargs.items() if type(v) in _MUTABLE]
+        reply = {"ok": self.encode(result)}
+        if back:
+            reply["back"] = back
+        if self.stdin is not None:
+            reply["stdin"] = self.stdin.tell()
+        return reply
+
+    def state_of(self, value):
+        """What a mutable argument holds after the call, sent back to the suite's original."""
+        if type(value) is io.StringIO:
+            return {"sio": [value.getvalue(), value.tell()]}
+        if type(value) is io.BytesIO:
+            return {"bio": [self.encode(value.getvalue())["b"], value.tell()]}
+        return self.encode(value)
+
+    def released(self, numbers) -> None:
+        for hid in numbers:
+            obj = self.objects.pop(int(hid), None)
+            if obj is not None:
+                self.numbers.pop(id(obj), None)
+
+    def state(self, state) -> None:
+        """What the test changed of its process since the last request: the environment, the
+        working directory, ``sys.argv``, what ``sys.stdin`` holds."""
+        if not state:
+            return
+        for name, value in state.get("env", {}).items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = str(value)
+        if state.get("cwd"):
+            try:
+                os.chdir(state["cwd"])
+            except OSError:
+                pass
+        if "argv" in state:
+            sys.argv[:] = [str(a) for a in state["argv"]]
+        if "stdin" in state:
+            text = state["stdin"]
+            self.stdin = None if text is None else io.StringIO(str(text))
+            sys.stdin = self.stdin if self.stdin is not None else io.StringIO("")
+
+    def drained(self) -> dict:
+        """What the project printed since the last message, to be printed by the suite."""
+        found = {}
+        for key, stream in (("out", self.out), ("err", self.err)):
+            buffer = stream.buffer
+            if buffer.tell():
+                found[key] = buffer.getvalue().decode("utf-8", "replace")
+                buffer.seek(0)
+                buffer.truncate()
+        return found
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception as err:  # a project's __str__ that raises
+        return f"<str() of the exception raised {type(err).__name__}>"
+
+
+HOST: Host
+
+
+def main(argv: list[str]) -> None:
+    """``e2ebench_host RFD WFD``: serve the suite's process over these two descriptors."""
+    global HOST
+    rfd, wfd = int(argv[0]), int(argv[1])
+    for fd in (rfd, wfd):
+        os.set_inheritable(fd, False)  # the project's own subprocesses never hold the channel
+    HOST = Host(wire.Channel(rfd, wfd))
+    sys.stdout, sys.stderr = HOST.out, HOST.err
+    sys.stdin = io.StringIO("")
+    # a test interrupted in the suite's process (its timeout) must not leave this one stuck
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    HOST.serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

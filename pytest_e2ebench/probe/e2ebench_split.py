@@ -1,0 +1,608 @@
+"""The suite's side of a split test run: pytest, the probe and the tests, with no project code.
+
+The harness starts this process with ``python -S`` (no ``site``: nothing of the run's
+environment is importable but the test tools it links into a folder of its own) and the
+project's process (:mod:`e2ebench_host`) in another sandbox. A test's ``import pkg`` of a name
+this process does not have gives a :class:`ProxyModule`; every operation on a project object
+is a request to the host over the data-only channel (:mod:`e2ebench_wire`), answered with
+data or with a :class:`Handle`. What the suite compares with plain data it compares itself:
+an ``assert result == "1.2.3"`` whose left side came back as a string is decided by this
+process's ``str.__eq__``, which the project cannot reach.
+
+Where the project still decides (a handle compared with a literal, an ordering, ``in``,
+``isinstance``), a true answer is checked against a value no test wrote (:data:`LIARS`):
+an object that says it equals everything, contains everything or is before and after the
+same value loses the comparison, and the count is in the run's record.
+
+Standard library and pytest only, like the probe.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.abc
+import importlib.machinery
+import io
+import os
+import random
+import subprocess
+import sys
+import types
+import weakref
+
+import e2ebench_wire as wire
+
+CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
+SUITE_ENV = "E2EBENCH_SPLIT_SUITE"  # the suite's folder: never named to the project
+_HIDDEN_ENV = ("PYTEST_", "E2EBENCH_", "COV_CORE_", "COVERAGE_")
+LIARS = {"count": 0, "examples": []}
+_COMPLEMENT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
+_RNG = random.SystemRandom()
+
+
+class SplitError(Exception):
+    """The project's process broke the channel or gave no answer: the test fails."""
+
+
+class Peer:
+    """This process's end of the channel: requests out, answers in, the project's callbacks
+    into the test's objects answered meanwhile."""
+
+    def __init__(self, channel: wire.Channel) -> None:
+        self.channel = channel
+        self.handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.mirrors: dict[int, type] = {}
+        self.objects: dict[int, object] = {}  # the test's objects the project may call
+        self.released: list[int] = []
+        self.number = 0
+        self.broken = ""
+        self.synced = _Process()
+
+    def request(self, op: str, args, *, call: bool = False, back=None):
+        if self.broken:
+            raise SplitError(self.broken)
+        self.number += 1
+        number = self.number
+        message = {"op": op, "id": number, "a": self.encode(args)}
+        if self.released:
+            message["rel"], self.released = self.released, []
+        state = self.synced.changes() if call else None
+        if state:
+            message["st"] = state
+        try:
+            self.channel.send(message)
+            reply = self._wait(number)
+        except wire.WireError as exc:
+            self.broken = f"the project's process ended or broke the channel: {exc}"
+            raise SplitError(self.broken) from None
+        except BaseException:  # the test's timeout: the answer would come to another request
+            self.broken = "the project's process did not answer before the test's timeout"
+            raise
+        if call:
+            self.synced.after(reply, back)
+        if "exc" in reply:
+            raise self.decode(reply["exc"])
+        return self.decode(reply.get("ok"))
+
+    def _wait(self, number: int) -> dict:
+        while True:
+            message = self.channel.receive()
+            _relay(message)
+            if "re" in message:
+                if message["re"] == number:
+                    return message
+                continue
+            self._serve(message)
+
+    def _serve(self, message: dict) -> None:
+        """A callback: the project calls an object the test gave it."""
+        number = message.get("id")
+        try:
+            target, *rest = self.decode(message.get("a"))
+            if message.get("op") == "call":
+                result = target(*rest[0], **rest[1])
+            elif message.get("op") == "next" and hasattr(type(target), "__next__"):
+                try:
+                    result = next(target)
+                except StopIteration:
+                    self.channel.send({"re": number, "stop": True})
+                    return
+            elif message.get("op") == "getattr" and not str(rest[0]).startswith("_"):
+                result = getattr(target, str(rest[0]))
+                if isinstance(result, types.ModuleType):
+                    raise AttributeError(rest[0])
+            else:
+                raise wire.WireError("a request the suite does not answer")
+            reply = {"re": number, "ok": self.encode(result)}
+        except Exception as exc:  # the test's callback raised: the project sees an error
+            reply = {"re": number, "exc": f"{type(exc).__name__}: {exc}"}
+        self.channel.send(reply)
+
+    # --- values -------------------------------------------------------------------------
+    def encode(self, value):
+        return wire.encode(value, self._ref)
+
+    def _ref(self, value) -> dict:
+        kind = type(value)
+        if kind is Handle:
+            return {"h": value._e2e_id}
+        if kind is ProxyModule:
+            return {"h": value._e2e_handle._e2e_id}
+        if isinstance(value, Mirror) and value._e2e_ref is not None:
+            return {"h": value._e2e_ref._e2e_id}
+        if isinstance(value, type) and value in self.mirrors.values():
+            return {"h": value._e2e_class}
+        if isinstance(value, type) and getattr(builtins, value.__name__, None) is value:
+            return {"bt": value.__name__}
+        if kind is io.StringIO:
+            return {"sio": [value.getvalue(), value.tell()]}
+        if kind is io.BytesIO:
+            return {"bio": [wire.encode(value.getvalue(), None)["b"], value.tell()]}
+        if isinstance(value, io.IOBase) and value.readable() and not value.closed:
+            name = str(getattr(value, "name", ""))
+            return {"rf": [self.encode(value.read()), name]}
+        if isinstance(value, types.ModuleType):
+            raise wire.WireError("a module of the test's cannot be given to the project")
+        pid = id(value)
+        self.objects[pid] = value
+        return {"p": pid}
+
+    def decode(self, data):
+        return wire.decode(data, self._value)
+
+    def _value(self, tag: str, payload):
+        if tag == "bt":
+            found = getattr(builtins, str(payload), None)
+            if isinstance(found, type):
+                return found
+            raise wire.WireError(f"no builtin type {payload!r}")
+        if tag == "p":
+            return self.objects[int(payload)]
+        if tag != "h" or not isinstance(payload, list) or len(payload) < 2:
+            raise wire.WireError(f"a reference off the schema: {tag!r}")
+        hid, kind = int(payload[0]), str(payload[1])
+        if kind == "x":
+            return self._mirror(hid, payload)
+        if kind == "e":
+            return self._exception(hid, payload)
+        found = self.handles.get(hid)
+        if found is None:
+            found = ProxyModule(hid) if kind == "m" else Handle(hid, kind)
+            self.handles[hid] = found
+        return found
+
+    def _mirror(self, hid: int, payload: list) -> type:
+        """A class of this process for a project exception class, so that ``except`` and
+        ``pytest.raises`` work; its builtin bases are the builtins themselves."""
+        if hid not in self.mirrors:
+            name, qualname, module, bases = (payload[2:6] + [None] * 4)[:4]
+            parents = tuple(self.decode(b) for b in bases or ())
+            parents = tuple(p for p in parents if isinstance(p, type)) or (Exception,)
+            if not any(issubclass(p, Mirror) for p in parents):
+                parents = (Mirror, *parents)
+            space = {"__module__": str(module), "__qualname__": str(qualname), "_e2e_class": hid}
+            try:
+                self.mirrors[hid] = type(str(name), parents, space)
+            except TypeError:  # bases that cannot be combined here
+                self.mirrors[hid] = type(str(name), (Mirror, Exception), space)
+        return self.mirrors[hid]
+
+    def _exception(self, hid: int, payload: list) -> BaseException:
+        cls = self.decode(payload[2])
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            cls = RuntimeError
+        args = self.decode(payload[4])
+        args = tuple(args) if isinstance(args, (list, tuple)) else (str(payload[3]),)
+        exc = cls.__new__(cls, *args)
+        exc.args = args
+        if isinstance(exc, Mirror):
+            exc._e2e_ref, exc._e2e_text = self._value("h", [hid, "o"]), str(payload[3])
+        if isinstance(exc, SystemExit) and args:
+            exc.code = args[0]
+        return exc
+
+
+class _Process:
+    """What the test changed of its process that the project reads of its own: the
+    environment, the working directory, ``sys.argv``, what ``sys.stdin`` holds."""
+
+    def __init__(self) -> None:
+        self.env = dict(os.environ)
+        self.cwd = os.getcwd()
+        self.argv = list(sys.argv)
+        self.stdin_sent = False
+
+    def changes(self) -> dict:
+        state: dict = {}
+        now = {k: v for k, v in os.environ.items() if not k.startswith(_HIDDEN_ENV)}
+        before = {k: v for k, v in self.env.items() if not k.startswith(_HIDDEN_ENV)}
+        delta = {k: v for k, v in now.items() if before.get(k) != v}
+        delta.update({k: None for k in before if k not in now})
+        if delta:
+            state["env"] = delta
+            self.env = dict(os.environ)
+        cwd = os.getcwd()
+        if cwd != self.cwd:
+            state["cwd"] = self.cwd = cwd
+        if sys.argv != self.argv:
+            state["argv"] = self.argv = list(sys.argv)
+        stdin = sys.stdin
+        if type(stdin) is io.StringIO:
+            state["stdin"] = stdin.getvalue()[stdin.tell() :]
+            self.stdin_sent = True
+        elif self.stdin_sent:
+            state["stdin"], self.stdin_sent = None, False
+        return state
+
+    def after(self, reply: dict, back) -> None:
+        stdin = sys.stdin
+        if "stdin" in reply and type(stdin) is io.StringIO:
+            stdin.seek(stdin.tell() + int(reply["stdin"]))
+        for key, data in reply.get("back", ()):
+            original = back(key) if back else None
+            if original is not None:
+                _restore(original, data)
+
+
+def _restore(original, data) -> None:
+    """Give a mutable argument of the test's what the project left in its copy."""
+    if isinstance(data, dict) and ("sio" in data or "bio" in data):
+        text, where = data.get("sio") or data.get("bio")
+        value = text if "sio" in data else wire.decode({"b": text}, None)
+        original.seek(0)
+        original.truncate()
+        original.write(value)
+        original.seek(int(where))
+        return
+    value = PEER.decode(data)
+    if type(original) is list:
+        original[:] = value
+    elif type(original) is dict:
+        original.clear()
+        original.update(value)
+    elif type(original) is set:
+        original.clear()
+        original.update(value)
+    elif type(original) is bytearray:
+        original[:] = value
+
+
+def _relay(message: dict) -> None:
+    """What the project printed, printed here (so ``capsys`` and ``capfd`` see it)."""
+    for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
+        text = message.get(key)
+        if isinstance(text, str) and text:
+            stream.write(text)
+            stream.flush()
+
+
+def _ask(op: str, *args, call: bool = False, back=None):
+    return PEER.request(op, list(args), call=call, back=back)
+
+
+def _plain(value) -> bool:
+    kind = type(value)
+    if kind in wire.PLAIN_SCALARS or kind in (bytes, complex):
+        return True
+    if kind in (list, tuple, set, frozenset):
+        return all(_plain(v) for v in value)
+    if kind is dict:
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _sentinel(value):
+    """A value of the same shape as ``value`` that no sane object equals at the same time."""
+    kind = type(value)
+    token = "".join(_RNG.choice("bcdfghjkmnpqrstvwxz") for _ in range(max(6, len(str(value)))))
+    if kind is bool:
+        return not value
+    if kind is int:
+        return value + _RNG.randrange(10**6, 10**9)
+    if kind is float:
+        return value * 3.7 + _RNG.randrange(10**6, 10**9) + 0.5
+    if kind is bytes:
+        return token.encode()
+    if kind in (list, tuple):
+        return kind([*value, token])
+    if kind is dict:
+        return {**value, token: token}
+    if kind in (set, frozenset):
+        return kind({*value, token})
+    return token
+
+
+def _lied(what: str) -> bool:
+    LIARS["count"] += 1
+    if len(LIARS["examples"]) < 10:
+        LIARS["examples"].append(what)
+    return False
+
+
+def _equal(handle, other) -> object:
+    """``handle == other``: by this process where the project's value is plain data (a str
+    or int subclass, read by the builtin's own method), else by the project, checked."""
+    if _plain(other):
+        inner = _ask("plain", handle)
+        if isinstance(inner, dict) and "v" in inner:
+            return inner["v"] == other
+        probe = _sentinel(other)
+        if _RNG.random() < 0.5 and _ask("eq", handle, probe) is True:
+            return _lied(f"equal to a value no test wrote ({type(other).__name__})")
+        result = _ask("eq", handle, other)
+        if result is True and _ask("eq", handle, probe) is True:
+            return _lied(f"equal to a value no test wrote ({type(other).__name__})")
+        return result
+    result = _ask("eq", handle, other)
+    if result is True and _ask("eqfresh", handle) is True:
+        return _lied("equal to an object made for the check")
+    return result
+
+
+def _ordered(op: str):
+    def compare(self, other):
+        result = _ask(op, self, other)
+        if result is True and _ask(_COMPLEMENT[op], self, other) is True:
+            return _lied(f"both {op} and {_COMPLEMENT[op]} the same value")
+        return result
+
+    return compare
+
+
+def _reflected(op: str):
+    return lambda self, other: _ask(op, other, self)
+
+
+def _forward(op: str):
+    return lambda self, *args: _ask(op, self, *args)
+
+
+class Handle:
+    """An object that lives in the project's process; every operation on it is a request."""
+
+    __slots__ = ("_e2e_id", "_e2e_kind", "__weakref__")
+
+    def __init__(self, hid: int, kind: str) -> None:
+        object.__setattr__(self, "_e2e_id", hid)
+        object.__setattr__(self, "_e2e_kind", kind)
+
+    def __del__(self) -> None:
+        try:
+            PEER.released.append(self._e2e_id)
+        except Exception:  # at interpreter exit
+            pass
+
+    def __getattr__(self, name):
+        return _ask("getattr", self, name)
+
+    def __setattr__(self, name, value) -> None:
+        _ask("setattr", self, name, value)
+
+    def __delattr__(self, name) -> None:
+        _ask("delattr", self, name)
+
+    @property
+    def __class__(self):
+        return _ask("getattr", self, "__class__")
+
+    def __call__(self, *args, **kwargs):
+        mutable = {**dict(enumerate(args)), **kwargs}
+
+        def back(key):
+            return mutable.get(key)
+
+        return _ask("call", self, list(args), kwargs, call=True, back=back)
+
+    def __eq__(self, other):
+        return _equal(self, other)
+
+    def __ne__(self, other):
+        result = _equal(self, other)
+        return not result if type(result) is bool else _ask("ne", self, other)
+
+    __hash__ = _forward("hash")
+    __lt__, __le__, __gt__, __ge__ = (_ordered(op) for op in ("lt", "le", "gt", "ge"))
+
+    def __contains__(self, item) -> bool:
+        found = _ask("contains", self, item)
+        if found is True and _plain(item) and _ask("contains", self, _sentinel(item)) is True:
+            return _lied("holds a value no test wrote")
+        return found
+
+    def __instancecheck__(self, obj) -> bool:
+        found = _ask("instancecheck", self, obj)
+        if found is True and _ask("isfresh", self) is True:
+            return _lied("a class every object is an instance of")
+        return found
+
+    def __subclasscheck__(self, sub) -> bool:
+        return _ask("subclasscheck", self, sub)
+
+    def __mro_entries__(self, bases):
+        raise TypeError(
+            "a test subclasses a project class: this suite cannot run split "
+            "(the harness runs it in one process)"
+        )
+
+    def __enter__(self):
+        return _ask("enter", self)
+
+    def __exit__(self, kind, value, traceback):
+        if value is not None and not isinstance(value, Mirror):
+            value = RuntimeError(str(value)) if not _plain(value.args) else value
+        try:
+            return _ask("exit", self, kind if kind is None or _is_builtin(kind) else None, value)
+        except wire.WireError:
+            return _ask("exit", self, None, None)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("an object of the project's cannot be pickled by the suite")
+
+    def __copy__(self):
+        return _ask("copy", self)
+
+    def __deepcopy__(self, memo):
+        return _ask("deepcopy", self)
+
+    def __format__(self, spec):
+        return _ask("format", self, spec)
+
+    def __round__(self, *digits):
+        return _ask("round", self, *digits) if digits else _ask("round", self, None)
+
+    def __pow__(self, other, modulo=None):
+        return _ask("pow", self, other)
+
+    def __rpow__(self, other):
+        return _ask("pow", other, self)
+
+
+def _is_builtin(kind) -> bool:
+    return getattr(builtins, getattr(kind, "__name__", ""), None) is kind
+
+
+for _name, _op in {
+    "str": "str", "repr": "repr", "bool": "bool", "len": "len", "iter": "iter",
+    "next": "next", "neg": "neg", "pos": "pos", "abs": "abs", "invert": "invert",
+    "int": "int", "float": "float", "complex": "complex", "index": "index",
+    "bytes": "bytes", "reversed": "reversed", "dir": "dir",
+}.items():  # fmt: skip
+    setattr(Handle, f"__{_name}__", _forward(_op))
+for _name, _op in {
+    "add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
+    "mod": "mod", "lshift": "lshift", "rshift": "rshift", "and": "and_", "or": "or_",
+    "xor": "xor", "matmul": "matmul", "divmod": "divmod",
+}.items():  # fmt: skip
+    setattr(Handle, f"__{_name}__", _forward(_op))
+    setattr(Handle, f"__r{_name}__", _reflected(_op))
+Handle.__getitem__ = _forward("getitem")
+Handle.__delitem__ = _forward("delitem")
+Handle.__setitem__ = lambda self, key, value: _ask("setitem", self, key, value)
+
+
+class Mirror:
+    """Base of the classes made for the project's exception classes: its instances read what
+    they do not hold from the project's exception."""
+
+    _e2e_ref = None  # the project's exception (a Handle)
+    _e2e_text = ""
+
+    def __getattr__(self, name):
+        if name.startswith("_e2e") or self._e2e_ref is None:
+            raise AttributeError(name)
+        return _ask("getattr", self._e2e_ref, name)
+
+    def __str__(self) -> str:
+        return self._e2e_text if self._e2e_ref is not None else super().__str__()
+
+
+class ProxyModule(types.ModuleType):
+    """A module of the project's, as the suite imports it."""
+
+    def __init__(self, hid: int) -> None:
+        super().__init__(f"<project module {hid}>")
+        object.__setattr__(self, "_e2e_handle", Handle(hid, "m"))
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__") and name != "__file__":
+            raise AttributeError(name)
+        return _ask("getattr", self._e2e_handle, name)
+
+    def __setattr__(self, name, value) -> None:
+        if isinstance(value, ProxyModule) or (name.startswith("__") and name.endswith("__")):
+            object.__setattr__(self, name, value)  # the import system's own bookkeeping
+        else:
+            _ask("setattr", self._e2e_handle, name, value)
+
+    def __delattr__(self, name) -> None:
+        _ask("delattr", self._e2e_handle, name)
+
+    def __dir__(self):
+        return _ask("dir", self._e2e_handle)
+
+
+class ProjectFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Last on ``sys.meta_path``: a name this process cannot import is asked of the project's
+    process; what it imports there is a :class:`ProxyModule` here."""
+
+    def find_spec(self, name, path=None, target=None):
+        try:
+            module = _ask("import", name)
+        except ImportError:
+            return None
+        except SplitError:
+            return None
+        spec = importlib.machinery.ModuleSpec(name, self, is_package=True)
+        spec.submodule_search_locations = []
+        spec._e2e_module = module
+        return spec
+
+    def create_module(self, spec):
+        module = spec._e2e_module
+        object.__setattr__(module, "__name__", spec.name)
+        return module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+def _popen(*args, **kwargs):
+    """``subprocess.Popen`` in the project's process: a test's ``python -m pkg`` runs there,
+    with no suite file, test name or variable of the suite's process."""
+    env = kwargs.get("env")
+    if env is not None:
+        kwargs["env"] = {k: str(v) for k, v in env.items() if not str(k).startswith(_HIDDEN_ENV)}
+    for key in ("preexec_fn", "startupinfo", "creationflags"):
+        if kwargs.get(key):
+            raise TypeError(f"subprocess.Popen({key}=...) is not available to a split suite")
+    kwargs.pop("pass_fds", None)
+    for key in ("cwd", "executable"):
+        if key in kwargs and kwargs[key] is not None:
+            kwargs[key] = os.fspath(kwargs[key])
+    if args and isinstance(args[0], (list, tuple)):
+        args = ([os.fspath(a) if isinstance(a, os.PathLike) else a for a in args[0]], *args[1:])
+    return _ask("call", PEER.subprocess_popen, list(args), kwargs, call=True)
+
+
+def _system(command) -> int:
+    return _ask("call", PEER.os_system, [os.fspath(command)], {}, call=True)
+
+
+def pytest_configure(config) -> None:
+    """Join the project's process; ask it for every module this process does not have."""
+    global PEER
+    rfd, wfd = (int(fd) for fd in os.environ.pop(CHANNEL_ENV).split(","))
+    os.environ.pop(SUITE_ENV, None)
+    PEER = Peer(wire.Channel(rfd, wfd))
+    sys.meta_path.append(ProjectFinder())
+    PEER.subprocess_popen = _ask("getattr", _ask("import", "subprocess"), "Popen")
+    PEER.os_system = _ask("getattr", _ask("import", "os"), "system")
+    subprocess.Popen = _popen
+    os.system = _system
+
+
+def pytest_runtest_teardown(item) -> None:
+    PEER.objects.clear()
+
+
+def pytest_sessionfinish(session) -> None:
+    import e2ebench_probe
+
+    e2ebench_probe.emit({"kind": "split", "lies": LIARS["count"], "examples": LIARS["examples"]})
+    try:
+        PEER.channel.send({"op": "bye"})
+    except wire.WireError:
+        pass
+
+
+PEER: Peer
+
+
+def main() -> None:
+    """``python -S -c 'import e2ebench_split; e2ebench_split.main()' TOOLS ARGS...``: pytest
+    with the test tools of the folder TOOLS (links the harness made), nothing else."""
+    tools = sys.argv[1]
+    sys.path.insert(0, tools)
+    import pytest
+
+    raise SystemExit(pytest.main(sys.argv[2:], plugins=[sys.modules[__name__]]))
