@@ -771,13 +771,7 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     web, settings = chosen["web"], chosen["settings"]
     honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
     settings = settings if web is None and settings is not None else TestSettings()
-    run.mode = split.mode(
-        tests=tests,
-        web=web,
-        browser=chosen["browser"],
-        settings=settings,
-        written=chosen["written"],
-    )
+    run.mode = split.mode(tests=tests, web=web, settings=settings, **_modal(chosen))
     extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
     here = extra.tests  # suite/tests, or tests/ of the run's copy (rootdir_writable)
     shutil.copytree(tests, here, ignore=_IGNORE)
@@ -824,6 +818,10 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
         if chosen["written"]:  # an agent's tests; the code under test (the reference) is guarded
             run.env["E2EBENCH_PROBE_UNDER_TEST"] = str(repo)
         run.env.update(extra.env)
+
+
+def _modal(chosen: dict) -> dict:
+    return {"browser": chosen["browser"], "written": chosen["written"]}
 
 
 def tree_digest(root: Path, max_entries: int = 20_000) -> str:
