@@ -327,7 +327,7 @@ def main(argv: list[str]) -> None:
     HOST = Host(wire.Channel(rfd, wfd))
     sys.stdout, sys.stderr = HOST.out, HOST.err
     sys.stdin = io.StringIO("")
-    # a test interrupted in the suite's process (its timeout) must not leave this one stuck
+    # the suite's process gone: a write to the channel ends this one instead of raising
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     HOST.serve()
 
