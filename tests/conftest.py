@@ -31,6 +31,9 @@ def _uv_cache() -> Path:
 
 
 UV_CACHE = Path(os.environ.setdefault("UV_CACHE_DIR", str(_uv_cache())))
+# uv makes its cache folder on first use; a fresh machine has none yet, and the tests that write
+# beside it (the containment arenas' canaries) run before any venv is built (issue 46)
+UV_CACHE.mkdir(parents=True, exist_ok=True)
 # Plugins a machine may have installed that no benchmark session here uses: each one's import
 # cost every session this suite starts 1-3 s (hypothesis and pytest-benchmark: 2.5-4 s in all
 # per session on the CI image, measured with an empty `pytest -q`). Blocking a name that is

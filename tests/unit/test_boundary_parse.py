@@ -44,6 +44,8 @@ ALLOWED = {
     "probe/e2ebench_probe.py": "the probe inside the sandboxed test run; opens its output pipe",
     "probe/e2ebench_pv.py": "inside the sandboxed test run; reads the harness-written PV file",
     "probe/e2ebench_web.py": "the web plugin inside the sandboxed test run; serves the app",
+    "probe/e2ebench_wire.py": "the split run's channel, in both sandboxes: a frame's size bounded "
+    "before it is read, nesting errors caught, every value decoded by its fixed schema",
     "evaluation/checks/fixtures.py": "the check session's plugin: its context file is the harness's",
     # the harness's own files: tasks, caches, results, downloads it checks by hash
     "taskmodel/task.py": "task folders (harness zone: trusted task content)",
