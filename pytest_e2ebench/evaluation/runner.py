@@ -161,6 +161,8 @@ def parse_probe(data: bytes, key: str, *, odd: bool = False) -> dict:
     }
     if by_kind["web"]:
         found["web"] = by_kind["web"]
+    if "split" in by_kind:  # the split run's liar checks (evaluation.split)
+        found["split"] = by_kind["split"]
     return found
 
 
@@ -649,26 +651,28 @@ def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tup
     """The suite in a process without the project, the project in one without the suite
     (:mod:`.split`); coverage is measured in the project's."""
     venv_python, repo, suite, work, config_dir = paths
-    shared, host_home = suite / "shared", suite / "host"
-    for folder in (shared, host_home, suite / "coverage"):
+    host_home = suite / "host"
+    for folder in (host_home, suite / "coverage"):
         folder.mkdir()
     tools = split.tools_view(venv_python, config_dir / "tools")
-    env = project_env(venv_python, work / "home")
-    env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, run.trusted))
-    env.update(run.env, TMPDIR=str(shared))
-    rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", [Path("/tmp"), shared])
-    host = split.Host(
-        sandbox,
-        split.host_command(venv_python, rc),
-        cwd=run.cwd,
-        env=split.host_env(venv_python, host_home, shared, run.task_env),
-        timeout=timeout,
-        log=suite / "host.log",
-        writable=[suite / "coverage", shared, host_home],
-        readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir, *run.data],
-    )
-    command = [*split.parent_command(venv_python, tools), *run.args]
-    return _run_probed(sandbox, command, suite, run, env, timeout, [work, shared], False, host)
+    with split.scratch(sandbox, suite / "shared") as shared:
+        env = project_env(venv_python, work / "home")
+        env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, run.trusted))
+        env.update(run.env, TMPDIR=str(shared))
+        rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", [Path("/tmp"), shared])
+        host = split.Host(
+            sandbox,
+            split.host_command(venv_python, rc),
+            cwd=run.cwd,
+            env=split.host_env(venv_python, host_home, shared, run.task_env),
+            timeout=timeout,
+            log=suite / "host.log",
+            writable=[suite / "coverage", host_home],
+            readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir, *run.data],
+            shared=shared,
+        )
+        command = [*split.parent_command(venv_python, tools), *run.args]
+        return _run_probed(sandbox, command, suite, run, env, timeout, [work], False, host)
 
 
 def _launch(
@@ -905,6 +909,7 @@ def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, netw
                 readable=run.readable,
                 network=network,
                 pass_fds=(key_fd, results.write_fd, *channel),
+                shared=() if host is None else [host.shared],
             )
         finally:
             os.close(key_fd)

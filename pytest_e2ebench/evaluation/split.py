@@ -21,6 +21,7 @@ import os
 import threading
 from pathlib import Path
 
+from ..isolation.limits import sized_tmpfs
 from ..isolation.sandbox import Sandbox
 from ..probe import project_env
 
@@ -36,9 +37,15 @@ HOST_GRACE = 20.0  # seconds the project's process has to end once the suite's h
 MODE_ENV = "E2EBENCH_VERDICT_MODE"
 
 
+def policy() -> str:
+    """The session's verdict policy, part of the evaluation stage's key: a run graded under
+    another policy is graded again, not read from the cache."""
+    return SPLIT if os.environ.get(MODE_ENV) == SPLIT else INPROCESS
+
+
 def inprocess_reason(*, tests, web, browser, settings, written: bool) -> str:
     """Why a suite runs in one process ("" when it runs split)."""
-    if os.environ.get(MODE_ENV) != SPLIT:
+    if policy() != SPLIT:
         return f"the split run is opt-in in this version ({MODE_ENV}=split)"
     if tests is None:
         return "the agent's own tests, run where they are with its own settings"
@@ -91,10 +98,11 @@ class Host:
         log: Path,
         writable: list[Path],
         readable: list[Path],
+        shared: Path,
     ) -> None:
-        self.sandbox, self.command = sandbox, command
+        self.sandbox, self.command, self.shared = sandbox, command, shared
         self.options = dict(cwd=cwd, env=env, timeout=timeout, log=log)
-        self.options.update(writable=writable, readable=readable)
+        self.options.update(writable=writable, readable=readable, shared=[shared])
         self.done = None
         self.error: BaseException | None = None
         self.stop = threading.Event()
@@ -131,6 +139,18 @@ class Host:
             self._thread.join()
         if self.error is not None and exc[0] is None:
             raise self.error
+
+
+@contextlib.contextmanager
+def scratch(sandbox: Sandbox, fallback: Path):
+    """The folder both processes write (``tmp_path``, ``TMPDIR``): a tmpfs of the sandbox's
+    quota, bound into both as it is (an overlay per sandbox would hide each one's writes from
+    the other); ``fallback`` where no tmpfs can be mounted (the sandbox measures it there)."""
+    limits = sandbox.limits
+    with sized_tmpfs(limits.quota_bytes, limits.quota_files, ("scratch",)) as volume:
+        where = fallback if volume is None else volume / "scratch"
+        where.mkdir(exist_ok=True)
+        yield where
 
 
 def host_command(venv_python: Path, rc: Path) -> list[str]:

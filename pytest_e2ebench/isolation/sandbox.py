@@ -531,6 +531,7 @@ class Sandbox:
         forward: Sequence[int] = (),
         netns: Callable[[usernet.UserNet], None] | None = None,
         stop: threading.Event | None = None,
+        shared: Sequence[Path] = (),
     ) -> process.Completed:
         """Run generated code: wrapped, limited, and afterwards nothing of it left running.
 
@@ -539,16 +540,18 @@ class Sandbox:
         (a ``cmd:`` agent's model endpoint). See :mod:`.network`. ``netns`` is called with the
         command's namespace (:class:`.network.UserNet`) once it is set up, before the command
         runs: the harness relays into it or out of it (an app and its browser). When ``stop``
-        is set the command is ended (``stopped`` = ``"ended"``).
+        is set the command is ended (``stopped`` = ``"ended"``). ``shared``: folders another
+        sandbox writes meanwhile (a split run's scratch), bound as they are; the caller sizes them.
 
         Raises :class:`InfrastructureError` when the sandbox itself could not start (decided
         from a pipe the sandbox's own wrapper writes to, never from the command's output).
         """
-        writable = [Path(p) for p in writable]
-        self.prepare(writable, keep=readable)
+        writable, shared = [Path(p) for p in writable], [Path(p) for p in shared]
+        self.prepare([*writable, *shared], keep=readable)
         quota = Quota(writable, self.limits)
         with contextlib.ExitStack() as stack:
             tmp, volume, views = self._volumes(stack, writable)
+            writable += shared
             watch = Watch(stop, quota, (tmp, volume), measure=bool(writable) and views is None)
 
             started_r, started_w = os.pipe()
@@ -587,6 +590,11 @@ class Sandbox:
             full = bool(watch()) or done.stopped == "disk_quota" or watch.filled
             # the kernel killed a process at the run's memory limit (read before the cgroup goes)
             memory = cgroup is not None and cgroup.oom_kills() > 0
+        return self._outcome(done, started, full, memory)
+
+    def _outcome(self, done, started: bool, full: bool, memory: bool) -> process.Completed:
+        """The command's result with what the sandbox contained; an infrastructure error when
+        the sandbox itself did not start it."""
         if not started and not done.timed_out:
             raise InfrastructureError(
                 "sandbox",

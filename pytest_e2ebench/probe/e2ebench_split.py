@@ -20,6 +20,7 @@ Standard library and pytest only, like the probe.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import importlib.abc
 import importlib.machinery
 import io
@@ -36,6 +37,7 @@ CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
 SUITE_ENV = "E2EBENCH_SPLIT_SUITE"  # the suite's folder: never named to the project
 _HIDDEN_ENV = ("PYTEST_", "E2EBENCH_", "COV_CORE_", "COVERAGE_")
 LIARS = {"count": 0, "examples": []}
+AMBIGUOUS = "a"  # the kind of a handle whose truth the suite does not ask (_ambiguous)
 _COMPLEMENT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
 _RNG = random.SystemRandom()
 
@@ -176,6 +178,10 @@ class Peer:
         ``pytest.raises`` work; its builtin bases are the builtins themselves."""
         if hid not in self.mirrors:
             name, qualname, module, bases = (payload[2:6] + [None] * 4)[:4]
+            known = _stdlib_class(str(module), str(qualname))
+            if known is not None:  # subprocess.TimeoutExpired: what the test catches
+                self.mirrors[hid] = known
+                return known
             parents = tuple(self.decode(b) for b in bases or ())
             parents = tuple(p for p in parents if isinstance(p, type)) or (Exception,)
             if not any(issubclass(p, Mirror) for p in parents):
@@ -193,13 +199,31 @@ class Peer:
             cls = RuntimeError
         args = self.decode(payload[4])
         args = tuple(args) if isinstance(args, (list, tuple)) else (str(payload[3]),)
-        exc = cls.__new__(cls, *args)
+        exc = None
+        if not issubclass(cls, Mirror):  # a standard-library class: its own attributes
+            with contextlib.suppress(Exception):
+                exc = cls(*args)
+        if exc is None:
+            exc = cls.__new__(cls, *args)
         exc.args = args
         if isinstance(exc, Mirror):
             exc._e2e_ref, exc._e2e_text = self._value("h", [hid, "o"]), str(payload[3])
         if isinstance(exc, SystemExit) and args:
             exc.code = args[0]
         return exc
+
+
+def _stdlib_class(module: str, qualname: str):
+    """The standard library's exception class ``module.qualname`` when this process has that
+    module loaded already (nothing is imported on the project's word), else None."""
+    if module.partition(".")[0] not in sys.stdlib_module_names or "<" in qualname:
+        return None
+    found = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    if isinstance(found, type) and issubclass(found, BaseException):
+        return found
+    return None
 
 
 class _Process:
@@ -292,24 +316,47 @@ def _plain(value) -> bool:
 
 
 def _sentinel(value):
-    """A value of the same shape as ``value`` that no sane object equals at the same time."""
+    """A value of the same type and look as ``value`` that no sane object equals at the same
+    time: one character, digit or element changed, so that the project cannot tell the test's
+    value from the check's by its look."""
     kind = type(value)
-    token = "".join(_RNG.choice("bcdfghjkmnpqrstvwxz") for _ in range(max(6, len(str(value)))))
     if kind is bool:
         return not value
     if kind is int:
-        return value + _RNG.randrange(10**6, 10**9)
+        return value + _RNG.choice((-1, 1)) * _RNG.randint(1, max(9, abs(value)))
     if kind is float:
-        return value * 3.7 + _RNG.randrange(10**6, 10**9) + 0.5
-    if kind is bytes:
-        return token.encode()
+        return value * _RNG.uniform(1.1, 1.9) + (_RNG.uniform(1, 9) if abs(value) < 1 else 0)
+    if kind in (str, bytes):
+        text = value.decode("latin-1") if kind is bytes else value
+        changed = _other_text(text)
+        return changed.encode("latin-1") if kind is bytes else changed
     if kind in (list, tuple):
-        return kind([*value, token])
+        if not value:
+            return kind([0])
+        at = _RNG.randrange(len(value))
+        return kind([*value[:at], _sentinel(value[at]), *value[at + 1 :]])
     if kind is dict:
-        return {**value, token: token}
+        if not value:
+            return {"": 0}
+        key = _RNG.choice(list(value))
+        return {**value, key: _sentinel(value[key])}
     if kind in (set, frozenset):
-        return kind({*value, token})
-    return token
+        return kind({*value, _sentinel(next(iter(value))) if value else 0})
+    return _other_text(str(value))
+
+
+def _other_text(text: str) -> str:
+    """``text`` with one character changed to another of its class (digit, lower- or upper-
+    case letter), or one letter added when it has none."""
+    places = [i for i, c in enumerate(text) if c.isascii() and c.isalnum()]
+    if not places:
+        at = _RNG.randrange(len(text) + 1)
+        return text[:at] + _RNG.choice("abcdefghijklmnopqrstuvwxyz") + text[at:]
+    at = _RNG.choice(places)
+    char = text[at]
+    pool = "0123456789" if char.isdigit() else "abcdefghijklmnopqrstuvwxyz"
+    pool = pool.upper() if char.isupper() else pool
+    return text[:at] + _RNG.choice(pool.replace(char, "")) + text[at + 1 :]
 
 
 def _lied(what: str) -> bool:
@@ -319,20 +366,55 @@ def _lied(what: str) -> bool:
     return False
 
 
+def _checked(handle, real: tuple, check: tuple):
+    """Two comparisons of ``handle`` (``(op, value)`` each) in one request, in a random order
+    (the project cannot tell which one the test asked): (the answer, the check's answer), or
+    ``({"v": value}, None)`` for equalities the builtin value inside a subclass decides."""
+    first = _RNG.random() < 0.5
+    reply = _ask(
+        "checked", handle, [list(check), list(real)] if first else [list(real), list(check)]
+    )
+    if not isinstance(reply, dict):
+        raise SplitError("the project's process answered a comparison off the schema")
+    if "v" in reply:
+        return reply, None
+    answers = [_answer(a) for a in reply.get("r") or ()]
+    if len(answers) != 2:
+        raise SplitError("the project's process answered a comparison off the schema")
+    answer, checked = (answers[1], answers[0]) if first else (answers[0], answers[1])
+    if isinstance(answer, BaseException):
+        raise answer
+    return answer, None if isinstance(checked, BaseException) else checked
+
+
+def _answer(answer):
+    """One answer of a checked comparison: a bool, an exception, or an ambiguous result."""
+    if type(answer) is bool:
+        return answer
+    if type(answer) is dict and isinstance(answer.get("raised"), BaseException):
+        return answer["raised"]
+    return _ambiguous(answer)
+
+
+def _ambiguous(answer):
+    """A comparison's non-boolean answer (an array's elementwise one) whose truth the project
+    would not give: the suite does not ask it again (a second answer could differ)."""
+    value = answer[0] if isinstance(answer, list) and answer else answer
+    if type(value) is Handle:
+        object.__setattr__(value, "_e2e_kind", AMBIGUOUS)
+    return value
+
+
 def _equal(handle, other) -> object:
     """``handle == other``: by this process where the project's value is plain data (a str
     or int subclass, read by the builtin's own method), else by the project, checked."""
     if _plain(other):
-        inner = _ask("plain", handle)
-        if isinstance(inner, dict) and "v" in inner:
-            return inner["v"] == other
-        probe = _sentinel(other)
-        if _RNG.random() < 0.5 and _ask("eq", handle, probe) is True:
+        answer, probe = _checked(handle, ("eq", other), ("eq", _sentinel(other)))
+        if type(answer) is dict:  # the builtin value inside a subclass of a plain type
+            return answer["v"] == other
+        if answer is True and probe is True:
             return _lied(f"equal to a value no test wrote ({type(other).__name__})")
-        result = _ask("eq", handle, other)
-        if result is True and _ask("eq", handle, probe) is True:
-            return _lied(f"equal to a value no test wrote ({type(other).__name__})")
-        return result
+        return answer
     result = _ask("eq", handle, other)
     if result is True and _ask("eqfresh", handle) is True:
         return _lied("equal to an object made for the check")
@@ -341,9 +423,19 @@ def _equal(handle, other) -> object:
 
 def _ordered(op: str):
     def compare(self, other):
+        if _plain(other):
+            answer, opposite = _checked(self, (op, other), (_COMPLEMENT[op], other))
+            if answer is True and opposite is True:
+                return _lied(f"both {op} and {_COMPLEMENT[op]} the same value")
+            return answer
         result = _ask(op, self, other)
-        if result is True and _ask(_COMPLEMENT[op], self, other) is True:
-            return _lied(f"both {op} and {_COMPLEMENT[op]} the same value")
+        if result is True:
+            try:
+                opposite = _ask(_COMPLEMENT[op], self, other)
+            except Exception:  # a class that defines only some orderings
+                opposite = None
+            if opposite is True:
+                return _lied(f"both {op} and {_COMPLEMENT[op]} the same value")
         return result
 
     return compare
@@ -395,6 +487,14 @@ class Handle:
 
     def __eq__(self, other):
         return _equal(self, other)
+
+    def __bool__(self) -> bool:
+        if self._e2e_kind == AMBIGUOUS:
+            raise ValueError(
+                "the truth value of the project's answer to a comparison is ambiguous "
+                "(it would not give one when asked): use .any() or .all()"
+            )
+        return _ask("bool", self)
 
     def __ne__(self, other):
         result = _equal(self, other)
@@ -462,7 +562,7 @@ def _is_builtin(kind) -> bool:
 
 
 for _name, _op in {
-    "str": "str", "repr": "repr", "bool": "bool", "len": "len", "iter": "iter",
+    "str": "str", "repr": "repr", "len": "len", "iter": "iter",
     "next": "next", "neg": "neg", "pos": "pos", "abs": "abs", "invert": "invert",
     "int": "int", "float": "float", "complex": "complex", "index": "index",
     "bytes": "bytes", "reversed": "reversed", "dir": "dir",

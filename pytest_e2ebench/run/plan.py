@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..environment.venv import fingerprint
+from ..evaluation import split
 from ..evaluation.checks import CHECKS_DIR
 from ..evaluation.planting import twins
 from ..taskmodel.testconf import TestSettings
@@ -37,7 +38,7 @@ STAGE_INPUTS: dict[str, tuple[str, ...]] = {
     "venv": ("venv_tools", "requires", "run_dir", "python"),
     "web-venv": ("venv_tools", "requires"),
     "migrated": ("pv_repo", "tests_hash", "migrate_reference", "migrate", "migrate_model"),
-    "eval": ("test_timeout", "timeout", "test_settings", "planting"),
+    "eval": ("test_timeout", "timeout", "test_settings", "planting", "verdict"),
     "app-eval": (
         *("materials", "app", "app_steps", "test_timeout", "app_judge", "timeout"),
         *("requirements", "model", "app_cases"),
@@ -76,6 +77,7 @@ class RunPlan:
     timeout: float | None = None
     test_settings: tuple | None = None  # the [tests] settings and exclusions, when not default
     planting: int = 0  # the format of the planted decoys and honeypots (planting.twins)
+    verdict: str = ""  # where verdicts are taken: evaluation.split.policy()
     checks: str = ""  # the tree hash of the task's checks/
     judge: str = "tests"  # the judge mode the run is graded with
     judge_model: str = ""
@@ -137,6 +139,7 @@ def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
         timeout=settings.timeout,
         test_settings=(task.settings.key(), task.excluded) if custom else None,
         planting=twins.FORMAT,
+        verdict=split.policy(),
         checks=_hash_if_dir(task.root / CHECKS_DIR) if task.checks else "",
         judge=judge,
         judge_model=settings.model if judge != "tests" else "",

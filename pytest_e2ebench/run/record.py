@@ -43,6 +43,11 @@ def _run_facts(agent_data: dict, install: dict, extended_run: dict, tests, migra
         "test_run": {
             **{k: extended_run.get(k) for k in ("status", "returncode", "duration_s")},
             "containment": sorted(labels),
+            # where the verdicts were taken (evaluation.split) and why, and how many of the
+            # project's answers to a comparison its liar checks refused
+            "verdict_mode": extended_run.get("verdict_mode", "inprocess"),
+            "verdict_reason": extended_run.get("verdict_reason", ""),
+            "refused_answers": (extended_run.get("split") or {}).get("lies", 0),
         },
     }
 

@@ -43,7 +43,7 @@ LONG_ALLOWED = {
 # isolation/ (left whole while the security work changes those files). The list only shrinks.
 OVER_60_ALLOWED = {
     **LONG_ALLOWED,
-    "isolation.sandbox.run": 80,
+    "isolation.sandbox.run": 76,
     "isolation.process.run": 68,
 }
 # The pytest face's options and collection: no method named (each adds its own, issue 28.3)

@@ -1,0 +1,322 @@
+"""What real suites do to a project works when the verdicts are taken apart from it (issue 39).
+
+One task, ``shapes``, whose tests touch every kind of crossing the split run carries: values,
+comparisons, ordering and hashing of project objects; project exceptions under
+``pytest.raises(match=)`` and ``except``; ``isinstance``/``issubclass``; lists and dicts the
+project changes; callbacks into the test and generators; ``monkeypatch`` of a project module
+and of the environment; ``capsys``; files in ``tmp_path``; a context manager; ``python -m`` of
+the package and ``subprocess.TimeoutExpired``. The reference passes every requirement split;
+a project whose every object is equal to, ordered before and after, and an instance of
+everything (the oldest lie) passes none, and the run counts the refused answers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Batch, batch_folder
+from pytest_e2ebench.isolation.sandbox import resolve_mode
+
+REQUIREMENTS = "# shapes\n\n## Functional requirements\n\n" + "".join(
+    f"### {rid}: {title}\nTags: core\n\n{title}.\n\n"
+    for rid, title in [
+        ("R1", "Values and comparisons"),
+        ("R2", "Errors"),
+        ("R3", "Types"),
+        ("R4", "Arguments changed in place"),
+        ("R5", "Callbacks and generators"),
+        ("R6", "Settings patched by the caller"),
+        ("R7", "Output"),
+        ("R8", "Files"),
+        ("R9", "Command line"),
+    ]
+)
+
+CODE = {
+    "__init__": """
+import json
+import os
+import sys
+import time
+
+DEFAULT_SIDES = 4
+
+
+class ShapeError(ValueError):
+    pass
+
+
+class Shape:
+    def __init__(self, name, sides):
+        self.name, self.sides, self.closed = name, sides, False
+
+    def __eq__(self, other):
+        return isinstance(other, Shape) and (self.name, self.sides) == (other.name, other.sides)
+
+    def __hash__(self):
+        return hash((self.name, self.sides))
+
+    def __lt__(self, other):
+        return self.sides < other.sides
+
+    def __repr__(self):
+        return f"Shape({self.name!r}, {self.sides})"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.closed = True
+        return False
+
+
+class Square(Shape):
+    pass
+
+
+def make(name, sides=None):
+    sides = DEFAULT_SIDES if sides is None else sides
+    if sides < 3:
+        raise ShapeError(f"a {name} needs 3 sides, not {sides}")
+    return Shape(name, sides)
+
+
+def add_to(bag, item):
+    bag.append(item)
+    return len(bag)
+
+
+def count_into(counts, words):
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+
+
+def apply(function, values):
+    return [function(v) for v in values]
+
+
+def upto(n):
+    yield from range(n)
+
+
+def shout(text):
+    print(text.upper())
+    print("warn", file=sys.stderr)
+
+
+def setting():
+    return os.environ.get("SHAPES_NAME", "none")
+
+
+def total(path):
+    with open(path) as fh:
+        return sum(int(x) for x in fh.read().split())
+
+
+def report(path, data):
+    with open(path, "w") as fh:
+        fh.write(json.dumps(data))
+
+
+def main(argv):
+    if argv and argv[0] == "sleep":
+        time.sleep(float(argv[1]))
+    print(" ".join(argv))
+    return 0
+""",
+    "__main__": "import sys\nfrom shapes import main\nraise SystemExit(main(sys.argv[1:]))\n",
+}
+
+TESTS = """
+import json
+import subprocess
+import sys
+
+import pytest
+
+import shapes
+from shapes import Shape, ShapeError, Square, make
+
+
+@pytest.mark.requirement("R1")
+def test_values():
+    assert make("tri", 3) == make("tri", 3)
+    assert make("tri", 3) != make("tri", 5)
+    assert make("tri", 3).sides == 3
+    assert repr(make("sq")) == "Shape('sq', 4)"
+    assert sorted([make("a", 5), make("b", 3)])[0].name == "b"
+    assert len({make("a", 3), make("a", 3)}) == 1
+
+
+@pytest.mark.requirement("R2")
+def test_errors():
+    with pytest.raises(ShapeError, match="needs 3 sides, not 2"):
+        make("line", 2)
+    try:
+        make("dot", 1)
+    except ValueError as exc:
+        assert "dot" in str(exc)
+    else:
+        pytest.fail("no error")
+
+
+@pytest.mark.requirement("R3")
+def test_types():
+    assert isinstance(make("t", 3), Shape)
+    assert not isinstance(5, Shape)
+    assert issubclass(Square, Shape)
+    assert issubclass(ShapeError, ValueError)
+
+
+@pytest.mark.requirement("R4")
+def test_arguments_changed_in_place():
+    bag = ["x"]
+    assert shapes.add_to(bag, 1) == 2
+    assert bag == ["x", 1]
+    counts = {}
+    shapes.count_into(counts, ["a", "b", "a"])
+    assert counts == {"a": 2, "b": 1}
+
+
+@pytest.mark.requirement("R5")
+def test_callbacks_and_generators():
+    seen = []
+
+    def double(v):
+        seen.append(v)
+        return v * 2
+
+    assert shapes.apply(double, [1, 2]) == [2, 4]
+    assert seen == [1, 2]
+    assert list(shapes.upto(3)) == [0, 1, 2]
+    assert next(iter(shapes.upto(2))) == 0
+
+
+@pytest.mark.requirement("R6")
+def test_settings_patched_by_the_caller(monkeypatch):
+    monkeypatch.setattr(shapes, "DEFAULT_SIDES", 6)
+    assert make("hex").sides == 6
+    monkeypatch.setenv("SHAPES_NAME", "kite")
+    assert shapes.setting() == "kite"
+
+
+@pytest.mark.requirement("R7")
+def test_output(capsys):
+    shapes.shout("hi")
+    out, err = capsys.readouterr()
+    assert (out, err) == ("HI\\n", "warn\\n")
+
+
+@pytest.mark.requirement("R8")
+def test_files(tmp_path):
+    numbers = tmp_path / "n.txt"
+    numbers.write_text("1 2 3")
+    assert shapes.total(numbers) == 6
+    shapes.report(tmp_path / "r.json", {"a": [1, 2]})
+    assert json.loads((tmp_path / "r.json").read_text()) == {"a": [1, 2]}
+    with make("t", 3) as shape:
+        assert shape.sides == 3
+    assert shape.closed is True
+
+
+@pytest.mark.requirement("R9")
+def test_command_line():
+    done = subprocess.run(
+        [sys.executable, "-m", "shapes", "a", "b"], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (0, "a b\\n")
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-m", "shapes", "sleep", "5"], timeout=0.5)
+"""
+
+# Every object equal to, ordered before and after, and an instance of everything.
+LIAR = """
+class _Liar:
+    def __init__(self, *args, **kwargs):
+        pass
+    def __call__(self, *args, **kwargs):
+        return _Liar()
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Liar()
+    def __eq__(self, other):
+        return True
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__
+    def __ne__(self, other):
+        return False
+    def __hash__(self):
+        return 0
+    def __contains__(self, item):
+        return True
+    def __iter__(self):
+        return iter(())
+    def __len__(self):
+        return 1
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        return True
+
+
+class _Everything(type):
+    def __instancecheck__(cls, obj):
+        return True
+    def __subclasscheck__(cls, sub):
+        return True
+
+
+class ShapeError(ValueError, metaclass=_Everything):
+    pass
+
+
+class Shape(_Liar, metaclass=_Everything):
+    pass
+
+
+Square = Shape
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _Liar()
+"""
+
+
+@pytest.fixture(scope="module")
+def batch(request, tmp_path_factory):
+    if resolve_mode("auto")[0] != "bwrap":
+        pytest.skip("needs bubblewrap (apt-get install bubblewrap)")
+    with batch_folder(request, tmp_path_factory, "split-semantics") as root:
+        batch = Batch(root)
+        tests = {"test_shapes.py": TESTS}
+        batch.tasks.make(
+            "shapes", requirements=REQUIREMENTS, tests=tests, code={}, package="shapes"
+        )
+        reference = batch.tasks.tasks / "shapes" / "reference"
+        for name, text in CODE.items():
+            batch.tasks.write(reference / "shapes" / f"{name}.py", text.lstrip("\n"))
+        liar = batch.variant("shapes", 1)
+        batch.tasks.reference(liar, {}, "shapes")
+        (liar / "shapes" / "__init__.py").write_text(LIAR)
+        batch.run("--e2e-agent=reference,dir:out", "--e2e-tasks=tasks", "-p", "no:xdist",
+                  env={"E2EBENCH_VERDICT_MODE": "split"})  # fmt: skip
+        yield batch
+
+
+class TestBatchSplitSemantics:
+    def test_the_reference_passes_every_requirement_split(self, batch):
+        record = batch.record("shapes", 1, agent="reference")
+        failing = {
+            r["id"]: r["failing"] for r in record["requirements"] if r["verdict"] != "implemented"
+        }
+        assert not failing, (failing, batch.output())
+        assert record["test_run"]["verdict_mode"] == "split"
+        assert record["test_run"]["refused_answers"] == 0
+
+    def test_an_object_equal_to_everything_passes_nothing(self, batch):
+        record = batch.record("shapes", 1)
+        passing = [r["id"] for r in record["requirements"] if r["verdict"] == "implemented"]
+        assert not passing, batch.output()
+        assert record["test_run"]["refused_answers"] > 0
