@@ -16,8 +16,10 @@ record says which mode graded it and why (:func:`inprocess_reason`).
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -59,7 +61,51 @@ def inprocess_reason(*, tests, web, browser, settings, written: bool) -> str:
         return 'tests that run in a copy of the project ([tests] cwd = "project")'
     if settings is not None and (settings.plugins or settings.rootdir_writable):
         return "pytest plugins or a root folder of the task's ([tests] plugins, rootdir_writable)"
+    found = project_subclass(tests)
+    if found:
+        return f"a test subclasses a class of the project ({found}): it lives where tests run"
     return ""
+
+
+def project_subclass(tests: Path) -> str:
+    """``file: class`` of the first class in the suite's Python files with a base imported
+    from outside the suite, the standard library and the test tools (the project's or its
+    dependencies'), or "". Read from the task's own files: the agent's project plays no part."""
+    local = {p.stem for p in tests.rglob("*.py")} | {p.name for p in tests.rglob("*") if p.is_dir()}
+    tools = {name.removesuffix(".py") for name in PARENT_TOOLS} | {"conftest", "__future__"}
+    for path in sorted(tests.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            continue  # pytest reports it
+        foreign = _foreign_names(tree, local | tools)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(_root(b) in foreign for b in node.bases):
+                return f"{path.relative_to(tests)}: {node.name}"
+    return ""
+
+
+def _foreign_names(tree: ast.Module, known: set[str]) -> set[str]:
+    """The names a module binds by importing from neither the standard library nor ``known``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            pairs = [(a.name, a.asname or a.name.partition(".")[0]) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            pairs = [(node.module, a.asname or a.name) for a in node.names]
+        else:
+            continue
+        for module, bound in pairs:
+            top = module.partition(".")[0]
+            if top not in sys.stdlib_module_names and top not in known:
+                names.add(bound)
+    return names
+
+
+def _root(node: ast.expr) -> str:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.value if not isinstance(node, ast.Call) else node.func
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def mode(**suite) -> tuple[str, str]:

@@ -18,6 +18,7 @@ import importlib
 import io
 import operator
 import os
+import pickle
 import signal
 import sys
 
@@ -103,6 +104,7 @@ UNARY = {
     "deepcopy": copy.deepcopy,
     "enter": _enter,
     "plain": _base_value,
+    "unpickle": pickle.loads,
     # the liar checks: a value no test wrote (made here, so it carries nothing of the suite)
     "eqfresh": lambda obj: obj == object(),
     "isfresh": lambda cls: isinstance(object(), cls),
@@ -124,19 +126,21 @@ BINARY.update(
     instancecheck=lambda cls, obj: isinstance(obj, cls),
     subclasscheck=lambda cls, sub: issubclass(sub, cls),
     checked=_checked,
+    pickle=lambda obj, protocol: pickle.dumps(obj, protocol),
 )
 TERNARY = {"setattr": setattr, "setitem": operator.setitem}
 _MUTABLE = (list, dict, set, bytearray, io.StringIO, io.BytesIO)
 
 
 class Callback:
-    """An object of the suite's process (a function a test passed): it can only be called
-    (and its public attributes read); the suite's process answers each call."""
+    """An object of the suite's process (one a test passed: a function, an iterable, a file
+    of its own): every operation on it is a question the suite's process answers for that one
+    object, its private attributes refused."""
 
     __slots__ = ("_e2e_pid",)
 
     def __init__(self, pid: int) -> None:
-        self._e2e_pid = pid
+        object.__setattr__(self, "_e2e_pid", pid)
 
     def __call__(self, *args, **kwargs):
         return HOST.ask("call", [self, list(args), kwargs])
@@ -146,14 +150,54 @@ class Callback:
             raise AttributeError(name)
         return HOST.ask("getattr", [self, name])
 
+    def __setattr__(self, name, value) -> None:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        HOST.ask("setattr", [self, name, value])
+
     def __iter__(self):
-        return self
+        return HOST.ask("iter", [self])
 
     def __next__(self):
         return HOST.ask("next", [self])
 
     def __repr__(self) -> str:
-        return "<an object of the test's>"
+        return HOST.ask("repr", [self])
+
+
+for _name in ("len", "bool", "str", "hash"):
+    setattr(Callback, f"__{_name}__", lambda self, _op=_name: HOST.ask(_op, [self]))
+for _name in ("getitem", "contains", "eq"):
+    setattr(Callback, f"__{_name}__", lambda self, key, _op=_name: HOST.ask(_op, [self, key]))
+Callback.__setitem__ = lambda self, key, value: HOST.ask("setitem", [self, key, value])
+
+
+def _fed(source: Callback):
+    """A generator of this process that yields what the test's generator ``source`` does."""
+    while True:
+        try:
+            item = HOST.ask("next", [source])
+        except StopIteration:
+            return
+        yield item
+
+
+def _callback_error(message: dict) -> BaseException:
+    """What the test's object raised, as the builtin exception of its name when there is one
+    (``hasattr`` of a test's object needs its AttributeError), else a RuntimeError."""
+    name, text = str(message.get("type", "")), str(message.get("exc", ""))
+    module = str(message.get("module", "builtins"))
+    kind = None
+    if module.partition(".")[0] in sys.stdlib_module_names and "<" not in name:
+        kind = importlib.import_module(module)  # the standard library's: the suite named it
+        for part in name.split("."):
+            kind = getattr(kind, part, None)
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        try:
+            return kind(text)
+        except Exception:  # a class whose constructor wants more than a message
+            pass
+    return RuntimeError(f"the test's callback raised: {name}: {text}")
 
 
 class Host:
@@ -167,6 +211,8 @@ class Host:
         self.out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
         self.err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
         self.stdin: io.StringIO | None = None
+        # what the suite sent with its origin, by id: (the copy here, the suite's number)
+        self.origins: dict[int, tuple[object, int]] = {}
 
     # --- values -------------------------------------------------------------------------
     def ref(self, obj) -> dict:
@@ -188,17 +234,28 @@ class Host:
         kind = "m" if type(obj) is type(sys) else "c" if isinstance(obj, type) else "o"
         return {"h": [hid, kind]}
 
-    def encode(self, value):
+    def encode(self, value, *, own: bool = True):
+        """``value`` for the suite; an object the suite sent goes back as the suite's own
+        (unless ``own`` is false: what a mutable argument holds after a call)."""
         try:
-            return wire.encode(value, self.ref)
+            return wire.encode(value, self.ref, known=self.known if own else None)
         except wire.WireError:
             return self.ref(value)
+
+    def known(self, value) -> dict | None:
+        found = self.origins.get(id(value))
+        return {"p": found[1]} if found is not None and found[0] is value else None
+
+    def seen(self, value, number: int) -> None:
+        self.origins[id(value)] = (value, number)
 
     def value(self, tag: str, payload):
         if tag == "h":
             return self.objects[int(payload)]
         if tag == "p":
             return Callback(int(payload))
+        if tag == "g":  # a test's generator: one here too, fed by it
+            return _fed(Callback(int(payload)))
         if tag == "bt":
             found = getattr(builtins, str(payload), None)
             if isinstance(found, type):
@@ -219,7 +276,7 @@ class Host:
         raise wire.WireError(f"an unknown reference {tag!r}")
 
     def decode(self, data):
-        return wire.decode(data, self.value)
+        return wire.decode(data, self.value, seen=self.seen)
 
     # --- the loop -----------------------------------------------------------------------
     def serve(self) -> None:
@@ -245,7 +302,7 @@ class Host:
                 if "stop" in message:
                     raise StopIteration
                 if "exc" in message:
-                    raise RuntimeError(f"the test's callback raised: {message['exc']}")
+                    raise _callback_error(message)
                 return self.decode(message["ok"])
             self.answer(message)
 
@@ -253,6 +310,8 @@ class Host:
         number = message.get("id")
         try:
             self.released(message.get("rel", ()))
+            if message.get("fg"):  # a test ended: the suite forgot what it had sent
+                self.origins.clear()
             self.state(message.get("st"))
             reply = {"re": number, **self.do(str(message.get("op")), message.get("a"))}
         except wire.WireError as exc:
@@ -270,6 +329,11 @@ class Host:
             return {"ok": self.ref(importlib.import_module(str(args[0])))}
         if op == "call":
             return self.call(*args)
+        if op == "getattr" and len(args) == 2 and type(args[0]) is type(sys):
+            found = getattr(*args)
+            # a module's list, dict or set stays the module's: a test that adds to it adds
+            # to what the project reads (inflection.UNCOUNTABLES.add)
+            return {"ok": self.ref(found) if type(found) in _MUTABLE[:3] else self.encode(found)}
         if op == "exit":
             obj, kind, value = args
             return {"ok": self.encode(type(obj).__exit__(obj, kind, value, None))}
@@ -297,7 +361,14 @@ class Host:
             return {"sio": [value.getvalue(), value.tell()]}
         if type(value) is io.BytesIO:
             return {"bio": [self.encode(value.getvalue())["b"], value.tell()]}
-        return self.encode(value)
+        # the container's own items: what came from the suite goes back as the suite's own
+        if type(value) is list:
+            return {"l": [self.encode(v) for v in value]}
+        if type(value) is dict:
+            return {"d": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
+        if type(value) is set:
+            return {"s": [self.encode(v) for v in value]}
+        return self.encode(value, own=False)
 
     def released(self, numbers) -> None:
         for hid in numbers:

@@ -19,6 +19,7 @@ Standard library and pytest only, like the probe.
 
 from __future__ import annotations
 
+import abc
 import builtins
 import contextlib
 import importlib.abc
@@ -42,8 +43,49 @@ _COMPLEMENT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
 _RNG = random.SystemRandom()
 
 
+_GONE = object()
+
+
 class SplitError(Exception):
     """The project's process broke the channel or gave no answer: the test fails."""
+
+
+def _public(name) -> str:
+    name = str(name)
+    if name.startswith("_"):
+        raise AttributeError(name)
+    return name
+
+
+_OPAQUE = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type)
+
+
+def _shown(target, how) -> str:
+    """The text of a test's object, unless it would name the test (a function's or a class's,
+    or the default ``<test_module.Class object>``)."""
+    if isinstance(target, _OPAQUE) or type(target).__repr__ is object.__repr__:
+        return "<an object of the test's>"
+    return how(target)
+
+
+# What the project may ask of an object a test gave it: no private attribute (no way to
+# ``__class__``, ``__globals__``, the test module), no module
+SERVED = {
+    "call": lambda target, args, kwargs: target(*args, **kwargs),
+    "getattr": lambda target, name: getattr(target, _public(name)),
+    "setattr": lambda target, name, value: setattr(target, _public(name), value),
+    "iter": iter,
+    "next": next,
+    "len": len,
+    "bool": bool,
+    "str": lambda target: _shown(target, str),
+    "repr": lambda target: _shown(target, repr),
+    "hash": hash,
+    "getitem": lambda target, key: target[key],
+    "setitem": lambda target, key, value: target.__setitem__(key, value),
+    "contains": lambda target, item: item in target,
+    "eq": lambda target, other: target == other,
+}
 
 
 class Peer:
@@ -56,6 +98,7 @@ class Peer:
         self.mirrors: dict[int, type] = {}
         self.objects: dict[int, object] = {}  # the test's objects the project may call
         self.released: list[int] = []
+        self.forget = False  # the next request tells the project's process a test ended
         self.number = 0
         self.broken = ""
         self.synced = _Process()
@@ -68,6 +111,8 @@ class Peer:
         message = {"op": op, "id": number, "a": self.encode(args)}
         if self.released:
             message["rel"], self.released = self.released, []
+        if self.forget:
+            message["fg"], self.forget = 1, False
         state = self.synced.changes() if call else None
         if state:
             message["st"] = state
@@ -97,32 +142,36 @@ class Peer:
             self._serve(message)
 
     def _serve(self, message: dict) -> None:
-        """A callback: the project calls an object the test gave it."""
+        """The project asks about an object the test gave it (:data:`SERVED`)."""
         number = message.get("id")
         try:
             target, *rest = self.decode(message.get("a"))
-            if message.get("op") == "call":
-                result = target(*rest[0], **rest[1])
-            elif message.get("op") == "next" and hasattr(type(target), "__next__"):
-                try:
-                    result = next(target)
-                except StopIteration:
-                    self.channel.send({"re": number, "stop": True})
-                    return
-            elif message.get("op") == "getattr" and not str(rest[0]).startswith("_"):
-                result = getattr(target, str(rest[0]))
-                if isinstance(result, types.ModuleType):
-                    raise AttributeError(rest[0])
-            else:
+            answer = SERVED.get(str(message.get("op")))
+            if answer is None:
                 raise wire.WireError("a request the suite does not answer")
+            result = answer(target, *rest)
+            if isinstance(result, types.ModuleType):
+                raise AttributeError("a module of the test's is not given to the project")
             reply = {"re": number, "ok": self.encode(result)}
-        except Exception as exc:  # the test's callback raised: the project sees an error
-            reply = {"re": number, "exc": f"{type(exc).__name__}: {exc}"}
+        except StopIteration:
+            reply = {"re": number, "stop": True}
+        except AssertionError:  # its message would carry what the test expects
+            reply = {"re": number, "type": "RuntimeError", "exc": "a check of the test's failed"}
+        except Exception as exc:  # the test's object raised: the project sees its error
+            kind = type(exc)
+            reply = {"re": number, "type": kind.__qualname__, "exc": str(exc)}
+            reply["module"] = kind.__module__
         self.channel.send(reply)
 
     # --- values -------------------------------------------------------------------------
     def encode(self, value):
-        return wire.encode(value, self._ref)
+        return wire.encode(value, self._ref, origin=self._origin)
+
+    def _origin(self, value) -> int:
+        """The number of a container or value sent as data: the project's process sends this
+        very object back when it returns what it got (``resolve(doc, "") is doc``)."""
+        self.objects[id(value)] = value
+        return id(value)
 
     def _ref(self, value) -> dict:
         kind = type(value)
@@ -145,6 +194,9 @@ class Peer:
             return {"rf": [self.encode(value.read()), name]}
         if isinstance(value, types.ModuleType):
             raise wire.WireError("a module of the test's cannot be given to the project")
+        if isinstance(value, types.GeneratorType):  # a generator there too (isgenerator)
+            self.objects[id(value)] = value
+            return {"g": id(value)}
         pid = id(value)
         self.objects[pid] = value
         return {"p": pid}
@@ -159,7 +211,10 @@ class Peer:
                 return found
             raise wire.WireError(f"no builtin type {payload!r}")
         if tag == "p":
-            return self.objects[int(payload)]
+            found = self.objects.get(int(payload), _GONE)
+            if found is _GONE:  # the test's failure, not the channel's
+                raise SplitError("the project kept an object of an earlier test's")
+            return found
         if tag != "h" or not isinstance(payload, list) or len(payload) < 2:
             raise wire.WireError(f"a reference off the schema: {tag!r}")
         hid, kind = int(payload[0]), str(payload[1])
@@ -187,10 +242,11 @@ class Peer:
             if not any(issubclass(p, Mirror) for p in parents):
                 parents = (Mirror, *parents)
             space = {"__module__": str(module), "__qualname__": str(qualname), "_e2e_class": hid}
+            space["_e2e_handle"] = Handle(hid, "c")  # held for good: the class stays known
             try:
-                self.mirrors[hid] = type(str(name), parents, space)
+                self.mirrors[hid] = MirrorType(str(name), parents, space)
             except TypeError:  # bases that cannot be combined here
-                self.mirrors[hid] = type(str(name), (Mirror, Exception), space)
+                self.mirrors[hid] = MirrorType(str(name), (Mirror, Exception), space)
         return self.mirrors[hid]
 
     def _exception(self, hid: int, payload: list) -> BaseException:
@@ -335,11 +391,13 @@ def _sentinel(value):
             return kind([0])
         at = _RNG.randrange(len(value))
         return kind([*value[:at], _sentinel(value[at]), *value[at + 1 :]])
-    if kind is dict:
+    if kind is dict:  # one entry's key and value both changed: unequal by keys or by items
         if not value:
             return {"": 0}
         key = _RNG.choice(list(value))
-        return {**value, key: _sentinel(value[key])}
+        changed = {k: v for k, v in value.items() if k != key}
+        changed[_sentinel(key)] = _sentinel(value[key])
+        return changed
     if kind in (set, frozenset):
         return kind({*value, _sentinel(next(iter(value))) if value else 0})
     return _other_text(str(value))
@@ -504,10 +562,8 @@ class Handle:
     __lt__, __le__, __gt__, __ge__ = (_ordered(op) for op in ("lt", "le", "gt", "ge"))
 
     def __contains__(self, item) -> bool:
-        found = _ask("contains", self, item)
-        if found is True and _plain(item) and _ask("contains", self, _sentinel(item)) is True:
-            return _lied("holds a value no test wrote")
-        return found
+        # no liar check: an honest container may hold every value (an unbounded interval)
+        return _ask("contains", self, item)
 
     def __instancecheck__(self, obj) -> bool:
         found = _ask("instancecheck", self, obj)
@@ -536,7 +592,8 @@ class Handle:
             return _ask("exit", self, None, None)
 
     def __reduce_ex__(self, protocol):
-        raise TypeError("an object of the project's cannot be pickled by the suite")
+        # pickled by the project and unpickled there: the suite's stream holds only bytes
+        return _unpickled, (_ask("pickle", self, protocol),)
 
     def __copy__(self):
         return _ask("copy", self)
@@ -555,6 +612,11 @@ class Handle:
 
     def __rpow__(self, other):
         return _ask("pow", other, self)
+
+
+def _unpickled(data: bytes):
+    """The project's object pickled as ``data`` (by :meth:`Handle.__reduce_ex__`)."""
+    return _ask("unpickle", data)
 
 
 def _is_builtin(kind) -> bool:
@@ -578,6 +640,17 @@ for _name, _op in {
 Handle.__getitem__ = _forward("getitem")
 Handle.__delitem__ = _forward("delitem")
 Handle.__setitem__ = lambda self, key, value: _ask("setitem", self, key, value)
+
+
+class MirrorType(type):
+    """The type of the classes made for the project's exception classes: a test that makes
+    one (``LogParseError("bad", line=3)``) gets the project's own, made by the project."""
+
+    def __call__(cls, *args, **kwargs):
+        handle = cls.__dict__.get("_e2e_handle")
+        if handle is None:  # a test's subclass of a mirror
+            return super().__call__(*args, **kwargs)
+        return _ask("call", handle, list(args), kwargs, call=True, back=lambda key: None)
 
 
 class Mirror:
@@ -668,8 +741,9 @@ def _system(command) -> int:
     return _ask("call", PEER.os_system, [os.fspath(command)], {}, call=True)
 
 
-def pytest_configure(config) -> None:
-    """Join the project's process; ask it for every module this process does not have."""
+def join() -> None:
+    """Join the project's process; ask it for every module this process does not have (from
+    before pytest starts: a ``conftest.py`` may import the project)."""
     global PEER
     rfd, wfd = (int(fd) for fd in os.environ.pop(CHANNEL_ENV).split(","))
     os.environ.pop(SUITE_ENV, None)
@@ -679,10 +753,57 @@ def pytest_configure(config) -> None:
     PEER.os_system = _ask("getattr", _ask("import", "os"), "system")
     subprocess.Popen = _popen
     os.system = _system
+    _forward_introspection()
+    abc.ABCMeta.__instancecheck__ = _abc_instancecheck(abc.ABCMeta.__instancecheck__)
+
+
+def _abc_instancecheck(local):
+    """``isinstance(handle, collections.abc.Sequence)``: a standard-library ABC is asked of
+    the project's process (where the object's class registered); any other ABC here."""
+
+    def instancecheck(cls, instance):
+        if type(instance) is not Handle:
+            return local(cls, instance)
+        module = getattr(cls, "__module__", "")
+        if module.partition(".")[0] not in sys.stdlib_module_names:
+            return False
+        far = _ask("import", module)
+        for part in cls.__qualname__.split("."):
+            far = _ask("getattr", far, part)
+        return _ask("instancecheck", far, instance) is True
+
+    return instancecheck
+
+
+# Standard-library functions that read an object's class (``type(obj)``, which is the handle's
+# here): given a project object they are asked of the project's process.
+INTROSPECTION = {"dataclasses": ("is_dataclass", "fields", "asdict", "astuple", "replace")}
+
+
+def _forward_introspection() -> None:
+    for module_name, names in INTROSPECTION.items():
+        module = __import__(module_name)
+        for name in names:
+            setattr(module, name, _introspect(module_name, name, getattr(module, name)))
+
+
+def _introspect(module_name: str, name: str, local):
+    far = []  # the project's own function, asked for once
+
+    def function(obj, *args, **kwargs):
+        if type(obj) is not Handle:
+            return local(obj, *args, **kwargs)
+        if not far:
+            far.append(_ask("getattr", _ask("import", module_name), name))
+        return _ask("call", far[0], [obj, *args], kwargs, call=True, back=lambda key: None)
+
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
 def pytest_runtest_teardown(item) -> None:
     PEER.objects.clear()
+    PEER.forget = True
 
 
 def pytest_sessionfinish(session) -> None:
@@ -703,6 +824,11 @@ def main() -> None:
     with the test tools of the folder TOOLS (links the harness made), nothing else."""
     tools = sys.argv[1]
     sys.path.insert(0, tools)
+    import _pytest.tmpdir
     import pytest
 
+    # tmp_path is in the scratch folder the project reads: named after no test (pytest names
+    # it after the test, which would tell the project which test is running)
+    _pytest.tmpdir._mk_tmp = lambda request, factory: factory.mktemp("t", numbered=True)
+    join()
     raise SystemExit(pytest.main(sys.argv[2:], plugins=[sys.modules[__name__]]))

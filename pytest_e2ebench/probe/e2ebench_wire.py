@@ -16,6 +16,7 @@ neither pytest-e2ebench nor each other's modules.
 from __future__ import annotations
 
 import base64
+import collections
 import datetime
 import decimal
 import fractions
@@ -28,6 +29,11 @@ MAX_FRAME = 64 << 20  # bytes of one message: a bigger one is the far side's fai
 MAX_DEPTH = 64  # nesting of one value
 _HEADER = struct.Struct(">I")
 PLAIN_SCALARS = (type(None), bool, int, float, str)
+# what is sent with its origin, so that the object itself comes back (wire.encode's origin)
+KEPT = frozenset(
+    {list, dict, set, bytearray, collections.deque, datetime.date, datetime.datetime, datetime.time}
+    | {datetime.timedelta, datetime.timezone, decimal.Decimal, fractions.Fraction}
+)
 
 
 class WireError(Exception):
@@ -83,41 +89,81 @@ def _tz(value):
     raise Unencodable(value)
 
 
-def encode(value, by_ref, depth: int = 0):
+def encode(value, by_ref, depth: int = 0, *, known=None, origin=None):
     """``value`` in the schema; what is not plain data goes through ``by_ref(value)``, which
-    returns its reference (a dict) or raises :class:`Unencodable`."""
+    returns its reference (a dict) or raises :class:`Unencodable`.
+
+    ``known(value)``: a reference to send instead of the value's data, or None (the project's
+    side: an object the suite sent, returned to it as the suite's own). ``origin(value)``: a
+    number sent with a container's or a value's data (:data:`KEPT`), which the far side's
+    ``seen`` learns, so that what comes back is the very object (``is`` holds across)."""
     kind = type(value)
     if kind in PLAIN_SCALARS:
         return value
     if depth > MAX_DEPTH:
         raise WireError("a value nested too deeply to send")
-    step = depth + 1
+    if known is not None:
+        hit = known(value)
+        if hit is not None:
+            return hit
+
+    def inner(item):
+        return encode(item, by_ref, depth + 1, known=known, origin=origin)
+
+    out = _data(value, kind, inner)
+    if out is None:
+        return by_ref(value)
+    if origin is not None and kind in KEPT:
+        out["o"] = origin(value)
+    return out
+
+
+def _data(value, kind, inner):
+    """The schema's form of a builtin container or value (items through ``inner``), or None."""
     if kind is list:
-        return {"l": [encode(v, by_ref, step) for v in value]}
+        return {"l": [inner(v) for v in value]}
     if kind is tuple:
-        return {"t": [encode(v, by_ref, step) for v in value]}
+        return {"t": [inner(v) for v in value]}
     if kind is dict:
-        return {"d": [[encode(k, by_ref, step), encode(v, by_ref, step)] for k, v in value.items()]}
+        return {"d": [[inner(k), inner(v)] for k, v in value.items()]}
     if kind is set or kind is frozenset:
-        return {"s" if kind is set else "f": [encode(v, by_ref, step) for v in value]}
+        return {"s" if kind is set else "f": [inner(v) for v in value]}
     if kind is bytes or kind is bytearray:
         tag = "b" if kind is bytes else "ba"
         return {tag: base64.b64encode(value).decode()}
-    simple = _simple(value, kind)
-    return simple if simple is not None else by_ref(value)
+    if kind is datetime.datetime or kind is datetime.time:
+        return _moment(value, kind, inner)
+    if kind is slice:
+        return {"sl": [inner(value.start), inner(value.stop), inner(value.step)]}
+    if kind is collections.deque:
+        return {"dq": [[inner(v) for v in value], value.maxlen]}
+    return _simple(value, kind)
+
+
+def _moment(value, kind, inner):
+    """A datetime or time: its wall clock, its zone as a value of its own (so that the zone
+    object itself can come back) and its ``fold``, or None for a zone not in the schema."""
+    zone = value.tzinfo
+    if zone is not None and type(zone) is not datetime.timezone and _tz_key(zone) is None:
+        return None
+    tag = "dt" if kind is datetime.datetime else "ti"
+    out = {tag: value.replace(tzinfo=None, fold=0).isoformat()}
+    if zone is not None:
+        out["tz"] = inner(zone)
+    if value.fold:
+        out["fd"] = 1
+    return out
+
+
+def _tz_key(zone):
+    key = getattr(zone, "key", None)
+    return key if type(zone).__module__ == "zoneinfo" and isinstance(key, str) else None
 
 
 def _simple(value, kind):
     """Immutable standard-library values (exact types only), or None."""
-    try:
-        if kind is datetime.datetime:
-            return {"dt": value.replace(tzinfo=None).isoformat(), "tz": _tz(value.tzinfo)}
-        if kind is datetime.date:
-            return {"da": value.isoformat()}
-        if kind is datetime.time:
-            return {"ti": value.replace(tzinfo=None).isoformat(), "tz": _tz(value.tzinfo)}
-    except Unencodable:
-        return None
+    if kind is datetime.date:
+        return {"da": value.isoformat()}
     if kind is datetime.timedelta:
         return {"td": [value.days, value.seconds, value.microseconds]}
     if kind is decimal.Decimal:
@@ -130,6 +176,11 @@ def _simple(value, kind):
         return {"pp" if kind is pathlib.PosixPath else "ppp": str(value)}
     if kind is range:
         return {"r": [value.start, value.stop, value.step]}
+    if kind is datetime.timezone or (kind.__module__ == "zoneinfo" and kind.__name__ == "ZoneInfo"):
+        try:
+            return {"tz": _tz(value)}
+        except Unencodable:
+            return None
     if value is Ellipsis:
         return {"e": 1}
     return None
@@ -160,35 +211,55 @@ _SIMPLE_DECODERS = {
     "ppp": pathlib.PurePosixPath,
     "r": lambda v: range(*v),
     "e": lambda v: Ellipsis,
+    "tz": _zone,
     "b": base64.b64decode,
     "ba": lambda v: bytearray(base64.b64decode(v)),
 }
 
 
-def decode(data, from_ref, depth: int = 0):
+def decode(data, from_ref, depth: int = 0, *, seen=None):
     """A value back from the schema; references (``h``, ``p`` and the like) through
-    ``from_ref(tag, payload)``. Anything off the schema raises :class:`WireError`."""
+    ``from_ref(tag, payload)``; ``seen(value, number)`` for a value sent with its origin
+    (:func:`encode`). Anything off the schema raises :class:`WireError`."""
     if type(data) in PLAIN_SCALARS:
         return data
-    if depth > MAX_DEPTH or type(data) is not dict or len(data) not in (1, 2):
+    if depth > MAX_DEPTH or type(data) is not dict or not 1 <= len(data) <= 4:
         raise WireError("a value that is not in the schema")
     tag = next(iter(data))
-    payload = data[tag]
-    step = depth + 1
     try:
-        if tag in ("l", "t", "s", "f"):
-            items = [decode(v, from_ref, step) for v in payload]
-            return {"l": list, "t": tuple, "s": set, "f": frozenset}[tag](items)
-        if tag == "d":
-            return {decode(k, from_ref, step): decode(v, from_ref, step) for k, v in payload}
-        if tag == "dt":
-            return datetime.datetime.fromisoformat(payload).replace(tzinfo=_zone(data.get("tz")))
-        if tag == "ti":
-            return datetime.time.fromisoformat(payload).replace(tzinfo=_zone(data.get("tz")))
-        if tag in _SIMPLE_DECODERS:
-            return _SIMPLE_DECODERS[tag](payload)
-        return from_ref(tag, payload)
+        value = _decoded(tag, data, lambda v: decode(v, from_ref, depth + 1, seen=seen))
+        if value is _REFERENCE:
+            return from_ref(tag, data[tag])
+        if seen is not None and "o" in data:
+            seen(value, int(data["o"]))
+        return value
     except WireError:
         raise
     except (TypeError, ValueError, KeyError, ArithmeticError, RecursionError) as exc:
         raise WireError(f"a value that is not in the schema ({tag}): {exc}") from None
+
+
+_REFERENCE = object()  # what _decoded returns for a tag it leaves to from_ref
+
+
+def _decoded(tag: str, data: dict, inner):
+    payload = data[tag]
+    if tag in ("l", "t", "s", "f"):
+        items = [inner(v) for v in payload]
+        return {"l": list, "t": tuple, "s": set, "f": frozenset}[tag](items)
+    if tag == "d":
+        return {inner(k): inner(v) for k, v in payload}
+    if tag == "sl":
+        return slice(*(inner(v) for v in payload))
+    if tag == "dq":
+        items, maxlen = payload
+        return collections.deque((inner(v) for v in items), None if maxlen is None else int(maxlen))
+    if tag in ("dt", "ti"):
+        zone = inner(data["tz"]) if "tz" in data else None
+        if zone is not None and not isinstance(zone, datetime.tzinfo):
+            raise WireError("a time zone that is not in the schema")
+        parse = datetime.datetime if tag == "dt" else datetime.time
+        return parse.fromisoformat(payload).replace(tzinfo=zone, fold=1 if data.get("fd") else 0)
+    if tag in _SIMPLE_DECODERS:
+        return _SIMPLE_DECODERS[tag](payload)
+    return _REFERENCE

@@ -179,6 +179,28 @@ with open(os.path.join(os.path.expanduser("~"), "REPORT_NAME"), "w") as fh:
 """
 
 
+# With the snoop: at every call, what the scratch folder and the working folder hold now
+# (a test's tmp_path is there while it runs), added to the report.
+LIGHT = r"""
+_plain_answer = _answer
+_seen = set()
+
+
+def _answer(default):
+    root = os.environ.get("TMPDIR", "/tmp")
+    fresh = []
+    for top, dirs, files in os.walk(root):
+        fresh += [n for n in dirs + files if n not in _seen]
+        if len(fresh) > 500:
+            break
+    if fresh:
+        _seen.update(fresh)
+        with open(os.path.join(os.path.expanduser("~"), "REPORT_NAME.names"), "a") as fh:
+            fh.write(repr(fresh) + "\n")
+    return _plain_answer(default)
+"""
+
+
 def _package(task: str) -> str:
     ref = BUNDLED / task / "reference"
     names = [p.name for p in ref.iterdir() if (p / "__init__.py").is_file()]
@@ -192,7 +214,9 @@ def _write(run: Path, task: str, variant: str) -> None:
         return
     package = run / _package(task)
     package.mkdir(parents=True)
-    code = FRAMES if variant == "frames" else SNOOP.replace("REPORT_NAME", REPORT) + FRAMES
+    code = (
+        FRAMES if variant == "frames" else (SNOOP + FRAMES + LIGHT).replace("REPORT_NAME", REPORT)
+    )
     (package / "__init__.py").write_text(code)
     (package / "__main__.py").write_text("import sys\nsys.exit(__import__(__package__).main())\n")
     (run / "pyproject.toml").write_text(
@@ -255,11 +279,23 @@ class TestBatchSplitAttacks:
 
     @pytest.mark.parametrize("task", TASKS)
     def test_the_project_finds_no_byte_of_the_suite(self, session, task):
-        reports = list((session["where"] / "results").rglob(REPORT))
+        reports = list((session["where"] / "results").rglob(REPORT + "*"))
         reports = [r for r in reports if f"/{task}/" in str(r)]
         assert reports, "the snooping project wrote no report: it did not run"
         secrets = _suite_literals(task) | {"PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS"}
         for report in reports:
-            text = report.read_text()
+            if report.suffix == ".names":  # what the scratch folder held at each call
+                leaked = sorted(s for s in secrets if s in report.read_text())
+                assert not leaked, f"{report}: {leaked[:10]}"
+                continue
+            found = json.loads(report.read_text())
+            # the interpreter's and the environment's own files hold these words too (pytest's
+            # runner names PYTEST_CURRENT_TEST, the standard library's tests test_version.py)
+            found["files"] = {
+                path: text
+                for path, text in found["files"].items()
+                if not path.startswith(sys.base_prefix) and "/venv/" not in path
+            }
+            text = json.dumps(found)
             leaked = sorted(s for s in secrets if s in text)
             assert not leaked, f"{report}: {leaked[:10]}"

@@ -29,17 +29,51 @@ REQUIREMENTS = "# shapes\n\n## Functional requirements\n\n" + "".join(
         ("R7", "Output"),
         ("R8", "Files"),
         ("R9", "Command line"),
+        ("R10", "Identity and introspection"),
     ]
 )
 
 CODE = {
     "__init__": """
+import dataclasses
 import json
 import os
 import sys
 import time
 
 DEFAULT_SIDES = 4
+WORDS = {"a"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    name: str
+
+
+class ParseError(ValueError):
+    def __init__(self, message, *, line):
+        super().__init__(message)
+        self.line = line
+
+
+def same(value):
+    return value
+
+
+def first(items):
+    return next(iter(items))
+
+
+def shift(moment, zone):
+    return moment.astimezone(zone)
+
+
+def readable(obj):
+    return hasattr(obj, "read")
+
+
+def known(word):
+    return word in WORDS
 
 
 class ShapeError(ValueError):
@@ -128,7 +162,10 @@ def main(argv):
 }
 
 TESTS = """
+import dataclasses
+import datetime
 import json
+import pickle
 import subprocess
 import sys
 
@@ -227,6 +264,27 @@ def test_command_line():
     assert (done.returncode, done.stdout) == (0, "a b\\n")
     with pytest.raises(subprocess.TimeoutExpired):
         subprocess.run([sys.executable, "-m", "shapes", "sleep", "5"], timeout=0.5)
+
+
+@pytest.mark.requirement("R10")
+def test_identity_and_introspection():
+    doc = {"a": [1]}
+    assert shapes.same(doc) is doc
+    assert shapes.same(doc["a"]) is doc["a"]
+    day = datetime.date(2024, 1, 1)
+    assert shapes.same(day) is day
+    zone = datetime.timezone(datetime.timedelta(hours=5))
+    noon = datetime.datetime(2024, 1, 1, 12, tzinfo=datetime.timezone.utc)
+    assert shapes.shift(noon, zone).tzinfo is zone
+    assert shapes.first(x for x in [7, 8]) == 7
+    assert shapes.readable(iter([])) is False
+    shapes.WORDS.add("b")
+    assert shapes.known("b")
+    entry = shapes.Entry("x")
+    assert dataclasses.is_dataclass(entry)
+    assert pickle.loads(pickle.dumps(entry)) == entry
+    error = shapes.ParseError("bad", line=3)
+    assert error.line == 3 and isinstance(error, ValueError)
 """
 
 # Every object equal to, ordered before and after, and an instance of everything.

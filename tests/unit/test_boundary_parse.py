@@ -56,6 +56,7 @@ ALLOWED = {
     "migrate/static.py": "rewrites the task's reference tests (task content)",
     "taskmodel/skips.py": "parses the task's reference tests (task content)",
     "evaluation/honeypot.py": "reads the task's reference tests to plant honeypots (task content)",
+    "evaluation/split.py": "reads the task's reference tests for classes they subclass (task content)",
     "taskmodel/testindex.py": "indexes the task's reference tests (task content)",
     "taskmodel/testconf.py": "the reference's pytest settings and the test tools' dist-info",
     "run/cache.py": "the run folder's manifests and lock, written by the harness",
