@@ -126,15 +126,19 @@ def operations(count: int) -> None:
         Path(tmp, "benchproject.py").write_text(PROJECT)
         to_host_r, to_host_w = os.pipe()
         from_host_r, from_host_w = os.pipe()
+        stop_r, stop_w = os.pipe()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROBE), tmp])}
+        ends = (to_host_r, from_host_w, stop_r)
         host = subprocess.Popen(
-            [sys.executable, "-m", "e2ebench_host", str(to_host_r), str(from_host_w)],
-            pass_fds=(to_host_r, from_host_w),
+            [sys.executable, "-m", "e2ebench_host", *map(str, ends)],
+            pass_fds=ends,
             env=env,
             cwd=tmp,
         )
-        os.close(to_host_r), os.close(from_host_w)
+        for fd in ends:
+            os.close(fd)
         split.PEER = split.Peer(wire.Channel(from_host_r, to_host_w))
+        split.PEER.interrupt = stop_w
         remote = split._ask("import", "benchproject")
         sys.path.insert(0, tmp)
         import benchproject as local  # noqa: PLC0415

@@ -44,6 +44,16 @@ if QUIET_PLUGINS not in os.environ.get("PYTEST_ADDOPTS", ""):  # for plain subpr
 _FAILED = pytest.StashKey[bool]()
 
 
+@pytest.fixture(scope="module")
+def inprocess_verdicts():
+    """Grade in one process (``E2EBENCH_VERDICT_MODE=inprocess``) for the module's sessions:
+    the tests of the evidence layers that guard the suites which cannot run split (a split run
+    keeps the attack away from pytest altogether, so it leaves no evidence to check)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("E2EBENCH_VERDICT_MODE", "inprocess")
+        yield
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call):
     report = yield

@@ -586,15 +586,15 @@ def run_suite(
     browser: dict[str, str] | None = None,
     recorded: list[dict] | None = None,
     written: bool = False,
+    requires: tuple[str, ...] = (),
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
     ``tests`` is the folder of (migrated) reference tests for a harness-owned suite, or None for
     the agent's own tests in ``repo``. ``web`` (the environment of a web task's run: where the
     browser is) runs Gherkin scenarios against the app served from ``repo``; the app is not
-    Python, so there is no coverage. ``network`` lets a web app reach the internet;
-    ``vendored`` (:class:`.vendor.Vendored`) are the CDN files served in the app's place, copied
-    out of the vendor cache into a read-only folder of the suite.
+    Python, so there is no coverage. ``network`` lets a web app reach the internet; ``vendored``
+    (:class:`.vendor.Vendored`): CDN files served in the app's place (a read-only copy).
 
     A harness-owned suite of Python tests gets honeypot tests (:mod:`.honeypot`; never copies
     of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
@@ -607,8 +607,8 @@ def run_suite(
     guards the code under test (an agent's test that reads its sources is evidence).
     ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
     working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
-    ``deselect`` the node ids of tests the task excludes. ``browser`` (where Chromium and
-    chromedriver are) is for pytest tests that drive a browser themselves (``[tests] browser``).
+    ``deselect`` the node ids of tests the task excludes. ``browser`` (where Chromium is) is for
+    tests that drive one themselves; ``requires`` the task's own test libraries (both ``[tests]``).
     """
     _check_tools(venv_python, web=web is not None)
     suite, work, config_dir = _suite_dirs(eval_dir / name)
@@ -616,7 +616,7 @@ def run_suite(
     common = _common_args(test_timeout, web is not None)
     paths = (venv_python, repo, suite, work, config_dir)
     if tests is not None:
-        chosen = {"honeypots": honeypots, "may_skip": may_skip, "deselect": deselect}
+        chosen = dict(honeypots=honeypots, may_skip=may_skip, deselect=deselect, requires=requires)
         chosen.update(recorded=recorded, written=written, browser=browser)
         _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
     elif not own_tests(repo):
@@ -657,7 +657,8 @@ def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tup
     tools = split.tools_view(venv_python, config_dir / "tools")
     with split.scratch(sandbox, suite / "shared") as shared:
         env = project_env(venv_python, work / "home")
-        env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, run.trusted))
+        # the links to the test tools are the tools' (pytest_timeout.py's frames among them)
+        env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, [*run.trusted, tools]))
         env.update(run.env, TMPDIR=str(shared))
         rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", [Path("/tmp"), shared])
         host = split.Host(
@@ -825,7 +826,7 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
 
 
 def _modal(chosen: dict) -> dict:
-    return {"browser": chosen["browser"], "written": chosen["written"]}
+    return {k: chosen[k] for k in ("browser", "written", "requires")}
 
 
 def tree_digest(root: Path, max_entries: int = 20_000) -> str:
@@ -1026,6 +1027,7 @@ def run_all(
         tests=tests,
         may_skip=skips.may_skip(task),
         settings=task.settings,
+        requires=task.test_requires,
         deselect=testconf.suite_nodeids(task),
         browser=browser_binaries() if getattr(task, "browser", False) else None,
         recorded=recorded,

@@ -34,21 +34,21 @@ PARENT_BOOT = "import e2ebench_split; e2ebench_split.main()"
 HOST_MODULE = "e2ebench_host"
 CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
 HOST_GRACE = 20.0  # seconds the project's process has to end once the suite's has
-# The split run is opt-in while it is checked against every bundled task and attack
-# (issue 39): the harness's environment variable E2EBENCH_VERDICT_MODE=split turns it on.
+# The split run is the default wherever a suite can run so; E2EBENCH_VERDICT_MODE=inprocess in
+# the harness's environment grades every suite in one process, with the evidence layers only.
 MODE_ENV = "E2EBENCH_VERDICT_MODE"
 
 
 def policy() -> str:
-    """The session's verdict policy, part of the evaluation stage's key: a run graded under
-    another policy is graded again, not read from the cache."""
-    return SPLIT if os.environ.get(MODE_ENV) == SPLIT else INPROCESS
+    """The session's verdict policy (split unless ``E2EBENCH_VERDICT_MODE=inprocess``), part
+    of the evaluation stage's key: a run graded under another policy is graded again."""
+    return INPROCESS if os.environ.get(MODE_ENV) == INPROCESS else SPLIT
 
 
-def inprocess_reason(*, tests, web, browser, settings, written: bool) -> str:
+def inprocess_reason(*, tests, web, browser, settings, written: bool, requires=()) -> str:
     """Why a suite runs in one process ("" when it runs split)."""
     if policy() != SPLIT:
-        return f"the split run is opt-in in this version ({MODE_ENV}=split)"
+        return f"every suite in one process ({MODE_ENV}=inprocess)"
     if tests is None:
         return "the agent's own tests, run where they are with its own settings"
     if web is not None:
@@ -61,6 +61,8 @@ def inprocess_reason(*, tests, web, browser, settings, written: bool) -> str:
         return 'tests that run in a copy of the project ([tests] cwd = "project")'
     if settings is not None and (settings.plugins or settings.rootdir_writable):
         return "pytest plugins or a root folder of the task's ([tests] plugins, rootdir_writable)"
+    if requires:  # linked beside pytest, they would be the suite's; not yet (issue 39)
+        return "test libraries of the task's own ([tests] requires) live with the project"
     found = project_subclass(tests)
     if found:
         return f"a test subclasses a class of the project ({found}): it lives where tests run"
@@ -156,12 +158,13 @@ class Host:
     def __enter__(self) -> Host:
         to_host_r, self._to_host_w = os.pipe()
         self._from_host_r, from_host_w = os.pipe()
-        self.fds = (self._from_host_r, self._to_host_w)
-        self.env = {CHANNEL_ENV: f"{self._from_host_r},{self._to_host_w}"}
-        command = [*self.command, str(to_host_r), str(from_host_w)]
-        self._thread = threading.Thread(
-            target=self._run, args=(command, (to_host_r, from_host_w)), daemon=True
-        )
+        # a byte on the third pipe interrupts what the project does (the test's timeout)
+        stop_r, stop_w = os.pipe()
+        self.fds = (self._from_host_r, self._to_host_w, stop_w)
+        self.env = {CHANNEL_ENV: ",".join(map(str, self.fds))}
+        ends = (to_host_r, from_host_w, stop_r)
+        command = [*self.command, *map(str, ends)]
+        self._thread = threading.Thread(target=self._run, args=(command, ends), daemon=True)
         self._thread.start()
         return self
 

@@ -12,6 +12,7 @@ Standard library only, like the probe.
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import copy
 import importlib
@@ -21,6 +22,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 
 import e2ebench_wire as wire
 
@@ -211,6 +213,7 @@ class Host:
         self.out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
         self.err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
         self.stdin: io.StringIO | None = None
+        self.busy = False  # answering a request (an interrupt is for it)
         # what the suite sent with its origin, by id: (the copy here, the suite's number)
         self.origins: dict[int, tuple[object, int]] = {}
 
@@ -286,9 +289,24 @@ class Host:
                 message = self.channel.receive()
             except wire.WireError:
                 return
+            except KeyboardInterrupt:  # an interrupt that came when the request had ended
+                continue
             if message.get("op") == "bye":
                 return
-            self.answer(message)
+            self.busy = True
+            try:
+                reply = self.reply(message)
+            except KeyboardInterrupt:  # came after the project's code had returned
+                reply = {"re": message.get("id"), "exc": self.ref(RuntimeError("interrupted"))}
+            self.busy = False  # no interrupt in the middle of a frame
+            self.channel.send(reply)
+
+    def interrupted(self, fd: int) -> None:
+        """On each byte of ``fd`` (the test timed out), interrupt the request being answered:
+        the project's code raises KeyboardInterrupt, and the suite's next request goes on."""
+        while os.read(fd, 1):
+            if self.busy:
+                _thread.interrupt_main()
 
     def ask(self, op: str, args: list):
         """A request of this side's (a callback called): the answer, serving the suite's
@@ -307,6 +325,9 @@ class Host:
             self.answer(message)
 
     def answer(self, message: dict) -> None:
+        self.channel.send(self.reply(message))
+
+    def reply(self, message: dict) -> dict:
         number = message.get("id")
         try:
             self.released(message.get("rel", ()))
@@ -321,7 +342,7 @@ class Host:
                 exc = RuntimeError(f"{type(exc).__name__} raised by the project: {exc}")
             reply = {"re": number, "exc": self.ref(exc)}
         reply.update(self.drained())
-        self.channel.send(reply)
+        return reply
 
     def do(self, op: str, data) -> dict:
         args = self.decode(data)
@@ -421,12 +442,14 @@ HOST: Host
 
 
 def main(argv: list[str]) -> None:
-    """``e2ebench_host RFD WFD``: serve the suite's process over these two descriptors."""
+    """``e2ebench_host RFD WFD STOP``: serve the suite's process over the first two
+    descriptors; a byte on the third interrupts the request being answered."""
     global HOST
-    rfd, wfd = int(argv[0]), int(argv[1])
-    for fd in (rfd, wfd):
+    rfd, wfd, stop = (int(a) for a in argv[:3])
+    for fd in (rfd, wfd, stop):
         os.set_inheritable(fd, False)  # the project's own subprocesses never hold the channel
     HOST = Host(wire.Channel(rfd, wfd))
+    threading.Thread(target=HOST.interrupted, args=(stop,), daemon=True).start()
     sys.stdout, sys.stderr = HOST.out, HOST.err
     sys.stdin = io.StringIO("")
     # the suite's process gone: a write to the channel ends this one instead of raising

@@ -99,6 +99,7 @@ class Peer:
         self.objects: dict[int, object] = {}  # the test's objects the project may call
         self.released: list[int] = []
         self.forget = False  # the next request tells the project's process a test ended
+        self.interrupt = -1  # the pipe that interrupts the project's process
         self.number = 0
         self.broken = ""
         self.synced = _Process()
@@ -122,8 +123,12 @@ class Peer:
         except wire.WireError as exc:
             self.broken = f"the project's process ended or broke the channel: {exc}"
             raise SplitError(self.broken) from None
-        except BaseException:  # the test's timeout: the answer would come to another request
-            self.broken = "the project's process did not answer before the test's timeout"
+        except BaseException:  # the test's timeout: the project's process is interrupted, and
+            # its late answer to this request is passed over by the next one (_wait)
+            try:
+                os.write(self.interrupt, b"!")
+            except OSError:
+                self.broken = "the project's process did not answer before the test's timeout"
             raise
         if call:
             self.synced.after(reply, back)
@@ -745,9 +750,10 @@ def join() -> None:
     """Join the project's process; ask it for every module this process does not have (from
     before pytest starts: a ``conftest.py`` may import the project)."""
     global PEER
-    rfd, wfd = (int(fd) for fd in os.environ.pop(CHANNEL_ENV).split(","))
+    rfd, wfd, stop = (int(fd) for fd in os.environ.pop(CHANNEL_ENV).split(","))
     os.environ.pop(SUITE_ENV, None)
     PEER = Peer(wire.Channel(rfd, wfd))
+    PEER.interrupt = stop
     sys.meta_path.append(ProjectFinder())
     PEER.subprocess_popen = _ask("getattr", _ask("import", "subprocess"), "Popen")
     PEER.os_system = _ask("getattr", _ask("import", "os"), "system")

@@ -257,8 +257,11 @@ class TestBatchAttacks:
             run = attack_batch.record("calc", _forger_run(forger))
             verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
             assert verdicts["R1"] == "not_implemented"
+            # one process: the forgery is seen; split, the project's process has no probe, no
+            # key and no results pipe to forge (issue 39), so there is nothing to see
             if forger in ("forged_results_file", "stolen_key"):
-                assert "forged_results" in run["test_run"]["containment"]
+                split = run["test_run"]["verdict_mode"] == "split"
+                assert split or "forged_results" in run["test_run"]["containment"]
 
         def test_a_conftest_in_the_project_cannot_pass_the_reference_tests(self, attack_batch):
             run = attack_batch.record("calc", _forger_run("conftest"))
@@ -457,8 +460,13 @@ def test_a_project_run_by_the_llm_migrator_cannot_rewrite_the_tests_it_migrates(
     record = results()["tasks"][0]
     assert record["migration"]["migrator"] == "llm"
     verdicts = {r["id"]: r["verdict"] for r in record["requirements"]}
-    # its rewrite reached no test it migrates, and reading the suite at all is now evidence
-    # (the probe's audit hook, issue 26): the run is tampered and scores 0
+    if record["test_run"]["verdict_mode"] == "split":
+        # its rewrite reached no test it migrates; graded split (issue 39), its process has no
+        # suite to read: its broken add fails, its honest sub and mul pass
+        assert verdicts == {"R1": "not_implemented", "R2": "implemented", "R3": "implemented"}
+        return
+    # in one process, reading the suite at all is evidence (the probe's audit hook, issue 26):
+    # the run is tampered and scores 0
     assert verdicts == {"R1": "not_implemented", "R2": "not_implemented", "R3": "not_implemented"}
     assert record["containment"]["tampered"] is True
     assert any("read the suite's" in e for e in record["containment"]["evidence"])
