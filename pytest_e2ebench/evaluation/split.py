@@ -73,9 +73,10 @@ def project_subclass(tests: Path) -> str:
     """``file: class`` of the first class in the suite's Python files with a base imported
     from outside the suite, the standard library and the test tools (the project's or its
     dependencies'), or "". Read from the task's own files: the agent's project plays no part."""
-    local = {p.stem for p in tests.rglob("*.py")} | {p.name for p in tests.rglob("*") if p.is_dir()}
+    files = sorted(tests.rglob("*.py"))
+    local = {p.stem for p in files} | {p.name for p in tests.rglob("*") if p.is_dir()}
     tools = {name.removesuffix(".py") for name in PARENT_TOOLS} | {"conftest", "__future__"}
-    for path in sorted(tests.rglob("*.py")):
+    for path in files:
         try:
             tree = ast.parse(path.read_bytes())
         except (SyntaxError, ValueError, OSError):
@@ -168,7 +169,7 @@ class Host:
         self._thread.start()
         return self
 
-    def _run(self, command: list[str], fds: tuple[int, int]) -> None:
+    def _run(self, command: list[str], fds: tuple[int, ...]) -> None:
         try:
             self.done = self.sandbox.run(command, pass_fds=fds, stop=self.stop, **self.options)
         except BaseException as exc:  # raised on the suite's thread, in __exit__

@@ -548,7 +548,7 @@ class Sandbox:
         """
         writable, shared = [Path(p) for p in writable], [Path(p) for p in shared]
         self.prepare([*writable, *shared], keep=readable)
-        quota = Quota(writable, self.limits)
+        quota = Quota([*writable, *shared], self.limits)  # measured where no volume bounds them
         with contextlib.ExitStack() as stack:
             tmp, volume, views = self._volumes(stack, writable)
             writable += shared

@@ -105,7 +105,6 @@ UNARY = {
     "copy": copy.copy,
     "deepcopy": copy.deepcopy,
     "enter": _enter,
-    "plain": _base_value,
     "unpickle": pickle.loads,
     # the liar checks: a value no test wrote (made here, so it carries nothing of the suite)
     "eqfresh": lambda obj: obj == object(),
