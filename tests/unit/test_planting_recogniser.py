@@ -11,6 +11,12 @@ tests) look at each planted pair of the bundled library tasks and name the honey
   nearest visible test lacks;
 * ``unseen values``: more expected values that no visible test has;
 * ``echo``: the expected values repeat less of the test's other text (outputs echo inputs);
+* ``twin literal``: the rule that compares two tests of a module (issue 39, 4): of the
+  planted pair (one body, one input, another expected literal), the test whose differing
+  literal is expected by more of the module's other tests (a value the reference returned for
+  another input is expected there too, by the other input's decoy);
+* ``twin input``: of the same pair, the test whose differing literal is expected by more of
+  the module's tests on the same input (the pair's other members left out);
 * ``learned``: logistic regression on all of the above (differences within the pair), fitted
   on half of the tasks and scored on the other half, both ways.
 
@@ -46,7 +52,15 @@ SEEDS = range(8)
 OLD_SEEDS = range(2)  # the old copies are told apart at once: a few pairs show it
 CROSSINGS = 50  # per planting (a run plants 2): every test that has one, per parse of a suite
 ALPHA = 0.01
-FEATURES = ("edit distance", "constant delta", "value words", "unseen values", "echo")
+FEATURES = (
+    "edit distance",
+    "constant delta",
+    "value words",
+    "unseen values",
+    "echo",
+    "twin literal",
+    "twin input",
+)
 
 
 def _functions(source: str) -> dict[str, str]:
@@ -150,8 +164,37 @@ def features(suite: Suite, module: str, text: str) -> list[float]:
     return [distance, _delta(text, near), float(words), float(unseen), echo]
 
 
-def _pairs_of(planted_dir: Path, pairs: dict[str, str]) -> list[tuple[str, str, str]]:
-    """(module, honeypot text, other text) for each pair planted in ``planted_dir``."""
+def _differing(text: str, twin: str) -> list:
+    """The expected literals of ``text`` where its twin (same body) expects another value."""
+    mine, theirs = _expected(text), _expected(twin)
+    if len(mine) != len(theirs):
+        return []
+    return [a for a, b in zip(mine, theirs, strict=True) if a != b]
+
+
+def _inputs(text: str) -> list:
+    """The test's constants other than its expected literals (what it feeds the project)."""
+    rest = list(_constants(text))
+    for value in _expected(text):
+        if value in rest:
+            rest.remove(value)
+    return rest
+
+
+def twin_features(funcs: dict[str, str], text: str, twin: str) -> list[float]:
+    """The rule that compares two tests of a module, for ``text`` of the pair (``text``,
+    ``twin``): how many of the module's other tests expect its differing literal, and how many
+    of those feed the project the same input."""
+    values = _differing(text, twin)
+    others = [t for t in funcs.values() if t not in (text, twin)]
+    expecting = [t for t in others if any(v in _expected(t) for v in values)]
+    same_input = [t for t in expecting if _inputs(t) == _inputs(text)]
+    return [float(len(expecting)), float(len(same_input))]
+
+
+def _pairs_of(planted_dir: Path, pairs: dict[str, str]) -> list[tuple[str, str, str, dict]]:
+    """(module, honeypot text, other text, the module's tests) for each pair planted in
+    ``planted_dir``."""
     out, cache = [], {}
     for trap, other in pairs.items():
         module = trap.split("::")[0].removeprefix("tests/")
@@ -160,7 +203,7 @@ def _pairs_of(planted_dir: Path, pairs: dict[str, str]) -> list[tuple[str, str, 
         funcs = cache[module]
         key_t, key_o = (".".join(n.split("::")[1:]) for n in (trap, other))
         if key_t in funcs and key_o in funcs:
-            out.append((module, funcs[key_t], funcs[key_o]))
+            out.append((module, funcs[key_t], funcs[key_o], funcs))
     return out
 
 
@@ -188,15 +231,15 @@ def collect(tmp_path: Path, planter: str) -> list[dict]:
                 pairs = twins.plant_twins(where, rng, entries, count=CROSSINGS)
             else:  # the old planting: a honeypot and the visible test it copies
                 pairs = honeypot.plant_pairs(where, rng, count=4)
-            for module, trap, other in _pairs_of(where, pairs):
+            for module, trap, other, funcs in _pairs_of(where, pairs):
                 if (task, trap, other) in seen:
                     continue
                 seen.add((task, trap, other))
                 trials.append(
                     {
                         "task": task,
-                        "trap": features(suite, module, trap),
-                        "other": features(suite, module, other),
+                        "trap": features(suite, module, trap) + twin_features(funcs, trap, other),
+                        "other": features(suite, module, other) + twin_features(funcs, other, trap),
                     }
                 )
             shutil.rmtree(where)
@@ -255,7 +298,10 @@ def scores(trials: list[dict]) -> dict[str, tuple[int, int]]:
             a, b = (t["trap"], t["other"]) if first else (t["other"], t["trap"])
             rows.append([x - y for x, y in zip(a, b, strict=True)])
             labels.append(int(first))
-        scale = [max(1e-9, math.sqrt(sum(r[i] ** 2 for r in rows) / len(rows))) for i in range(5)]
+        scale = [
+            max(1e-9, math.sqrt(sum(r[i] ** 2 for r in rows) / len(rows)))
+            for i in range(len(FEATURES))
+        ]
         weights = _fit([[x / s for x, s in zip(r, scale, strict=True)] for r in rows], labels)
         for t in test:
             diffs.append(
