@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import json
 import math
 import random
@@ -79,12 +80,14 @@ def _functions(source: str) -> dict[str, str]:
     return found
 
 
-def _constants(text: str) -> list:
+@functools.cache  # each planted module's tests are read once per pair they hold
+def _constants(text: str) -> tuple:
     tree = ast.parse(text.strip() if text.startswith((" ", "\t")) else text)
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)]
+    return tuple(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant))
 
 
-def _expected(text: str) -> list:
+@functools.cache
+def _expected(text: str) -> tuple:
     """The literal sides of the test's ``assert <expression> == <literal>``."""
     func = ast.parse(text).body[0]
     found = []
@@ -96,7 +99,7 @@ def _expected(text: str) -> list:
                         found.append(ast.literal_eval(side))
                     except ValueError:
                         pass
-    return found
+    return tuple(found)
 
 
 def _tokens(text: str) -> list[str]:
@@ -190,6 +193,50 @@ def twin_features(funcs: dict[str, str], text: str, twin: str) -> list[float]:
     expecting = [t for t in others if any(v in _expected(t) for v in values)]
     same_input = [t for t in expecting if _inputs(t) == _inputs(text)]
     return [float(len(expecting)), float(len(same_input))]
+
+
+@functools.cache
+def _body(text: str) -> str:
+    """The test's syntax tree with the literal sides of its ``==`` assertions blanked."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+            for side in (node.test.left, *node.test.comparators):
+                if honeypot.literal_constants(side) is not None:
+                    for leaf in ast.walk(side):
+                        if isinstance(leaf, ast.Constant):
+                            leaf.value = None
+    return ast.dump(tree)
+
+
+def _has_twin(funcs: dict[str, str], name: str) -> bool:
+    """Whether another test of the module has ``name``'s body and expects other literals."""
+    text = funcs[name]
+    return any(
+        other != name and _body(twin) == _body(text) and _expected(twin) != _expected(text)
+        for other, twin in funcs.items()
+    )
+
+
+def twinned(tmp_path: Path) -> dict[str, tuple[int, int]]:
+    """What the rule names of the tests as a set (docs/sandbox.md): (tests with a twin, tests),
+    planted and public, two crossings per bundled task with recorded values, seed 0."""
+    found = {"planted": [0, 0], "public": [0, 0]}
+    for task, entries in _recorded().items():
+        where = tmp_path / f"{task}-twinned"
+        shutil.copytree(
+            BUNDLED / task / "tests", where, ignore=shutil.ignore_patterns("__pycache__")
+        )
+        pairs = twins.plant_twins(where, random.Random(0), entries, count=2)
+        planted = {".".join(n.split("::")[1:]) for n in [*pairs, *pairs.values()]}
+        for path in where.rglob("test_*.py"):
+            funcs = _functions(path.read_text())
+            for name in funcs:
+                count = found["planted" if name in planted else "public"]
+                count[0] += _has_twin(funcs, name)
+                count[1] += 1
+        shutil.rmtree(where)
+    return {k: (v[0], v[1]) for k, v in found.items()}
 
 
 def _pairs_of(planted_dir: Path, pairs: dict[str, str]) -> list[tuple[str, str, str, dict]]:
@@ -357,3 +404,5 @@ class TestBatchRecogniser:
             for planter in ("twins", "old"):
                 for name, (k, n) in scores(collect(Path(tmp), planter)).items():
                     print(f"{planter:6} {name:15} {k:4}/{n:<4} p = {binomial_p(k, n):.3g}")
+            for kind, (k, n) in twinned(Path(tmp)).items():
+                print(f"{kind} tests with a twin (same body, other literals): {k}/{n}")
