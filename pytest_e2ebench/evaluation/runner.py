@@ -120,7 +120,7 @@ _FIELDS = {
     "collected": (("nodeids", list),),
     "tamper": (("when", str), ("changed", list)),
     "end": (("exitstatus", int),),
-    "split": (("lies", int), ("examples", list)),
+    "split": (("lies", int), ("examples", list), ("sides", list)),
 }
 
 
@@ -215,7 +215,8 @@ def _by_kind(records: list[tuple]) -> dict:
         elif kind in ("web", "web_end"):
             found["web"].update(rec)
         elif kind == "split":
-            found["split"] = {"lies": rec.get("lies"), "examples": rec.get("examples")}
+            sides = [str(k) for k in rec["sides"][: split.MAX_SIDES]]
+            found["split"] = {"lies": rec["lies"], "examples": rec["examples"], "sides": sides}
     return found
 
 
@@ -587,28 +588,28 @@ def run_suite(
     recorded: list[dict] | None = None,
     written: bool = False,
     requires: tuple[str, ...] = (),
+    sides: list[str] | None = None,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
     ``tests`` is the folder of (migrated) reference tests for a harness-owned suite, or None for
     the agent's own tests in ``repo``. ``web`` (the environment of a web task's run: where the
-    browser is) runs Gherkin scenarios against the app served from ``repo``; the app is not
-    Python, so there is no coverage. ``network`` lets a web app reach the internet; ``vendored``
-    (:class:`.vendor.Vendored`): CDN files served in the app's place (a read-only copy).
-
-    A harness-owned suite of Python tests gets honeypot tests (:mod:`.honeypot`; never copies
-    of the tests in ``may_skip``), and its results are cross-checked (:mod:`.tamper`): what
-    contradicts them is in ``tamper_evidence``, the honeypots' records in ``honeypots``.
-    ``honeypots=False`` plants none: for tests an agent wrote (graded against the reference),
-    whose weak assertions a honeypot copy could not make fail. ``recorded`` (the reference's
-    values for new inputs, :mod:`.planting.values`) plants decoy and honeypot pairs
-    (:func:`.planting.twins.plant_twins`); without it, copies with one value changed.
+    browser is) runs Gherkin scenarios against the app served from ``repo`` (no coverage).
+    ``network`` lets a web app reach the internet; ``vendored`` (:class:`.vendor.Vendored`):
+    CDN files served in the app's place (a read-only copy). A harness-owned suite of Python
+    tests gets honeypot tests (:mod:`.honeypot`; never copies of the tests in ``may_skip``),
+    and its results are cross-checked (:mod:`.tamper`): what contradicts them is in
+    ``tamper_evidence``, the honeypots' records in ``honeypots``. ``honeypots=False`` plants
+    none: for tests an agent wrote, whose weak assertions a honeypot could not make fail.
+    ``recorded`` (the reference's values for new inputs, :mod:`.planting.values`) plants decoy
+    and honeypot pairs (:func:`.planting.twins.plant_twins`); else copies, one value changed.
     ``written``: the tests are an agent's and ``repo`` the reference: the probe's audit hook
     guards the code under test (an agent's test that reads its sources is evidence).
     ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
     working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
     ``deselect`` the node ids of tests the task excludes. ``browser`` (where Chromium is) is for
     tests that drive one themselves; ``requires`` the task's own test libraries (both ``[tests]``).
+    ``sides``: where the reference's value met a literal as an object (``e2ebench_sides``).
     """
     _check_tools(venv_python, web=web is not None)
     suite, work, config_dir = _suite_dirs(eval_dir / name)
@@ -617,7 +618,7 @@ def run_suite(
     paths = (venv_python, repo, suite, work, config_dir)
     if tests is not None:
         chosen = dict(honeypots=honeypots, may_skip=may_skip, deselect=deselect, requires=requires)
-        chosen.update(recorded=recorded, written=written, browser=browser)
+        chosen.update(recorded=recorded, written=written, browser=browser, sides=sides)
         _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
     elif not own_tests(repo):
         return None
@@ -785,6 +786,10 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
         rng = random.Random(run.seed)
         run.originals, run.decoys = _plant(here, rng, may_skip, chosen["recorded"])
         run.planted = sorted({*run.originals, *run.decoys})
+    if run.mode[0] == split.SPLIT and chosen["sides"] is not None:
+        # where the suite's process alone reads it: the project's process cannot see work/
+        (work / "sides.json").write_text(json.dumps(chosen["sides"]), encoding="utf-8")
+        run.env[split.SIDES_ENV] = str(work / "sides.json")
     if settings.rootdir_writable:
         # inside a folder the run writes: read-only by the sandbox's binds, and checked after
         run.sealed = (here, tree_digest(here))
@@ -999,9 +1004,11 @@ def run_all(
     timeout: float,
     sandbox: Sandbox,
     recorded: list[dict] | None = None,
+    sides: list[str] | None = None,
 ) -> dict:
     """The ``extended`` and ``original`` suites, and the coverage of both together.
-    ``recorded``: the reference's values for the decoy and honeypot pairs (:mod:`.planting`)."""
+    ``recorded``: the reference's values for the decoy and honeypot pairs (:mod:`.planting`);
+    ``sides``: where its values met literals as objects (:func:`run_suite`)."""
     kwargs = dict(
         venv_python=venv_python,
         repo=repo,
@@ -1031,6 +1038,7 @@ def run_all(
         deselect=testconf.suite_nodeids(task),
         browser=browser_binaries() if getattr(task, "browser", False) else None,
         recorded=recorded,
+        sides=sides,
         **kwargs,
     )
     original = run_suite("original", tests=None, **kwargs)

@@ -55,8 +55,9 @@ def _checked(obj, questions):
     is its truth (the project's ``__bool__`` asked here, once), ``[result]`` where that
     truth raises (an array's elementwise answer), or ``{"raised": exception}``. When the
     questions are equalities and ``obj`` is an instance of a plain type's subclass, the answer
-    is the builtin value inside instead (``{"v": ...}``): the suite compares that itself."""
-    if questions and all(op == "eq" for op, _ in questions):
+    is the builtin value inside instead (``{"v": ...}``): the suite compares that itself.
+    No questions ask for that value alone (``{"r": []}`` for any other object)."""
+    if all(op == "eq" for op, _ in questions):  # none: the builtin value, or nothing
         base = _base_value(obj)
         if base is not None:
             return base

@@ -32,6 +32,7 @@ import sys
 import types
 import weakref
 
+import e2ebench_sides
 import e2ebench_wire as wire
 
 CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
@@ -40,6 +41,13 @@ _HIDDEN_ENV = ("PYTEST_", "E2EBENCH_", "COV_CORE_", "COVERAGE_")
 LIARS = {"count": 0, "examples": []}
 AMBIGUOUS = "a"  # the kind of a handle whose truth the suite does not ask (_ambiguous)
 _COMPLEMENT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
+_BUILTIN_ORDERS = {
+    "eq": lambda a, b: a == b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+}
 _RNG = random.SystemRandom()
 
 
@@ -48,6 +56,10 @@ _GONE = object()
 
 class SplitError(Exception):
     """The project's process broke the channel or gave no answer: the test fails."""
+
+
+class NotPlainData(SplitError):
+    """An object of the project where the reference's value was plain data (its sides)."""
 
 
 def _public(name) -> str:
@@ -468,9 +480,24 @@ def _ambiguous(answer):
     return value
 
 
+def _converted(handle, op: str, other):
+    """``handle <op> other`` at a site where the reference's value was plain data: decided
+    here on the builtin value inside ``handle`` (a subclass of a plain type), else refused."""
+    reply = _ask("checked", handle, [])
+    if not isinstance(reply, dict) or "v" not in reply:
+        _lied(f"an object where the reference's value was plain data ({type(other).__name__})")
+        raise NotPlainData(
+            "the project returned an object where the reference returns plain data "
+            f"(compared with a {type(other).__name__}): the test takes plain data here"
+        )
+    return _BUILTIN_ORDERS[op](reply["v"], other)
+
+
 def _equal(handle, other) -> object:
     """``handle == other``: by this process where the project's value is plain data (a str
     or int subclass, read by the builtin's own method), else by the project, checked."""
+    if _plain(other) and SIDES.plain_only():
+        return _converted(handle, "eq", other)
     if _plain(other):
         answer, probe = _checked(handle, ("eq", other), ("eq", _sentinel(other)))
         if type(answer) is dict:  # the builtin value inside a subclass of a plain type
@@ -486,6 +513,8 @@ def _equal(handle, other) -> object:
 
 def _ordered(op: str):
     def compare(self, other):
+        if _plain(other) and SIDES.plain_only():
+            return _converted(self, op, other)
         if _plain(other):
             answer, opposite = _checked(self, (op, other), (_COMPLEMENT[op], other))
             if answer is True and opposite is True:
@@ -749,9 +778,10 @@ def _system(command) -> int:
 def join() -> None:
     """Join the project's process; ask it for every module this process does not have (from
     before pytest starts: a ``conftest.py`` may import the project)."""
-    global PEER
+    global PEER, SIDES
     rfd, wfd, stop = (int(fd) for fd in os.environ.pop(CHANNEL_ENV).split(","))
     os.environ.pop(SUITE_ENV, None)
+    SIDES = e2ebench_sides.load(os.environ.get("E2EBENCH_PROBE_SUITE", ""))
     PEER = Peer(wire.Channel(rfd, wfd))
     PEER.interrupt = stop
     sys.meta_path.append(ProjectFinder())
@@ -815,7 +845,14 @@ def pytest_runtest_teardown(item) -> None:
 def pytest_sessionfinish(session) -> None:
     import e2ebench_probe
 
-    e2ebench_probe.emit({"kind": "split", "lies": LIARS["count"], "examples": LIARS["examples"]})
+    e2ebench_probe.emit(
+        {
+            "kind": "split",
+            "lies": LIARS["count"],
+            "examples": LIARS["examples"],
+            "sides": sorted(SIDES.seen),
+        }
+    )
     try:
         PEER.channel.send({"op": "bye"})
     except wire.WireError:
@@ -823,6 +860,7 @@ def pytest_sessionfinish(session) -> None:
 
 
 PEER: Peer
+SIDES = e2ebench_sides.Sides("", None)
 
 
 def main() -> None:

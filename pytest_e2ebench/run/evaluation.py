@@ -144,11 +144,12 @@ class TestSuite:
         stage = steps.stage("eval", venv=env.key, migrated=migrated.key)
         test_run = stage.load()
         if test_run is None:
-            recorded = []
+            recorded, sides = [], None
             if self.plants_decoys:
                 ctx.progress({"doing": "recording the reference's values for decoy tests"})
                 shared = steps.settings.out / ".shared"
                 recorded = values.recorded(task, shared, ctx.sandbox, steps.settings.timeout)
+                sides = values.sides(task)
             ctx.progress({"doing": "running the reference tests"})
             eval_dir = stage.reset()
             test_run = stage.commit(
@@ -161,6 +162,7 @@ class TestSuite:
                     steps.settings.timeout,
                     ctx.sandbox,
                     recorded=recorded,
+                    sides=sides,
                 )
             )
         return Outcomes(test_run, migration, stage.key)

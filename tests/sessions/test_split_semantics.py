@@ -30,6 +30,7 @@ REQUIREMENTS = "# shapes\n\n## Functional requirements\n\n" + "".join(
         ("R8", "Files"),
         ("R9", "Command line"),
         ("R10", "Identity and introspection"),
+        ("R11", "Measures"),
     ]
 )
 
@@ -150,6 +151,10 @@ def total(path):
 def report(path, data):
     with open(path, "w") as fh:
         fh.write(json.dumps(data))
+
+
+def area(side):
+    return side * side
 
 
 def main(argv):
@@ -285,6 +290,34 @@ def test_identity_and_introspection():
     assert pickle.loads(pickle.dumps(entry)) == entry
     error = shapes.ParseError("bad", line=3)
     assert error.line == 3 and isinstance(error, ValueError)
+
+
+@pytest.mark.requirement("R11")
+def test_measures():
+    assert shapes.area(2) < 5
+    assert shapes.area(1) <= 1
+"""
+
+# An object below every value and equal to none: consistent, so no liar check can catch it;
+# where the reference returns a number, the suite takes a number (its sides, issue 39).
+BELOW = """
+class _Below:
+    def __init__(self, *args, **kwargs):
+        pass
+    def __call__(self, *args, **kwargs):
+        return _Below()
+    def __lt__(self, other):
+        return True
+    __le__ = __lt__
+    def __gt__(self, other):
+        return False
+    __ge__ = __gt__
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _Below()
 """
 
 # Every object equal to, ordered before and after, and an instance of everything.
@@ -358,7 +391,11 @@ def batch(request, tmp_path_factory):
         liar = batch.variant("shapes", 1)
         batch.tasks.reference(liar, {}, "shapes")
         (liar / "shapes" / "__init__.py").write_text(LIAR)
-        batch.run("--e2e-agent=reference,dir:out", "--e2e-tasks=tasks", "-p", "no:xdist",
+        below = batch.variant("shapes", 2)
+        batch.tasks.reference(below, {}, "shapes")
+        (below / "shapes" / "__init__.py").write_text(BELOW)
+        batch.run("--e2e-agent=reference,dir:out", "--e2e-tasks=tasks", "--e2e-runs=2",
+                  "-p", "no:xdist",
                   env={"E2EBENCH_VERDICT_MODE": "split"})  # fmt: skip
         yield batch
 
@@ -378,3 +415,9 @@ class TestBatchSplitSemantics:
         passing = [r["id"] for r in record["requirements"] if r["verdict"] == "implemented"]
         assert not passing, batch.output()
         assert record["test_run"]["refused_answers"] > 0
+
+    def test_an_object_below_everything_where_the_reference_returns_numbers_fails(self, batch):
+        record = batch.record("shapes", 2)
+        verdicts = {r["id"]: r["verdict"] for r in record["requirements"]}
+        assert verdicts["R11"] != "implemented", batch.output()
+        assert record["test_run"]["refused_answers"] >= 1

@@ -43,6 +43,8 @@ ALLOWED = {
     "probe/e2ebench_app.py": "the app driver inside the sandbox; reads the harness's pipe",
     "probe/e2ebench_probe.py": "the probe inside the sandboxed test run; opens its output pipe",
     "probe/e2ebench_pv.py": "inside the sandboxed test run; reads the harness-written PV file",
+    "probe/e2ebench_sides.py": "the split run's suite process: reads the test modules and the "
+    "harness-written sides file (never the project's)",
     "probe/e2ebench_web.py": "the web plugin inside the sandboxed test run; serves the app",
     "probe/e2ebench_wire.py": "the split run's channel, in both sandboxes: a frame's size bounded "
     "before it is read, nesting errors caught, every value decoded by its fixed schema",

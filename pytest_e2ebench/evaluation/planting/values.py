@@ -70,14 +70,33 @@ def recorded(task, shared: Path, sandbox: Sandbox, timeout: float) -> list[dict]
             project, python = testing.reference_env(task.reference_dir, shared, sandbox, task)
         except InfrastructureError:
             return []  # not cached: the next session tries again
-        found = _record(task, project, python, shared, sandbox, timeout)
+        found, sides_seen = _record(task, project, python, shared, sandbox, timeout)
         where.mkdir(parents=True, exist_ok=True)
+        if sides_seen is not None:
+            write_json(where / "sides.json", sides_seen)
         write_json(done, found)
     return found
 
 
-def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -> list[dict]:
-    """Run the recording copies on the reference; the entries they recorded."""
+def sides(task) -> list[str] | None:
+    """Where the reference's values met a test's literals as objects in its recording run
+    (``probe/e2ebench_sides.py``), or None: not recorded, not split, or not run to its end
+    (then an agent's objects are compared as they answer, with the liar checks)."""
+    if task.kind == "web" or task.reference_dir is None:
+        return None
+    where = store() / run_key(task)
+    if not (where / "sides.json").is_file():
+        return None
+    try:
+        found = parse.read_json(where, "sides.json", max_bytes=_MAX_RECORDS)
+    except AgentFileError:
+        return None
+    return [str(k) for k in found] if isinstance(found, list) else None
+
+
+def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -> tuple:
+    """Run the recording copies on the reference: the entries they recorded, and the run's
+    sides (:func:`sides`)."""
     shared.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="planting-", dir=shared) as tmp:
         work = Path(tmp)
@@ -85,8 +104,8 @@ def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -
         # the copies' inputs come from a seed of the content: the same entries everywhere
         plan = twins.write_recorders(tests, random.Random(run_key(task)))
         if not plan:
-            return []
-        runner.run_suite(
+            return [], None
+        result = runner.run_suite(
             "planting",
             tests=tests,
             venv_python=python,
@@ -107,4 +126,11 @@ def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -
         text = (data or b"").decode("utf-8", "replace")
         found = twins.entries(plan, text, task.copy_tests(work / "clean"))
         shutil.rmtree(work / "eval", ignore_errors=True)
-    return found
+    return found, _sides_of(result)
+
+
+def _sides_of(result: dict | None) -> list[str] | None:
+    """The sides a split recording run that completed reported, else None."""
+    if not result or result.get("verdict_mode") != "split" or result.get("status") != "completed":
+        return None
+    return (result.get("split") or {}).get("sides")

@@ -1,0 +1,61 @@
+"""The keys of a split run's sides (issue 39, item 4): one per assertion site, the same for
+the reference's test, its migrated copy (other names) and a planted test made from it (other
+literals), and different for another statement."""
+
+from __future__ import annotations
+
+from pytest_e2ebench.probe import e2ebench_sides as sides
+
+ORIGINAL = """
+import semverkit
+
+
+def test_parse():
+    v = semverkit.parse("1.2.3")
+    assert v.major == 1
+    assert v < "2.0.0"
+    with semverkit.strict(level=2):
+        assert str(v) == f"{v.major}.2.3"
+"""
+
+# migrated onto another package's names, and a planted copy with other literals
+MIGRATED = ORIGINAL.replace("semverkit", "versions").replace("major", "first")
+PLANTED = (
+    ORIGINAL.replace('"1.2.3"', '"4.5.6"').replace("== 1", "== 4").replace("level=2", "level=7")
+)
+
+
+def _keys(tmp_path, name: str, text: str) -> dict[int, str]:
+    path = tmp_path / name
+    path.write_text(text)
+    return sides._line_keys(str(path))
+
+
+def test_a_site_keeps_its_key_across_migration_and_planting(tmp_path):
+    original = _keys(tmp_path, "a.py", ORIGINAL)
+    assert original == _keys(tmp_path, "b.py", MIGRATED)
+    assert original == _keys(tmp_path, "c.py", PLANTED)
+
+
+def test_each_statement_of_a_test_has_a_key_of_its_own(tmp_path):
+    keys = _keys(tmp_path, "a.py", ORIGINAL)
+    lines = ORIGINAL.splitlines()
+    at = {lines[n - 1].strip(): key for n, key in keys.items()}
+    assert at["assert v.major == 1"] != at['assert v < "2.0.0"']
+    # a block's header line is its own site, apart from the statements inside it
+    assert at["with semverkit.strict(level=2):"] != at['assert str(v) == f"{v.major}.2.3"']
+    assert "def test_parse():" not in at  # a function is no site: its statements are
+
+
+def test_a_site_outside_the_suite_has_no_key_and_the_table_decides(tmp_path):
+    inside = tmp_path / "suite"
+    inside.mkdir()
+    (inside / "test_x.py").write_text("def check(s):\n    return s.site(1)\n")
+    namespace: dict = {}
+    exec(compile((inside / "test_x.py").read_text(), str(inside / "test_x.py"), "exec"), namespace)
+    table = sides.Sides(str(inside), [])
+    key = namespace["check"](table)
+    assert key.startswith("test_x.py:") and len(key) > len("test_x.py:")
+    assert sides.Sides(str(tmp_path / "elsewhere"), []).site(1) == ""
+    assert table.plain_only() is True  # the reference reported no site: plain data only
+    assert sides.Sides(str(inside), None).plain_only() is False  # no table: as before
