@@ -413,11 +413,21 @@ def _sentinel(value):
             return {"": 0}
         key = _RNG.choice(list(value))
         changed = {k: v for k, v in value.items() if k != key}
-        changed[_sentinel(key)] = _sentinel(value[key])
+        changed[_absent(key, value)] = _sentinel(value[key])
         return changed
     if kind in (set, frozenset):
-        return kind({*value, _sentinel(next(iter(value))) if value else 0})
+        return kind({*value, _absent(next(iter(value)), value) if value else 0})
     return _other_text(str(value))
+
+
+def _absent(like, among):
+    """A sentinel of ``like`` that is not in ``among`` (a set's or a dict's keys): one drawn
+    into the collection would leave it equal to the test's value (``{1, 2}`` with a 2 added)."""
+    for _ in range(64):
+        found = _sentinel(like)
+        if found not in among:
+            return found
+    return f"e2e-{_RNG.getrandbits(64):016x}"  # {True, False}: no bool is left to draw
 
 
 def _other_text(text: str) -> str:

@@ -4,6 +4,9 @@ literals), and different for another statement."""
 
 from __future__ import annotations
 
+import importlib
+
+from pytest_e2ebench.probe import PROBE_DIR
 from pytest_e2ebench.probe import e2ebench_sides as sides
 
 ORIGINAL = """
@@ -59,3 +62,13 @@ def test_a_site_outside_the_suite_has_no_key_and_the_table_decides(tmp_path):
     assert sides.Sides(str(tmp_path / "elsewhere"), []).site(1) == ""
     assert table.plain_only() is True  # the reference reported no site: plain data only
     assert sides.Sides(str(inside), None).plain_only() is False  # no table: as before
+
+
+def test_a_liar_checks_value_is_never_the_tests_value(monkeypatch):
+    """The value a checked comparison asks beside the test's differs from it: a set's drawn
+    element already in the set left ``{1, 2}`` equal to itself, and the honest reference of
+    ordered-set had a refused answer in one session of three."""
+    monkeypatch.syspath_prepend(str(PROBE_DIR))  # the suite process's path: the probe's folder
+    split = importlib.import_module("e2ebench_split")
+    for value in [frozenset({1, 2}), {1, 2, 3}, {True, False}, {"a": 1, "b": 2}, {1: 2, 2: 3}]:
+        assert all(split._sentinel(value) != value for _ in range(2000)), value
