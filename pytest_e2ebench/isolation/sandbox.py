@@ -53,6 +53,7 @@ from .limits import Limits, Quota, RunCgroup, is_full, run_cgroup, sized_tmpfs
 
 MODES = ("auto", "bwrap", "unshare", "none")
 UNPRIVILEGED_UID = 65534  # nobody
+FILL_POLL = 0.02  # seconds between two looks at whether a run's tmpfs volumes are full
 # A second unprivileged uid (no account needed): an app task's own server runs as it, apart
 # from its browser and driver (``nobody``), so it cannot trace, signal or read them.
 APP_UID = 65533
@@ -179,8 +180,33 @@ class Watch:
     def __call__(self) -> str | None:
         if self.stop is not None and self.stop.is_set():
             return "ended"
-        self.filled = self.filled or any(v is not None and is_full(v) for v in self.volumes)
+        self._fill_check()
         return self.quota.check() if self.measure else None
+
+    def _fill_check(self) -> None:
+        self.filled = self.filled or any(v is not None and is_full(v) for v in self.volumes)
+
+    @contextlib.contextmanager
+    def polling(self):
+        """The volumes asked whether they are full every :data:`FILL_POLL` seconds while the
+        run lasts (one ``statvfs`` each): a volume a project fills with files it holds open
+        and frees by exiting is full for well under a watch interval on a fast machine."""
+        if not any(v is not None for v in self.volumes):
+            yield self
+            return
+        done = threading.Event()
+
+        def poll() -> None:
+            while not done.wait(FILL_POLL) and not self.filled:
+                self._fill_check()
+
+        thread = threading.Thread(target=poll, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            done.set()
+            thread.join()
 
 
 class SandboxUnavailable(Exception):
@@ -552,8 +578,8 @@ class Sandbox:
         with contextlib.ExitStack() as stack:
             tmp, volume, views = self._volumes(stack, writable)
             writable += shared
-            watch = Watch(stop, quota, (tmp, volume), measure=bool(writable) and views is None)
-
+            polled = Watch(stop, quota, (tmp, volume), measure=bool(writable) and views is None)
+            watch = stack.enter_context(polled.polling())
             started_r, started_w = os.pipe()
             stack.callback(os.close, started_r)
             early: list[bool] = []  # the wrapper's byte, when the network's setup read it
