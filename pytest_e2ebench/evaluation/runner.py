@@ -390,12 +390,15 @@ def _report_rc(
     """
     rc = where / "coveragerc"
     aliases = "".join(f"    {c}\n" for c in copies)
-    omit = "".join(f"    {p}\n" for p in coverage_bound.omit_patterns(source, too_big))
+    # the project's code only: its tests (or the suite's, measured where tests copy the
+    # project and mapped onto the project's own test files) are not in the denominator (#48)
+    patterns = [*coverage_omit(source), *coverage_bound.omit_patterns(source, too_big)]
+    omit = "".join(f"    {p}\n" for p in patterns)
     rc.write_text(
         _run_section(source, where / "combined", too_big) + "[paths]\n"
         f"project =\n    {source}\n    {repo}\n{aliases}"
         "[report]\n"
-        f"include =\n    {source}/*\n" + (f"omit =\n{omit}" if omit else "") + "[html]\n"
+        f"include =\n    {source}/*\n" + f"omit =\n{omit}" + "[html]\n"
         f"directory = {where / COVERAGE_HTML}\n"
         "[xml]\n"
         f"output = {where / COVERAGE_XML}\n"

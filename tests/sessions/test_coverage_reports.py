@@ -68,6 +68,25 @@ def test_reports_read_only_the_copied_project(tmp_path):
     assert [c.attrib["filename"] for c in root.iter("class")] == ["calc/__init__.py"]
 
 
+def test_the_tests_are_not_measured_as_the_project(tmp_path):
+    """Issue 48: the suite's tests, run where it copies the project (a folder of the run's) and
+    named like the project's own test files, were mapped onto them and counted: pysemver's
+    1,048 statements, 604 of them test code. The project's code alone is the denominator."""
+    repo = _project(tmp_path)
+    for name in ("tests/test_calc.py", "test_top.py", "calc/conftest.py"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("import calc\n\n\ndef test_add():\n    assert calc.add(1, 2)\n")
+    copy = tmp_path / "run" / "work"  # where the run put its tests, beside a copy of the code
+    measured = {str(copy / name): [1, 4, 5] for name in ("tests/test_calc.py", "test_top.py")}
+    measured[str(copy / "calc" / "__init__.py")] = [1, 5]
+    measured[str(repo / "calc" / "conftest.py")] = [1, 4, 5]
+    _data(tmp_path / "cov", measured)
+    found = coverage_totals(tmp_path / "out", repo, [tmp_path / "cov"], reports=True)
+    assert (found["statements"], found["covered_lines"]) == (3, 2), found
+    root = ET.parse(found["reports"]["xml"]).getroot()
+    assert [c.attrib["filename"] for c in root.iter("class")] == ["calc/__init__.py"]
+
+
 @pytest.mark.slow
 class TestSharedCalc:
     """A reader of tests/conftest.py's one calc session (with --e2e-cov-report=term,html and
