@@ -27,6 +27,7 @@ IGNORED_DIRS = frozenset(
 NON_TEST_NON_CODE = ("conftest.py", "setup.py")
 NON_CODE_FILES = (*TEST_FILE_PATTERNS, *NON_TEST_NON_CODE)
 TEST_DIRS = frozenset({"tests", "test"})
+DOC_DIRS = frozenset({"docs", "doc"})  # top-level documentation folders: not measured
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 PYTHON_SUFFIXES = (".py",)
 WEB_SUFFIXES = (".html", ".htm", ".css", ".js", ".mjs")  # what a web app's code is written in
@@ -104,6 +105,8 @@ def coverage_omit(repo: Path) -> list[str]:
     root = str(repo)
     patterns = [f"{root}/*/{d}/*" for d in sorted(TEST_DIRS)]
     patterns += [f"{root}/{d}/*" for d in sorted(TEST_DIRS)]
+    # the documentation's files at the top (Sphinx's conf.py, doctest helpers): not the code
+    patterns += [f"{root}/{d}/*" for d in sorted(DOC_DIRS)]
     for pat in NON_CODE_FILES:
         patterns += [f"{root}/{pat}", f"{root}/*/{pat}"]
     return patterns

@@ -40,7 +40,7 @@ from ..grading.verdicts import PASSING, base_nodeid
 from ..isolation import process
 from ..isolation.intake import IntakeLimits, copy_tree, read_beneath, read_regular
 from ..isolation.sandbox import Limits, Sandbox
-from ..probe import PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
+from ..probe import NOCOV_PLUGIN, PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
 from ..taskmodel import features, skips, testconf
 from ..taskmodel.testconf import TestSettings
 from ..taskmodel.testindex import defines_tests, is_test_module
@@ -626,10 +626,19 @@ def run_suite(
     elif not own_tests(repo):
         return None
     else:
-        run.args = ["--rootdir", str(repo), *common, str(repo)]
-        run.trusted = [repo]
+        _own_suite(run, repo, common)
     done, probe = _run_in_sandbox(run, paths, sandbox, timeout, web, browser, network, vendored)
     return _suite_result(name, done, probe, run, tests, web, repo, eval_dir, suite)
+
+
+def _own_suite(run: _Run, repo: Path, common: list[str]) -> None:
+    """The project's own tests, as it wrote them (#48): from its folder with no path given, so
+    that its ini's ``testpaths`` apply (pysemver's docs doctests read a namespace its
+    ``tests/conftest.py`` sets: 45 of 379 failed when pytest was given the folder), and its
+    ini's pytest-cov options accepted and ignored (the harness measures coverage itself)."""
+    nocov = ["-p", "no:pytest_cov", "-p", NOCOV_PLUGIN]
+    run.args = ["--rootdir", str(repo), *common, *nocov]
+    run.trusted = [repo]
 
 
 def _run_in_sandbox(
@@ -967,6 +976,8 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
             ),
         }
     probe["collected"] = None if probe["collected"] is None else len(probe["collected"])
+    if tests is None:  # the project's own suite: why it never started, if it did not
+        probe["start_error"] = _start_error(done, probe)
     return {
         "status": status,
         "verdict_mode": run.mode[0],
@@ -983,6 +994,18 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
         ),
         **probe,
     }
+
+
+def _start_error(done, probe: dict) -> str:
+    """Why a suite ran no test (pytest's exit status and its first error line), or "": a
+    usage error (exit 4: an ini option of a plugin that is not installed), an internal
+    error (3), an interruption (2) or no end at all. The text is the project's output: cut."""
+    if probe["tests"] or probe["exitstatus"] in (0, 1, 5) or done.timed_out:
+        return ""
+    lines = done.output.splitlines()
+    said = [x for x in lines if "error" in x.lower() and "usage:" not in x] or lines or [""]
+    first = said[0]  # "__main__.py: error: unrecognized arguments: --cov=pkg", not the usage
+    return f"pytest exit status {done.returncode}: {first.strip()[:200]}"
 
 
 def _plant(

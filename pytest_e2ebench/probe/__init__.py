@@ -11,6 +11,7 @@ from pathlib import Path
 
 PROBE_DIR = Path(__file__).parent
 PROBE_PLUGIN = "e2ebench_probe"
+NOCOV_PLUGIN = "e2ebench_nocov"  # pytest-cov's options, ignored, for a project's own suite
 PV_PLUGIN = "e2ebench_pv"  # the pv fixture of ProjectEval-style tasks (issue #17)
 KEEP_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")  # from the harness's environment
 

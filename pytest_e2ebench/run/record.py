@@ -77,7 +77,8 @@ def build_record(
     requirements = sink_tampered(judgement["verdicts"], evidence)
     requirements, tests, selection = _selected(task, requirements, tests, selected)
     extended, original, everything = _suites(test_run, tests)
-    notes = _run_notes(agent_data, install, extended_run, evidence, migration)
+    original_run = test_run.get("original")
+    notes = _run_notes(agent_data, install, extended_run, evidence, migration, original_run)
     web, app = extended_run.get("web"), extended_run.get("app")
     metrics = run_metrics(requirements, extended, code, agent_data, web, app)
     record = {
@@ -140,7 +141,12 @@ def _suites(test_run: dict, tests: list[dict]) -> tuple[dict, dict | None, dict]
 
 
 def _run_notes(
-    agent_data: dict, install: dict, extended_run: dict, evidence: list, migration: dict
+    agent_data: dict,
+    install: dict,
+    extended_run: dict,
+    evidence: list,
+    migration: dict,
+    original_run: dict | None = None,
 ) -> list[str]:
     """The notes of an ok run's record: what the agent, intake, install, the test run, the
     tamper checks and migration have to say."""
@@ -152,6 +158,8 @@ def _run_notes(
         notes.append(f"the project failed to install: {reason}")
     if extended_run.get("status") != "completed":
         notes.append(f"test run {extended_run.get('status')}")
+    if (original_run or {}).get("start_error"):
+        notes.append(f"the project's own tests did not start: {original_run['start_error']}")
     left_out = omitted_note(extended_run.get("coverage"))
     if left_out:
         notes.append(left_out)

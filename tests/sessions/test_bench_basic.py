@@ -85,7 +85,8 @@ def test_dir_agent_prefers_run_folders_and_notes_missing_tasks(pytester, tasks, 
 
 # --- one session of dir: variants of the calc task, one run folder each (docs/testing.md) ----
 
-NO_PACKAGING, BAD_VERSION, MISSING_DEPENDENCY, HANGING = 1, 2, 3, 4
+NO_PACKAGING, BAD_VERSION, MISSING_DEPENDENCY, HANGING, COV_OPTIONS, BAD_OPTION = 1, 2, 3, 4, 5, 6
+OWN_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
 def variants(batch: SharedSession) -> None:
@@ -107,6 +108,12 @@ def variants(batch: SharedSession) -> None:
     )
     slow = dict(CALC_CODE, mul="import time\n\ndef mul(a, b):\n    time.sleep(60)\n")
     batch.tasks.reference(batch.variant("calc", HANGING), slow)
+    # own tests whose ini asks for pytest-cov (as very many projects do), and an unknown option
+    for variant, addopts in ((COV_OPTIONS, "--cov=calc --cov-report=term-missing --no-cov-on-fail"),
+                             (BAD_OPTION, "--e2e-no-such-option")):  # fmt: skip
+        where = batch.tasks.reference(batch.variant("calc", variant), CALC_CODE)
+        batch.tasks.write(where / "tests" / "test_own.py", OWN_TEST)
+        batch.tasks.write(where / "pytest.ini", f"[pytest]\naddopts = {addopts}\n")
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +126,7 @@ def calc_variants(request, tmp_path_factory) -> SharedSession:
         batch.run(
             "--e2e-agent=dir:out",
             "--e2e-tasks=tasks",
-            "--e2e-runs=4",
+            "--e2e-runs=6",
         )
         yield batch
 
@@ -145,6 +152,19 @@ class TestBatchCalcVariants:
         assert run["status"] == "ok"
         log = Path(run["dir"]) / "logs" / "dependencies.log"
         assert "e2ebench-no-such-package-4f1c" in log.read_text()
+
+    def test_own_tests_run_with_pytest_cov_options_in_their_ini(self, calc_variants):
+        """Issue 48: the harness measures coverage itself; ``--cov`` in ``addopts`` stopped the
+        project's own suite with a usage error, recorded as no tests and no note."""
+        run = calc_variants.record("calc", COV_OPTIONS)
+        assert run["suites"]["original"]["total"] == 1, run["suites"]
+        assert run["suites"]["original"]["pass_rate"] == 1.0
+        assert not any("own tests did not start" in n for n in run["notes"]), run["notes"]
+
+    def test_own_tests_that_cannot_start_say_why(self, calc_variants):
+        run = calc_variants.record("calc", BAD_OPTION)
+        said = [n for n in run["notes"] if "own tests did not start" in n]
+        assert said and "exit status 4" in said[0] and "e2e-no-such-option" in said[0], said
 
     def test_a_hanging_test_is_cut_by_the_per_test_timeout(self, calc_variants):
         outcomes = calc_variants.outcomes("dir-out", HANGING)
