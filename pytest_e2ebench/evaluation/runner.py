@@ -592,6 +592,7 @@ def run_suite(
     written: bool = False,
     requires: tuple[str, ...] = (),
     sides: list[str] | None = None,
+    seed: int | None = None,
 ) -> dict | None:
     """Run one suite and return what happened (JSON-able), or None if it has no tests.
 
@@ -606,13 +607,13 @@ def run_suite(
     none: for tests an agent wrote, whose weak assertions a honeypot could not make fail.
     ``recorded`` (the reference's values for new inputs, :mod:`.planting.values`) plants decoy
     and honeypot pairs (:func:`.planting.twins.plant_twins`); else copies, one value changed.
-    ``written``: the tests are an agent's and ``repo`` the reference: the probe's audit hook
-    guards the code under test (an agent's test that reads its sources is evidence).
-    ``settings`` (a harness-owned suite of Python tests) are the task's ``[tests]`` fields:
-    working directory, data, environment, plugins and pytest settings (:mod:`.testconf`);
+    ``written``: the tests are an agent's and ``repo`` the reference (the probe's audit hook
+    guards the code under test). ``settings`` (a harness-owned Python suite): the task's
+    ``[tests]`` fields (:mod:`.testconf`);
     ``deselect`` the node ids of tests the task excludes. ``browser`` (where Chromium is) is for
     tests that drive one themselves; ``requires`` the task's own test libraries (both ``[tests]``).
-    ``sides``: where the reference's value met a literal as an object (``e2ebench_sides``).
+    ``sides``: where the reference's value met a literal as an object (``e2ebench_sides``);
+    ``seed``: the planting's (:func:`.planting.values.seed`; else a fresh one).
     """
     _check_tools(venv_python, web=web is not None)
     suite, work, config_dir = _suite_dirs(eval_dir / name)
@@ -621,7 +622,7 @@ def run_suite(
     paths = (venv_python, repo, suite, work, config_dir)
     if tests is not None:
         chosen = dict(honeypots=honeypots, may_skip=may_skip, deselect=deselect, requires=requires)
-        chosen.update(recorded=recorded, written=written, browser=browser, sides=sides)
+        chosen.update(recorded=recorded, written=written, browser=browser, sides=sides, seed=seed)
         _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
     elif not own_tests(repo):
         return None
@@ -794,7 +795,7 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     here = extra.tests  # suite/tests, or tests/ of the run's copy (rootdir_writable)
     shutil.copytree(tests, here, ignore=_IGNORE)
     if web is None and honeypots:
-        run.seed = secrets.randbits(64)
+        run.seed = secrets.randbits(64) if chosen["seed"] is None else chosen["seed"]
         rng = random.Random(run.seed)
         run.originals, run.decoys = _plant(here, rng, may_skip, chosen["recorded"])
         run.planted = sorted({*run.originals, *run.decoys})
@@ -1029,12 +1030,11 @@ def run_all(
     eval_dir: Path,
     timeout: float,
     sandbox: Sandbox,
-    recorded: list[dict] | None = None,
-    sides: list[str] | None = None,
+    **planting,
 ) -> dict:
     """The ``extended`` and ``original`` suites, and the coverage of both together.
-    ``recorded``: the reference's values for the decoy and honeypot pairs (:mod:`.planting`);
-    ``sides``: where its values met literals as objects (:func:`run_suite`)."""
+    ``planting``: :func:`run_suite`'s ``recorded`` (the reference's values for the decoy and
+    honeypot pairs, :mod:`.planting`), ``sides`` and ``seed``, for the extended suite."""
     kwargs = dict(
         venv_python=venv_python,
         repo=repo,
@@ -1043,9 +1043,7 @@ def run_all(
         test_timeout=task.test_timeout,
         sandbox=sandbox,
     )
-    if task.kind == "web":
-        # Only the reference scenarios: an agent's own tests of a web app are not run.
-
+    if task.kind == "web":  # only the reference scenarios: an agent's own tests are not run
         extended = run_suite(
             "extended",
             tests=tests,
@@ -1063,8 +1061,7 @@ def run_all(
         requires=task.test_requires,
         deselect=testconf.suite_nodeids(task),
         browser=browser_binaries() if getattr(task, "browser", False) else None,
-        recorded=recorded,
-        sides=sides,
+        **planting,
         **kwargs,
     )
     original = run_suite("original", tests=None, **kwargs)

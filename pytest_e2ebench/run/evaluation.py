@@ -163,6 +163,7 @@ class TestSuite:
                     ctx.sandbox,
                     recorded=recorded,
                     sides=sides,
+                    seed=values.seed(task, ctx.key.run),
                 )
             )
         return Outcomes(test_run, migration, stage.key)

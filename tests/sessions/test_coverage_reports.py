@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -122,6 +123,24 @@ class TestSharedCalc:
         covered = sum(1 for h in hits if h > 0) / len(hits)
         assert covered == pytest.approx(run["metrics"]["line_coverage"])
         assert (calc_session.root / ".e2ebench" / "htmlcov" / "index.html").is_file()
+
+    def test_the_same_code_is_covered_the_same_in_every_run(self, calc_session):
+        """Issue 48: coverage figures moved between identical sessions (lines that ran read as
+        not run). Three runs of the same code, the reference's two and dir:out's run 2, cover
+        the same lines and branches of every file, and the body of ``add`` is covered."""
+
+        def covered(agent: str, run: int) -> dict:
+            record = calc_session.record("calc", run, agent)
+            report = Path(record["dir"]) / "eval" / "extended-coverage" / "coverage.json"
+            files = json.loads(report.read_text())["files"]
+            return {
+                name.split("/calc/", 1)[-1]: (f["executed_lines"], f.get("executed_branches"))
+                for name, f in files.items()
+            }
+
+        runs = [covered("reference", 1), covered("reference", 2), covered("dir-out", 2)]
+        assert runs[0] == runs[1] == runs[2], runs
+        assert 2 in runs[0]["add.py"][0], runs[0]  # return a + b
 
 
 def test_unknown_coverage_report_is_a_usage_error(pytester, tasks):

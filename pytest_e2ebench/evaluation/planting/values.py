@@ -10,8 +10,10 @@ only the planting differs (a seed per run).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
@@ -29,6 +31,7 @@ from . import twins
 
 _MAX_RECORDS = 8 << 20  # bytes of the record file read
 STORE_ENV = "E2EBENCH_PLANTING_STORE"
+SEED_KEY = "seed.key"  # in the store: the machine's key of the planting seeds
 
 
 def store() -> Path:
@@ -76,6 +79,29 @@ def recorded(task, shared: Path, sandbox: Sandbox, timeout: float) -> list[dict]
             write_json(where / "sides.json", sides_seen)
         write_json(done, found)
     return found
+
+
+def seed(task, run: int) -> int:
+    """The planting's seed of ``task``'s run ``run``: the same for every agent and session on
+    this machine, so that identical sessions plant the same tests and give the same figures
+    (planted tests run the project too: their inputs and a honeypot's failure message reach
+    lines the public tests do not, issue 48), and unknown off it: drawn from a key kept in the
+    store (mode 0600), never in a task, the code or a record an agent can read."""
+    where = store()
+    key = where / SEED_KEY
+    if not key.is_file():  # made once: a concurrent session's key, if first, stands
+        where.mkdir(parents=True, exist_ok=True)
+        fresh = where / f".{SEED_KEY}.{os.getpid()}"
+        fresh.write_text(secrets.token_hex(32))
+        os.chmod(fresh, 0o600)
+        try:
+            os.link(fresh, key)
+        except FileExistsError:
+            pass
+        fresh.unlink()
+    text = parse.read_data(where, SEED_KEY, max_bytes=256).decode("ascii", "replace").strip()
+    digest = hashlib.sha256(f"{text}\0{task.id}\0{task.tests_hash}\0{run}".encode())
+    return int(digest.hexdigest()[:16], 16)
 
 
 def sides(task) -> list[str] | None:
