@@ -1,4 +1,11 @@
-"""Root conftest: the project's own tests use pytester for black-box runs."""
+"""Root conftest: what the project's own tests need (pytester is loaded by the ini's addopts).
+
+Nothing here touches a benchmark session a user runs from the repository's root, or with
+``--e2e-tasks`` pointing into it (the README's main job, ``pytest --e2e-agent=reference``):
+the scheduler, the stores in temporary folders, the order of items and the skips are the
+project's own test run's (issue 44: under them ``-n 2`` graded one task at a time and every
+session recorded the decoys' values again, about 90 minutes against 18 from another folder).
+"""
 
 import os
 import shutil
@@ -18,7 +25,10 @@ MEMORY_TMP = Path("/dev/shm")
 MEMORY_TMP_ENV = "E2EBENCH_SUITE_TMPFS"  # 0: pytest's temporary folders stay where pytest puts them
 MEMORY_TMP_FREE = 8 << 30  # bytes free in the tmpfs and in memory for it to be used
 
-pytest_plugins = ["pytester"]
+
+def _benchmark(config) -> bool:
+    """Whether this session grades agents (``--e2e-agent`` or its ini twin): a user's run."""
+    return bool(config.getoption("e2e_agent", None) or config.getini("e2ebench_agent"))
 
 
 def pytest_addoption(parser):
@@ -45,6 +55,8 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    if _benchmark(config):
+        return
     skips = {}
     if not config.getoption("--selfcheck"):
         skips["selfcheck"] = "the full self-check of the bundled tasks: run with --selfcheck"
@@ -69,8 +81,8 @@ def pytest_xdist_make_scheduler(config, log):
     a session-scoped one, such as ``calc_session``). Every other test is handed out one at a
     time, as with ``load``. (xdist's own ``loadgroup`` tags node ids in a way pytest 9 no
     longer honours, so it groups nothing.)"""
-    if config.getvalue("dist") != "load":
-        return None  # an explicit --dist other than load: xdist's own
+    if config.getvalue("dist") != "load" or _benchmark(config):
+        return None  # an explicit --dist other than load, or a user's run: not ours
     from xdist.scheduler import LoadScopeScheduling
 
     class BatchScheduling(LoadScopeScheduling):
@@ -95,7 +107,7 @@ def pytest_configure(config):
     # of each reference's run 1 (run/census_store.py): a session grading another agent on the
     # calc task reads it instead of evaluating the reference again (E2EBENCH_CENSUS_STORE=
     # set empty before the run keeps that store off, each session evaluating its reference).
-    if hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput") or _benchmark(config):
         return
     _memory_basetemp(config)
     # The user's tool cache ($E2EBENCH_CACHE: Mermaid's parser from npm, the CDN files, fetched

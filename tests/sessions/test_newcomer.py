@@ -388,3 +388,34 @@ def test_under_n_the_progress_lines_say_how_many_runs_are_done(tmp_path):
         time.sleep(0.05)
     monitor.stop()
     assert lines == ["[e2ebench] x t run-1: building [1/4 runs done]"]
+
+
+# --- 4. the README's main job from the repository's root (issue 44) -----------------------------
+
+
+@pytest.mark.slow
+def test_the_main_job_from_the_root_is_the_plugins_not_the_test_suites(tmp_path):
+    """From the root, the repository's conftest once replaced the plugin's xdist scheduler (one
+    run's items on both workers, the second waiting on the run's lock) and put the decoy
+    values' store in a temporary folder (recorded again every session). Now each run's items
+    go to one worker, two runs to two, and the values stay in the user's cache."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_STORE")}
+    env["E2EBENCH_CACHE"] = str(tmp_path / "cache")
+    args = ["--e2e-agent=reference", "-k", "semverkit", "--e2e-runs=2", "-n", "2", "-v"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args,
+         f"--e2e-out={tmp_path / 'out'}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=900, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    workers: dict[str, set[str]] = {}
+    for worker, run in re.findall(r"\[(gw\d)\].*?semverkit\[reference-run-(\d)-", done.stdout):
+        workers.setdefault(run, set()).add(worker)
+    assert sorted(workers) == ["1", "2"], done.stdout[-3000:]
+    assert all(len(w) == 1 for w in workers.values()) and workers["1"] != workers["2"], workers
+    assert list((tmp_path / "cache" / "planting").glob("*/entries.json")), "no values kept"
