@@ -12,6 +12,7 @@ from ..isolation.intake import SKIP_PATTERNS, IntakeLimits, copy_tree
 from ..methods.projecteval.skeleton import reference_step
 from ..methods.stages import reference_artefacts
 from ..run.cache import tree_hash
+from ..run.runs import RUN_IN_ID
 from ..taskmodel.task import Task
 from .base import Agent, AgentOutcome, RunContext, safe_label
 
@@ -161,7 +162,11 @@ def check_missing(config: pytest.Config, items: list, mode: str) -> list[str]:
     raises a usage error naming the folders; ``skip`` removes those items (deselected);
     ``empty`` grades them as empty repositories. Returns the lines to say once, at the start.
     """
-    missing = missing_outputs((i.agent, i.task.id, i.run) for i in items if hasattr(i, "agent"))
+    failed = last_failed(config)
+    considered = [i for i in items if hasattr(i, "agent")]
+    if failed is not None:  # --lf: only what it will run (it deselects after this hook)
+        considered = [i for i in considered if i.nodeid in failed]
+    missing = missing_outputs((i.agent, i.task.id, i.run) for i in considered)
     if not missing:
         return []
     listing = _listing(missing)
@@ -176,6 +181,15 @@ def check_missing(config: pytest.Config, items: list, mode: str) -> list[str]:
         config.hook.pytest_deselected(items=gone)
         return [f"--e2e-missing=skip: left out, having no output folder: {listing}"]
     return [f"--e2e-missing=empty: graded as empty repositories (no output folder): {listing}"]
+
+
+def last_failed(config: pytest.Config) -> set[str] | None:
+    """With ``--lf``, the node ids it reruns (pytest's cache), or None: no ``--lf``, or no
+    failure on record (then ``--lf`` runs everything)."""
+    if not getattr(config.option, "lf", False) or getattr(config, "cache", None) is None:
+        return None
+    failed = config.cache.get("cache/lastfailed", {})
+    return set(failed) if isinstance(failed, dict) and failed else None
 
 
 def _listing(missing: dict[DirAgent, dict[str, Path]]) -> str:
@@ -212,6 +226,10 @@ def precheck_missing(config: pytest.Config, agents, tasks: Path, runs: int) -> N
 
         ids = [i for i in ids if matches(i)]
     selected = [(a, i, r) for a in agents for i in ids for r in range(1, runs + 1)]
+    failed = last_failed(config)
+    if failed is not None:  # --lf: the runs of the failed items only
+        again = {m.groups() for m in map(RUN_IN_ID.search, failed) if m is not None}
+        selected = [(a, i, r) for a, i, r in selected if (i, a.label, str(r)) in again]
     missing = missing_outputs(selected)
     if missing:
         _stop(missing)

@@ -7,7 +7,6 @@ properties, which pytest-xdist carries over), and writes through the terminal re
 from __future__ import annotations
 
 import json
-import re
 import threading
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 from ..contracts import RECORD_PROPERTY as PROPERTY
 from ..grading.stats import mean_std
 from ..run.progress import Monitor
-from ..run.runs import RunKey
+from ..run.runs import RUN_IN_ID, RunKey
 from ..taskmodel.catalog import HEADERS, rows
 from . import results
 from .coverage import combined, term_lines
@@ -25,7 +24,6 @@ from .table import fmt, write_table
 
 RESULTS_FILE = "results.json"
 # an item id's run: "tasks/calc/task.toml::calc[agent-run-2-R1]" -> (calc, agent, 2)
-RUN_IN_ID = re.compile(r"::([^\[]+)\[(.+)-run-(\d+)-")
 # (header, metric key, format): rates as percentages, counts plain, None as '-'
 COLUMNS = (
     ("impl", "impl_rate", "pct"),
@@ -67,6 +65,7 @@ class Reporter:
         self.results_path: Path | None = None
         self.session_path: Path | None = None
         self.total_runs = 0  # under -n, from the workers' item ids
+        self.planned: set[tuple] = set()  # (task, agent, run) of every run collected
         self.document: dict = {}  # results.json as written, once the session has finished
         self.collected_tasks: dict = {}
         self.monitor = None
@@ -107,8 +106,11 @@ class Reporter:
         """-n: the controller collects nothing; the runs are counted from a worker's ids."""
         runs = {m.groups() for m in map(RUN_IN_ID.search, ids) if m is not None}
         self.total_runs = max(self.total_runs, len(runs))
+        self.planned |= runs
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        ids = (item.nodeid for item in session.items)
+        self.planned |= {m.groups() for m in map(RUN_IN_ID.search, ids) if m is not None}
         if self.config.option.collectonly:
             for item in session.items:
                 task = getattr(item, "task", None)
@@ -126,7 +128,7 @@ class Reporter:
             else:
                 self.records[key] = record
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         if self.monitor is not None:
             self.monitor.stop()
         if not self.records and not self.stage_records:
@@ -141,6 +143,7 @@ class Reporter:
             list(self.stage_records.values()),
             self.sections,
         )
+        self._not_run(session, exitstatus)
         results.write(self.results_path, self.document)
         self.session_path = session_file(self.out / results.SESSIONS_DIR)
         results.write(self.session_path, self.document)
@@ -148,6 +151,18 @@ class Reporter:
             self.html_path = self.settings.html
             write_html(self.html_path, self.document)
         self._coverage_files()
+
+    def _not_run(self, session: pytest.Session, exitstatus) -> None:
+        """An interrupted session (Ctrl-C, ``-x``, ``--maxfail``, its workers killed) says so in
+        results.json, with the runs it collected and never recorded (issue 44): not a session
+        that looks whole."""
+        recorded = {(key.task, key.agent, str(key.run)) for key in self.records}
+        missing = sorted(p for p in self.planned if p not in recorded)
+        stopped = exitstatus == pytest.ExitCode.INTERRUPTED or bool(session.shouldstop)
+        if not (stopped or (missing and session.shouldfail)):
+            return
+        self.document["interrupted"] = True
+        self.document["not_run"] = [f"{agent}/{task}/run-{run}" for task, agent, run in missing]
 
     def _coverage_files(self) -> None:
         """--e2e-cov-xml and --e2e-cov-report=xml,html: all runs' coverage in one file."""
@@ -301,6 +316,12 @@ def write_summary(tr, document: dict) -> None:
                 for q, v in quarters.items()
             ]
             tr.write_line(f"{agent}: impl by task quarter: {', '.join(parts)}")
+    if document.get("interrupted"):
+        never = document.get("not_run") or []
+        tr.write_line(
+            f"interrupted: {len(never)} run(s) never ran (not_run in results.json); the same "
+            "command resumes them, keeping every finished run and stage"
+        )
     refreshed = document.get("refreshed")
     if refreshed is not None and len(refreshed) < len(records):
         tr.write_line(

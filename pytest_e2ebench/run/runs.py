@@ -15,6 +15,7 @@ task, the settings, the run's folder, its LLM client and sandbox.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Protocol
@@ -24,6 +25,9 @@ from ..llm.factory import make_llm
 from ..stash import OUTAGE, SANDBOX
 from .cache import remove
 from .settings import IMPLEMENT, STAGES
+
+# (task, agent label, run) in an item's node id: ``...::<task>[<agent>-run-<n>-<item>]``
+RUN_IN_ID = re.compile(r"::([^\[]+)\[(.+)-run-(\d+)-")
 
 if TYPE_CHECKING:
     import pytest

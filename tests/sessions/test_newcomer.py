@@ -245,6 +245,24 @@ def test_missing_dir_output_stops_at_the_start_naming_the_folders(pytester, task
     under_n.stderr.fnmatch_lines(["*no output folder for 1 selected task(s)*outs/calc)*"])
 
 
+def test_last_failed_checks_only_the_folders_it_reruns(pytester, tasks):
+    """Issue 44: ``--lf`` after a session that left a task out stopped with "no output folder
+    for 1 selected task(s)": the check counted the tasks --lf would not run, in one process
+    and under ``-n`` alike."""
+    from conftest import CALC_MUTANT
+
+    tasks.make("calc")
+    tasks.make("other")
+    tasks.reference(pytester.path / "outs" / "calc", CALC_MUTANT)  # R2 fails
+    first = pytester.runpytest("--e2e-agent=dir:outs", "--e2e-tasks=tasks", "--e2e-missing=skip")
+    first.assert_outcomes(passed=2, failed=1, deselected=3)
+    for extra in ((), ("-n", "2")):
+        again = pytester.runpytest("--e2e-agent=dir:outs", "--e2e-tasks=tasks", "--lf", *extra)
+        assert again.ret == pytest.ExitCode.TESTS_FAILED, again.stderr.str()
+        outcomes = again.parseoutcomes()
+        assert (outcomes.get("failed"), outcomes.get("passed")) == (1, None), outcomes
+
+
 def test_missing_dir_output_skip_and_the_ini_twin(pytester, tasks):
     tasks.make("calc")
     (pytester.path / "outs").mkdir()
@@ -373,8 +391,8 @@ def test_without_a_model_the_advice_names_the_demo_model(pytester, tasks):
 
 def test_under_n_the_progress_lines_say_how_many_runs_are_done(tmp_path):
     """The controller counts the runs from a worker's item ids and adds the count."""
-    from pytest_e2ebench.report.terminal import RUN_IN_ID
     from pytest_e2ebench.run.progress import Monitor
+    from pytest_e2ebench.run.runs import RUN_IN_ID
 
     agents, runs, reqs = ("x", "dir-o"), (1, 2), ("R1", "R2")
     ids = [f"tasks/t/task.toml::t[{a}-run-{r}-{q}]" for a in agents for r in runs for q in reqs]

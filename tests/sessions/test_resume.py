@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CALC_CODE
+from pytest_e2ebench.schema import results_problems
 
 ARGS = (
     "--e2e-agent=dir:out",
@@ -194,3 +195,18 @@ def test_kill_9_then_the_same_command_resumes_with_the_same_results(pytester, ta
         f"processes of the killed session outlived it by {DEATH_LIMIT:g} s:\n"
         + "\n".join(f"{pid}: {text}" for pid, text in left.items())
     )
+
+
+def test_an_interrupted_session_says_which_runs_never_ran(pytester, tasks, results):
+    """Issue 44: after an interrupt, results.json said nothing of the runs that never ran; it
+    read as a whole session. ``-x`` stops at nop's first failing requirement: the reference's
+    run is collected and never run."""
+    tasks.make()
+    result = pytester.runpytest("--e2e-agent=nop,reference", "--e2e-tasks=tasks", "-x")
+    assert result.ret == 1
+    document = results()
+    assert document["interrupted"] is True
+    assert document["not_run"] == ["reference/calc/run-1"], document["not_run"]
+    result.stdout.fnmatch_lines(["interrupted: 1 run(s) never ran*the same command resumes*"])
+    problems = results_problems(document)
+    assert not problems, problems
