@@ -52,8 +52,12 @@ def addoption(parser: pytest.Parser) -> None:
         (
             "agent",
             "",
-            "run the benchmark with these agents: reference, nop, dir:PATH, or a "
-            "plugin's agent. Without it only the project's own tests run.",
+            "run the benchmark with these agents: reference (the oracle), nop (an empty "
+            "repository), dir:PATH (folders another tool wrote), cmd:COMMAND (a command run "
+            "in the sandbox), the LLM agents vanilla, sdagent-single, sdagent-dt, sdagent-ddt "
+            "(--e2e-model, --e2e-llm-base-url), the CLI agents claude-code, codex, "
+            "mini-swe-agent, gemini-cli, aider, qwen-code (installed pinned on first use), or a "
+            "plugin's agent; docs/agents.md. Without it only the project's own tests run.",
             {"metavar": "NAME[,NAME...]"},
         ),
         (

@@ -34,7 +34,8 @@ OVERVIEW = (
     ("Line cov", "line_coverage", "pct"),
     ("Branch cov", "branch_coverage", "pct"),
     ("Cost $", "cost_usd", "money"),
-    ("Tokens", "tokens_sent", "int"),
+    ("Tokens sent", "tokens_sent", "int"),
+    ("Tokens generated", "tokens_generated", "int"),
     ("Time s", "duration_s", "secs"),
 )
 MAX_MESSAGE = 1500  # characters of a failing test's message shown

@@ -29,6 +29,8 @@ class TestSharedCalc:
         assert "<script" not in html and "<link" not in html
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
         assert html.count("<svg") >= 4  # Impl-Rate bars, scatter, heatmap, taxonomy
+        # both directions of an agent's tokens, as in the terminal table (issue 44)
+        assert "Tokens sent" in html and "Tokens generated" in html
         doc = calc_session.results()
         assert doc["summary"]["reference"]["impl_rate"]["ci95"] == [1.0, 1.0]  # identical runs
         assert doc["summary"]["dir-out"]["pass_at_k"]["1"] == pytest.approx(5 / 6)

@@ -437,3 +437,15 @@ def test_the_main_job_from_the_root_is_the_plugins_not_the_test_suites(tmp_path)
     assert sorted(workers) == ["1", "2"], done.stdout[-3000:]
     assert all(len(w) == 1 for w in workers.values()) and workers["1"] != workers["2"], workers
     assert list((tmp_path / "cache" / "planting").glob("*/entries.json")), "no values kept"
+
+
+def test_help_for_the_agent_option_names_every_built_in_agent(pytester):
+    """Issue 44: ``--help`` named reference, nop and dir:PATH only."""
+    from pytest_e2ebench.agents.clitools.specs import SPECS
+    from pytest_e2ebench.agents.llm_agents import LLM_AGENT_NAMES
+
+    text = " ".join(pytester.runpytest("--help").stdout.str().split())
+    start = text.index("--e2e-agent=")
+    about = text[start : text.index("Without it only", start)]
+    for name in ("reference", "nop", "dir:PATH", "cmd:COMMAND", *LLM_AGENT_NAMES, *SPECS):
+        assert name in about, (name, about)
