@@ -124,19 +124,6 @@ def addoption(parser: pytest.Parser) -> None:
             {"metavar": "NAME[,NAME...]"},
         ),
         (
-            "max-tokens",
-            "",
-            "CLI agents: a run's token budget (prompt + completion) at its metering proxy; "
-            "the call after it is spent is refused and the run ends as the agent's failure.",
-            {"metavar": "N"},
-        ),
-        (
-            "max-cost",
-            "",
-            "CLI agents: a run's budget in US dollars (from e2ebench_prices), as --e2e-max-tokens.",
-            {"metavar": "USD"},
-        ),
-        (
             "llm-key-env",
             "OPENAI_API_KEY",
             "CLI agents: the environment variable holding the upstream's key; the metering "
@@ -216,6 +203,7 @@ def addoption(parser: pytest.Parser) -> None:
         ),
     )
     add_options(parser, rows)
+    add_options(parser, _proxy_rows())
     parser.addini(
         "e2ebench_ray_cpus", "--e2e-executor=ray: CPUs one run's Ray task reserves", default="1"
     )
@@ -263,6 +251,34 @@ def addoption(parser: pytest.Parser) -> None:
         "CO2 hardware assumptions, KEY = VALUE (peak_flops, tdp_w, efficiency, pue, intensity)",
         type="linelist",
         default=[],
+    )
+
+
+def _proxy_rows() -> tuple:
+    """The options of a CLI agent's metering proxy: its models and its budgets."""
+    return (
+        (
+            "agent-models",
+            "",
+            "CLI agents: models the agent may call at its proxy besides --e2e-model, comma-"
+            "separated (e.g. a small model a CLI uses for titles); a call naming any other is "
+            "sent to --e2e-model instead, and the record says which models were called.",
+            {"metavar": "MODEL[,MODEL...]"},
+        ),
+        (
+            "max-tokens",
+            "",
+            "CLI agents: a run's token budget (prompt + completion) at its metering proxy, "
+            "reserved before each call (its output cap lowered to what is left); a call that "
+            "cannot fit is refused and the run ends as the agent's failure.",
+            {"metavar": "N"},
+        ),
+        (
+            "max-cost",
+            "",
+            "CLI agents: a run's budget in US dollars (from e2ebench_prices), as --e2e-max-tokens.",
+            {"metavar": "USD"},
+        ),
     )
 
 
@@ -342,6 +358,7 @@ def resolve(config: pytest.Config) -> Settings:
         llm_timeout=number(config, None, "e2ebench_llm_timeout", "", float),
         agent_timeout=number(config, None, "e2ebench_agent_timeout", "", float),
         agent_env=_agent_env(config),
+        agent_models=_names(opt.e2e_agent_models, config.getini("e2ebench_agent_models")),
         max_tokens=_budget(config, "max-tokens", int),
         max_cost=_budget(config, "max-cost", float),
         llm_key_env=opt.e2e_llm_key_env or str(config.getini("e2ebench_llm_key_env")),
@@ -432,6 +449,12 @@ def _budget(config: pytest.Config, name: str, kind):
     if value <= 0:
         raise pytest.UsageError(f"{source(config, name)}={raw}: must be more than 0")
     return value
+
+
+def _names(cli: str | None, ini) -> tuple[str, ...]:
+    """A comma-separated option (or its ini twin) as names, each once, in order."""
+    raw = str(cli if cli is not None else ini)
+    return tuple(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip()))
 
 
 def _agent_env(config: pytest.Config) -> tuple[str, ...]:

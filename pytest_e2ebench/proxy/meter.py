@@ -14,6 +14,7 @@ from ..llm.accounting import Pricing
 from .dialects import Usage
 
 LOG_TEXT_LIMIT = 100_000  # characters of one response (or request tail) kept in the log
+DEFAULT_ROOM = 1 << 30  # output tokens a budget leaves where it does not bound them
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,6 +52,11 @@ class Meter:
         self.exceeded: str | None = None
         self.drift = 0
         self.in_flight_at_end = 0  # calls still running when the step's proxy closed
+        # what the calls in flight may still cost at worst (tokens, dollars, calls): granted
+        # before a call goes out, given back when it is metered (issue 40: 24 concurrent calls
+        # went out against a budget checked only after answers)
+        self.reserved = [0, 0.0, 0]
+        self.by_model: dict[str, dict[str, int]] = {}  # tokens per model called
         self._count = 0  # log lines written: every request, answered or not
         self._lock = threading.Lock()
         # called once when a budget is spent (the runner ends the agent's step with it)
@@ -68,6 +74,60 @@ class Meter:
         if why is not None:
             self._spent(why)
         return why
+
+    def grant(self, model: str, prompt: int, cap: int) -> tuple[int | None, tuple]:
+        """The output cap a next call of ``model`` may have (``prompt``: its estimate, ``cap``:
+        what it asks), and the reservation to give back in :meth:`add`; (None, why) when no
+        call fits what the budgets leave beside the calls in flight."""
+        with self._lock:
+            why = self._why("")
+            room = cap if why is None else 0
+            tokens, cost, steps = self.budget.tokens, self.budget.cost_usd, self.budget.steps
+            if steps is not None and self.steps + self.reserved[2] >= steps:
+                why = why or self.budget.spent(0, None, self.steps + self.reserved[2])
+            if why is None and tokens is not None:
+                room = min(room, tokens - self.prompt - self.completion - self.reserved[0] - prompt)
+            if why is None and cost is not None and self.cost is not None:
+                room = min(room, self._cost_room(model, prompt, cost))
+            if why is None and room < 1:
+                why = self._no_room(prompt)
+            if why is not None:
+                self.refused += 1
+                ticket: tuple = (0, 0.0, 0)
+            else:
+                worst = self.pricing.cost(model, prompt, room, 0) or 0.0
+                ticket = (prompt + room, worst, 1)
+                self.reserved = [a + b for a, b in zip(self.reserved, ticket, strict=True)]
+        if why is not None:
+            self._spent(why)
+            return None, (why,)
+        return room, ticket
+
+    def _no_room(self, prompt: int) -> str:
+        """Why a call does not fit (the lock held): the budget that leaves it no room."""
+        tokens, cost = self.budget.tokens, self.budget.cost_usd
+        if tokens is not None:
+            left = tokens - self.prompt - self.completion - self.reserved[0]
+            if left - prompt < 1:
+                return (
+                    f"the token budget (--e2e-max-tokens={tokens}) leaves no room for this call: "
+                    f"{max(left, 0)} tokens left beside the calls in flight, its prompt ~{prompt}"
+                )
+        return f"the cost budget (--e2e-max-cost={cost:g}) leaves no room for this call"
+
+    def _cost_room(self, model: str, prompt: int, budget: float) -> int:
+        """Output tokens of ``model`` the cost budget leaves after ``prompt`` input tokens."""
+        left = budget - self.cost - self.reserved[1]
+        base = self.pricing.cost(model, prompt, 0, 0)
+        each = self.pricing.cost(model, 0, 1_000_000, 0)
+        if base is None or each is None or each <= 0:
+            return DEFAULT_ROOM  # no price: the cost is unknown, as :meth:`add` records
+        return int((left - base) / each * 1_000_000)
+
+    def release(self, ticket: tuple) -> None:
+        """Give back a call's reservation (an answer metered, or none came)."""
+        with self._lock:
+            self.reserved = [a - b for a, b in zip(self.reserved, ticket, strict=True)]
 
     def _why(self, model: str) -> str | None:
         """Why no further call may go out (the lock held); ``model``: the call just counted."""
@@ -104,6 +164,10 @@ class Meter:
             self.cached += found.cached
             self.cost = None if cost is None or self.cost is None else self.cost + cost
             self.latency += entry.get("latency_s", 0.0)
+            used = self.by_model.setdefault(model[:120], {"calls": 0, "prompt": 0, "completion": 0})
+            used["calls"] += 1 if ok else 0
+            used["prompt"] += found.prompt
+            used["completion"] += found.completion
             # the counts first: the HTML report shows each line's first 400 characters
             self._write({"model": model, **found.to_dict(), "cost_usd": cost, **entry})
             why = self._why(model)
@@ -159,6 +223,7 @@ class Meter:
                 "upstream_errors": list(self.upstream_errors),
                 "replay_drift": self.drift,
                 "in_flight_at_end": self.in_flight_at_end,
+                "models": {m: dict(v) for m, v in sorted(self.by_model.items())},
                 "log": str(self.log),
             }
 

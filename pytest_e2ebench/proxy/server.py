@@ -14,6 +14,7 @@ is recorded, or answered from the recording (whole) without any upstream.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http.client
 import json
 import threading
@@ -24,8 +25,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from ..errors import AgentFileError
 from ..untrusted.parse import loads_json
-from .dialects import RESPONSES, Usage, dialect, error_body, prepare, request_model, usage
+from .dialects import RESPONSES, Usage, error_body, prepare, usage
 from .meter import Meter, clip, request_tail
+from .routes import Route, output_cap, pinned, prompt_estimate, route, with_cap
 from .tape import Tape, body_bytes, request_hash
 
 MAX_REQUEST = 32 << 20  # bytes of one request body
@@ -43,14 +45,13 @@ class Upstream:
         self.key = key
         self.timeout = timeout
 
-    def url(self, path: str) -> str:
-        """The upstream URL of an agent's path: its first segment (``/v1``, ``/v1beta``)
-        stands for the base URL's."""
-        rest = path.split("/", 2)[2] if path.count("/") >= 2 else ""
-        return f"{self.base_url}/{rest}"
+    def url(self, suffix: str) -> str:
+        """The upstream URL of a route's path under the base URL (:mod:`.routes`: built from
+        the proxy's table, never from the agent's text)."""
+        return f"{self.base_url}/{suffix}"
 
     def call(
-        self, path: str, body: bytes, headers: dict[str, str], relay: Relay | None = None
+        self, suffix: str, body: bytes, headers: dict[str, str], relay: Relay | None = None
     ) -> tuple[int, str, bytes]:
         """(status, content type, body) of the upstream's answer; OSError when unreachable or
         cut off (``http.client``'s own errors included). ``relay``: an event stream is passed
@@ -60,7 +61,7 @@ class Upstream:
             sent["Authorization"] = f"Bearer {self.key}"
             sent["x-api-key"] = self.key  # Anthropic's header
             sent["x-goog-api-key"] = self.key  # Gemini's
-        request = urllib.request.Request(self.url(path), data=body, headers=sent, method="POST")
+        request = urllib.request.Request(self.url(suffix), data=body, headers=sent, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as answer:
                 ctype = answer.headers.get("Content-Type", "")
@@ -165,11 +166,13 @@ class MeteringProxy:
         tape: Tape | None,
         model: str = "",
         drain: float = DRAIN_SECONDS,
+        models: tuple[str, ...] = (),
     ) -> None:
         self.upstream = upstream
         self.meter = meter
         self.tape = tape
         self.model = model
+        self.models = frozenset(models)  # --e2e-agent-models: the others the agent may call
         self.drain = drain
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -221,48 +224,54 @@ class MeteringProxy:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def answer(
-        self,
-        path: str,
-        raw: bytes,
-        headers: dict[str, str],
-        query: str = "",
-        relay: Relay | None = None,
+        self, target: str, raw: bytes, headers: dict[str, str], relay: Relay | None = None
     ) -> tuple[int, str, bytes]:
-        """(status, content type, body) for one POST of the agent's to ``path`` (``query``:
-        what followed its ``?``, passed on: Gemini streams with ``alt=sse``). With a ``relay``,
-        an event stream from the upstream has already gone to the agent through it."""
-        kind = dialect(path)
+        """(status, content type, body) for one POST of the agent's to ``target`` (its path
+        and query as sent). With a ``relay``, an event stream from the upstream has already
+        gone to the agent through it. Whatever the request holds is the agent's: a refusal
+        is a 4xx to it, never an upstream error."""
+        found = route(target)
+        if isinstance(found, str):
+            self.meter.note({"path": target[:200], "status": 404, "refused": found})
+            return _refuse("chat", 404, found)
+        kind, path = found.kind, target.partition("?")[0]
         try:  # the agent's request: hostile bytes, through the bounded parser
             body = loads_json(raw, f"the agent's request to {path}", max_chars=MAX_REQUEST)
         except AgentFileError:
             body = None
-        if kind is None or not isinstance(body, dict):
-            what = "an API path" if kind is None else "a JSON object body"
-            return _refuse(kind or "chat", 404 if kind is None else 400, f"{path}: not {what}")
+        if not isinstance(body, dict):
+            return _refuse(kind, 400, f"{path}: not a JSON object body")
         if kind == RESPONSES and body.get("background"):
             # answered later (fetched with a GET the proxy does not forward), so never metered,
             # yet its output reaches a next call through previous_response_id
             return _refuse(kind, 400, "background responses are not metered: ask in the call")
-        why = self.meter.allow()
-        if why is not None:
-            self.meter.note({"path": path, "status": 400, "refused": why})
-            return _refuse(kind, 400, f"refused by the benchmark's proxy: {why}")
-        body = prepare(kind, body)
+        body, model, asked = pinned(kind, found, body, self.model, self.models)
+        digest = request_hash(path, prepare(kind, body))  # the agent's call, as recorded
+        cap, ticket = self.meter.grant(model, prompt_estimate(raw), output_cap(kind, body))
+        if cap is None:
+            self.meter.note({"path": path, "status": 400, "refused": ticket[0]})
+            return _refuse(kind, 400, f"refused by the benchmark's proxy: {ticket[0]}")
+        if self.meter.budget.tokens is not None or self.meter.budget.cost_usd is not None:
+            body = with_cap(kind, body, cap)  # the answer fits what the budget leaves
+        call = _Call(kind, found, model, asked, digest)
         with self._call():
-            return self._forward(kind, path, body, headers, query, relay)
+            try:
+                return self._forward(call, prepare(kind, body), headers, relay)
+            finally:
+                self.meter.release(ticket)
 
-    def _forward(self, kind, path, body, headers, query, relay) -> tuple[int, str, bytes]:
-        """The answer of an allowed call, from the tape or the upstream, metered."""
-        digest = request_hash(path, body)
+    def _forward(self, call: _Call, body, headers, relay) -> tuple[int, str, bytes]:
+        """The answer of an allowed call, from the tape or the upstream, metered in the
+        dialect the upstream was called in."""
         started = time.monotonic()
-        target = f"{path}?{query}" if query else path
-        result = self._fetch(path, target, body, digest, headers, relay)
+        path = call.route.upstream_path(call.model)
+        result = self._fetch(path, body, call.digest, headers, relay)
         if result is None:
-            return _refuse(kind, 502, "the benchmark's proxy could not reach the model")
+            return _refuse(call.kind, 502, "the benchmark's proxy could not reach the model")
         status, ctype, data, replayed = result
-        found = usage(kind, data, ctype) if status < 300 else Usage()
+        found = usage(call.kind, data, ctype) if status < 300 else Usage()
         entry = {
-            "dialect": kind,
+            "dialect": call.kind,
             "path": path,
             "status": status,
             "latency_s": round(time.monotonic() - started, 3),
@@ -270,10 +279,12 @@ class MeteringProxy:
             "request_tail": request_tail(body),
             "response": clip(data.decode("utf-8", errors="replace")),
         }
-        self.meter.add(entry, request_model(kind, path, body) or self.model, found, status < 300)
+        if call.asked and call.asked != call.model:
+            entry["asked_model"] = call.asked[:120]  # sent to the run's model instead
+        self.meter.add(entry, call.model, found, status < 300)
         return status, ctype, data
 
-    def _fetch(self, path, target, body, digest, headers, relay=None):
+    def _fetch(self, path, body, digest, headers, relay=None):
         """(status, content type, body, replayed) from the tape or the upstream; None when
         neither can answer (noted in the meter)."""
         if self.tape is not None and self.tape.mode == "replay":
@@ -288,7 +299,7 @@ class MeteringProxy:
             return None
         try:
             sent = json.dumps(body).encode()
-            status, ctype, data = self.upstream.call(target, sent, headers, relay)
+            status, ctype, data = self.upstream.call(path, sent, headers, relay)
         except OSError as exc:
             self._fail(path, f"{self.upstream.url(path)}: {exc}")
             return None
@@ -299,6 +310,18 @@ class MeteringProxy:
     def _fail(self, path: str, why: str) -> None:
         self.meter.upstream_errors.append(why)
         self.meter.note({"path": path, "status": 502, "error": why})
+
+
+@dataclasses.dataclass(frozen=True)
+class _Call:
+    """One allowed call: its dialect, route, the model called and the one asked, its tape
+    digest (of the agent's request as it came, before the proxy's cap)."""
+
+    kind: str
+    route: Route
+    model: str
+    asked: str
+    digest: str
 
 
 def request_length(header: str | None) -> int | None:
@@ -351,11 +374,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         raw = self.rfile.read(length)
-        path, _, query = self.path.partition("?")
         headers = dict(self.headers.items())
         proxy = self.server.proxy  # type: ignore[attr-defined]
         relay = Relay(self)
-        answered = proxy.answer(path, raw, headers, query, relay)
+        answered = proxy.answer(self.path, raw, headers, relay)
         if relay.started:  # streamed already (whole, or cut off: then ``answered`` is a refusal)
             relay.end()
             return

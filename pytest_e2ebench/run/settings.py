@@ -53,6 +53,7 @@ class Settings:
     llm_timeout: float = 600.0
     agent_timeout: float = DEFAULT_AGENT_TIMEOUT
     agent_env: tuple[str, ...] = ()  # --e2e-agent-env: variables a cmd: agent also gets
+    agent_models: tuple[str, ...] = ()  # --e2e-agent-models: a CLI agent's other models
     max_tokens: int | None = None  # --e2e-max-tokens: a CLI agent's budget at its proxy
     max_cost: float | None = None  # --e2e-max-cost
     llm_key_env: str = "OPENAI_API_KEY"  # --e2e-llm-key-env: the upstream key's variable

@@ -100,17 +100,23 @@ def test_a_model_without_a_price_does_not_switch_the_cost_budget_off(tmp_path):
     """Attack (c): the agent names a model the prices do not list (the upstream serves it,
     or an alias of the priced one). Its cost was None, the run's cost became None, and the
     budget's check ``cost is not None and cost >= max`` never held again: with
-    ``--e2e-max-cost=0.1`` the agent made every further call. Now a call of tokens under a
-    model without a price spends a cost budget, saying why."""
+    ``--e2e-max-cost=0.1`` the agent made every further call. Now the model is the run's
+    (issue 40: the call goes to "m", priced), and a run whose own model has no price spends
+    a cost budget with its first call of tokens, saying why."""
     script = [reply("a", prompt_tokens=50, completion_tokens=5)] * 4
     meter = Meter(tmp_path / "proxy.jsonl", PRICING, Budget(cost_usd=0.1))
     with ScriptedLLM(script) as llm:
         upstream = Upstream(llm.base_url, "key", 10)
         with MeteringProxy(upstream, meter, None, model="m") as proxy:
             url = proxy.base_url + "/chat/completions"
+            assert _post(url, {**CHAT, "model": "unpriced"}) == 200
+        assert llm.requests[0]["model"] == "m" and meter.summary()["cost_usd"] > 0
+        unpriced = Meter(tmp_path / "unpriced.jsonl", PRICING, Budget(cost_usd=0.1))
+        with MeteringProxy(upstream, unpriced, None, model="unpriced") as proxy:
+            url = proxy.base_url + "/chat/completions"
             statuses = [_post(url, {**CHAT, "model": "unpriced"}) for _ in range(3)]
     assert statuses == [200, 400, 400]
-    assert "'unpriced' has no price" in meter.summary()["budget_exceeded"]
+    assert "'unpriced' has no price" in unpriced.summary()["budget_exceeded"]
 
 
 def test_a_call_of_no_tokens_costs_nothing_whatever_model_it_names(tmp_path):

@@ -68,8 +68,9 @@ class CLIAgent(Agent):
         meter = Meter(ctx.artifacts / "proxy.jsonl", self._pricing(), self._budget())
         stop = threading.Event()
         meter.on_exceeded = stop.set  # the budget ends the agent's step at once
+        tape, models = self._tape(task, run, ctx), getattr(self.settings, "agent_models", ())
         with MeteringProxy(
-            self._upstream(), meter, self._tape(task, run, ctx), model=self.settings.model
+            self._upstream(), meter, tape, model=self.settings.model, models=models
         ) as proxy:
             prompt = PROMPT.format(requirements=requirements, workspace=workspace)
             launch = self.cli.launch(
