@@ -23,8 +23,8 @@ from ..contracts import MigrationResult
 from ..errors import InfrastructureError
 from ..isolation.intake import IntakeLimits, parse_python, read_bytes, walk
 from ..taskmodel.testindex import is_test_module, module_tests
+from .bounded import bounded_migrate
 from .llm import migrate_with_llm
-from .static import migrate
 
 HASHED_BYTES = IntakeLimits.max_file_bytes
 MODES = ("static", "llm", "none")
@@ -154,7 +154,7 @@ def pytest_e2ebench_migrate_tests(config, task, repo: Path, out: Path, mode: str
         task.copy_tests(out)
         return {"migrator": "none"}
     if mode == "static":
-        return migrate(task, repo, out)
+        return bounded_migrate(task, repo, out)
     if mode == "llm":
         return migrate_with_llm(ctx, repo, out)
     return None

@@ -165,6 +165,8 @@ def _run_notes(
         notes.append(left_out)
     if evidence:
         notes.append(tampered_message(evidence)[:500])
+    if migration.get("over_bound"):
+        notes.append(migration["over_bound"])
     if migration.get("missing"):
         notes.append(f"missing after migration: {', '.join(migration['missing'][:8])}")
     if migration.get("weakened"):
