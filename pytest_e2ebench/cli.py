@@ -31,6 +31,7 @@ from .tools.importers import (
     e2edev_verify,
     e2edevbench,
     fetch,
+    gate,
     projecteval,
     projecteval_verify,
     realdevbench,
@@ -70,7 +71,8 @@ def _add_importers(commands) -> None:
     for name, module in IMPORTERS.items():
         sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
         module.add_arguments(sub)
-        sub.set_defaults(run=module.run)
+        gate.add_arguments(sub)  # every import ends with its references built and tested
+        sub.set_defaults(run=gate.gated(module.run))
 
     fetching = commands.add_parser(
         "fetch", help="download a published benchmark at a pinned commit, check it, import it"

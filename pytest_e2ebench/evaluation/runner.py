@@ -22,6 +22,7 @@ import hmac
 import json
 import os
 import random
+import re
 import resource
 import secrets
 import shutil
@@ -997,6 +998,9 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
     }
 
 
+_ERROR_LINE = re.compile(r"\b\w*(Error|Exception)\b: |: error: ")
+
+
 def _start_error(done, probe: dict) -> str:
     """Why a suite ran no test (pytest's exit status and its first error line), or "": a
     usage error (exit 4: an ini option of a plugin that is not installed), an internal
@@ -1004,8 +1008,9 @@ def _start_error(done, probe: dict) -> str:
     if probe["tests"] or probe["exitstatus"] in (0, 1, 5) or done.timed_out:
         return ""
     lines = done.output.splitlines()
-    said = [x for x in lines if "error" in x.lower() and "usage:" not in x] or lines or [""]
-    first = said[0]  # "__main__.py: error: unrecognized arguments: --cov=pkg", not the usage
+    named = [x for x in lines if _ERROR_LINE.search(x)]  # "E   ModuleNotFoundError: ..."
+    said = [x for x in lines if "error" in x.lower() and "usage:" not in x and "===" not in x]
+    first = (named or said or lines or [""])[0]  # not the usage, not a banner
     return f"pytest exit status {done.returncode}: {first.strip()[:200]}"
 
 

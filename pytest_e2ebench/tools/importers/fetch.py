@@ -31,6 +31,7 @@ from pathlib import Path
 from ...errors import AgentFileError
 from ...untrusted.archive import ArchiveLimits, manifest_digest, manifest_text, unpack
 from ...untrusted.parse import read_toml
+from . import gate
 
 DOWNLOAD_TIMEOUT = 120  # seconds without data before a download is given up
 MAX_DOWNLOAD_BYTES = 1 << 30  # the largest archive here (DevEval's) is ~60 MB compressed
@@ -175,6 +176,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="download the archive from here instead of GitHub (the same .tar.gz; its content "
         "is checked against the same pin)",
     )
+    gate.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -204,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"content sha256 {dataset.sha256} as pinned; licence: {dataset.licence}")
     status = import_fetched(dataset, source, dest / "tasks")
+    if status == 0 and not args.no_gate:
+        status = gate.check(dest / "tasks", args.gate_jobs)
     if status == 0:
         print("grade it with:\n  " + dataset.grade.format(tasks=dest / "tasks"))
     return status

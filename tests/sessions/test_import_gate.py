@@ -1,0 +1,52 @@
+"""The reference gate every import ends with (issue 47): memor's sdist did not build, and its
+task imported "(ok)" to score 0 for every agent. The gate grades each imported reference as
+grading will; one that does not build is set aside with its reason, one that fails tests is
+named with the count, and the exit status says so."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import CALC_CODE, CALC_MUTANT, TaskFactory
+from pytest_e2ebench import cli
+from pytest_e2ebench.tools.importers import gate
+
+
+@pytest.mark.slow
+def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_ones(
+    tmp_path, capsys
+):
+    factory = TaskFactory(tmp_path)
+    factory.make("calc")
+    broken = factory.make("unbuildable")
+    (broken / "reference" / "pyproject.toml").write_text(
+        "[build-system]\nrequires = ['setuptools>=61']\nbuild-backend = 'setuptools.build_meta'\n"
+        "[project]\nname = 'calc'\nversion = 'not a version!'\n"
+    )
+    failing = factory.make("failing")
+    factory.reference(failing / "reference", CALC_MUTANT)
+    assert CALC_MUTANT != CALC_CODE
+    tasks = factory.tasks
+    assert gate.check(tasks, jobs=2) == 1
+    found = json.loads((tasks / "gate.json").read_text())
+    assert found["calc"] == {"verdict": "ok", "why": ""}
+    assert found["unbuildable"]["verdict"] == "does not build"
+    assert "failed to install" in found["unbuildable"]["why"]
+    assert found["failing"]["verdict"] == "fails tests"
+    assert found["failing"]["why"].startswith("2 of 7 reference tests fail")
+    # set aside: no agent is graded (and scored 0) on it
+    assert not (tasks / "unbuildable").exists()
+    reason = tasks / gate.NOT_GRADABLE / "unbuildable" / "REASON.txt"
+    assert "failed to install" in reason.read_text()
+    said = capsys.readouterr().out
+    assert "gate: unbuildable: does not build" in said and "1 of 3 references" in said
+
+
+def test_every_import_command_has_the_gate_and_its_switch(capsys):
+    for command in [["import", name] for name in cli.IMPORTERS] + [["fetch"]]:
+        with pytest.raises(SystemExit):
+            cli.main([*command, "--help"])
+        said = capsys.readouterr().out
+        assert "--no-gate" in said and "--gate-jobs" in said, command
