@@ -71,8 +71,10 @@ def _add_importers(commands) -> None:
     for name, module in IMPORTERS.items():
         sub = formats.add_parser(name, help=module.__doc__.splitlines()[0])
         module.add_arguments(sub)
-        gate.add_arguments(sub)  # every import ends with its references built and tested
-        sub.set_defaults(run=gate.gated(module.run))
+        gated = getattr(module, "GATED", True)  # the import ends with its references tested
+        if gated:
+            gate.add_arguments(sub)
+        sub.set_defaults(run=gate.gated(module.run) if gated else module.run)
 
     fetching = commands.add_parser(
         "fetch", help="download a published benchmark at a pinned commit, check it, import it"

@@ -42,7 +42,7 @@ def _deveval_repo(root: Path) -> Path:
 
 def test_deveval_import_carries_cwd_data_and_dependencies(pytester, results, capsys):
     repo = _deveval_repo(pytester.path / "deveval")
-    assert main(["import", "deveval", str(repo.parent), "tasks"]) == 0
+    assert main(["import", "deveval", "--no-gate", str(repo.parent), "tasks"]) == 0
     assert "deveval-corpus: imported" in capsys.readouterr().out
     task = load_task(pytester.path / "tasks" / "deveval-corpus")
     assert task.settings.cwd == "project"
@@ -100,7 +100,7 @@ def test_e2edevbench_import_commit_reference_and_verify(pytester, tasks, capsys)
     git(upstream, "commit", "-qm", "v1")
     commit = git(upstream, "rev-parse", "HEAD")
     dataset = _dataset(pytester.path, str(upstream), commit)
-    assert main(["import", "e2edevbench", str(dataset), "imported", "--offline"]) == 0
+    assert main(["import", "e2edevbench", "--no-gate", str(dataset), "imported", "--offline"]) == 0
     out = capsys.readouterr().out
     assert "e2edevbench-owner_calc: imported (2 requirements, reference: commit)" in out
     assert "1 structured requirements name no test: left out" in out

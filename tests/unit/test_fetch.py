@@ -196,7 +196,7 @@ def test_e2edevbench_imports_every_file_of_its_datasets_folder(tmp_path, capsys)
         }
         (folder / f"pypi-{quarter}-dataset-final.json").write_text(json.dumps([entry]))
     out = tmp_path / "tasks"
-    assert main(["import", "e2edevbench", str(folder), str(out), "--offline"]) == 0
+    assert main(["import", "e2edevbench", "--no-gate", str(folder), str(out), "--offline"]) == 0
     printed = capsys.readouterr().out
     assert "e2edevbench-owner_alpha: imported" in printed
     assert "e2edevbench-owner_beta: imported" in printed
@@ -204,7 +204,7 @@ def test_e2edevbench_imports_every_file_of_its_datasets_folder(tmp_path, capsys)
     assert [r["task"] for r in report] == ["e2edevbench-owner_alpha", "e2edevbench-owner_beta"]
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert main(["import", "e2edevbench", str(empty), str(out), "--offline"]) == 1
+    assert main(["import", "e2edevbench", "--no-gate", str(empty), str(out), "--offline"]) == 1
     assert "no datasets/*.json file of E2EDevBench" in capsys.readouterr().err
 
 

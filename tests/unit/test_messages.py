@@ -29,7 +29,12 @@ def test_selfcheck_of_an_invalid_task_prints_its_problems_without_a_traceback(tm
 
 
 def test_e2edev_import_says_when_its_source_folder_is_missing(tmp_path, capsys):
-    assert e2ebench(["import", "e2edev", str(tmp_path / "nowhere"), str(tmp_path / "out")]) == 1
+    assert (
+        e2ebench(
+            ["import", "e2edev", "--no-gate", str(tmp_path / "nowhere"), str(tmp_path / "out")]
+        )
+        == 1
+    )
     assert capsys.readouterr().err == (
         f"e2ebench: {tmp_path / 'nowhere'}: no such folder; give the folder of an E2EDev "
         "checkout (its projects hold requirment_with_tests.json)\n"

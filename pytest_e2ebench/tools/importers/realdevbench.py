@@ -33,6 +33,9 @@ from ...untrusted.parse import loads_json
 from . import add_arguments as shared_arguments
 from . import write_task_toml
 
+# no reference gate (gate.py): RealDevBench has no reference app to build and test
+GATED = False
+
 DATA_DIR = Path("data") / "benchmark"
 TITLE_LIMIT = 80
 JSONL_LIMIT = 64 << 20  # bytes of one .jsonl file read
