@@ -6,6 +6,7 @@ test run. With it, pytest collects the task folders under ``--e2e-tasks`` and no
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from .agents.builtin import check_missing, precheck_missing
 from .collect import RequirementItem, TaskFile, implement_first
 from .dist import REPLACED, RunScheduling
 from .errors import E2EBenchWarning
+from .isolation import mounts
 from .isolation.sandbox import MODES, Sandbox, SandboxUnavailable, resolve_mode
 from .llm import factory
 from .llm.factory import require_endpoint
@@ -72,6 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None:
         compile_probe()
+        _sweep_mounts(config)
         _warn_stray_dirs(config, settings.tasks)
         if settings.missing == "stop" and config.getoption("numprocesses", None):
             precheck_missing(config, config.stash[AGENTS], settings.tasks, settings.runs)
@@ -302,6 +305,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     evaluator.implement_runs = {}
     for key, run in runs.items():
         evaluator.implement_runs.setdefault(key.task, []).append(run)
+
+
+def _sweep_mounts(config: pytest.Config) -> None:
+    """The sandboxes' mounts a killed session left on the host (only root mounts them)."""
+    swept = mounts.sweep() if os.geteuid() == 0 else []
+    if swept:
+        config.issue_config_time_warning(
+            E2EBenchWarning(
+                f"removed {len(swept)} sandbox mount(s) a session that was killed left behind "
+                f"({', '.join(swept[:3])}{' ...' if len(swept) > 3 else ''})"
+            ),
+            stacklevel=2,
+        )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

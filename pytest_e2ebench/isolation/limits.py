@@ -21,6 +21,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from . import mounts
+
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
@@ -97,10 +99,13 @@ def sized_tmpfs(size: int, inodes: int, folders: Sequence[str] = ()) -> Iterator
     """A private tmpfs limited to ``size`` bytes and ``inodes`` inodes, with ``folders`` made in
     it (mode 1777; root only). None when it cannot be mounted."""
     where = Path(tempfile.mkdtemp(prefix="e2ebench-tmp-"))
+    owner = mounts.owner_file(where)
+    owner.write_text(mounts.me())  # before the mount: a killed session's is swept (mounts.py)
     options = f"size={size},nr_inodes={inodes},mode=0755,nosuid,nodev"
-    mount = ["mount", "-t", "tmpfs", "-o", options, "e2ebench-tmp", str(where)]
+    mount = ["mount", "-t", "tmpfs", "-o", options, mounts.TMPFS_SOURCE, str(where)]
     if subprocess.run(mount, capture_output=True).returncode != 0:
         where.rmdir()
+        owner.unlink(missing_ok=True)
         yield None
         return
     try:
@@ -111,6 +116,7 @@ def sized_tmpfs(size: int, inodes: int, folders: Sequence[str] = ()) -> Iterator
     finally:
         subprocess.run(["umount", "-l", str(where)], capture_output=True)
         shutil.rmtree(where, ignore_errors=True)
+        owner.unlink(missing_ok=True)
 
 
 def is_full(where: Path) -> bool:

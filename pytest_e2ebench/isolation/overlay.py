@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from .intake import IntakeLimits
+from .mounts import OVERLAY_SOURCE
 
 # Overlay features off: a change of metadata only must copy the whole file up (metacopy), and
 # a renamed folder must be copied, not redirected (redirect_dir), so the upper layer alone says
@@ -69,7 +70,7 @@ def overlays(volume: Path, folders: Sequence[Path]) -> Iterator[dict[Path, Path]
                 f"lowerdir={_escape(folder)},upperdir={_escape(upper)},"
                 f"workdir={_escape(work)},{_OPTIONS}"
             )
-            command = ["mount", "-t", "overlay", "-o", options, "e2ebench-overlay", str(point)]
+            command = ["mount", "-t", "overlay", "-o", options, OVERLAY_SOURCE, str(point)]
             if subprocess.run(command, capture_output=True).returncode != 0:
                 break
             mounted.append((folder, upper, point))

@@ -29,6 +29,8 @@ GRADEBOOK = PACKAGE.parent / "benchmark_tasks" / "gradebook"
 
 # module (relative to the package) -> why its raw reads are not of project-zone data
 ALLOWED = {
+    "isolation/mounts.py": "reads /proc (the host's mounts, a pid's start time) and the owner "
+    "files the harness writes beside its own mount points",
     "migrate/bounded.py": "the static migrator's child: the harness's own code; it reads the "
     "task it was given and writes its report into a harness temporary folder (never the project's)",
     # the boundary itself
