@@ -198,6 +198,11 @@ class Toolbox:
             return method(**_check_arguments(name, args))
         except (ToolError, OSError, UnicodeDecodeError, re.error) as exc:
             return f"ERROR: {exc}"
+        except (ValueError, OverflowError, RecursionError, TypeError) as exc:
+            # what the model's own arguments make the tools raise (a NUL in a path or a
+            # command, start_line 1e999, a pattern nested 3,000 deep): its observation, not a
+            # crash of the run (before: a harness error, the run out of the means)
+            return f"ERROR: {type(exc).__name__}: {str(exc)[:300]}"
 
     def _path(self, rel: str) -> Path:
         path = (self.workspace / rel).resolve()

@@ -53,6 +53,10 @@ from .limits import Limits, Quota, RunCgroup, is_full, run_cgroup, sized_tmpfs
 
 MODES = ("auto", "bwrap", "unshare", "none")
 UNPRIVILEGED_UID = 65534  # nobody
+# the wrapper's byte when the command's working folder cannot be entered (its permissions were
+# changed by the command's own earlier steps: chmod 0 .): the command's failure, not the sandbox's
+CWD_REFUSED = "2"
+CWD_NOTE = "\n[e2ebench: the working folder cannot be entered (its permissions were changed)]"
 FILL_POLL = 0.02  # seconds between two looks at whether a run's tmpfs volumes are full
 # A second unprivileged uid (no account needed): an app task's own server runs as it, apart
 # from its browser and driver (``nobody``), so it cannot trace, signal or read them.
@@ -388,7 +392,10 @@ class Sandbox:
             inner = [
                 "/bin/bash",
                 "-c",
-                f'cd -- "$0" || exit 125; printf 1 >&{started_fd}; exec {started_fd}>&-; exec "$@"',
+                # a folder the command's own earlier steps made unenterable (chmod 0 .) is
+                # the command's failure, said with its own byte: not the sandbox's
+                f'cd -- "$0" || {{ printf {CWD_REFUSED} >&{started_fd}; exit 125; }}; '
+                f'printf 1 >&{started_fd}; exec {started_fd}>&-; exec "$@"',
                 str(cwd),
                 *inner,
             ]
@@ -611,7 +618,7 @@ class Sandbox:
                 )
             finally:
                 os.close(started_w)  # then the read below sees the end of the pipe
-            started = bool(early) or os.read(started_r, 1) == b"1"
+            done, started = _started(done, b"1" if early else os.read(started_r, 1))
             # measured once more: a burst at the very end
             full = bool(watch()) or done.stopped == "disk_quota" or watch.filled
             # the kernel killed a process at the run's memory limit (read before the cgroup goes)
@@ -688,6 +695,14 @@ class Sandbox:
         return netting, on_start
 
 
+def _started(done: process.Completed, byte: bytes) -> tuple[process.Completed, bool]:
+    """Whether the wrapper's byte says the command started (or failed to enter its folder,
+    its own failure, said in its output)."""
+    if byte == CWD_REFUSED.encode():
+        return dataclasses.replace(done, output=done.output + CWD_NOTE), True
+    return done, byte == b"1"
+
+
 def _await_byte(fd: int, proc, limit: float = 120.0) -> bool:
     """True once the wrapper wrote its "started" byte to ``fd``; False when the command ended
     without it (the caller's check reports that the sandbox did not start)."""
@@ -695,10 +710,10 @@ def _await_byte(fd: int, proc, limit: float = 120.0) -> bool:
     while time.monotonic() < deadline:
         ready, _, _ = select.select([fd], [], [], 0.1)
         if ready:
-            return os.read(fd, 1) == b"1"
+            return os.read(fd, 1) in (b"1", CWD_REFUSED.encode())
         if proc.poll() is not None:
             ready, _, _ = select.select([fd], [], [], 0)
-            return bool(ready) and os.read(fd, 1) == b"1"
+            return bool(ready) and os.read(fd, 1) in (b"1", CWD_REFUSED.encode())
     raise InfrastructureError("sandbox", f"the sandbox did not start within {limit:g} s")
 
 

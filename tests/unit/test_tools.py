@@ -102,3 +102,40 @@ def test_bash_output_exit_code_truncation_and_timeout(box):
 def test_submit(box):
     assert call(box, "submit", summary="all done") == "submitted"
     assert box.submitted == "all done"
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("view", {"path": "a.py", "start_line": 1e999}),  # OverflowError
+        ("view", {"path": "a\x00.py"}),  # ValueError: embedded null byte
+        ("bash", {"command": "echo \x00"}),  # ValueError in the exec
+        ("grep", {"pattern": "(" * 3000 + ")" * 3000}),  # RecursionError in re.compile
+        ("grep", {"pattern": "a{99999999999}"}),  # OverflowError in re.compile
+    ],
+)
+def test_what_a_models_arguments_make_a_tool_raise_is_its_observation(box, name, args):
+    """Issue 40's audit: these escaped ``Toolbox.run`` ("never raises") and the run became a
+    harness error, out of the means; each is the model's ERROR observation."""
+    (box.workspace / "a.py").write_text("x = 1\n")
+    assert call(box, name, **args).startswith("ERROR: ")
+
+
+def test_a_working_folder_the_command_made_unenterable_is_its_failure(tmp_path):
+    """``chmod 0 sub`` by an earlier step, then a command in ``sub``: the wrapper's ``cd``
+    failed and the sandbox said it could not start the command (an infrastructure error). It is
+    the command's exit status 125 with the reason."""
+    from pytest_e2ebench.isolation.sandbox import resolve_mode
+
+    mode, _ = resolve_mode("auto")
+    if mode != "bwrap":
+        pytest.skip("needs bubblewrap")
+    work = tmp_path / "repo"
+    (work / "sub").mkdir(parents=True)
+    sandbox = Sandbox(mode)
+    log = tmp_path / "log"
+    env = {"PATH": "/usr/bin:/bin"}
+    sandbox.run(["chmod", "0", "sub"], cwd=work, env=env, timeout=20, log=log, writable=[work])
+    done = sandbox.run(["/bin/true"], cwd=work / "sub", env=env, timeout=20, log=log,
+                       writable=[work])  # fmt: skip
+    assert done.returncode == 125 and "cannot be entered" in done.output, done
