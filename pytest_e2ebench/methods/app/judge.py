@@ -2,7 +2,9 @@
 
 * :func:`judge_case` maps one execution report (the case, the agent's result and evidence, its
   action trace and the final page) to Yes / No / Indeterminate. Parsed strictly; a malformed
-  answer is asked again once, then it is an infrastructure error.
+  answer is asked again once, then the case is Indeterminate (the prompt holds the app's
+  page: an app that makes the judge answer off the format gets no verdict, not an
+  infrastructure error that leaves its run out of the means).
 * :func:`llm_score` is the code-reading baseline (RealDevWorld Table 3's "LLM-score"): the
   model reads the SRD and the code and gives each feature a completeness in [0, 1]; the score
   is their mean times Executability.
@@ -13,11 +15,11 @@ from __future__ import annotations
 import json
 
 from ...environment.workspace import suffixes_for
-from ...errors import InfrastructureError
 from ...judge.llm import code_listing
 from .llmcall import APP_TEXT_RULE, fence, json_answer
 
 VERDICTS = ("Yes", "No", "Indeterminate")
+INDETERMINATE = VERDICTS[2]
 RETRIES = 1
 PAGE_LIMIT = 6000  # characters of the final page shown to the judge
 SYSTEM = (
@@ -47,7 +49,11 @@ def parse_verdict(text: str | None) -> dict | str:
     return {"verdict": data["verdict"], "reason": str(data.get("reason", ""))[:500]}
 
 
-def _ask(asker, messages: list[dict], parse, scope: str, what: str):
+def _ask(asker, messages: list[dict], parse, scope: str, what: str, fallback):
+    """The model's parsed answer; after :data:`RETRIES` invalid ones, ``fallback(why)``. The
+    prompt holds the agent's page or code: an app that makes the judge answer off the format
+    (an injection, a page too long for the answer) gets no verdict, not an infrastructure
+    error that would leave its run out of the means (issue 40)."""
     for _attempt in range(RETRIES + 1):
         completion = asker.ask(messages, scope=scope)
         parsed = parse(completion.content)
@@ -58,7 +64,11 @@ def _ask(asker, messages: list[dict], parse, scope: str, what: str):
             completion.message(),
             {"role": "user", "content": f"Invalid answer: {parsed}. Answer again with the JSON."},
         ]
-    raise InfrastructureError("judge", f"the model gave no valid {what} (twice): {parsed}")
+    return fallback(f"the judge gave no valid {what} ({RETRIES + 1} answers): {parsed}"[:500])
+
+
+def _no_verdict(why: str) -> dict:
+    return {"verdict": INDETERMINATE, "reason": why}
 
 
 def judge_case(asker, case: dict, report: dict, scope: str) -> dict:
@@ -78,7 +88,7 @@ def judge_case(asker, case: dict, report: dict, scope: str) -> dict:
         f"# Final page\n{fence(page) if page else '(not observed)'}"
     )
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
-    return _ask(asker, messages, parse_verdict, f"{scope}/{case['id']}", "verdict")
+    return _ask(asker, messages, parse_verdict, f"{scope}/{case['id']}", "verdict", _no_verdict)
 
 
 def llm_score(asker, task, repo, executable: bool, scope: str) -> dict:
@@ -108,7 +118,9 @@ def llm_score(asker, task, repo, executable: bool, scope: str) -> dict:
         f"Score every feature id: {', '.join(ids)}."
     )
     messages = [{"role": "system", "content": SCORE_SYSTEM}, {"role": "user", "content": user}]
-    scores = _ask(asker, messages, parse, f"{scope}/llm-score", "feature scores")
+    unscored = dict.fromkeys(ids, 0.0)  # no valid answer: no feature is credited
+    where = f"{scope}/llm-score"
+    scores = _ask(asker, messages, parse, where, "feature scores", lambda _: unscored)
     completeness = sum(scores.values()) / len(scores)
     return {
         "features": scores,
