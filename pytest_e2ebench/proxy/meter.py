@@ -49,6 +49,7 @@ class Meter:
         self.latency = 0.0
         self.refused = 0
         self.upstream_errors: list[str] = []
+        self.failed_calls: list[str] = []  # calls the agent shaped that timed out or ran over
         self.exceeded: str | None = None
         self.drift = 0
         self.in_flight_at_end = 0  # calls still running when the step's proxy closed
@@ -190,6 +191,12 @@ class Meter:
                 }
             )
 
+    def failed_call(self, entry: dict) -> None:
+        """A call that failed at the upstream for how the agent asked it (logged, listed)."""
+        with self._lock:
+            self.failed_calls.append(str(entry.get("error", ""))[:300])
+            self._write(entry)
+
     def note(self, entry: dict) -> None:
         """Log a call that was not answered by the model (refused, upstream down)."""
         with self._lock:
@@ -221,6 +228,7 @@ class Meter:
                 "refused": self.refused,
                 "budget_exceeded": self.exceeded,
                 "upstream_errors": list(self.upstream_errors),
+                "failed_calls": list(self.failed_calls),
                 "replay_drift": self.drift,
                 "in_flight_at_end": self.in_flight_at_end,
                 "models": {m: dict(v) for m, v in sorted(self.by_model.items())},

@@ -301,7 +301,11 @@ class MeteringProxy:
             sent = json.dumps(body).encode()
             status, ctype, data = self.upstream.call(path, sent, headers, relay)
         except OSError as exc:
-            self._fail(path, f"{self.upstream.url(path)}: {exc}")
+            why = f"{self.upstream.url(path)}: {exc}"
+            if _shaped(exc):  # a call the agent shaped: the run's note, unless the model is down
+                self.meter.failed_call({"path": path, "status": 504, "error": why})
+            else:
+                self._fail(path, why)
             return None
         if self.tape is not None and status < 500:
             self.tape.add(digest, path, status, ctype, data)
@@ -322,6 +326,12 @@ class _Call:
     model: str
     asked: str
     digest: str
+
+
+def _shaped(exc: OSError) -> bool:
+    """Whether an upstream failure follows from how the agent asked: its call timed out (a
+    huge ``max_tokens`` on a slow model) or answered more than :data:`MAX_RESPONSE`."""
+    return isinstance(exc, TimeoutError) or "timed out" in str(exc) or "is over" in str(exc)
 
 
 def request_length(header: str | None) -> int | None:

@@ -9,6 +9,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler
 
 import pytest
@@ -154,3 +155,37 @@ def test_the_cost_budget_is_reserved_too(tmp_path):
         for _ in range(4):
             raw_post(proxy.port, b"/v1/chat/completions", body)
     assert proxy.meter.summary()["cost_usd"] <= 0.01
+
+
+class Slow(Honest):
+    """An upstream that answers its models list at once and a call only after 3 s."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def do_POST(self) -> None:
+        time.sleep(3)
+        super().do_POST()
+
+
+def test_a_call_the_agent_shaped_that_times_out_is_its_note_not_an_upstream_error(tmp_path):
+    """One call that outlived the upstream's timeout (a huge max_tokens on a slow model) made
+    the whole run an infrastructure error, later answers or not (issue 40's audit)."""
+    server = LoopbackServer(("127.0.0.1", 0), Slow)
+    server.seen = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    meter = Meter(tmp_path / "proxy.jsonl", PRICING, Budget())
+    up = Upstream(f"http://127.0.0.1:{server.server_address[1]}/v1", "real-key", 1)
+    try:
+        with MeteringProxy(up, meter, None, model="m") as proxy:
+            body = {"model": "m", "messages": USER, "max_tokens": 128000}
+            assert raw_post(proxy.port, b"/v1/chat/completions", body) == 502
+    finally:
+        server.shutdown()
+        server.server_close()
+    summary = meter.summary()
+    assert summary["upstream_errors"] == [] and len(summary["failed_calls"]) == 1
+    assert "timed out" in summary["failed_calls"][0]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ...errors import AgentError
 from ...llm.accounting import Pricing
+from ...llm.outage import probe
 from ...proxy import Budget, Meter, MeteringProxy, Tape, Upstream
 from ...taskmodel.task import Task
 from ..base import Agent, AgentOutcome, RunContext, safe_label
@@ -128,9 +129,11 @@ class CLIAgent(Agent):
                 f"{self.cli.name} exited with status {done.returncode} "
                 f"({done.tail(1)[:300]}); log: {ctx.artifacts / 'cmd.log'}"
             )
+        unmetered = None
         if summary["in_flight_at_end"]:
             unmetered = f"{summary['in_flight_at_end']} model call(s) still ran when the step ended"
-            note = "; ".join(filter(None, (note, f"{unmetered} (not metered)")))
+            unmetered += " (not metered)"
+        note = "; ".join(filter(None, (note, self._failed_calls(summary), unmetered))) or None
         return AgentOutcome(
             tokens_sent=summary["prompt_tokens"],
             tokens_generated=summary["completion_tokens"],
@@ -156,6 +159,21 @@ class CLIAgent(Agent):
     def _budget(self) -> Budget:
         s = self.settings
         return Budget(tokens=s.max_tokens, cost_usd=s.max_cost, steps=s.max_steps)
+
+    def _failed_calls(self, summary: dict) -> str | None:
+        """The note of calls the agent shaped that failed at the upstream (timed out, too
+        large); an infrastructure error when the upstream does not answer now either."""
+        failed = summary["failed_calls"]
+        if not failed:
+            return None
+        s = self.settings
+        down = probe(s.base_url, os.environ.get(s.llm_key_env), attempts=1) if s.base_url else None
+        if down is not None:
+            raise AgentError(f"{self.cli.name}: the model does not answer: {down} ({failed[0]})")
+        return (
+            f"{len(failed)} model call(s) of the agent failed at the upstream, which answers "
+            f"(timed out or too large): {failed[0]}"
+        )
 
     def _upstream(self) -> Upstream | None:
         s = self.settings
