@@ -118,6 +118,13 @@ def _add_reports(commands) -> None:
     )
     reports.add_compare_arguments(comparing)
     comparing.set_defaults(run=reports.compare)
+    exporting = commands.add_parser("export", help="write runs in another format")
+    formats = exporting.add_subparsers(dest="format", required=True)
+    sub = formats.add_parser(
+        "atif", help="each CLI agent run's trajectory in ATIF v1.8 (Harbor's format)"
+    )
+    reports.add_export_arguments(sub)
+    sub.set_defaults(run=reports.export_atif)
 
 
 def _add_models(commands) -> None:

@@ -17,11 +17,12 @@ from typing import TextIO
 
 from ..grading import stats
 from ..grading.verdicts import IMPLEMENTED
+from ..proxy import atif
 from . import results
 from .html import write_html
 from .results import ResultsError
 from .table import fmt
-from .terminal import write_summary
+from .terminal import RESULTS_FILE, write_summary
 
 COMPARE_METRICS = ("impl_rate", "req_acc", "pass_rate", "test_acc", "balanced")
 
@@ -192,3 +193,46 @@ def compare(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if tasks:
             lines.write_line(f"only in {side} (not compared): {', '.join(tasks)}")
     return 0
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """``e2ebench export atif``: the trajectories of runs made before (issue 42)."""
+    parser.add_argument("source", type=Path, help="a results.json, or a run's folder")
+    parser.add_argument("out", type=Path, help="where to write <agent>/<task>/run-<n>.atif.json")
+
+
+def export_atif(args: argparse.Namespace) -> int:
+    """Write each proxied run's ATIF trajectory; 1 when none of ``source``'s runs has one."""
+    runs = _proxied_runs(args.source)
+    for (agent, task, run), proxy in runs:
+        where = args.out / agent / task / f"run-{run}.atif.json"
+        where.parent.mkdir(parents=True, exist_ok=True)
+        spec = proxy.get("agent_spec") or {}
+        summary = proxy["summary"]
+        name, version = spec.get("name", agent), spec.get("version", "")
+        atif.write(Path(summary["log"]), where, name, version, spec.get("model", ""), summary)
+        print(f"{where}")
+    if not runs:
+        print(f"e2ebench export atif: no run with a metering proxy's log in {args.source}")
+        return 1
+    return 0
+
+
+def _proxied_runs(source: Path) -> list[tuple[tuple, dict]]:
+    """((agent, task, run), {"summary", "agent_spec"}) of each run whose proxy log exists."""
+    if source.is_dir() and (source / "agent" / "proxy.jsonl").is_file():
+        log = source / "agent" / "proxy.jsonl"
+        return [((source.parent.parent.name, source.parent.name, source.name.removeprefix("run-")),
+                 {"summary": {"log": str(log)}, "agent_spec": {}})]  # fmt: skip
+    if source.is_dir():  # a session's folder: its results.json
+        source = source / RESULTS_FILE
+        if not source.is_file():
+            return []
+    found = []
+    for record in results.load(source).get("tasks", []):
+        details = (record.get("agent_run") or {}).get("details") or {}
+        proxy = details.get("proxy")
+        if isinstance(proxy, dict) and Path(str(proxy.get("log", ""))).is_file():
+            key = (record["agent"], record["task"], record["run"])
+            found.append((key, {"summary": proxy, "agent_spec": details.get("agent_spec") or {}}))
+    return found

@@ -166,6 +166,15 @@ class TestBatchCLIAgents:
         assert details["agent_spec"]["name"] == agent and details["agent_spec"]["lock"] == "pinned"
         assert details["proxy"]["steps"] == metrics["steps"]
         assert Path(details["trajectory"]).is_file()
+        # the run as an ATIF v1.8 trajectory (issue 42): the agent's tool calls, paired with
+        # what it sent back to the model, and every step's tokens
+        atif = pytest.importorskip("atif")
+        trajectory = atif.Trajectory.model_validate_json(Path(details["atif"]).read_text())
+        agent_steps = [s for s in trajectory.steps if s.source == "agent"]
+        assert len(agent_steps) == metrics["steps"]
+        assert sum(s.metrics.prompt_tokens for s in agent_steps) == metrics["tokens_sent"]
+        if agent != "aider":  # aider writes its files in its answer's text, with no tool call
+            assert any(s.tool_calls and s.observation for s in agent_steps), trajectory.steps
 
     def test_writing_nothing_scores_zero(self, batch):
         assert record(batch.recorded, "claude-code", "calcnil")["metrics"]["impl_rate"] == 0.0

@@ -13,7 +13,7 @@ from pathlib import Path
 from ...errors import AgentError
 from ...llm.accounting import Pricing
 from ...llm.outage import probe
-from ...proxy import Budget, Meter, MeteringProxy, Tape, Upstream
+from ...proxy import Budget, Meter, MeteringProxy, Tape, Upstream, atif
 from ...taskmodel.task import Task
 from ..base import Agent, AgentOutcome, RunContext, safe_label
 from ..cmd import agent_environment
@@ -103,7 +103,13 @@ class CLIAgent(Agent):
                 forward=(proxy.port,),
                 stop=stop,
             )
-        return self._outcome(meter, done, ctx)
+        outcome = self._outcome(meter, done, ctx)
+        # the run as an ATIF trajectory, beside the proxy's log it is read from (issue 42)
+        where = ctx.artifacts / atif.ATIF_FILE
+        named = (self.cli.name, self.version, self.settings.model)
+        atif.write(meter.log, where, *named, meter.summary())
+        outcome.details["atif"] = str(where)
+        return outcome
 
     def _sandbox(self, ctx: RunContext):
         """The run's sandbox, with the agent's own address-space limit if it needs one."""
