@@ -31,6 +31,7 @@ from ..taskmodel.testindex import is_test_module
 from .base import Agent, AgentOutcome, RunContext
 from .kinds import check_delivery, delivery, tooling
 from .tools import Toolbox
+from .trajectory import write_atif
 
 PROMPT_VERSION = 3  # 3: what to deliver depends on the task's kind (issue #13.4)
 DELIVERY_RETRIES = 2  # submits the delivery check turns back before it lets one through
@@ -111,6 +112,7 @@ class SDAgent(Agent):
                 # of tokens_sent, those the server took from its prompt cache
                 "cached_prompt_tokens": state.cached_tokens,
                 "trajectory": str(state.path),
+                "atif": str(write_atif(state.path, self.label, getattr(llm, "model", ""))),
                 "replay_drift": getattr(llm, "drift", 0),
             },
         )

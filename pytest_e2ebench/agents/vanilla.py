@@ -10,6 +10,7 @@ from pathlib import Path
 from ..taskmodel.task import Task
 from .base import Agent, AgentOutcome, RunContext
 from .kinds import PYTHON_KINDS, check_delivery, delivery
+from .trajectory import write_atif
 
 PROMPT_VERSION = 2  # 2: the instructions depend on the task's kind (issue #13.4)
 SYSTEM = (
@@ -114,6 +115,7 @@ class VanillaAgent(Agent):
             details={
                 "files": sorted(files),
                 "trajectory": str(ctx.artifacts / "trajectory.jsonl"),
+                "atif": str(write_atif(ctx.artifacts / "trajectory.jsonl", "vanilla", llm.model)),
                 **({"delivery": problems} if problems else {}),
             },
         )

@@ -24,6 +24,7 @@ from .dialects import CHAT, GEMINI, MESSAGES, RESPONSES
 SCHEMA_VERSION = "ATIF-v1.8"
 MAX_LOG = 256 << 20  # bytes of a proxy log read
 ATIF_FILE = "trajectory.atif.json"
+PROXY_NOTE = "from the metering proxy's log: the last step's observations are not in it"
 
 
 def _json(text) -> object:
@@ -182,7 +183,7 @@ def trajectory(log: Path, agent: str, version: str, model: str, summary: dict) -
         if not steps:
             steps.append(_prompt_step(entry))
         steps.append(_agent_step(len(steps) + 1, kind, entry, pending))
-    return _document(steps, agent, version, model, summary)
+    return document(steps, agent, version, model, summary, PROXY_NOTE)
 
 
 def _prompt_step(entry: dict) -> dict:
@@ -226,7 +227,8 @@ def _timestamp(value) -> str | None:
     return dt.datetime.fromtimestamp(value, dt.UTC).isoformat()
 
 
-def _document(steps: list[dict], agent: str, version: str, model: str, summary: dict) -> dict:
+def document(steps: list[dict], agent: str, version: str, model: str, summary: dict, notes: str):
+    """An ATIF document of ``steps`` (dicts of ATIF's step fields) and the run's totals."""
     for step in steps:  # an observation with no result came back after the log ended
         if step.get("observation") == {"results": []}:
             del step["observation"]
@@ -234,7 +236,7 @@ def _document(steps: list[dict], agent: str, version: str, model: str, summary: 
         "schema_version": SCHEMA_VERSION,
         "agent": {"name": agent, "version": version or "unknown", "model_name": model or None},
         "steps": steps,
-        "notes": "from the metering proxy's log: the last step's observations are not in it",
+        "notes": notes,
         "final_metrics": {
             "total_prompt_tokens": summary.get("prompt_tokens"),
             "total_completion_tokens": summary.get("completion_tokens"),

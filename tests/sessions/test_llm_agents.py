@@ -85,6 +85,12 @@ def test_single_agent_that_writes_the_reference_scores_100(pytester, tasks, resu
     trajectory = [json.loads(line) for line in Path(details["trajectory"]).read_text().splitlines()]
     assert len(trajectory) == len(steps)
     assert "[exit code 0]" in trajectory[-2]["observations"][0]["output"]
+    # the same as an ATIF v1.8 trajectory (issue 42), every observation in it
+    atif = pytest.importorskip("atif")
+    document = atif.Trajectory.model_validate_json(Path(details["atif"]).read_text())
+    assert len(document.steps) == len(steps) and document.agent.name == "sdagent-single"
+    assert "[exit code 0]" in document.steps[-2].observation.results[0].content
+    assert document.final_metrics.total_prompt_tokens == m["tokens_sent"]
     assert roles_of(llm) == ["only engineer"]
     assert llm.requests[0]["temperature"] == 0.2
     assert "### R1: Addition" in llm.requests[0]["messages"][1]["content"]
