@@ -38,6 +38,9 @@ DELIVERY_RETRIES = 2  # submits the delivery check turns back before it lets one
 STALL_STEPS = 3  # answers in a row without a tool call that end a role
 REPEAT_STEPS = 4  # the same calls with the same results, in a row, that end a role
 CHARS_PER_TOKEN = 3  # a conservative estimate for code and JSON
+# what an endpoint answers a request whose content it will not take (400; TGI's 422; a proxy's
+# 413): after accepted steps, the conversation the agent's own output grew, the agent's end
+GROWN = (400, 413, 422)
 KEEP_RECENT = 6  # the last messages are never shortened
 BASE = (
     "You work alone in a fresh repository (the current directory) through tools. The user "
@@ -131,11 +134,11 @@ class SDAgent(Agent):
             try:
                 completion, observations = tools.step(llm, messages, scope=f"{ctx.scope}/{role}")
             except LLMRefused as exc:
-                if exc.status != 400 or used == 0:
+                if exc.status not in GROWN or used == 0:
                     raise  # the first request refused: the endpoint or its settings
                 state.notes.append(
                     f"{role}: the endpoint refused step {used + 1} after accepting the earlier "
-                    f"ones (400; the conversation may exceed the model's context): {exc}"
+                    f"ones ({exc.status}; the conversation may exceed the model's context): {exc}"
                 )
                 break
             used += 1

@@ -16,8 +16,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..agents.sdagent import CHARS_PER_TOKEN, GROWN, fit_context
 from ..agents.tools import Toolbox
 from ..environment.venv import python_of
+from ..llm.base import LLMRefused
 
 SYSTEM = (
     "You migrate a project's reference tests onto a new implementation of the same "
@@ -60,8 +62,9 @@ def migrate_with_llm(ctx, repo: Path, out: Path) -> dict:
             },
         ]
         trajectory = ctx.run_dir / "logs" / "migration-trajectory.jsonl"
+        budget = ctx.settings.context_tokens * CHARS_PER_TOKEN
         steps, tokens = _converse(
-            tools, llm, messages, ctx.settings.max_steps, f"{ctx.scope}/migrate", trajectory
+            tools, llm, messages, ctx.settings.max_steps, f"{ctx.scope}/migrate", trajectory, budget
         )
         shutil.copytree(work / "tests", out, ignore=shutil.ignore_patterns("__pycache__"))
     return {
@@ -104,14 +107,30 @@ def _toolbox(ctx, work: Path, home: Path, repo: Path) -> Toolbox:
 
 
 def _converse(
-    tools: Toolbox, llm, messages: list[dict], max_steps: int, scope: str, trajectory: Path
+    tools: Toolbox,
+    llm,
+    messages: list[dict],
+    max_steps: int,
+    scope: str,
+    trajectory: Path,
+    budget: int = 1 << 30,
 ) -> tuple[int, list[int]]:
     """Step the agent until it submits or reaches ``max_steps``, each step logged to
     ``trajectory``: the steps taken and the tokens ``[sent, generated]``."""
     steps, tokens = 0, [0, 0]
     with trajectory.open("w") as log:
         while steps < max_steps and tools.submitted is None:
-            completion, observations = tools.step(llm, messages, scope=scope)
+            # the project's output (its test runs, its code viewed) grows the conversation: it
+            # is fitted to the model's context, and a request the endpoint then refuses after
+            # accepted steps ends the migration with what it wrote (issue 40's audit)
+            fit_context(messages, budget)
+            try:
+                completion, observations = tools.step(llm, messages, scope=scope)
+            except LLMRefused as exc:
+                if exc.status not in GROWN or steps == 0:
+                    raise
+                log.write(json.dumps({"step": steps + 1, "refused": str(exc)[:500]}) + "\n")
+                break
             steps += 1
             tokens[0] += completion.prompt_tokens
             tokens[1] += completion.completion_tokens

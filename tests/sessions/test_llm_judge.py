@@ -9,7 +9,7 @@ from test_llm_agents import ini
 from test_migration import renamed_project
 
 from pytest_e2ebench.judge.llm import aggregate, cohen_kappa, parse_vote
-from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
+from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
 
 IMPL, NOT = "implemented", "not_implemented"
 
@@ -140,6 +140,34 @@ def test_llm_migration_rewrites_tests_onto_the_new_api(pytester, tasks, results,
     bash_output = [m for m in llm.requests[3]["messages"] if m["role"] == "tool"][-1]["content"]
     assert "7 passed" in bash_output
     assert "test_calc" in llm.requests[0]["messages"][1]["content"]  # it sees the files
+
+
+def test_a_migration_the_model_refuses_after_progress_keeps_what_it_wrote(
+    pytester, tasks, results, llm
+):
+    """The project's output grows the migrator's conversation: a refusal after accepted steps
+    (the context exceeded) ended the run as an infrastructure error (issue 40's audit). The
+    migration ends with the tests it rewrote, graded as any."""
+    tasks.make()
+    renamed_project(tasks, pytester.path / "out" / "calc")
+    ini(pytester)
+    llm.push(
+        tool_call(
+            "str_replace",
+            {
+                "path": "tests/test_calc.py",
+                "old_str": "from calc import add, sub, mul",
+                "new_str": "from calculator import add_numbers as add, subtract as sub, mul",
+            },
+        ),
+        error(413, "the request exceeds the available context size"),
+    )
+    result = pytester.runpytest(
+        "--e2e-agent=dir:out", f"--e2e-llm-base-url={llm.base_url}", "--e2e-migrate=llm"
+    )
+    result.assert_outcomes(passed=3)
+    record = results()["tasks"][0]
+    assert record["status"] == "ok" and record["migration"]["migrator"] == "llm"
 
 
 def test_vote_parsing_and_aggregation_units():
