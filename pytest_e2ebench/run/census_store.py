@@ -6,7 +6,8 @@ skip): a whole pipeline of its own. Within one ``--e2e-out`` folder the stage ca
 reuses that run; this store shares the census between sessions writing to different folders
 (the project's own test suite runs dozens of sessions over the same few tasks).
 
-The store is opt-in: ``$E2EBENCH_CENSUS_STORE`` names its folder. Its key is derived from the
+The store is the user's cache (``$E2EBENCH_CACHE/census``), or the folder
+``$E2EBENCH_CENSUS_STORE`` names (set empty: off). Its key is derived from the
 reference run's plan (:class:`.plan.RunPlan`), as the stage keys are: every field of the plan
 except where the run lives and the inputs only of stages graded after the census (the task's
 checks, the judge, ProjectEval's similarity), plus the content of the task's folder, its level
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
+from ..environment.source import cache_root
 from ..errors import AgentFileError
 from ..grading.verdicts import base_nodeid
 from ..untrusted import parse
@@ -49,11 +51,15 @@ _ENTRY = frozenset({"cases", "requirements", "skipped"})
 
 
 def store() -> Path | None:
-    """The store's folder, or None when ``$E2EBENCH_CENSUS_STORE`` is unset or empty (off).
+    """The store's folder: ``$E2EBENCH_CENSUS_STORE``, else the user's cache
+    (``$E2EBENCH_CACHE/census``, issue 44: a second session of a new agent on the same tasks
+    evaluates no reference again); None when the variable is set empty (off).
 
     Whoever can write that folder chooses the census, and so every agent's denominators: it
     must be the harness user's alone."""
     env = os.environ.get(STORE_ENV)
+    if env is None:
+        return cache_root() / "census"
     return Path(env) if env else None
 
 

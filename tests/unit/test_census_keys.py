@@ -166,6 +166,16 @@ def test_the_store_is_off_without_its_variable(tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())
 
 
+def test_without_its_variable_the_store_is_the_users_cache(tmp_path, monkeypatch):
+    """Issue 44: kept across a user's sessions (before: off unless the variable was set, so
+    each session of a new agent evaluated the reference again)."""
+    monkeypatch.delenv(census_store.STORE_ENV, raising=False)
+    monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    assert census_store.store() == tmp_path / "cache" / "census"
+    census_store.keep("k1", census(RUN))
+    assert census_store.load("k1") == census(RUN)
+
+
 def _entry(store, text: str | bytes) -> None:
     store.mkdir(exist_ok=True)
     (store / "k1.json").write_bytes(text if isinstance(text, bytes) else text.encode())
