@@ -120,6 +120,11 @@ def test_an_existing_destination_and_an_unpinned_dataset_are_refused(tmp_path, c
     assert f"could not download {missing}" in capsys.readouterr().err
     assert main(["fetch", "realdevbench", str(tmp_path / "new")]) == 1
     assert "stellaHsr-mm/RealDevBench" in capsys.readouterr().err
+    # a folder (a clone, a git mirror) is not the archive: said so, not "Is a directory"
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    assert main(["fetch", "deveval", str(tmp_path / "d3"), "--mirror", str(clone)]) == 1
+    assert "is a folder; give the archive of the pinned commit" in capsys.readouterr().err
 
 
 def _blob_id(data: bytes) -> str:

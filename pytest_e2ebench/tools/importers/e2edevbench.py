@@ -13,7 +13,8 @@ user's copy: ``e2ebench import e2edevbench DATASET.json OUT`` reads it and write
   ``[source] git`` + ``commit`` (the repository at the pinned commit; fetching it needs the git
   host); ``[tests.requirements]`` from the tracing; ``[tests] plugins`` the tests need.
 
-Nothing of the project is committed here: the reference is fetched when the task is loaded.
+Nothing of the project is committed here: the reference is fetched by a run's first stage
+(``fetch_reference``; loading a task never touches the network).
 """
 
 from __future__ import annotations

@@ -189,6 +189,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"e2ebench fetch: {dest} is not an empty folder; give a new one", file=sys.stderr)
         return 1
     dataset = DATASETS[name]
+    if args.mirror and Path(args.mirror).is_dir():  # a clone or a git mirror, not its archive
+        print(
+            f"e2ebench fetch {name}: --mirror {args.mirror} is a folder; give the archive of "
+            f"the pinned commit (a .tar.gz, as GitHub serves {dataset.url}), or import a "
+            f"clone's files with `e2ebench import {name} SRC OUT` (unpinned)",
+            file=sys.stderr,
+        )
+        return 1
     dest.mkdir(parents=True, exist_ok=True)
     url = archive_url(dataset, args.mirror)
     print(f"fetching {dataset.repo} at {dataset.commit} ({url})")
