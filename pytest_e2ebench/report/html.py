@@ -12,15 +12,18 @@ elsewhere (``e2ebench report`` on a copied results.json) simply shows none.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import AgentFileError
 from ..grading.verdicts import IMPLEMENTED
 from ..isolation.intake import read_bytes
 from ..run.runs import RunKey
+from ..untrusted.parse import loads_json
 from . import svg
 from .table import fmt
 
@@ -44,6 +47,9 @@ MAX_SHOTS = 4  # screenshots per run
 SHOT_BYTES = 2 << 20
 TRAJECTORY_BYTES = 256 << 10
 TRAJECTORY_LINES = 40
+ATIF_BYTES = 32 << 20  # of a run's ATIF trajectory read
+MAX_STEPS = 500  # steps of one run shown
+STEP_TEXT = 2000  # characters of a step's text, a call's arguments or its result shown
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -216,6 +222,49 @@ def trajectory(record: dict) -> list[str]:
     return [line[:400] for line in lines[:TRAJECTORY_LINES]]
 
 
+def steps(record: dict) -> list[dict]:
+    """The run's ATIF trajectory (``agent_run.details.atif``, harness-written, bounded) as the
+    report shows it: per step its source, text, tool calls with their results, tokens and
+    time, each cut to a length that keeps a run of hundreds of steps readable (issue 42)."""
+    path = ((record.get("agent_run") or {}).get("details") or {}).get("atif")
+    rel = _inside(Path(record["dir"]), path) if isinstance(path, str) else None
+    data = read_bytes(Path(record["dir"]), rel, ATIF_BYTES) if rel else None
+    try:
+        document = loads_json(data or b"", "a run's ATIF trajectory")
+    except AgentFileError:
+        return []
+    found = document.get("steps") if isinstance(document, dict) else None
+    return [_step_view(s) for s in (found or [])[:MAX_STEPS] if isinstance(s, dict)]
+
+
+def _step_view(step: dict) -> dict:
+    metrics = step.get("metrics") or {}
+    results = {
+        r.get("source_call_id"): str(r.get("content") or "")
+        for r in (step.get("observation") or {}).get("results") or ()
+        if isinstance(r, dict)
+    }
+    calls = [
+        {
+            "name": str(c.get("function_name", "")),
+            "arguments": json.dumps(c.get("arguments"), ensure_ascii=False)[:STEP_TEXT],
+            "result": results.get(c.get("tool_call_id"), "")[:STEP_TEXT],
+        }
+        for c in step.get("tool_calls") or ()
+        if isinstance(c, dict)
+    ]
+    latency = (metrics.get("extra") or {}).get("latency_s")
+    return {
+        "n": step.get("step_id"),
+        "source": str(step.get("source", "")),
+        "text": str(step.get("message") or "")[:STEP_TEXT],
+        "calls": calls,
+        "tokens": f"{metrics.get('prompt_tokens') or 0} in, "
+        f"{metrics.get('completion_tokens') or 0} out",
+        "time": f"{latency:g} s" if isinstance(latency, int | float) else "",
+    }
+
+
 def readable(record: dict, runs_in: Sequence[Path] | None) -> bool:
     """Whether the report may read the run's files: always for a session's own records
     (``runs_in`` None), else only when the record's ``dir`` lies inside one of ``runs_in``.
@@ -251,6 +300,7 @@ def run_view(record: dict, runs_in: Sequence[Path] | None = None) -> dict:
         "metrics": [(label, fmt(metrics.get(key), kind)) for label, key, kind in OVERVIEW],
         "failing": failing,
         "screenshots": screenshots(record) if files else [],
+        "steps": steps(record) if files and record.get("dir") else [],
         "trajectory": trajectory(record) if files else [],
         "coverage": coverage_links(record) if files else {},
     }

@@ -111,3 +111,31 @@ def test_export_writes_the_trajectory_of_a_run_made_before(tmp_path):
     trajectory = atif.Trajectory.model_validate_json(written.read_text())
     assert [s.source for s in trajectory.steps] == ["user", "agent"]
     assert cli.main(["export", "atif", str(tmp_path), str(tmp_path / "none")]) != 0
+
+
+def test_the_html_report_shows_each_step_with_its_calls_and_results(tmp_path):
+    """Issue 42: the report's trajectory was the first 40 raw lines of the proxy's log; now
+    each step of the run's ATIF document, its tool calls and their results (escaped)."""
+    from test_html_report import _hostile_document
+
+    from pytest_e2ebench.report.html import render
+
+    document = _hostile_document(tmp_path)
+    record = document["tasks"][0]
+    run = tmp_path / "out" / "a" / "t" / "run-1"
+    meter = Meter(run / "agent" / "proxy.jsonl", PRICING, Budget())
+    script = [tool_call("create", {"path": "<b>x</b>.py"}, call_id="c1"), reply("done")]
+    with ScriptedLLM(script) as llm:
+        with MeteringProxy(Upstream(llm.base_url, "k", 10), meter, None, model="m") as proxy:
+            url = proxy.base_url + "/chat/completions"
+            assert post(url, FIRST["chat"][1])[0] == 200
+            said = {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                    "function": {"name": "create", "arguments": "{}"}}]}  # fmt: skip
+            result = {"role": "tool", "tool_call_id": "c1", "content": "<script>x</script>"}
+            assert post(url, {"model": "m", "messages": [USER, said, result]})[0] == 200
+    written = to_atif.write(meter.log, run / "agent" / to_atif.ATIF_FILE, "aider", "1", "m", {})
+    record["agent_run"] = {"details": {"atif": str(written)}}
+    html = render(document)
+    assert "(3 steps, ATIF)" in html and "step 2 · agent · create" in html
+    assert "&lt;script&gt;x&lt;/script&gt;" in html and "<script>x" not in html
+    assert "&lt;b&gt;x&lt;/b&gt;.py" in html
