@@ -25,6 +25,7 @@ import contextlib
 import importlib.abc
 import importlib.machinery
 import io
+import operator
 import os
 import random
 import subprocess
@@ -41,13 +42,7 @@ _HIDDEN_ENV = ("PYTEST_", "E2EBENCH_", "COV_CORE_", "COVERAGE_")
 LIARS = {"count": 0, "examples": []}
 AMBIGUOUS = "a"  # the kind of a handle whose truth the suite does not ask (_ambiguous)
 _COMPLEMENT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
-_BUILTIN_ORDERS = {
-    "eq": lambda a, b: a == b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
-}
+_BUILTIN_ORDERS = {op: getattr(operator, op) for op in ("eq", "lt", "le", "gt", "ge")}
 _RNG = random.SystemRandom()
 
 

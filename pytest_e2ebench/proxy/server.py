@@ -74,10 +74,17 @@ class Upstream:
             raise OSError(f"the upstream's answer broke off: {exc!r}") from None
 
 
+class AnswerTooLarge(OSError):
+    """The upstream's answer ran over :data:`MAX_RESPONSE` (what the agent asked for)."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the upstream's answer is over {MAX_RESPONSE} bytes")
+
+
 def _read(stream) -> bytes:
     data = stream.read(MAX_RESPONSE + 1)
     if len(data) > MAX_RESPONSE:
-        raise OSError(f"the upstream's answer is over {MAX_RESPONSE} bytes")
+        raise AnswerTooLarge
     return data
 
 
@@ -107,7 +114,7 @@ class Relay:
         while piece := answer.read1(1 << 16):
             size += len(piece)
             if size > MAX_RESPONSE:
-                raise OSError(f"the upstream's answer is over {MAX_RESPONSE} bytes")
+                raise AnswerTooLarge
             pieces.append(piece)
             self._write(b"%x\r\n%s\r\n" % (len(piece), piece))
         self.complete = True
@@ -331,7 +338,10 @@ class _Call:
 def _shaped(exc: OSError) -> bool:
     """Whether an upstream failure follows from how the agent asked: its call timed out (a
     huge ``max_tokens`` on a slow model) or answered more than :data:`MAX_RESPONSE`."""
-    return isinstance(exc, TimeoutError) or "timed out" in str(exc) or "is over" in str(exc)
+    # urllib wraps a connection's timeout in URLError(reason=TimeoutError); a read's is bare
+    return isinstance(exc, TimeoutError | AnswerTooLarge) or isinstance(
+        getattr(exc, "reason", None), TimeoutError
+    )
 
 
 def request_length(header: str | None) -> int | None:

@@ -91,9 +91,10 @@ def seed(task, run: int) -> int:
     key = where / SEED_KEY
     if not key.is_file():  # made once: a concurrent session's key, if first, stands
         where.mkdir(parents=True, exist_ok=True)
-        fresh = where / f".{SEED_KEY}.{os.getpid()}"
-        fresh.write_text(secrets.token_hex(32))
-        os.chmod(fresh, 0o600)
+        fd, name = tempfile.mkstemp(prefix=f".{SEED_KEY}.", dir=where)  # 0600 from the start
+        fresh = Path(name)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(32))
         try:
             os.link(fresh, key)
         except FileExistsError:
