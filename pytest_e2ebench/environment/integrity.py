@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import email.parser
 import hashlib
 import io
+import json
 import os
 import posixpath
 import stat
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..isolation.intake import read_regular
@@ -28,6 +31,12 @@ from .requirements import InstallRefused
 from .wheel import STARTUP_MODULES
 
 MAX_RECORD = 8 << 20
+MAX_METADATA = 4 << 20
+# In the environment's root, written before the project arrives and checked with the tools'
+# files after: each test tool's site-packages entries and the distributions it requires, so the
+# split run's suite process can have the task's test libraries (evaluation/split.py) without
+# reading any metadata a later install could have added.
+TOOLS_FILE = "e2ebench-tools.json"
 # Always the harness's, whatever a RECORD says: the probe and web plugins (on PYTHONPATH),
 # uv's virtualenv hook, the import finder the harness writes, and the test tools by name.
 HARNESS_NAMES = frozenset(
@@ -142,8 +151,9 @@ def snapshot(venv: Path) -> Snapshot:
             if where is not None and not where.endswith(".pyc"):
                 files[where] = _state(venv / where)
                 owners[where] = name
-    # Written by uv, listed in no RECORD, and loaded by every test run.
-    for extra in ["pyvenv.cfg", *(str(p.relative_to(venv)) for p in (venv / "bin").iterdir())]:
+    # Written by uv (or the harness), listed in no RECORD, and loaded by every test run.
+    bins = [str(p.relative_to(venv)) for p in (venv / "bin").iterdir()]
+    for extra in ["pyvenv.cfg", TOOLS_FILE, *bins]:
         files.setdefault(extra, _state(venv / extra))
         owners.setdefault(extra, "the virtual environment")
     for hook in site.glob("_virtualenv.*"):
@@ -189,3 +199,50 @@ def check(venv: Path, before: Snapshot, *, allowed: frozenset[str] = frozenset()
         raise InstallRefused(
             f"{who} added {name} to site-packages, which would run at every interpreter start"
         )
+
+
+def write_tools(venv: Path) -> None:
+    """Write :data:`TOOLS_FILE`: for each distribution now in the environment (the test tools,
+    before the project), its site-packages entries and the installed distributions it requires
+    (markers aside: only the tools are installed, so a listed one is a tool too)."""
+    site = site_packages(venv)
+    infos = {canonicalize_name(_name_version(p.name)[0]): p.name for p in site.glob("*.dist-info")}
+    found = {}
+    for name, info in sorted(infos.items()):
+        entries = {rel.split("/", 1)[0] for rel in _record(site, info)} | {info}
+        entries = {e for e in entries if e not in ("..", "__pycache__") and not e.endswith(".data")}
+        needs = sorted(n for n in _requires(site / info / "METADATA") if n in infos and n != name)
+        found[name] = {"entries": sorted(entries), "requires": needs}
+    (venv / TOOLS_FILE).write_text(json.dumps(found, indent=1, sort_keys=True), encoding="utf-8")
+
+
+def _requires(metadata: Path) -> set[str]:
+    """The canonical names a distribution's METADATA requires (any marker, any extra)."""
+    try:
+        text = read_regular(metadata, MAX_METADATA).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return set()
+    names = set()
+    for line in email.parser.Parser().parsestr(text, headersonly=True).get_all("Requires-Dist", []):
+        try:
+            names.add(canonicalize_name(Requirement(line).name))
+        except InvalidRequirement:
+            continue
+    return names
+
+
+def tool_entries(venv: Path, requires: tuple[str, ...]) -> list[str] | None:
+    """The site-packages entries of the distributions ``requires`` names and of those they
+    require, from :data:`TOOLS_FILE` (None when the environment has none: made before it)."""
+    try:
+        tools = json.loads(read_regular(venv / TOOLS_FILE, MAX_RECORD))
+    except (OSError, ValueError):
+        return None
+    todo = [canonicalize_name(Requirement(r).name) for r in requires]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen and name in tools:
+            seen.add(name)
+            todo += tools[name]["requires"]
+    return sorted({e for name in seen for e in tools[name]["entries"]})

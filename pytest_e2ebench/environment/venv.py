@@ -55,8 +55,8 @@ TOOLS = ("pytest", "coverage", "pytest-timeout")
 INSTALL_TIMEOUT = 600.0
 TEMPLATE_DAYS = 2  # a build or tools template older than this is removed (prune_templates)
 # Part of every environment's cache key: bump it when how a project is installed changes.
-INSTALL_FORMAT = 4  # 3: the finder leaves the names of the suite's own modules to it; 4: and
-# knows the root-level names for [tests] rootdir_on_path
+INSTALL_FORMAT = 5  # 3: the finder leaves the names of the suite's own modules to it; 4: and
+# knows the root-level names for [tests] rootdir_on_path; 5: the tools' file (integrity.TOOLS_FILE)
 INDEX_CHECK_TIMEOUT = 10.0
 DEFAULT_INDEX = "https://pypi.org/simple"
 
@@ -361,13 +361,16 @@ def tools_env(
     it writes no bytecode; issue 27). The copy's files are its own (not links): the harness
     installs the project into it. Without a store, a fresh install, as before.
     """
+    # each environment says what its tools are before any project is in it (TOOLS_FILE)
     if store is None:
         create_venv(venv, logs, tools, stage="venv", python=python, prefix=prefix)
+        integrity.write_tools(venv)
         return
 
     def make(template: Path) -> None:
         options = {"python": python, "relocatable": True, "compiled": True}
         create_venv(template, logs, tools, stage="venv", prefix=prefix, **options)
+        integrity.write_tools(template)
 
     clone(_template(store / "tools-envs" / tools_key(tools, python), tools, make), venv)
 

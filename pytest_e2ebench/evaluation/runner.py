@@ -669,7 +669,7 @@ def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tup
     host_home = suite / "host"
     for folder in (host_home, suite / "coverage"):
         folder.mkdir()
-    tools = split.tools_view(venv_python, config_dir / "tools")
+    tools = split.tools_view(venv_python, config_dir / "tools", run.requires)
     with split.scratch(sandbox, suite / "shared") as shared:
         env = project_env(venv_python, work / "home")
         # the links to the test tools are the tools' (pytest_timeout.py's frames among them)
@@ -761,6 +761,7 @@ class _Run:
     )  # verdict mode (:mod:`.split`) and why
     task_env: dict[str, str] = dataclasses.field(default_factory=dict)  # [tests] env
     data: list[Path] = dataclasses.field(default_factory=list)  # [tests] data, as laid out
+    requires: tuple[str, ...] = ()  # [tests] requires: linked into the split suite's process
 
 
 def _common_args(test_timeout: float, web: bool) -> list[str]:
@@ -792,6 +793,7 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
     settings = settings if web is None and settings is not None else TestSettings()
     run.mode = split.mode(tests=tests, web=web, settings=settings, **_modal(chosen))
+    run.requires = tuple(chosen["requires"])
     extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
     here = extra.tests  # suite/tests, or tests/ of the run's copy (rootdir_writable)
     shutil.copytree(tests, here, ignore=_IGNORE)

@@ -23,14 +23,19 @@ import sys
 import threading
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from ..environment import integrity
+from ..errors import InfrastructureError
 from ..isolation.limits import sized_tmpfs
 from ..isolation.sandbox import Sandbox
-from ..probe import project_env
+from ..probe import PROBE_DIR, project_env
 
 SPLIT, INPROCESS = "split", "inprocess"
 PARENT_TOOLS = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py",
                 "pytest_timeout.py")  # fmt: skip
-PARENT_BOOT = "import e2ebench_split; e2ebench_split.main()"
+PARENT_BOOT = "e2ebench_parent.py"  # in the probe's folder: starts e2ebench_split.main
 HOST_MODULE = "e2ebench_host"
 CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
 HOST_GRACE = 20.0  # seconds the project's process has to end once the suite's has
@@ -63,21 +68,21 @@ def inprocess_reason(*, tests, web, browser, settings, written: bool, requires=(
         return 'tests that run in a copy of the project ([tests] cwd = "project")'
     if settings is not None and (settings.plugins or settings.rootdir_writable):
         return "pytest plugins or a root folder of the task's ([tests] plugins, rootdir_writable)"
-    if requires:  # linked beside pytest, they would be the suite's; not yet (issue 39)
-        return "test libraries of the task's own ([tests] requires) live with the project"
-    found = project_subclass(tests)
+    found = project_subclass(tests, _import_names(requires))
     if found:
         return f"a test subclasses a class of the project ({found}): it lives where tests run"
     return ""
 
 
-def project_subclass(tests: Path) -> str:
+def project_subclass(tests: Path, libraries: frozenset[str] = frozenset()) -> str:
     """``file: class`` of the first class in the suite's Python files with a base imported
-    from outside the suite, the standard library and the test tools (the project's or its
-    dependencies'), or "". Read from the task's own files: the agent's project plays no part."""
+    from outside the suite, the standard library, the test tools and ``libraries`` (the
+    task's test libraries' import names): the project's or its dependencies', or "". Read from
+    the task's own files: the agent's project plays no part."""
     files = sorted(tests.rglob("*.py"))
     local = {p.stem for p in files} | {p.name for p in tests.rglob("*") if p.is_dir()}
     tools = {name.removesuffix(".py") for name in PARENT_TOOLS} | {"conftest", "__future__"}
+    tools |= libraries
     for path in files:
         try:
             tree = ast.parse(path.read_bytes())
@@ -88,6 +93,16 @@ def project_subclass(tests: Path) -> str:
             if isinstance(node, ast.ClassDef) and any(_root(b) in foreign for b in node.bases):
                 return f"{path.relative_to(tests)}: {node.name}"
     return ""
+
+
+def _import_names(requires) -> frozenset[str]:
+    """The import names the task's test libraries most likely have (a distribution's name as
+    an identifier): a wrong guess only keeps a suite in one process."""
+    names = set()
+    for line in requires:
+        with contextlib.suppress(InvalidRequirement):
+            names.add(canonicalize_name(Requirement(line).name).replace("-", "_"))
+    return frozenset(names)
 
 
 def _foreign_names(tree: ast.Module, known: set[str]) -> set[str]:
@@ -119,15 +134,26 @@ def mode(**suite) -> tuple[str, str]:
     return (INPROCESS, why) if why else (SPLIT, "")
 
 
-def tools_view(venv_python: Path, where: Path) -> Path:
-    """A folder of links to the test tools in the run's environment: the suite's process's
-    only site of third-party code (the project's files are not there)."""
-    sites = sorted((venv_python.parent.parent / "lib").glob("python*/site-packages"))
+def tools_view(venv_python: Path, where: Path, requires: tuple[str, ...] = ()) -> Path:
+    """A folder of links to the test tools in the run's environment, and to the task's test
+    libraries (``requires``, ``[tests]``) with what they require: the suite's process's only
+    site of third-party code (the project's files are not there). The libraries' entries come
+    from the list the harness wrote before the project was installed (``integrity.TOOLS_FILE``,
+    checked with the tools' files after), never from metadata the project's install could add."""
+    venv = venv_python.parent.parent
+    names = list(PARENT_TOOLS)
+    if requires:
+        entries = integrity.tool_entries(venv, requires)
+        if entries is None:
+            raise InfrastructureError(
+                "tests", f"{venv} lists no test tools ({integrity.TOOLS_FILE}): --e2e-rerun"
+            )
+        names += [e for e in entries if e not in names]
+    site = integrity.site_packages(venv)
     where.mkdir(parents=True, exist_ok=True)
-    for name in PARENT_TOOLS:
-        found = next((s / name for s in sites if (s / name).exists()), None)
-        if found is not None:
-            os.symlink(found, where / name)
+    for name in names:
+        if (site / name).exists():
+            os.symlink(site / name, where / name)
     return where
 
 
@@ -220,4 +246,4 @@ def host_env(venv_python: Path, home: Path, shared: Path, task_env: dict[str, st
 
 def parent_command(venv_python: Path, tools: Path) -> list[str]:
     """The suite's process: pytest, without ``site`` (pytest's arguments are appended)."""
-    return [str(venv_python), "-S", "-c", PARENT_BOOT, str(tools)]
+    return [str(venv_python), "-S", str(PROBE_DIR / PARENT_BOOT), str(tools)]

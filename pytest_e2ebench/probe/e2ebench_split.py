@@ -869,8 +869,8 @@ SIDES = e2ebench_sides.Sides("", None)
 
 
 def main() -> None:
-    """``python -S -c 'import e2ebench_split; e2ebench_split.main()' TOOLS ARGS...``: pytest
-    with the test tools of the folder TOOLS (links the harness made), nothing else."""
+    """``python -S e2ebench_parent.py TOOLS ARGS...``: pytest with the test tools of the
+    folder TOOLS (links the harness made), nothing else."""
     tools = sys.argv[1]
     sys.path.insert(0, tools)
     import _pytest.tmpdir

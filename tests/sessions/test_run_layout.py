@@ -173,6 +173,13 @@ class TestBatchRunLayout:
     def test_hypothesis_tests_fail_on_a_project_without_the_code(self, layout_session):
         assert layout_session.record("hyp", 1)["metrics"]["passed"] == 0
 
+    @pytest.mark.parametrize("agent", ["reference", "dir-out"])
+    def test_a_suite_with_test_libraries_runs_split(self, layout_session, agent):
+        """``[tests] requires`` (hypothesis, with attrs and sortedcontainers) are the suite's
+        process's, linked from the list written before the project: the suite runs split."""
+        run = layout_session.record("hyp", 1, agent=agent)
+        assert run["test_run"]["verdict_mode"] == "split", run["test_run"]
+
     def test_the_root_file_is_written_in_the_runs_copy(self, layout_session):
         run = Path(layout_session.record("rooted", 1, agent="reference")["dir"])
         root = run / "eval" / "extended" / "work" / "root"

@@ -103,3 +103,29 @@ def test_templates_of_days_past_are_removed_when_a_new_one_is_made(tmp_path):
     assert not old.exists()
     assert recent.is_dir() and making.is_dir()
     assert len(list(envs.iterdir())) == 3  # those two and the new one
+
+
+def test_the_tools_file_names_each_tools_entries_and_what_it_requires(made):
+    """Written before the project arrives (integrity.TOOLS_FILE): what the split run's suite
+    process links for a task's test libraries. pytest requires pluggy, iniconfig, packaging and
+    pygments, which are linked with it; coverage is nobody's requirement here."""
+    env = made[0] / "a" / "venv"
+    entries = integrity.tool_entries(env, ("pytest>=8",))
+    assert {"pytest", "_pytest", "pluggy", "iniconfig", "packaging"} <= set(entries)
+    assert any(e.startswith("pytest-") and e.endswith(".dist-info") for e in entries)
+    assert "coverage" not in entries
+    assert integrity.tool_entries(env, ("not-installed",)) == []
+
+
+def test_a_change_to_the_tools_file_after_the_snapshot_is_refused(made, tmp_path):
+    """A project's install that rewrote the list (a wheel's ``.data/data`` file lands in the
+    environment's root) would choose what the suite's process imports: the check refuses it."""
+    env = tmp_path / "venv"
+    venv.tools_env(env, tmp_path / "logs", TOOLS, python=None, store=made[1])
+    before = integrity.snapshot(env)
+    assert integrity.TOOLS_FILE in before.files
+    (env / integrity.TOOLS_FILE).write_text('{"pytest": {"entries": ["evil"], "requires": []}}')
+    with pytest.raises(integrity.InstallRefused, match="e2ebench-tools.json"):
+        integrity.check(env, before)
+    (env / integrity.TOOLS_FILE).unlink()
+    assert integrity.tool_entries(env, ("pytest",)) is None  # made before the file: none
