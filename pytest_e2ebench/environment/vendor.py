@@ -467,7 +467,7 @@ def vendor_app(app: Path) -> tuple[list[Vendored], list[str], list[dict]]:
     return vendored, live, failed
 
 
-def _variants(url: str) -> list[str]:
+def address_forms(url: str) -> list[str]:
     """The forms one address is written in: https, http, protocol-relative; ``&`` or ``&amp;``."""
     rest = re.sub(r"^(?:https?:)?//", "", url)
     out = []
@@ -509,7 +509,7 @@ def materialize(vendored: list[Vendored], dest: Path) -> dict[str, str]:
         if item.stylesheet is not None:
             (dest / item.entry).parent.mkdir(parents=True, exist_ok=True)
             (dest / item.entry).write_text(item.stylesheet, encoding="utf-8")
-        for form in _variants(item.url):
+        for form in address_forms(item.url):
             routes[form] = ROUTE_PREFIX + urllib.parse.quote(item.entry)
     (dest / ROUTES_FILE).write_text(json.dumps(routes, indent=1) + "\n", encoding="utf-8")
     return routes

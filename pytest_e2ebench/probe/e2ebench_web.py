@@ -49,6 +49,11 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import e2ebench_sri  # a web run: the probe's folder is on the path
+except ImportError:  # the harness's own import of pytest_e2ebench.probe.e2ebench_web
+    from . import e2ebench_sri
+
 REQUIREMENT_TAG = re.compile(r"^R\d+$")
 # The folder of the run's scenario modules and its index, as the harness writes them
 # (pytest_e2ebench/taskmodel/features.py: SCENARIOS_ENV, INDEX; a unit test holds them equal).
@@ -301,11 +306,19 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(body)
 
-    def _send_vendored(self, rel: str):
+    def _vendored_file(self, rel: str) -> Path | None:
         """A file of the vendor folder (the harness's, read-only): never outside it."""
         parts = [p for p in rel.split("/") if p not in ("", ".")]
         target = self.vendor_dir.joinpath(*parts) if parts else self.vendor_dir
-        if ".." in parts or not target.is_file():
+        return None if ".." in parts or not target.is_file() else target
+
+    def _vendored_bytes(self, rel: str) -> bytes | None:
+        target = self._vendored_file(rel) if self.vendor_dir is not None else None
+        return None if target is None else target.read_bytes()
+
+    def _send_vendored(self, rel: str):
+        target = self._vendored_file(rel)
+        if target is None:
             self.send_error(404, "Not a vendored file")
             return None
         return self._send_bytes(target.read_bytes(), self.guess_type(str(target)))
@@ -321,6 +334,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         for url in sorted(self.routes, key=len, reverse=True):
             if url in text:
                 text = text.replace(url, self.routes[url])
+        if local.suffix.lower() in (".html", ".htm"):
+            # a pin of the CDN's bytes that npm's copy fails (cdnjs's own minified build)
+            text = e2ebench_sri.unpin(text, VENDOR_PATH, self._vendored_bytes)
         body = text.encode("utf-8", errors="surrogateescape")
         return self._send_bytes(body, self.guess_type(str(local)))
 

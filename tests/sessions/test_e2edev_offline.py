@@ -3,6 +3,8 @@ behave's tables and step texts, and ``e2ebench verify-import e2edev`` against be
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 
 import pytest
@@ -57,12 +59,12 @@ FEATURE = """Feature: Greeting
 """
 
 
-def write_project(root):
+def write_project(root, app=APP):
     """One E2EDev project whose app loads a library from a CDN and draws a random number;
     its second test case writes a table step with a colon its step code does not have."""
     folder = root / "Greeter_01"
     (folder / "source_projcet").mkdir(parents=True)
-    (folder / "source_projcet" / "index.html").write_text(APP)
+    (folder / "source_projcet" / "index.html").write_text(app)
     (folder / "source_projcet" / "app.js").write_text(SCRIPT)
     (folder / "prompt.txt").write_text("Build a greeter.\n")
     cases = [
@@ -81,10 +83,20 @@ def write_project(root):
     return root
 
 
+# what a CDN's own build of the library would be: the page pins these bytes, not npm's
+CDN_BUILD = b"window.greetlib={greet:n=>'Hi '+n};"
+PINNED_APP = APP.replace(
+    f'<script src="{LIBRARY_URL}">',
+    f'<script crossorigin="anonymous" src="{LIBRARY_URL}" integrity="sha384-'
+    f'{base64.b64encode(hashlib.sha384(CDN_BUILD).digest()).decode()}">',
+)
+
+
 @pytest.fixture
-def imported(pytester, tmp_path, monkeypatch, capsys):
+def imported(request, pytester, tmp_path, monkeypatch, capsys):
     """The project imported into pytester's ``tasks``, its library in a seeded vendor cache;
-    (E2EDev data, tasks, what the import printed)."""
+    (E2EDev data, tasks, what the import printed). ``indirect`` "pinned": its page pins the
+    library's CDN build (E2ESD_Bench_02's marked 1.2.7 from cdnjs)."""
     monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
     seed_package(
         tmp_path / "cache",
@@ -92,7 +104,8 @@ def imported(pytester, tmp_path, monkeypatch, capsys):
         "1.0.0",
         {"dist/greet.min.js": "window.greetlib = {greet: (n) => 'Hi ' + n};\n"},
     )
-    src = write_project(tmp_path / "E2EDev_data")
+    app = PINNED_APP if getattr(request, "param", "") == "pinned" else APP
+    src = write_project(tmp_path / "E2EDev_data", app)
     out = pytester.path / "tasks"
     assert main(["import", "e2edev", "--no-gate", str(src), str(out)]) == 0
     return src, out, capsys.readouterr().out
@@ -121,6 +134,24 @@ def test_cdn_library_is_served_offline_and_every_page_draws_the_same_numbers(
     assert runs["nop"]["metrics"]["passed"] == 0
     # served rewritten; the reference on disk still names the CDN
     assert LIBRARY_URL in (out / "greeter_01" / "reference" / "index.html").read_text()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("imported", ["pinned"], indirect=True)
+def test_a_pin_of_the_cdns_own_build_is_named_and_its_library_still_loads(
+    imported, pytester, results
+):
+    """Issue 47: npm's copy fails the page's integrity hash (the CDN built its own). Served as
+    written, the browser refused the library and the reference scored 0 of 2, imported "(ok)";
+    now the import names the file and the page is served without that one pin."""
+    _, out, printed = imported
+    assert "1 pinned library file(s) served UNPINNED" in printed, printed
+    report = json.loads((out / "import-report.json").read_text())[0]
+    assert [u["url"] for u in report["unpinned"]] == [LIBRARY_URL]
+    pytester.runpytest("--e2e-agent=reference", "--e2e-tasks=tasks")
+    run = results()["tasks"][0]
+    assert run["metrics"]["passed"] == 2, run["metrics"]
+    assert "integrity" in (out / "greeter_01" / "reference" / "index.html").read_text()
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ named with the count, and the exit status says so."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,7 @@ from pytest_e2ebench.tools.importers import gate
 
 @pytest.mark.slow
 def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_ones(
-    tmp_path, capsys
+    tmp_path, capsys, monkeypatch
 ):
     factory = TaskFactory(tmp_path)
     factory.make("calc")
@@ -29,7 +30,10 @@ def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_o
     factory.reference(failing / "reference", CALC_MUTANT)
     assert CALC_MUTANT != CALC_CODE
     tasks = factory.tasks
-    assert gate.check(tasks, jobs=2) == 1
+    # given as a user types it, relative (the session it starts runs in that folder: it once
+    # looked for tasks/tasks there and then crashed on the missing results)
+    monkeypatch.chdir(tasks.parent)
+    assert gate.check(Path(tasks.name), jobs=2) == 1
     found = json.loads((tasks / "gate.json").read_text())
     assert found["calc"] == {"verdict": "ok", "why": ""}
     assert found["unbuildable"]["verdict"] == "does not build"

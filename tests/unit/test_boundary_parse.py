@@ -77,6 +77,7 @@ ALLOWED = {
     "isolation/limits.py": "cgroup files of the kernel",
     "environment/source.py": "the harness's download cache (hash-checked sdists) and its markers",
     "environment/vendor.py": "npm's answers and packages pinned by hash, in the harness's cache",
+    "environment/sri.py": "npm's copies of vendored files, from the harness's vendor cache",
     "tools/localmodel.py": "model downloads checked by hash, and the harness's server log",
     "methods/stages/mermaid.py": "the harness's own parser script in its cache",
     "methods/app/validate.py": "results.json of a session the harness ran",

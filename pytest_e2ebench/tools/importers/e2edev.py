@@ -39,7 +39,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from ...environment import vendor
+from ...environment import sri, vendor
 from ...errors import AgentFileError
 from ...taskmodel.features import SCENARIO_LINE, parse_feature
 from ...untrusted.deadline import TooSlow, time_bound
@@ -101,6 +101,9 @@ class ProjectReport:
     vendored: list[str] = dataclasses.field(default_factory=list)  # "URL -> package@version/file"
     live: list[str] = dataclasses.field(default_factory=list)  # addresses no npm package serves
     not_vendored: list[dict] = dataclasses.field(default_factory=list)  # {"url", "reason"}
+    # vendored, but npm's copy fails the page's integrity hash ({"url", "reason"}): served
+    # without that pin, which the browser would refuse (issue 47)
+    unpinned: list[dict] = dataclasses.field(default_factory=list)
     undefined_steps: list[dict] = dataclasses.field(default_factory=list)  # converted, no match
 
 
@@ -337,6 +340,7 @@ def _vendor(dest: Path, report: ProjectReport, vendoring: bool) -> bool:
         vendored, live, failed = vendor.vendor_app(dest / "reference")
     if vendored:
         vendor.write_manifest(dest, vendored)
+        report.unpinned = sri.failures(dest / "reference", vendored)
     report.vendored = [f"{v.url} -> {v.entry}" for v in vendored]
     report.live = live
     report.not_vendored = failed
@@ -551,6 +555,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"NOT IMPORTED {r.project}: {r.error}")
             continue
         state = "ok" if not r.failed else f"{len(r.failed)} case(s) NOT CONVERTED"
+        if r.unpinned:  # named: its pages are not served as written (issue 47)
+            state += f"; {len(r.unpinned)} pinned library file(s) served UNPINNED"
         print(
             f"{r.task}: {r.requirements} requirements, {r.converted}/{r.cases} test cases "
             f"converted ({state})"
@@ -563,6 +569,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {len(r.vendored)} CDN file(s) served from npm packages (vendor.json)")
         for f in r.not_vendored:
             print(f"  not vendored: {f['reason']}")
+        for f in r.unpinned:
+            print(f"  unpinned: {f['reason']}")
         for w in r.warnings:
             print(f"  note: {w}")
     done = sum(not r.error for r in reports)

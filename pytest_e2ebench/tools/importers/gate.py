@@ -64,6 +64,7 @@ def gated(run):
 def check(tasks: Path, jobs: int = 2) -> int:
     """Grade every reference in ``tasks``, move out those that do not build, report; 0 when
     every task's reference builds and passes every test."""
+    tasks = tasks.resolve()  # the session runs in it: a relative OUT named tasks/tasks there
     print(f"gate: grading each imported reference in {tasks} (pytest -n {jobs}) ...", flush=True)
     out = tasks / GATE_DIR
     shutil.rmtree(out, ignore_errors=True)
@@ -98,6 +99,7 @@ def _findings(tasks: Path, out: Path) -> dict[str, dict]:
         document = parse.read_json(out, "results.json", max_bytes=256 << 20)
     except AgentFileError:  # no results at all: every task is reported so
         document = {}
+    document = document if isinstance(document, dict) else {}  # (none written: None)
     records = {r.get("task"): r for r in document.get("tasks", []) if isinstance(r, dict)}
     return {i: _finding(records.get(i)) for i in ids}
 
