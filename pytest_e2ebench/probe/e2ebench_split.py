@@ -22,12 +22,14 @@ from __future__ import annotations
 import abc
 import builtins
 import contextlib
+import fcntl
 import importlib.abc
 import importlib.machinery
 import io
 import operator
 import os
 import random
+import stat
 import subprocess
 import sys
 import types
@@ -758,9 +760,49 @@ class ProjectFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+def _far_file(stream, key: str):
+    """The descriptor, in the project's process, of the file a test's file object has open
+    (``stdout=open(path, "a")``): the same file opened there with the same access and append
+    flags, at the same position. Its number here means nothing there (EBADF, or another file
+    of that process). Only a file both processes see (the shared scratch folder, ``tmp_path``)
+    can be handed on, and ``os.devnull`` (as ``subprocess.DEVNULL``); any other (a pipe, a file
+    of the suite's) is refused by name."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.StringIO: Popen says so there too
+        return None
+    mine = os.fstat(fd)
+    path = os.readlink(f"/proc/self/fd/{fd}")
+    refused = TypeError(
+        f"subprocess.Popen({key}=...): {path} is not a file of the folder both processes of "
+        "a split suite share (tmp_path); a program's streams can be only such a file, "
+        "subprocess.PIPE or subprocess.DEVNULL"
+    )
+    if path == os.devnull and stat.S_ISCHR(mine.st_mode):
+        return subprocess.DEVNULL
+    if not stat.S_ISREG(mine.st_mode) or not path.startswith("/"):
+        raise refused
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_ACCMODE | os.O_APPEND)
+    far_os = _ask("import", "os")
+    try:
+        far = _ask("call", _ask("getattr", far_os, "open"), [path, flags], {})
+    except OSError:
+        raise refused from None
+    theirs = _ask("call", _ask("getattr", far_os, "fstat"), [far], {})
+    same = [_ask("getattr", theirs, name) for name in ("st_dev", "st_ino")]
+    if same != [mine.st_dev, mine.st_ino]:  # another file at that path there
+        _ask("call", _ask("getattr", far_os, "close"), [far], {})
+        raise refused
+    if not flags & os.O_APPEND:
+        where = os.lseek(fd, 0, os.SEEK_CUR)
+        _ask("call", _ask("getattr", far_os, "lseek"), [far, where, os.SEEK_SET], {})
+    return far
+
+
 def _popen(*args, **kwargs):
     """``subprocess.Popen`` in the project's process: a test's ``python -m pkg`` runs there,
-    with no suite file, test name or variable of the suite's process."""
+    with no suite file, test name or variable of the suite's process. A stream that is a file
+    of the test's goes there as that process's descriptor of the same file (:func:`_far_file`)."""
     env = kwargs.get("env")
     if env is not None:
         kwargs["env"] = {k: str(v) for k, v in env.items() if not str(k).startswith(_HIDDEN_ENV)}
@@ -773,7 +815,21 @@ def _popen(*args, **kwargs):
             kwargs[key] = os.fspath(kwargs[key])
     if args and isinstance(args[0], (list, tuple)):
         args = ([os.fspath(a) if isinstance(a, os.PathLike) else a for a in args[0]], *args[1:])
-    return _ask("call", PEER.subprocess_popen, list(args), kwargs, call=True)
+    opened = []
+    try:
+        for key in ("stdin", "stdout", "stderr"):
+            stream = kwargs.get(key)
+            if stream is None or isinstance(stream, int) or type(stream) is Handle:
+                continue  # a constant, or the project's own file (its descriptor is there)
+            far = _far_file(stream, key)
+            if far is not None:
+                kwargs[key] = far
+                if far >= 0:
+                    opened.append(far)
+        return _ask("call", PEER.subprocess_popen, list(args), kwargs, call=True)
+    finally:  # the program has its own copies of the descriptors
+        for far in opened:
+            _ask("call", _ask("getattr", _ask("import", "os"), "close"), [far], {})
 
 
 def _system(command) -> int:

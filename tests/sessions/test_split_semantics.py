@@ -5,9 +5,10 @@ comparisons, ordering and hashing of project objects; project exceptions under
 ``pytest.raises(match=)`` and ``except``; ``isinstance``/``issubclass``; lists and dicts the
 project changes; callbacks into the test and generators; ``monkeypatch`` of a project module
 and of the environment; ``capsys``; files in ``tmp_path``; a context manager; ``python -m`` of
-the package and ``subprocess.TimeoutExpired``. The reference passes every requirement split;
-a project whose every object is equal to, ordered before and after, and an instance of
-everything (the oldest lie) passes none, and the run counts the refused answers.
+the package, its output into a file the test opened, and ``subprocess.TimeoutExpired``. The
+reference passes every requirement split; a project whose every object is equal to, ordered
+before and after, and an instance of everything (the oldest lie) passes none, and the run
+counts the refused answers.
 """
 
 from __future__ import annotations
@@ -170,6 +171,7 @@ TESTS = """
 import dataclasses
 import datetime
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -269,6 +271,23 @@ def test_command_line():
     assert (done.returncode, done.stdout) == (0, "a b\\n")
     with pytest.raises(subprocess.TimeoutExpired):
         subprocess.run([sys.executable, "-m", "shapes", "sleep", "5"], timeout=0.5)
+
+
+@pytest.mark.requirement("R9")
+def test_command_line_into_a_file_of_the_test(tmp_path):
+    log = tmp_path / "log.txt"
+    for word in ("a", "b"):  # ProjectEval's console manager: output appended to output.txt
+        with open(log, "a", encoding="utf-8") as out:
+            program = subprocess.Popen([sys.executable, "-m", "shapes", word], stdout=out)
+            assert program.wait(60) == 0
+    assert log.read_text() == "a\\nb\\n"
+    with open(tmp_path / "w.txt", "w", encoding="utf-8") as out:
+        out.write("x\\n")
+        out.flush()
+        subprocess.run([sys.executable, "-m", "shapes", "c"], stdout=out, timeout=60)
+    assert (tmp_path / "w.txt").read_text() == "x\\nc\\n"
+    with open(os.devnull, "w") as sink:
+        assert subprocess.run([sys.executable, "-m", "shapes"], stdout=sink).returncode == 0
 
 
 @pytest.mark.requirement("R10")
