@@ -48,6 +48,7 @@ from ...untrusted.peer import copy_folder
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
 from . import fresh_folder, write_report, write_task_toml
+from .testimports import DISTRIBUTIONS  # import names whose PyPI name differs
 
 TESTS_FILE = "requirment_with_tests.json"  # sic: E2EDev's spelling
 SOURCE_DIRS = ("source_projcet", "source_project")  # sic, and the spelling one would expect
@@ -56,14 +57,6 @@ PROMPT_FILE = "prompt.txt"
 NOT_APP = ("info", "annotation", "requirements.json")
 MAX_TESTS_BYTES = 64 << 20
 NOT_APP_GLOBS = ("annotation*.json", "web_application_analysis*.json", ".DS_Store", "__MACOSX")
-# Import names of step-code dependencies whose PyPI name differs.
-DISTRIBUTIONS = {
-    "bs4": "beautifulsoup4",
-    "PIL": "pillow",
-    "yaml": "pyyaml",
-    "cv2": "opencv-python",
-    "dateutil": "python-dateutil",
-}
 PROVIDED = {"selenium", "behave", "pytest", "pytest_bdd", "e2ebench_behave", "e2ebench_web"}
 DROPPED_IMPORTS = ("webdriver_manager",)  # only ever used to build webdriver.Chrome(...)
 BROWSERS = {"Chrome", "ChromiumEdge", "Edge", "Firefox", "Safari", "Remote"}

@@ -33,7 +33,7 @@ from ...taskmodel.testconf import required_python
 from ...untrusted.parse import read_json, read_toml
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
-from . import fresh_folder, write_report, write_task_toml
+from . import fresh_folder, testimports, write_report, write_task_toml
 
 # fixtures and marks in the tests' code -> the pytest plugin that provides them
 MAX_DATASET_BYTES = 64 << 20  # one datasets/*.json file of E2EDevBench
@@ -232,12 +232,16 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
     why = "no PyPI release in the dataset"
     if isinstance(name, str) and isinstance(version, str) and not offline:
         try:
-            sha = sdist_of(name, version)["hashes"]["sha256"]
+            found = sdist_of(name, version)
+            sha = found["hashes"]["sha256"]
             root = fetch_sdist(f"{name}=={version}", sha)
             missing = [f for f in files if not (root / f).is_file()]
             # what the release declares holds for the commit it was built from, tests or not
             report.python = _python_of(root)
             report.test_requires = declared_test_requirements(root)
+            # what its tests ran with: the newest releases before the sdist's upload
+            uploaded = _created({"created_at": found.get("upload-time")}, None)
+            _undeclared(root, files, report, uploaded or _created(entry, None))
             report.scm_version = scm_version(root, version)
             if not missing:
                 report.reference = "sdist"
@@ -260,6 +264,20 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
         )
         return {"git": url, "commit": commit, "version": report.scm_version}
     return {"git": url, "commit": commit}
+
+
+def _undeclared(root: Path, files: list[str], report: ProjectReport, before) -> None:
+    """Add to the test requirements what the release's tests import and nobody declares
+    (emptylog's loguru and full_match): without them every test fails on the reference."""
+    declared = [*_declared_names(root), *report.test_requires, *(p for _, p in PLUGINS)]
+    names = [re.split(r"[<>=!~\[; ]", t, maxsplit=1)[0] for t in declared]
+    found = testimports.undeclared(root, files, names, before)
+    if found:
+        report.test_requires += found
+        report.notes.append(
+            f"its tests import what the release does not declare: {', '.join(found)} "
+            "(the newest release before it), installed for its tests ([tests] requires)"
+        )
 
 
 def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> ProjectReport:
