@@ -671,11 +671,16 @@ def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tup
         folder.mkdir()
     tools = split.tools_view(venv_python, config_dir / "tools", run.requires)
     with split.scratch(sandbox, suite / "shared") as shared:
+        folders = [shared]
+        if run.cwd != suite:  # [tests] cwd = "project": both processes in one copy of it
+            run.cwd = split.shared_copy(run.cwd, shared)
+            folders.append(run.cwd)
         env = project_env(venv_python, work / "home")
         # the links to the test tools are the tools' (pytest_timeout.py's frames among them)
         env["E2EBENCH_PROBE_TRUSTED"] = os.pathsep.join(map(str, [*run.trusted, tools]))
         env.update(run.env, TMPDIR=str(shared))
-        rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", [Path("/tmp"), shared])
+        env.update(split.guard_env([*folders[1:], repo]))
+        rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", [Path("/tmp"), *folders])
         host = split.Host(
             sandbox,
             split.host_command(venv_python, rc),
@@ -685,7 +690,7 @@ def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tup
             log=suite / "host.log",
             writable=[suite / "coverage", host_home],
             readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir, *run.data],
-            shared=shared,
+            shared=folders,
         )
         command = [*split.parent_command(venv_python, tools), *run.args]
         return _run_probed(sandbox, command, suite, run, env, timeout, [work], False, host)
@@ -931,7 +936,7 @@ def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, netw
                 readable=run.readable,
                 network=network,
                 pass_fds=(key_fd, results.write_fd, *channel),
-                shared=() if host is None else [host.shared],
+                shared=() if host is None else host.shared,
             )
         finally:
             os.close(key_fd)

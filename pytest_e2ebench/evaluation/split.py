@@ -8,7 +8,10 @@ finder that turns every other import into a proxy of the project's process
 coverage in a sandbox of its own: another PID namespace and mount layout, which holds the
 project, its environment, a shared scratch folder (``tmp_path``, ``TMPDIR``) and nothing of
 the suite. The two talk over two pipes the harness made, data only
-(``probe/e2ebench_wire.py``).
+(``probe/e2ebench_wire.py``). A suite run from a copy of the project (``[tests] cwd =
+"project"``) has that copy as both processes' working folder, shared at one path
+(:func:`shared_copy`), and no file of the project's folders is loaded in the suite's process
+whatever its path holds (:func:`guard_env`, ``e2ebench_split.ProjectFirst``).
 
 A suite that cannot run so keeps the one-process run with all its evidence layers, and the
 record says which mode graded it and why (:func:`inprocess_reason`).
@@ -19,6 +22,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -27,6 +31,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..environment import integrity
+from ..environment.finder import project_names
 from ..errors import InfrastructureError
 from ..isolation.limits import sized_tmpfs
 from ..isolation.sandbox import Sandbox
@@ -36,6 +41,9 @@ SPLIT, INPROCESS = "split", "inprocess"
 PARENT_TOOLS = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py",
                 "pytest_timeout.py")  # fmt: skip
 PARENT_BOOT = "e2ebench_parent.py"  # in the probe's folder: starts e2ebench_split.main
+# ProjectFirst (probe/e2ebench_split.py): the project's folders and top-level names there
+PROJECT_ENV, NAMES_ENV = "E2EBENCH_SPLIT_PROJECT", "E2EBENCH_SPLIT_NAMES"
+COPY = "root"  # the copy of the project a [tests] cwd = "project" run is in, beside the scratch
 HOST_MODULE = "e2ebench_host"
 CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
 HOST_GRACE = 20.0  # seconds the project's process has to end once the suite's has
@@ -64,8 +72,6 @@ def inprocess_reason(*, tests, web, browser, settings, written: bool, requires=(
         return "tests an agent wrote, graded against the reference"
     if browser is not None:
         return "tests that drive a browser themselves ([tests] browser)"
-    if settings is not None and settings.cwd == "project":
-        return 'tests that run in a copy of the project ([tests] cwd = "project")'
     if settings is not None and (settings.plugins or settings.rootdir_writable):
         return "pytest plugins or a root folder of the task's ([tests] plugins, rootdir_writable)"
     found = project_subclass(tests, _import_names(requires))
@@ -175,11 +181,11 @@ class Host:
         log: Path,
         writable: list[Path],
         readable: list[Path],
-        shared: Path,
+        shared: list[Path],
     ) -> None:
-        self.sandbox, self.command, self.shared = sandbox, command, shared
+        self.sandbox, self.command, self.shared = sandbox, command, list(shared)
         self.options = dict(cwd=cwd, env=env, timeout=timeout, log=log)
-        self.options.update(writable=writable, readable=readable, shared=[shared])
+        self.options.update(writable=writable, readable=readable, shared=self.shared)
         self.done = None
         self.error: BaseException | None = None
         self.stop = threading.Event()
@@ -229,6 +235,32 @@ def scratch(sandbox: Sandbox, fallback: Path):
         where = fallback if volume is None else volume / "scratch"
         where.mkdir(exist_ok=True)
         yield where
+
+
+def shared_copy(copy: Path, scratch: Path) -> Path:
+    """The copy of the project a ``[tests] cwd = "project"`` suite runs in, moved beside the
+    scratch folder (into its tmpfs, of the run's quota, where there is one): bound as it is
+    into both processes at the same path, it is both working folders, so what a test writes
+    there the project reads, and back, as in one process."""
+    where = scratch.parent / COPY
+    shutil.move(copy, where)
+    return where
+
+
+def guard_env(folders: list[Path]) -> dict[str, str]:
+    """What the suite's process keeps the project's files out with (``ProjectFirst``): the
+    project's ``folders`` (its copy, its repository) and the top-level modules and packages
+    found there and in their ``src/`` (less the standard library's, the start-up modules',
+    the test tools' and the probe's names, which stay this process's own)."""
+    tools = {n.removesuffix(".py") for n in PARENT_TOOLS}
+    reserved = frozenset(tools | {p.stem for p in PROBE_DIR.glob("e2ebench_*.py")})
+    names = set()
+    for folder in folders:
+        names.update(project_names(folder, reserved))
+    return {
+        PROJECT_ENV: os.pathsep.join(map(str, folders)),
+        NAMES_ENV: os.pathsep.join(sorted(names)),
+    }
 
 
 def host_command(venv_python: Path, rc: Path) -> list[str]:

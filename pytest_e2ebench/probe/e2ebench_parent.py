@@ -6,7 +6,13 @@ from code compiled at run time, so a test tool's wrapper made as a test module i
 hypothesis's ``@given``, would not count as the tool's).
 """
 
-import e2ebench_split
+import sys
+
+# no empty entry (the working folder, a copy of the project's for [tests] cwd = "project")
+# before the first import of ours; a script's own folder is the probe's, the harness's
+sys.path[:] = [p for p in sys.path if p]
+
+import e2ebench_split  # noqa: E402 - after the path is cleaned
 
 if __name__ == "__main__":
     e2ebench_split.main()

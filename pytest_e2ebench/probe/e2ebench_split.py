@@ -40,6 +40,9 @@ import e2ebench_wire as wire
 
 CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
 SUITE_ENV = "E2EBENCH_SPLIT_SUITE"  # the suite's folder: never named to the project
+PROJECT_ENV = "E2EBENCH_SPLIT_PROJECT"  # folders of the project's files (ProjectFirst)
+NAMES_ENV = "E2EBENCH_SPLIT_NAMES"  # the project's top-level names found there
+SUITE_MODULES_ENV = "E2EBENCH_SUITE_MODULES"  # the suite's own modules (environment/finder.py)
 _HIDDEN_ENV = ("PYTEST_", "E2EBENCH_", "COV_CORE_", "COVERAGE_")
 LIARS = {"count": 0, "examples": []}
 AMBIGUOUS = "a"  # the kind of a handle whose truth the suite does not ask (_ambiguous)
@@ -799,6 +802,83 @@ def _far_file(stream, key: str):
     return far
 
 
+class ProjectFirst(importlib.abc.MetaPathFinder):
+    """Just ahead of the path finder: no file of the project's folders (:data:`PROJECT_ENV`:
+    its copy the tests run in, its repository) is ever loaded here, whatever ``sys.path``
+    holds (the working folder, a test's ``sys.path.insert``, a folder pytest prepends). A
+    top-level name of the project's (:data:`NAMES_ENV`, less the suite's own modules) is the
+    project's process's (a proxy) first; any other name the path finder would take from those
+    folders is looked for past them (the standard library's ``json`` before a ``json.py`` of
+    the project's), else it is the project's process's, else not importable."""
+
+    def __init__(self, folders, names, suite) -> None:
+        self.folders = tuple(os.path.realpath(f) for f in folders if f)
+        self.names = frozenset(names) - frozenset(suite) - {""}
+
+    def inside(self, where) -> bool:
+        try:
+            real = os.path.realpath(os.path.abspath(os.fspath(where)))
+        except (TypeError, ValueError, OSError):
+            return False
+        return any(real == f or real.startswith(f + os.sep) for f in self.folders)
+
+    def _project(self, spec) -> bool:
+        places = list(spec.submodule_search_locations or ())
+        if spec.origin and spec.has_location:
+            places.append(spec.origin)
+        return any(self.inside(p) for p in places)
+
+    def local(self, name, path=None, target=None):
+        """The path finder's spec of ``name`` from outside the project's folders, or None; the
+        path finder of pytest's assertion rewriter too (it loads test-named modules and
+        ``conftest.py`` files itself, ahead of every finder)."""
+        return self._search(name, path, target)[0]
+
+    def _search(self, name, path, target) -> tuple:
+        """(the spec from outside the project's folders or None, whether the path finder
+        alone would have taken ``name`` from them)."""
+        entries = sys.path if path is None else path
+        spec = importlib.machinery.PathFinder.find_spec(name, entries, target)
+        if spec is None or not self._project(spec):
+            return spec, False
+        outside = [e for e in entries if not self.inside(e)]
+        spec = importlib.machinery.PathFinder.find_spec(name, outside, target)
+        return (None if spec is None or self._project(spec) else spec), True
+
+    def find_spec(self, name, path=None, target=None):
+        proxies = PROXIES[:1] if path is None else []
+        if name in self.names and proxies:
+            spec = proxies[0].find_spec(name)
+            if spec is not None:
+                return spec
+        spec, theirs = self._search(name, path, target)
+        if spec is not None or not theirs:
+            return spec
+        spec = proxies[0].find_spec(name) if proxies else None
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {name!r} in the suite's process", name=name)
+        return spec
+
+
+def guard() -> None:
+    """Put :class:`ProjectFirst` just ahead of the path finder and drop the project's folders
+    from ``sys.path`` (before pytest is imported)."""
+    folders = os.environ.pop(PROJECT_ENV, "").split(os.pathsep)
+    names = os.environ.pop(NAMES_ENV, "").split(os.pathsep)
+    suite = os.environ.get(SUITE_MODULES_ENV, "").split(os.pathsep)
+    first = ProjectFirst(folders, names, suite)
+    sys.path[:] = [p for p in sys.path if p and not first.inside(p)]
+    where = next(
+        (i for i, f in enumerate(sys.meta_path) if f is importlib.machinery.PathFinder),
+        len(sys.meta_path),
+    )
+    sys.meta_path.insert(where, first)
+    sys.path_importer_cache.clear()
+    import _pytest.assertion.rewrite as rewrite
+
+    rewrite.AssertionRewritingHook._find_spec = staticmethod(first.local)
+
+
 def _popen(*args, **kwargs):
     """``subprocess.Popen`` in the project's process: a test's ``python -m pkg`` runs there,
     with no suite file, test name or variable of the suite's process. A stream that is a file
@@ -845,7 +925,8 @@ def join() -> None:
     SIDES = e2ebench_sides.load(os.environ.get("E2EBENCH_PROBE_SUITE", ""))
     PEER = Peer(wire.Channel(rfd, wfd))
     PEER.interrupt = stop
-    sys.meta_path.append(ProjectFinder())
+    PROXIES.append(ProjectFinder())
+    sys.meta_path.append(PROXIES[0])
     PEER.subprocess_popen = _ask("getattr", _ask("import", "subprocess"), "Popen")
     PEER.os_system = _ask("getattr", _ask("import", "os"), "system")
     subprocess.Popen = _popen
@@ -921,6 +1002,7 @@ def pytest_sessionfinish(session) -> None:
 
 
 PEER: Peer
+PROXIES: list = []  # the proxy finder, once the project's process is joined
 SIDES = e2ebench_sides.Sides("", None)
 
 
@@ -929,6 +1011,7 @@ def main() -> None:
     folder TOOLS (links the harness made), nothing else."""
     tools = sys.argv[1]
     sys.path.insert(0, tools)
+    guard()
     import _pytest.tmpdir
     import pytest
 

@@ -32,7 +32,11 @@ from pytest_e2ebench.isolation.sandbox import resolve_mode
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "benchmark_tasks"
-TASKS = ("semverkit", "csvq")  # a library task and a command-line one
+# a library task, a command-line one, and the library's suite run from a copy of the project
+# (``[tests] cwd = "project"``, as every E2EDevBench task is: its working folder in the
+# project's files, the project's names on no path of the suite's process)
+TASKS = ("semverkit", "csvq", "semverkit-root")
+FROM_ROOT = {"semverkit-root": "semverkit"}
 VARIANTS = {1: "reference", 2: "frames", 3: "snoop"}
 REPORT = "e2ebench-snoop.json"
 
@@ -203,7 +207,7 @@ def _answer(default):
 
 
 def _package(task: str) -> str:
-    ref = BUNDLED / task / "reference"
+    ref = BUNDLED / FROM_ROOT.get(task, task) / "reference"
     names = [p.name for p in ref.iterdir() if (p / "__init__.py").is_file()]
     assert len(names) == 1, names
     return names[0]
@@ -211,7 +215,7 @@ def _package(task: str) -> str:
 
 def _write(run: Path, task: str, variant: str) -> None:
     if variant == "reference":
-        shutil.copytree(BUNDLED / task / "reference", run)
+        shutil.copytree(BUNDLED / FROM_ROOT.get(task, task) / "reference", run)
         return
     package = run / _package(task)
     package.mkdir(parents=True)
@@ -226,6 +230,15 @@ def _write(run: Path, task: str, variant: str) -> None:
     )
 
 
+def _task(task: str, where: Path) -> None:
+    """A bundled task's folder; a ``FROM_ROOT`` one with its id and ``cwd = "project"``."""
+    shutil.copytree(BUNDLED / FROM_ROOT.get(task, task), where)
+    if task in FROM_ROOT:
+        toml = where / "task.toml"
+        text = toml.read_text().replace(f'id = "{FROM_ROOT[task]}"', f'id = "{task}"', 1)
+        toml.write_text(text.replace("[tests]\n", '[tests]\ncwd = "project"\n', 1))
+
+
 @pytest.fixture(scope="module")
 def session(tmp_path_factory) -> dict:
     """One benchmark session, split, over every variant: the runs by (task, variant), and the
@@ -236,7 +249,7 @@ def session(tmp_path_factory) -> dict:
     for task in TASKS:
         for n, variant in VARIANTS.items():
             _write(where / "out" / task / f"run-{n}", task, variant)
-        shutil.copytree(BUNDLED / task, where / "tasks" / task)
+        _task(task, where / "tasks" / task)
     args = ["--e2e-agent=dir:out", "--e2e-tasks=tasks", f"--e2e-runs={len(VARIANTS)}", "-n", "2"]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", "--e2e-out=results"],
@@ -255,7 +268,7 @@ def session(tmp_path_factory) -> dict:
 def _suite_literals(task: str) -> set[str]:
     """What only the suite holds: its test functions' names and its files' names."""
     names = set()
-    for path in (BUNDLED / task / "tests").glob("test_*.py"):
+    for path in (BUNDLED / FROM_ROOT.get(task, task) / "tests").glob("test_*.py"):
         names.add(path.name)
         tree = ast.parse(path.read_text())
         names |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
