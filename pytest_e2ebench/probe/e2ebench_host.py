@@ -234,7 +234,8 @@ class Host:
             return {"h": [hid, "x", *names, bases]}
         if isinstance(obj, BaseException):
             return {"h": [hid, "e", self.ref(type(obj)), _message(obj), self.encode(obj.args)]}
-        kind = "m" if type(obj) is type(sys) else "c" if isinstance(obj, type) else "o"
+        # a module of a subclass of its own is a module too (cryptography's deprecating ones)
+        kind = "m" if isinstance(obj, type(sys)) else "c" if isinstance(obj, type) else "o"
         return {"h": [hid, kind]}
 
     def encode(self, value, *, own: bool = True):

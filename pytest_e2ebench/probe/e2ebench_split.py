@@ -96,8 +96,17 @@ SERVED = {
     "getitem": lambda target, key: target[key],
     "setitem": lambda target, key, value: target.__setitem__(key, value),
     "contains": lambda target, item: item in target,
-    "eq": lambda target, other: target == other,
+    "eq": lambda target, other: _served_eq(target, other),
 }
+
+
+def _served_eq(target, other) -> bool:
+    """``target == other`` the project asked of a test's object: that object's own
+    ``__eq__`` alone, identity when it has no answer. The project's side was asked already
+    where it compared; asking it back (``other.__eq__``, a handle) would bounce between the
+    two processes without end (``typing.Tuple[<a project Union>, int]``: ``arg in (Any, ...)``)."""
+    answer = type(target).__eq__(target, other)
+    return target is other if answer is NotImplemented else answer
 
 
 class Peer:

@@ -165,6 +165,21 @@ def main(argv):
     return 0
 """,
     "__main__": "import sys\nfrom shapes import main\nraise SystemExit(main(sys.argv[1:]))\n",
+    # a module of a subclass of its own (cryptography's deprecating modules are)
+    "special": """
+import sys
+import types
+import typing
+
+Number = typing.Union[int, float]
+
+
+class _Module(types.ModuleType):
+    pass
+
+
+sys.modules[__name__].__class__ = _Module
+""",
 }
 
 TESTS = """
@@ -175,6 +190,7 @@ import os
 import pickle
 import subprocess
 import sys
+import typing
 
 import pytest
 
@@ -292,6 +308,9 @@ def test_command_line_into_a_file_of_the_test(tmp_path):
 
 @pytest.mark.requirement("R10")
 def test_identity_and_introspection():
+    from shapes import special
+
+    assert typing.Tuple[special.Number, int] is not None
     doc = {"a": [1]}
     assert shapes.same(doc) is doc
     assert shapes.same(doc["a"]) is doc["a"]
