@@ -40,6 +40,9 @@ def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_o
     assert "failed to install" in found["unbuildable"]["why"]
     assert found["failing"]["verdict"] == "fails tests"
     assert found["failing"]["why"].startswith("2 of 7 reference tests fail")
+    assert found["failing"]["why"].endswith(
+        "graded split (E2EBENCH_VERDICT_MODE=inprocess grades it in one process)"
+    )
     # set aside: no agent is graded (and scored 0) on it
     assert not (tasks / "unbuildable").exists()
     reason = tasks / gate.NOT_GRADABLE / "unbuildable" / "REASON.txt"
