@@ -72,6 +72,8 @@ def inprocess_reason(*, tests, web, browser, settings, written: bool, requires=(
         return "tests an agent wrote, graded against the reference"
     if browser is not None:
         return "tests that drive a browser themselves ([tests] browser)"
+    if settings is not None and settings.inprocess:
+        return f"the task's own: {settings.inprocess} ([tests] inprocess)"
     if settings is not None and (settings.plugins or settings.rootdir_writable):
         return "pytest plugins or a root folder of the task's ([tests] plugins, rootdir_writable)"
     found = project_subclass(tests, _import_names(requires))

@@ -20,7 +20,9 @@
   when the suite runs from the root (``from src.pkg import x``), from the run's repository;
 * ``rootdir_writable = true`` (with ``cwd = "project"``): the tests sit, read-only, in
   ``tests/`` of the run's writable copy of the project, so paths they build from their own
-  ``__file__`` (``dirname(__file__)/../out.txt``) land in that copy.
+  ``__file__`` (``dirname(__file__)/../out.txt``) land in that copy;
+* ``inprocess = "why"``: the suite is graded in one process, not split (docs/sandbox.md), for
+  the reason given: the import gate writes it where the reference passes more tests so.
 
 Every problem names the file, the field and the fix.
 """
@@ -82,6 +84,7 @@ class TestSettings:
     python: str | None = None
     rootdir_on_path: bool = False  # the project's root-level names importable (finder.py)
     rootdir_writable: bool = False  # the tests inside the writable copy of the project
+    inprocess: str = ""  # why the suite is graded in one process ("": split where it can be)
 
     def excluded(self, nodeid: str) -> str | None:
         """The reason ``nodeid`` is excluded, or None."""
@@ -117,6 +120,7 @@ class TestSettings:
             self.ini,
             self.exclude,
             layout,
+            *((self.inprocess,) if self.inprocess else ()),  # (keys of split runs unchanged)
         )
 
 
@@ -228,7 +232,15 @@ def parse_settings(
         )
         python = None
     rooted, writable = _layout(test_conf, cwd, where, problems)
+    inprocess = test_conf.get("inprocess", "")
+    if not isinstance(inprocess, str):
+        problems.append(
+            f"{where}: field 'tests.inprocess' = {inprocess!r} must be the reason the suite is "
+            'graded in one process, e.g. inprocess = "its threads call back into the tests"'
+        )
+        inprocess = ""
     return TestSettings(
+        inprocess=inprocess.strip()[:300],
         rootdir_on_path=rooted,
         rootdir_writable=writable,
         cwd=cwd,

@@ -14,6 +14,31 @@ from conftest import CALC_CODE, CALC_MUTANT, TaskFactory
 from pytest_e2ebench import cli
 from pytest_e2ebench.tools.importers import gate
 
+LOGGED_CODE = {
+    "add": "import logging\n\n\ndef add(a, b):\n    logging.getLogger('calc').warning('adding')"
+    "\n    return a + b\n",
+}
+LOGGED_TESTS = """\
+import pytest
+from calc import add
+
+
+@pytest.mark.requirement("R1")
+def test_add():
+    assert add(1, 2) == 3
+
+
+@pytest.mark.requirement("R2")
+def test_add_logs(caplog):
+    add(1, 2)
+    assert "adding" in caplog.text
+
+
+@pytest.mark.requirement("R3")
+def test_add_again():
+    assert add(2, 2) == 4
+"""
+
 
 @pytest.mark.slow
 def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_ones(
@@ -28,6 +53,9 @@ def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_o
     )
     failing = factory.make("failing")
     factory.reference(failing / "reference", CALC_MUTANT)
+    # a suite the split does not carry: the project logs in its own process, where the
+    # suite's caplog never sees it; in one process the reference passes it
+    factory.make("logged", tests={"test_calc.py": LOGGED_TESTS}, code=LOGGED_CODE)
     assert CALC_MUTANT != CALC_CODE
     tasks = factory.tasks
     # given as a user types it, relative (the session it starts runs in that folder: it once
@@ -35,20 +63,24 @@ def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_o
     monkeypatch.chdir(tasks.parent)
     assert gate.check(Path(tasks.name), jobs=2) == 1
     found = json.loads((tasks / "gate.json").read_text())
-    assert found["calc"] == {"verdict": "ok", "why": ""}
+    assert {k: found["calc"][k] for k in ("verdict", "why")} == {"verdict": "ok", "why": ""}
+    # graded again in one process, where all pass: written to be graded so (issue 39, 3)
+    assert found["logged"]["verdict"] == "ok" and found["logged"]["mode"] == "inprocess"
+    why = "the reference fails 1 of 3 tests split and 0 in one process (the import gate)"
+    assert found["logged"]["why"] == f"graded in one process: {why}"
+    assert f'inprocess = "{why}"' in (tasks / "logged" / "task.toml").read_text()
+    assert found["failing"]["mode"] == "split"  # as many fail in one process: left as it is
     assert found["unbuildable"]["verdict"] == "does not build"
     assert "failed to install" in found["unbuildable"]["why"]
     assert found["failing"]["verdict"] == "fails tests"
     assert found["failing"]["why"].startswith("2 of 7 reference tests fail")
-    assert found["failing"]["why"].endswith(
-        "graded split (E2EBENCH_VERDICT_MODE=inprocess grades it in one process)"
-    )
     # set aside: no agent is graded (and scored 0) on it
     assert not (tasks / "unbuildable").exists()
     reason = tasks / gate.NOT_GRADABLE / "unbuildable" / "REASON.txt"
     assert "failed to install" in reason.read_text()
     said = capsys.readouterr().out
-    assert "gate: unbuildable: does not build" in said and "1 of 3 references" in said
+    assert "gate: unbuildable: does not build" in said and "2 of 4 references" in said
+    assert "2 reference(s) failed tests split; grading them in one process" in said
 
 
 def test_every_import_command_has_the_gate_and_its_switch(capsys):
