@@ -216,6 +216,11 @@ class Host:
         self.busy = False  # answering a request (an interrupt is for it)
         # what the suite sent with its origin, by id: (the copy here, the suite's number)
         self.origins: dict[int, tuple[object, int]] = {}
+        # one conversation at a time: the channel is a single exchange of frames, so a thread
+        # of the project's that calls back into the test holds this from its request to its
+        # answer, and the loop holds it to read a request and to send a reply (two threads
+        # calling back at once interleaved their frames: "not JSON: Extra data")
+        self.turn = threading.RLock()
 
     # --- values -------------------------------------------------------------------------
     def ref(self, obj) -> dict:
@@ -287,7 +292,8 @@ class Host:
         """Answer requests until the suite's process closes the channel."""
         while True:
             try:
-                message = self.channel.receive()
+                with self.turn:
+                    message = self.channel.receive()
             except wire.WireError:
                 return
             except KeyboardInterrupt:  # an interrupt that came when the request had ended
@@ -300,7 +306,8 @@ class Host:
             except KeyboardInterrupt:  # came after the project's code had returned
                 reply = {"re": message.get("id"), "exc": self.ref(RuntimeError("interrupted"))}
             self.busy = False  # no interrupt in the middle of a frame
-            self.channel.send(reply)
+            with self.turn:
+                self.channel.send(reply)
 
     def interrupted(self, fd: int) -> None:
         """On each byte of ``fd`` (the test timed out), interrupt the request being answered:
@@ -311,19 +318,20 @@ class Host:
 
     def ask(self, op: str, args: list):
         """A request of this side's (a callback called): the answer, serving the suite's
-        requests made meanwhile."""
-        self.next_id += 1
-        number = -self.next_id
-        self.channel.send({"op": op, "id": number, "a": self.encode(args), **self.drained()})
-        while True:
-            message = self.channel.receive()
-            if message.get("re") == number:
-                if "stop" in message:
-                    raise StopIteration
-                if "exc" in message:
-                    raise _callback_error(message)
-                return self.decode(message["ok"])
-            self.answer(message)
+        requests made meanwhile (one thread at a time: :attr:`turn`)."""
+        with self.turn:
+            self.next_id += 1
+            number = -self.next_id
+            self.channel.send({"op": op, "id": number, "a": self.encode(args), **self.drained()})
+            while True:
+                message = self.channel.receive()
+                if message.get("re") == number:
+                    if "stop" in message:
+                        raise StopIteration
+                    if "exc" in message:
+                        raise _callback_error(message)
+                    return self.decode(message["ok"])
+                self.answer(message)
 
     def answer(self, message: dict) -> None:
         self.channel.send(self.reply(message))

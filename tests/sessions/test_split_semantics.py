@@ -127,6 +127,24 @@ def count_into(counts, words):
         counts[word] = counts.get(word, 0) + 1
 
 
+def apply_at_once(function, values, workers=4):
+    # threads of the project's that call the test's function at the same moment
+    import threading
+
+    start, out = threading.Barrier(workers), []
+
+    def work(part):
+        start.wait()
+        out.extend(function(v) for v in part)
+
+    threads = [threading.Thread(target=work, args=(values[i::workers],)) for i in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(out)
+
+
 def apply(function, values):
     return [function(v) for v in values]
 
@@ -248,6 +266,8 @@ def test_callbacks_and_generators():
 
     assert shapes.apply(double, [1, 2]) == [2, 4]
     assert seen == [1, 2]
+    # callbacks from four threads at once (E2EDevBench's smartprofiler broke the channel so)
+    assert shapes.apply_at_once(double, list(range(40))) == [2 * i for i in range(40)]
     assert list(shapes.upto(3)) == [0, 1, 2]
     assert next(iter(shapes.upto(2))) == 0
 
