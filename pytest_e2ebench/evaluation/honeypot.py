@@ -165,14 +165,31 @@ def changed_value(value: int | float | str | bytes, rng: random.Random, pool: It
 
 
 def literal_source(value, original: bytes) -> bytes:
-    """``value`` as source, in the quotes the original literal used."""
-    text = repr(value)
-    quoted = text.lstrip("b")
-    if original.lstrip(b"bBrRuU").startswith(b'"') and quoted.startswith("'"):
+    """``value`` as source, its strings in the quotes the original literal used first (a
+    container's too: a planted ``["a"]`` beside the module's ``["b"]`` must not read ``['a']``)."""
+    quotes = re.search(rb"[\"']", re.sub(rb"\b[bBrRuU]+(?=[\"'])", b"", original))
+    return _render(value, quotes is not None and quotes.group() == b'"').encode()
+
+
+def _render(value, double: bool) -> str:
+    """The source of a literal value: ``repr``, with double-quoted strings when ``double``."""
+    if isinstance(value, str | bytes):
+        text = repr(value)
+        quoted = text.lstrip("b")
         inner = quoted[1:-1]
-        if '"' not in inner:
+        if double and quoted.startswith("'") and '"' not in inner:
             text = text[: len(text) - len(quoted)] + '"' + inner.replace("\\'", "'") + '"'
-    return text.encode()
+        return text
+    kind = type(value)
+    if kind is dict:
+        items = [f"{_render(k, double)}: {_render(v, double)}" for k, v in value.items()]
+        return "{" + ", ".join(items) + "}"
+    if kind not in (list, tuple, set) or kind is set and not value:
+        return repr(value)  # a number, None, set(): as Python writes it
+    items = [_render(v, double) for v in value]
+    if kind is tuple:
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return ("[{}]" if kind is list else "{{{}}}").format(", ".join(items))
 
 
 def scope_names(body: list[ast.stmt]) -> set[str]:

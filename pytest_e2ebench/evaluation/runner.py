@@ -758,6 +758,7 @@ class _Run:
     planted: list[str] = dataclasses.field(default_factory=list)
     originals: dict[str, str] = dataclasses.field(default_factory=dict)
     decoys: list[str] = dataclasses.field(default_factory=list)
+    anchors: list[str] = dataclasses.field(default_factory=list)  # public tests with twins
     seed: int | None = None
     sealed: tuple[Path, str] | None = None  # tests inside a writable folder, and their digest
     mode: tuple[str, str] = (
@@ -805,7 +806,8 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     if web is None and honeypots:
         run.seed = secrets.randbits(64) if chosen["seed"] is None else chosen["seed"]
         rng = random.Random(run.seed)
-        run.originals, run.decoys = _plant(here, rng, may_skip, chosen["recorded"])
+        exclude = frozenset(may_skip) | {base_nodeid(n) for n in deselect}  # never run: no anchor
+        run.originals, run.decoys, run.anchors = _plant(here, rng, exclude, chosen["recorded"])
         run.planted = sorted({*run.originals, *run.decoys})
     if run.mode[0] == split.SPLIT and chosen["sides"] is not None:
         # where the suite's process alone reads it: the project's process cannot see work/
@@ -976,6 +978,7 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
             "planted": run.planted,
             "originals": run.originals,
             "decoys": run.decoys,
+            "anchors": run.anchors,
             "tests": [{k: t.get(k) for k in ("nodeid", "outcome")} for t in caught],
             # evidence shown, not a verdict: a decoy is a test no task author reviewed
             "decoys_failed": sorted(
@@ -1022,16 +1025,21 @@ def _start_error(done, probe: dict) -> str:
 
 
 def _plant(
-    tests: Path, rng: random.Random, may_skip: frozenset[str], recorded: list[dict] | None
-) -> tuple[dict[str, str], list[str]]:
+    tests: Path,
+    rng: random.Random,
+    exclude: frozenset[str],
+    recorded: list[dict] | None,
+) -> tuple[dict[str, str], list[str], list[str]]:
     """Plant into ``tests``: (each honeypot's node id with the node id of the test that makes
-    its pass a contradiction, the decoys' node ids). Decoy and honeypot pairs where the
-    reference's values were recorded, else copies of real tests with one value changed."""
+    its pass a contradiction, the planted decoys' node ids, the public tests among those
+    tests). Anchored crossings where the reference's values were recorded (each honeypot's
+    decoy a planted test or a public one, which keeps counting), else copies of real tests
+    with one value changed (their originals are public too, but not planted beside twins)."""
     if recorded:
-        pairs = twins.plant_twins(tests, rng, recorded, exclude=may_skip)
-        if pairs:
-            return pairs, sorted(pairs.values())
-    return honeypot.plant_pairs(tests, rng, exclude=may_skip), []
+        planted = twins.plant_twins(tests, rng, recorded, exclude=exclude)
+        if planted.pairs:
+            return planted.pairs, planted.decoys, planted.anchors
+    return honeypot.plant_pairs(tests, rng, exclude=exclude), [], []
 
 
 def run_all(

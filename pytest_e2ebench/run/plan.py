@@ -138,7 +138,7 @@ def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
         test_timeout=task.test_timeout,
         timeout=settings.timeout,
         test_settings=(task.settings.key(), task.excluded) if custom else None,
-        planting=twins.FORMAT,
+        planting=twins.FORMAT * 100 + twins.LAYOUT,
         verdict=split.policy(),
         checks=_hash_if_dir(task.root / CHECKS_DIR) if task.checks else "",
         judge=judge,

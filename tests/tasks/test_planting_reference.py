@@ -30,7 +30,8 @@ def _outcomes(task: str, tmp_path: Path, seed: int) -> tuple[dict[str, str], dic
     entries = json.loads((DATA / f"{task}.json").read_text())
     tests = tmp_path / "tests"
     shutil.copytree(ROOT / "benchmark_tasks" / task / "tests", tests)
-    pairs = twins.plant_twins(tests, random.Random(seed), entries, count=4)
+    planted = twins.plant_twins(tests, random.Random(seed), entries, count=4)
+    pairs = planted.pairs
     assert len(pairs) >= 2, pairs
     reference = ROOT / "benchmark_tasks" / task / "reference"
     path = reference / "src" if (reference / "src").is_dir() else reference
@@ -71,7 +72,7 @@ def test_a_crossing_shows_each_value_once_right_and_once_wrong(tmp_path):
     entries = json.loads((DATA / "cfgmerge.json").read_text())
     tests = tmp_path / "tests"
     shutil.copytree(ROOT / "benchmark_tasks" / "cfgmerge" / "tests", tests)
-    pairs = twins.plant_twins(tests, random.Random(3), entries, count=1)
+    pairs = twins.plant_twins(tests, random.Random(3), entries, count=1).pairs
     assert len(pairs) == 2
     module = tests / next(iter(pairs)).split("::")[0].removeprefix("tests/")
     tree = ast.parse(module.read_text())
