@@ -449,7 +449,8 @@ def _twin_name(source: bytes, site: Site, taken: set[str], rng: random.Random) -
     func = site.cand.func
     text = source[lines[func.lineno + 1] : honeypot.line_end(lines, func.end_lineno, source)]
     body = set(re.findall(r"[a-z0-9]+", text.decode("utf-8", "replace").lower()))
-    others = [_parts(n) for n in taken if n.startswith("test_") and n != mine]
+    # sorted: one seed plants one suite in every process (a set's order is the hash seed's)
+    others = [_parts(n) for n in sorted(taken) if n.startswith("test_") and n != mine]
     target = _profile(_parts(mine), body, others)
     follow: dict[str, list[str]] = {}
     for words in others:  # not the test's own: twins following it would echo its name
