@@ -804,11 +804,7 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     here = extra.tests  # suite/tests, or tests/ of the run's copy (rootdir_writable)
     shutil.copytree(tests, here, ignore=_IGNORE)
     if web is None and honeypots:
-        run.seed = secrets.randbits(64) if chosen["seed"] is None else chosen["seed"]
-        rng = random.Random(run.seed)
-        exclude = frozenset(may_skip) | {base_nodeid(n) for n in deselect}  # never run: no anchor
-        run.originals, run.decoys, run.anchors = _plant(here, rng, exclude, chosen["recorded"])
-        run.planted = sorted({*run.originals, *run.decoys})
+        _planted_into(run, here, frozenset(may_skip), deselect, chosen)
     if run.mode[0] == split.SPLIT and chosen["sides"] is not None:
         # where the suite's process alone reads it: the project's process cannot see work/
         (work / "sides.json").write_text(json.dumps(chosen["sides"]), encoding="utf-8")
@@ -851,6 +847,16 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
         if chosen["written"]:  # an agent's tests; the code under test (the reference) is guarded
             run.env["E2EBENCH_PROBE_UNDER_TEST"] = str(repo)
         run.env.update(extra.env)
+
+
+def _planted_into(run: _Run, here: Path, may_skip, deselect, chosen: dict) -> None:
+    """Plant the run's decoys and honeypots into the suite's copy ``here`` (its seed drawn
+    when the run has none): a deselected test never runs, so it anchors no twin."""
+    run.seed = secrets.randbits(64) if chosen["seed"] is None else chosen["seed"]
+    rng = random.Random(run.seed)
+    exclude = may_skip | {base_nodeid(n) for n in deselect}
+    run.originals, run.decoys, run.anchors = _plant(here, rng, exclude, chosen["recorded"])
+    run.planted = sorted({*run.originals, *run.decoys})
 
 
 def _modal(chosen: dict) -> dict:
