@@ -30,3 +30,20 @@ def test_module_level_imports_nobody_provides_are_found_on_the_index(tmp_path):
     # pinned to what was current when the release was made
     at = testimports.undeclared(tmp_path, files, ["printo"], dt.date(2024, 2, 11))
     assert at == ["loguru==0.7.2", "pyyaml==6.0.1"]
+
+
+def test_what_the_releases_dependencies_bring_is_not_pinned_beside_the_tools(tmp_path):
+    """scikit-learn brings numpy: sklearn-compat's tests import it, and a pin of it among the
+    test tools would constrain the project's own install (uv resolves the release's
+    dependencies to know)."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "compat"\nversion = "1.0"\ndependencies = ["scikit-learn"]\n'
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("import numpy\nimport loguru\n")
+    assert testimports.undeclared(tmp_path, ["tests/test_a.py"], []) == ["loguru"]
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "compat"\nversion = "1.0"\ndependencies = ["no-such-dist-e2e>=9"]\n'
+    )
+    # dependencies that do not resolve: nothing is added blind
+    assert testimports.undeclared(tmp_path, ["tests/test_a.py"], []) == []

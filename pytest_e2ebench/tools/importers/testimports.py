@@ -15,12 +15,16 @@ from __future__ import annotations
 import ast
 import contextlib
 import datetime as dt
+import email.parser
 import os
 import re
+import subprocess
 import sys
+import tempfile
 from collections.abc import Collection
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -31,6 +35,8 @@ from packaging.utils import (
 from packaging.version import Version
 
 from ...environment.source import SourceError, index_files
+from ...environment.venv import uv_binary
+from ...untrusted.parse import read_toml
 from ...untrusted.peer import read_text as peer_text
 
 # Import names whose distribution on PyPI is named otherwise.
@@ -49,6 +55,7 @@ DISTRIBUTIONS = {
 TOOLS = frozenset({"pytest", "_pytest", "pluggy", "coverage", "pytest_timeout", "hypothesis"})
 MAX_FILES = 400
 MAX_FOUND = 10  # a release whose tests need more than this is reported, not guessed for
+RESOLVE_SECONDS = 120.0  # uv's resolution of the release's dependencies
 
 
 def undeclared(
@@ -61,6 +68,10 @@ def undeclared(
     requirement names the task already installs (dependencies, test extras, plugins)."""
     own = _local_names(root)
     known = {canonicalize_name(n) for n in declared}
+    provided = _provided(root)
+    if provided is None:  # its dependencies did not resolve: nothing is added blind
+        return []
+    known |= provided  # numpy, which scikit-learn brings, is the project's: never pinned here
     found: list[str] = []
     for rel in tests[:MAX_FILES]:
         for name in _module_imports(root, rel):
@@ -89,6 +100,53 @@ def _module_imports(root: Path, rel: str) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             names.append(node.module.partition(".")[0])
     return names
+
+
+def _provided(root: Path) -> set[str] | None:
+    """The canonical names of the release's runtime dependencies and theirs, as uv resolves
+    them now (what the project's environment will hold), or None when they do not resolve.
+    A test's import of one of them is the project's, and a pin of it among the test tools
+    would constrain the project's own install."""
+    wanted = _runtime_requirements(root)
+    if not wanted:
+        return set()
+    with tempfile.TemporaryDirectory(prefix="e2ebench-testimports-") as tmp:
+        listed = Path(tmp) / "requirements.in"
+        listed.write_text("\n".join(wanted) + "\n", encoding="utf-8")
+        version = sys.version.split()[0]
+        command = [uv_binary(), "pip", "compile", str(listed), "--no-header", "--no-annotate",
+                   "--quiet", "--no-config", "--python-version", version]  # fmt: skip
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, cwd=tmp, check=False,
+                                  timeout=RESOLVE_SECONDS)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    if done.returncode != 0:
+        return None
+    names = set()
+    for line in done.stdout.splitlines():
+        with contextlib.suppress(InvalidRequirement):
+            names.add(canonicalize_name(Requirement(line.split("#")[0].strip()).name))
+    return names
+
+
+def _runtime_requirements(root: Path) -> list[str]:
+    """The release's runtime requirements (no extra's): its pyproject's, else PKG-INFO's."""
+    try:
+        project = (read_toml(root, "pyproject.toml") or {}).get("project", {})
+    except (ValueError, AttributeError):
+        project = {}
+    listed = project.get("dependencies") if isinstance(project, dict) else None
+    if not isinstance(listed, list):
+        text = peer_text(root, "PKG-INFO") or ""
+        listed = email.parser.Parser().parsestr(text, headersonly=True).get_all("Requires-Dist", [])
+    found = []
+    for line in listed:
+        with contextlib.suppress(InvalidRequirement, TypeError):
+            req = Requirement(line)
+            if req.url is None and not (req.marker and "extra" in str(req.marker)):
+                found.append(str(req))
+    return found
 
 
 def _local_names(root: Path) -> set[str]:
