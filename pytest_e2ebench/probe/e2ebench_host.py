@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import _thread
 import builtins
+import contextlib
 import copy
 import importlib
 import io
+import logging
 import operator
 import os
 import pickle
@@ -202,6 +204,45 @@ def _callback_error(message: dict) -> BaseException:
     return RuntimeError(f"the test's callback raised: {name}: {text}")
 
 
+MAX_LOG_RECORDS = 1000  # relayed with one message; beyond, one record says how many were not
+MAX_LOG_TEXT = 64 << 10
+
+
+class _LogRelay(logging.Handler):
+    """On the project's root logger: each record it logs, as data for the suite's process,
+    whose loggers handle it again (``caplog``, ``assertLogs`` see what the project logged)."""
+
+    def __init__(self, host: Host) -> None:
+        super().__init__(logging.NOTSET)
+        self.host = host
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = self.host.logs
+        if len(found) > MAX_LOG_RECORDS:
+            return
+        try:
+            text = record.getMessage()
+        except Exception as exc:  # noqa: BLE001 - a project's format that does not fit its args
+            text = f"<the record's message could not be formatted: {type(exc).__name__}>"
+        if len(found) == MAX_LOG_RECORDS:
+            text, record = f"(more than {MAX_LOG_RECORDS} records: the rest not relayed)", None
+        found.append(_log_entry(record, text))
+
+
+def _log_entry(record: logging.LogRecord | None, text: str) -> dict:
+    if record is None:
+        return {"n": "e2ebench", "l": logging.WARNING, "m": text}
+    entry = {"n": str(record.name)[:200], "l": int(record.levelno), "m": text[:MAX_LOG_TEXT]}
+    entry.update(f=str(record.funcName)[:200], p=str(record.pathname)[:1000], no=record.lineno)
+    entry["t"] = float(record.created)
+    if record.exc_info and not record.exc_text:
+        with contextlib.suppress(Exception):
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+    if record.exc_text:
+        entry["x"] = str(record.exc_text)[:MAX_LOG_TEXT]
+    return entry
+
+
 class Host:
     """The handle table and the request loop."""
 
@@ -221,6 +262,8 @@ class Host:
         # answer, and the loop holds it to read a request and to send a reply (two threads
         # calling back at once interleaved their frames: "not JSON: Extra data")
         self.turn = threading.RLock()
+        self.logs: list[dict] = []  # records the project logged since the last message
+        self.relay = _LogRelay(self)
 
     # --- values -------------------------------------------------------------------------
     def ref(self, obj) -> dict:
@@ -427,6 +470,8 @@ class Host:
             text = state["stdin"]
             self.stdin = None if text is None else io.StringIO(str(text))
             sys.stdin = self.stdin if self.stdin is not None else io.StringIO("")
+        if type(state.get("log")) is int:  # the suite's root level (caplog.set_level)
+            logging.getLogger().setLevel(state["log"])
 
     def drained(self) -> dict:
         """What the project printed since the last message, to be printed by the suite."""
@@ -437,6 +482,11 @@ class Host:
                 found[key] = buffer.getvalue().decode("utf-8", "replace")
                 buffer.seek(0)
                 buffer.truncate()
+        if self.logs:
+            found["log"], self.logs = self.logs, []
+        root = logging.getLogger()
+        if self.relay not in root.handlers:  # (again after a project's dictConfig)
+            root.addHandler(self.relay)
         return found
 
 
@@ -460,6 +510,7 @@ def main(argv: list[str]) -> None:
     HOST = Host(wire.Channel(rfd, wfd))
     threading.Thread(target=HOST.interrupted, args=(stop,), daemon=True).start()
     sys.stdout, sys.stderr = HOST.out, HOST.err
+    logging.getLogger().addHandler(HOST.relay)
     sys.stdin = io.StringIO("")
     # the suite's process gone: a write to the channel ends this one instead of raising
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)

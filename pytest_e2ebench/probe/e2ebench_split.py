@@ -26,6 +26,7 @@ import fcntl
 import importlib.abc
 import importlib.machinery
 import io
+import logging
 import operator
 import os
 import random
@@ -317,6 +318,7 @@ class _Process:
         self.cwd = os.getcwd()
         self.argv = list(sys.argv)
         self.stdin_sent = False
+        self.level = logging.WARNING  # the project's process's root level when it starts
 
     def changes(self) -> dict:
         state: dict = {}
@@ -338,6 +340,9 @@ class _Process:
             self.stdin_sent = True
         elif self.stdin_sent:
             state["stdin"], self.stdin_sent = None, False
+        level = logging.getLogger().level  # caplog.set_level: what the project should log
+        if level != self.level:
+            state["log"] = self.level = level
         return state
 
     def after(self, reply: dict, back) -> None:
@@ -374,12 +379,34 @@ def _restore(original, data) -> None:
 
 
 def _relay(message: dict) -> None:
-    """What the project printed, printed here (so ``capsys`` and ``capfd`` see it)."""
+    """What the project printed, printed here (so ``capsys`` and ``capfd`` see it), and what
+    it logged, handled by this process's loggers (so ``caplog`` and ``assertLogs`` see it)."""
     for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
         text = message.get(key)
         if isinstance(text, str) and text:
             stream.write(text)
             stream.flush()
+    records = message.get("log")
+    for entry in records if type(records) is list else ():
+        record = _log_record(entry)
+        if record is not None:
+            logging.getLogger(record.name).handle(record)
+
+
+def _log_record(entry) -> logging.LogRecord | None:
+    """A record of the project's (data: names, numbers, text) as this process's own."""
+    if type(entry) is not dict or type(entry.get("n")) is not str:
+        return None
+    if type(entry.get("l")) is not int or type(entry.get("m")) is not str:
+        return None
+    fields = {"name": entry["n"], "levelno": entry["l"], "msg": entry["m"], "args": None}
+    fields["levelname"] = logging.getLevelName(entry["l"])
+    for key, name, kind in (("f", "funcName", str), ("p", "pathname", str),
+                            ("no", "lineno", int), ("t", "created", float),
+                            ("x", "exc_text", str)):  # fmt: skip
+        if type(entry.get(key)) is kind:
+            fields[name] = entry[key]
+    return logging.makeLogRecord(fields)
 
 
 def _ask(op: str, *args, call: bool = False, back=None):

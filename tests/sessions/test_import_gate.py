@@ -14,11 +14,13 @@ from conftest import CALC_CODE, CALC_MUTANT, TaskFactory
 from pytest_e2ebench import cli
 from pytest_e2ebench.tools.importers import gate
 
-LOGGED_CODE = {
-    "add": "import logging\n\n\ndef add(a, b):\n    logging.getLogger('calc').warning('adding')"
-    "\n    return a + b\n",
+SETTINGS_CODE = {
+    "add": "CONFIG = {'offset': 0}\n\n\ndef add(a, b):\n    return a + b + CONFIG['offset']\n"
+    "\n\nadd.config = CONFIG\n",
 }
-LOGGED_TESTS = """\
+# a suite the split does not carry yet: a test changes a dict the project holds, and gets a
+# copy of it (E2EDevBench's encypher-ai, settings.config[...] = ...); in one process it passes
+SETTINGS_TESTS = """\
 import pytest
 from calc import add
 
@@ -29,9 +31,12 @@ def test_add():
 
 
 @pytest.mark.requirement("R2")
-def test_add_logs(caplog):
-    add(1, 2)
-    assert "adding" in caplog.text
+def test_offset_changed_in_place():
+    add.config["offset"] = 10
+    try:
+        assert add(1, 2) == 13
+    finally:
+        add.config["offset"] = 0
 
 
 @pytest.mark.requirement("R3")
@@ -53,9 +58,7 @@ def test_the_gate_sets_aside_a_reference_that_does_not_build_and_names_failing_o
     )
     failing = factory.make("failing")
     factory.reference(failing / "reference", CALC_MUTANT)
-    # a suite the split does not carry: the project logs in its own process, where the
-    # suite's caplog never sees it; in one process the reference passes it
-    factory.make("logged", tests={"test_calc.py": LOGGED_TESTS}, code=LOGGED_CODE)
+    factory.make("logged", tests={"test_calc.py": SETTINGS_TESTS}, code=SETTINGS_CODE)
     assert CALC_MUTANT != CALC_CODE
     tasks = factory.tasks
     # given as a user types it, relative (the session it starts runs in that folder: it once

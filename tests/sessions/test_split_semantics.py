@@ -158,6 +158,14 @@ def shout(text):
     print("warn", file=sys.stderr)
 
 
+def noted(text):
+    import logging
+
+    logging.getLogger("shapes.notes").warning("noted %s", text)
+    logging.getLogger("shapes.notes").info("in detail %s", text)
+    return len(text)
+
+
 def setting():
     return os.environ.get("SHAPES_NAME", "none")
 
@@ -285,6 +293,19 @@ def test_output(capsys):
     shapes.shout("hi")
     out, err = capsys.readouterr()
     assert (out, err) == ("HI\\n", "warn\\n")
+
+
+@pytest.mark.requirement("R7")
+def test_logged(caplog):
+    # what the project logs in its own process reaches caplog; set_level reaches it too
+    assert shapes.noted("x") == 1
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("shapes.notes", "WARNING", "noted x")
+    ]
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        shapes.noted("y")
+    assert [r.getMessage() for r in caplog.records] == ["noted y", "in detail y"]
 
 
 @pytest.mark.requirement("R8")
