@@ -28,6 +28,7 @@ no metric; T counts as every public test does.
 from __future__ import annotations
 
 import ast
+import collections
 import dataclasses
 import hashlib
 import random
@@ -428,16 +429,26 @@ def _parts(name: str) -> list[str]:
     return [w for w in name.split("_")[1:] if w]
 
 
-def _profile(words: list[str], body: set[str], others: list[list[str]]) -> tuple:
+class _Scope:
+    """The scope's other names as :func:`_profile` counts them: how many of them hold each word
+    pair, and how many start with each word (counted once per twin's name, not per try)."""
+
+    def __init__(self, others: list[list[str]]) -> None:
+        self.pairs = collections.Counter(
+            pair for o in others for pair in set(zip(o, o[1:], strict=False))
+        )
+        self.firsts = collections.Counter(o[0] for o in others if o)
+
+
+def _profile(words: list[str], body: set[str], scope: _Scope) -> tuple:
     """What a reader can measure of a test name beside the test's body and the scope's other
     names: its length, its words the body uses, its word pairs and first word the others use."""
     pairs = set(zip(words, words[1:], strict=False))
-    seen = [set(zip(o, o[1:], strict=False)) for o in others]
     return (
         len(words),
         sum(w in body for w in words),
-        sum(len(pairs & s) for s in seen),
-        sum(bool(o) and o[0] == words[0] for o in others),
+        sum(scope.pairs[pair] for pair in pairs),
+        scope.firsts[words[0]] if words else 0,
     )
 
 
@@ -454,7 +465,8 @@ def _twin_name(source: bytes, site: Site, taken: set[str], rng: random.Random) -
     body = set(re.findall(r"[a-z0-9]+", text.decode("utf-8", "replace").lower()))
     # sorted: one seed plants one suite in every process (a set's order is the hash seed's)
     others = [_parts(n) for n in sorted(taken) if n.startswith("test_") and n != mine]
-    target = _profile(_parts(mine), body, others)
+    scope = _Scope(others)
+    target = _profile(_parts(mine), body, scope)
     follow: dict[str, list[str]] = {}
     for words in others:  # not the test's own: twins following it would echo its name
         for a, b in zip(words, words[1:], strict=False):
@@ -472,7 +484,7 @@ def _twin_name(source: bytes, site: Site, taken: set[str], rng: random.Random) -
         name = "test_" + "_".join(words)
         if name in taken or not name.isidentifier():
             continue
-        score = sum(abs(x - y) for x, y in zip(_profile(words, body, others), target, strict=True))
+        score = sum(abs(x - y) for x, y in zip(_profile(words, body, scope), target, strict=True))
         if gap is None or score < gap:
             best, gap = name, score
         if score == 0:
