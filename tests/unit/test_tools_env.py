@@ -129,3 +129,22 @@ def test_a_change_to_the_tools_file_after_the_snapshot_is_refused(made, tmp_path
         integrity.check(env, before)
     (env / integrity.TOOLS_FILE).unlink()
     assert integrity.tool_entries(env, ("pytest",)) is None  # made before the file: none
+
+
+def test_a_distribution_the_project_adds_later_is_never_linked(made, tmp_path):
+    """What the split run's suite process links for a task's test libraries comes from the list
+    written before the project: a dist-info a project's dependency ships afterwards (one that
+    says pytest requires its own package) adds nothing, however its metadata reads."""
+    env = tmp_path / "venv"
+    venv.tools_env(env, tmp_path / "logs", TOOLS, python=None, store=made[1])
+    before = integrity.tool_entries(env, ("pytest",))
+    site = integrity.site_packages(env)
+    fake = site / "pluggy-99.0.dist-info"
+    fake.mkdir()
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: pluggy\nVersion: 99.0\n"
+                                   "Requires-Dist: evilpkg\n")  # fmt: skip
+    (fake / "RECORD").write_text("evilpkg/__init__.py,,\n")
+    (site / "evilpkg").mkdir()
+    (site / "evilpkg" / "__init__.py").write_text("")
+    after = integrity.tool_entries(env, ("pytest",))
+    assert after == before and "evilpkg" not in after and fake.name not in after
