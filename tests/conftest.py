@@ -123,6 +123,16 @@ class TestMul:
     def test_mul_zero(self):
         assert mul(0, 4) == 0
 """
+
+
+def requirements_md(title: str, requirements: list[tuple[str, str]]) -> str:
+    """A requirements.md with one ``### R<n>: <title>`` section per entry, each tagged core."""
+    sections = "".join(
+        f"### {rid}: {what}\nTags: core\n\n{what}.\n\n" for rid, what in requirements
+    )
+    return f"# {title}\n\n## Functional requirements\n\n" + sections
+
+
 CALC_REQUIREMENTS = """\
 # calc
 

@@ -12,6 +12,7 @@ following links.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import email.parser
@@ -238,7 +239,10 @@ def tool_entries(venv: Path, requires: tuple[str, ...]) -> list[str] | None:
         tools = json.loads(read_regular(venv / TOOLS_FILE, MAX_RECORD))
     except (OSError, ValueError):
         return None
-    todo = [canonicalize_name(Requirement(r).name) for r in requires]
+    todo = []
+    for line in requires:
+        with contextlib.suppress(InvalidRequirement):  # (vetted at install: none left here)
+            todo.append(canonicalize_name(Requirement(line).name))
     seen: set[str] = set()
     while todo:
         name = todo.pop()

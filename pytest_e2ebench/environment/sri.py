@@ -35,12 +35,16 @@ class _Pins(html.parser.HTMLParser):
 
 
 def pins(app: Path) -> dict[str, str]:
-    """The ``integrity`` values of the app's pages, by the address they pin."""
-    parser = _Pins()
+    """The ``integrity`` values of the app's pages, by the address they pin (a parser per file:
+    an unclosed tag or comment in one file swallows nothing of the next)."""
+    found: dict[str, str] = {}
     for text in app_texts(app):
+        parser = _Pins()
         parser.feed(text)
-    parser.close()
-    return parser.pins
+        parser.close()
+        for where, value in parser.pins.items():
+            found.setdefault(where, value)
+    return found
 
 
 def failures(app: Path, vendored: list[Vendored]) -> list[dict]:

@@ -267,6 +267,7 @@ _state: dict = {}
 class _Handler(http.server.SimpleHTTPRequestHandler):
     vendor_dir: Path | None = None
     routes: dict[str, str] = {}  # noqa: RUF012 - set once per server, read-only
+    vendored: dict[str, bytes | None] = {}  # noqa: RUF012 - one per server: files read
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
@@ -313,8 +314,12 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         return None if ".." in parts or not target.is_file() else target
 
     def _vendored_bytes(self, rel: str) -> bytes | None:
-        target = self._vendored_file(rel) if self.vendor_dir is not None else None
-        return None if target is None else target.read_bytes()
+        """A vendored file's bytes, read once per server (the folder is the harness's and
+        read-only): a pinned library is checked at every load of every page that pins it."""
+        if rel not in self.vendored:
+            target = self._vendored_file(rel) if self.vendor_dir is not None else None
+            self.vendored[rel] = None if target is None else target.read_bytes()
+        return self.vendored[rel]
 
     def _send_vendored(self, rel: str):
         target = self._vendored_file(rel)
@@ -353,7 +358,9 @@ class AppServer:
         routes = {}
         if vendor is not None and (vendor / "routes.json").is_file():
             routes = json.loads((vendor / "routes.json").read_text(encoding="utf-8"))
-        handler_class = type("_AppHandler", (_Handler,), {"vendor_dir": vendor, "routes": routes})
+        handler_class = type(
+            "_AppHandler", (_Handler,), {"vendor_dir": vendor, "routes": routes, "vendored": {}}
+        )
         handler = functools.partial(handler_class, directory=str(root))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True

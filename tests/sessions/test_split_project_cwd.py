@@ -21,17 +21,17 @@ from __future__ import annotations
 import pytest
 
 from conftest import PYPROJECT as CONFTEST_PYPROJECT
-from conftest import Batch, batch_folder
+from conftest import Batch, batch_folder, requirements_md
 from pytest_e2ebench.isolation.sandbox import resolve_mode
 
-REQUIREMENTS = "# notes\n\n## Functional requirements\n\n" + "".join(
-    f"### {rid}: {title}\nTags: core\n\n{title}.\n\n"
-    for rid, title in [
+REQUIREMENTS = requirements_md(
+    "notes",
+    [
         ("R1", "Reads what the test wrote"),
         ("R2", "Writes what the test reads"),
         ("R3", "Runs in the working folder"),
         ("R4", "Leaves the suite its own modules"),
-    ]
+    ],
 )
 
 # one package, named: setuptools would refuse a flat root of many modules (the hostile one's)

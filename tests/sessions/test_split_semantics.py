@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import Batch, batch_folder
+from conftest import Batch, batch_folder, requirements_md
 from pytest_e2ebench.isolation.sandbox import resolve_mode
 
-REQUIREMENTS = "# shapes\n\n## Functional requirements\n\n" + "".join(
-    f"### {rid}: {title}\nTags: core\n\n{title}.\n\n"
-    for rid, title in [
+REQUIREMENTS = requirements_md(
+    "shapes",
+    [
         ("R1", "Values and comparisons"),
         ("R2", "Errors"),
         ("R3", "Types"),
@@ -32,7 +32,7 @@ REQUIREMENTS = "# shapes\n\n## Functional requirements\n\n" + "".join(
         ("R9", "Command line"),
         ("R10", "Identity and introspection"),
         ("R11", "Measures"),
-    ]
+    ],
 )
 
 CODE = {

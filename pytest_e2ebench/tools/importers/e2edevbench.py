@@ -270,7 +270,7 @@ def _undeclared(root: Path, files: list[str], report: ProjectReport, before) -> 
     """Add to the test requirements what the release's tests import and nobody declares
     (emptylog's loguru and full_match): without them every test fails on the reference."""
     declared = [*_declared_names(root), *report.test_requires, *(p for _, p in PLUGINS)]
-    names = [re.split(r"[<>=!~\[; ]", t, maxsplit=1)[0] for t in declared]
+    names = [_bare(t) for t in declared]
     found = testimports.undeclared(root, files, names, before)
     if found:
         report.test_requires += found
@@ -402,15 +402,20 @@ def _add_notes(report: ProjectReport, plugins: list[str]) -> None:
         report.notes.append(f"requires Python {report.python} (the harness runs {sys.version[:4]})")
 
 
+def _bare(text: str) -> str:
+    """A requirement's name as written, without its version, extras or marker."""
+    return re.split(r"[<>=!~\[; ]", text, maxsplit=1)[0]
+
+
 def _is_plugin(text: str) -> bool:
-    return re.split(r"[<>=!~\[; ]", text, maxsplit=1)[0].lower().startswith(("pytest-", "pytest_"))
+    return _bare(text).lower().startswith(("pytest-", "pytest_"))
 
 
 def _plugins(found: list[str], declared: list[str]) -> list[str]:
     """pytest plugins: those the tests' code uses, and those the project declares for tests."""
-    names = {re.split(r"[<>=!~\[; ]", t, maxsplit=1)[0].lower().replace("_", "-") for t in declared}
+    names = {_bare(t).lower().replace("_", "-") for t in declared}
     # by name only: a plugin pinned for an older pytest would not install beside the harness's
-    bare = [re.split(r"[<>=!~\[; ]", t, maxsplit=1)[0] for t in declared if _is_plugin(t)]
+    bare = [_bare(t) for t in declared if _is_plugin(t)]
     return [*(p for p in found if p not in names), *bare]
 
 
