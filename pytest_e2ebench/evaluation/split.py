@@ -78,15 +78,15 @@ def inprocess_reason(*, tests, web, browser, settings, written: bool, requires=(
         return "pytest plugins or a root folder of the task's ([tests] plugins, rootdir_writable)"
     found = project_subclass(tests, _import_names(requires))
     if found:
-        return f"a test subclasses a class of the project ({found}): it lives where tests run"
+        return f"a test's class mixes a project class with others ({found}), in one process"
     return ""
 
 
 def project_subclass(tests: Path, libraries: frozenset[str] = frozenset()) -> str:
     """``file: class`` of the first class in the suite's Python files with a base imported
     from outside the suite, the standard library, the test tools and ``libraries`` (the
-    task's test libraries' import names): the project's or its dependencies', or "". Read from
-    the task's own files: the agent's project plays no part."""
+    task's test libraries' import names) that cannot run split (:func:`_carried`), or "".
+    Read from the task's own files: the agent's project plays no part."""
     files = sorted(tests.rglob("*.py"))
     local = {p.stem for p in files} | {p.name for p in tests.rglob("*") if p.is_dir()}
     tools = {name.removesuffix(".py") for name in PARENT_TOOLS} | {"conftest", "__future__"}
@@ -98,9 +98,17 @@ def project_subclass(tests: Path, libraries: frozenset[str] = frozenset()) -> st
             continue  # pytest reports it
         foreign = _foreign_names(tree, local | tools)
         for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and any(_root(b) in foreign for b in node.bases):
+            if isinstance(node, ast.ClassDef) and not _carried(node, foreign):
                 return f"{path.relative_to(tests)}: {node.name}"
     return ""
+
+
+def _carried(node: ast.ClassDef, foreign: set[str]) -> bool:
+    """Whether a test's class can run split: no base from outside the suite, or only such
+    bases and no metaclass or class keyword (then it is made in the project's process too,
+    its methods called back: ``e2ebench_split.RemoteType``)."""
+    outside = [_root(b) in foreign for b in node.bases]
+    return not any(outside) or (all(outside) and not node.keywords)
 
 
 def _import_names(requires) -> frozenset[str]:

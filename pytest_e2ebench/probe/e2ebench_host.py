@@ -25,6 +25,7 @@ import pickle
 import signal
 import sys
 import threading
+import warnings
 
 import e2ebench_wire as wire
 
@@ -133,6 +134,66 @@ BINARY.update(
     pickle=lambda obj, protocol: pickle.dumps(obj, protocol),
 )
 TERNARY = {"setattr": setattr, "setitem": operator.setitem}
+
+
+def _own_names(cls) -> list[str]:
+    """The names ``cls`` has that ``object`` has not the same of (a test's subclass looks them
+    up here: :func:`inherited`)."""
+    return [n for n in dir(cls) if getattr(cls, n, None) is not getattr(object, n, None)]
+
+
+def subclass(name, bases, body) -> type:
+    """A test's class on project classes, made here by their metaclass: its members from the
+    suite's :func:`e2ebench_split._member` descriptions, its methods calls back into the
+    test's functions (:class:`Callback`). Its module and qualified name say nothing of the
+    test."""
+    space = {str(k): _body_member(str(k), v) for k, v in body.items()}
+    space["__module__"] = "suite"
+    made = type(bases[0])(str(name), tuple(bases), space)
+    return made
+
+
+def _body_member(name: str, spec):
+    kind, *rest = spec
+    if kind == "v":
+        return rest[0]
+    calls = [_forwarded(name, c) if c is not None else None for c in rest]
+    if kind == "p":
+        return property(*calls)
+    if kind == "c" or (kind == "f" and name in ("__init_subclass__", "__class_getitem__")):
+        return classmethod(calls[0])
+    if kind == "s" or name == "__new__":
+        return staticmethod(calls[0])
+    return calls[0]
+
+
+def _forwarded(name: str, callback):
+    def method(*args, **kwargs):
+        return callback(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def inherited(base, obj, owner, name):
+    """What ``obj`` (or the class ``owner`` when ``obj`` is None) has of ``name`` from ``base``
+    on in its MRO: past the test's own classes (``super()`` in a test's method), bound."""
+    mro = type(obj).__mro__ if obj is not None else owner.__mro__
+    if base not in mro:
+        raise AttributeError(name)
+    for klass in mro[mro.index(base) :]:
+        if name in vars(klass):
+            found = vars(klass)[name]
+            get = getattr(type(found), "__get__", None)
+            return (
+                found if get is None else get(found, obj, type(obj) if obj is not None else owner)
+            )
+    raise AttributeError(name)
+
+
+# operations of any number of operands
+VARIADIC = {"subclass": subclass, "inherited": inherited}
+UNARY["ownnames"] = _own_names
 _MUTABLE = (list, dict, set, bytearray, io.StringIO, io.BytesIO)
 
 
@@ -150,7 +211,7 @@ class Callback:
         return HOST.ask("call", [self, list(args), kwargs])
 
     def __getattr__(self, name):
-        if name.startswith("_"):
+        if name.startswith("_") and name not in ("__name__", "__qualname__"):
             raise AttributeError(name)
         return HOST.ask("getattr", [self, name])
 
@@ -263,6 +324,7 @@ class Host:
         # calling back at once interleaved their frames: "not JSON: Extra data")
         self.turn = threading.RLock()
         self.logs: list[dict] = []  # records the project logged since the last message
+        self.warned: list[list] = []  # warnings it issued since (issued again by the suite)
         self.relay = _LogRelay(self)
 
     # --- values -------------------------------------------------------------------------
@@ -410,6 +472,8 @@ class Host:
         if op == "exit":
             obj, kind, value = args
             return {"ok": self.encode(type(obj).__exit__(obj, kind, value, None))}
+        if op in VARIADIC:
+            return {"ok": self.encode(VARIADIC[op](*args))}
         for table, size in ((UNARY, 1), (BINARY, 2), (TERNARY, 3)):
             if op in table:
                 if len(args) != size:
@@ -484,10 +548,29 @@ class Host:
                 buffer.truncate()
         if self.logs:
             found["log"], self.logs = self.logs, []
+        if self.warned:
+            found["warn"], self.warned = self.warned, []
         root = logging.getLogger()
         if self.relay not in root.handlers:  # (again after a project's dictConfig)
             root.addHandler(self.relay)
         return found
+
+
+MAX_WARNINGS = 200  # relayed with one message; beyond, the rest are not
+
+
+def _warning_relay(host: Host):
+    """``warnings.showwarning`` of this process: each warning the project issues, as data for
+    the suite's process, which issues it again under its own filters (``pytest.warns``,
+    ``filterwarnings``, ``-W error``); here every warning is shown (``always``)."""
+
+    def shown(message, category, filename, lineno, file=None, line=None) -> None:
+        if len(host.warned) < MAX_WARNINGS:
+            kind = category if isinstance(category, type) else UserWarning
+            text = str(message)[:MAX_LOG_TEXT]
+            host.warned.append([host.ref(kind), text, str(filename)[:1000], int(lineno or 0)])
+
+    return shown
 
 
 def _message(exc: BaseException) -> str:
@@ -511,6 +594,8 @@ def main(argv: list[str]) -> None:
     threading.Thread(target=HOST.interrupted, args=(stop,), daemon=True).start()
     sys.stdout, sys.stderr = HOST.out, HOST.err
     logging.getLogger().addHandler(HOST.relay)
+    warnings.simplefilter("always")
+    warnings.showwarning = _warning_relay(HOST)
     sys.stdin = io.StringIO("")
     # the suite's process gone: a write to the channel ends this one instead of raising
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)

@@ -34,6 +34,7 @@ import stat
 import subprocess
 import sys
 import types
+import warnings
 import weakref
 
 import e2ebench_sides
@@ -85,7 +86,7 @@ def _shown(target, how) -> str:
 # ``__class__``, ``__globals__``, the test module), no module
 SERVED = {
     "call": lambda target, args, kwargs: target(*args, **kwargs),
-    "getattr": lambda target, name: getattr(target, _public(name)),
+    "getattr": lambda target, name: _served_getattr(target, name),
     "setattr": lambda target, name, value: setattr(target, _public(name), value),
     "iter": iter,
     "next": next,
@@ -99,6 +100,16 @@ SERVED = {
     "contains": lambda target, item: item in target,
     "eq": lambda target, other: _served_eq(target, other),
 }
+
+
+def _served_getattr(target, name):
+    """An attribute of a test's object the project asked for: a public one, or a function's
+    own name (``functools.wraps``, a deprecation message: its ``__qualname__`` is its name,
+    never the test that holds it), unless that name is a test's."""
+    if name in ("__name__", "__qualname__") and isinstance(target, types.FunctionType):
+        if not target.__name__.startswith("test"):
+            return target.__name__
+    return getattr(target, _public(name))
 
 
 def _served_eq(target, other) -> bool:
@@ -118,6 +129,9 @@ class Peer:
         self.channel = channel
         self.handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.mirrors: dict[int, type] = {}
+        self.classes: dict[int, type] = {}  # the test's classes on project classes, by handle
+        self.stand_ins: dict[int, type] = {}  # their project bases (RemoteType)
+        self.kept: dict[int, object] = {}  # those classes' members, never forgotten
         self.objects: dict[int, object] = {}  # the test's objects the project may call
         self.released: list[int] = []
         self.forget = False  # the next request tells the project's process a test ended
@@ -154,6 +168,7 @@ class Peer:
             raise
         if call:
             self.synced.after(reply, back)
+        _warn_again()
         if "exc" in reply:
             raise self.decode(reply["exc"])
         return self.decode(reply.get("ok"))
@@ -206,6 +221,8 @@ class Peer:
             return {"h": value._e2e_id}
         if kind is ProxyModule:
             return {"h": value._e2e_handle._e2e_id}
+        if isinstance(value, RemoteType):
+            return {"h": value._e2e_handle._e2e_id}
         if isinstance(value, Mirror) and value._e2e_ref is not None:
             return {"h": value._e2e_ref._e2e_id}
         if isinstance(value, type) and value in self.mirrors.values():
@@ -249,6 +266,8 @@ class Peer:
             return self._mirror(hid, payload)
         if kind == "e":
             return self._exception(hid, payload)
+        if kind == "c" and hid in self.classes:
+            return self.classes[hid]
         found = self.handles.get(hid)
         if found is None:
             found = ProxyModule(hid) if kind == "m" else Handle(hid, kind)
@@ -386,11 +405,34 @@ def _relay(message: dict) -> None:
         if isinstance(text, str) and text:
             stream.write(text)
             stream.flush()
+    warned = message.get("warn")
+    _WARNED.extend(warned if type(warned) is list else ())
     records = message.get("log")
     for entry in records if type(records) is list else ():
         record = _log_record(entry)
         if record is not None:
             logging.getLogger(record.name).handle(record)
+
+
+_WARNED: list = []  # warnings of the project's (e2ebench_host): issued after its answer
+
+
+def _warn_again() -> None:
+    """Issue here the warnings the project issued while it answered (data: a category, text,
+    a file and a line), under this process's filters: ``pytest.warns`` records them, and a
+    filter that makes one an error raises it where the test called the project."""
+    pending = _WARNED[:]
+    _WARNED.clear()
+    for entry in pending:
+        if type(entry) is not list or len(entry) != 4:
+            continue
+        kind = PEER.decode(entry[0])
+        if not (isinstance(kind, type) and issubclass(kind, Warning)):
+            kind = UserWarning
+        # the file's name in angle brackets: linecache never opens a path the project chose
+        # (a FIFO would block this process) to show the warning's line
+        text, where, line = str(entry[1]), f"<project {entry[2]}>", entry[3]
+        warnings.warn_explicit(text, kind, where, line if type(line) is int else 0)
 
 
 def _log_record(entry) -> logging.LogRecord | None:
@@ -587,6 +629,11 @@ def _forward(op: str):
     return lambda self, *args: _ask(op, self, *args)
 
 
+# comparisons a test calls by name (``v.__eq__(w) is NotImplemented``): the project's method;
+# ``v == w`` is this process's (:func:`_equal`, with its checks)
+_EXPLICIT = frozenset(f"__{op}__" for op in ("eq", "ne", "lt", "le", "gt", "ge"))
+
+
 class Handle:
     """An object that lives in the project's process; every operation on it is a request."""
 
@@ -601,6 +648,11 @@ class Handle:
             PEER.released.append(self._e2e_id)
         except Exception:  # at interpreter exit
             pass
+
+    def __getattribute__(self, name):
+        if name in _EXPLICIT:  # ``a.__eq__(b)`` asked in so many words: the project's answer
+            return _ask("getattr", self, name)
+        return object.__getattribute__(self, name)
 
     def __getattr__(self, name):
         return _ask("getattr", self, name)
@@ -655,10 +707,7 @@ class Handle:
         return _ask("subclasscheck", self, sub)
 
     def __mro_entries__(self, bases):
-        raise TypeError(
-            "a test subclasses a project class: this suite cannot run split "
-            "(the harness runs it in one process)"
-        )
+        return (_stand_in(self),)  # a test's class on a project class (RemoteType)
 
     def __enter__(self):
         return _ask("enter", self)
@@ -731,6 +780,97 @@ class MirrorType(type):
         if handle is None:  # a test's subclass of a mirror
             return super().__call__(*args, **kwargs)
         return _ask("call", handle, list(args), kwargs, call=True, back=lambda key: None)
+
+
+# What Python reads of a class itself: never looked up in the project's class for a test's
+# subclass (its creation, its attribute protocol, its own names)
+_CLASS_OWN = frozenset(
+    "__init_subclass__ __subclasshook__ __new__ __getattribute__ __getattr__ __setattr__ "
+    "__delattr__ __class__ __dict__ __weakref__ __module__ __qualname__ __doc__ __slots__ "
+    "__abstractmethods__ __annotations__ __mro_entries__ __set_name__".split()
+)
+# a test's class body: what is not a member of the class made in the project's process (its
+# qualified name and module would name the test)
+_BODY_SKIP = frozenset(
+    "__module__ __qualname__ __classcell__ __firstlineno__ __static_attributes__ "
+    "__orig_bases__".split()
+)
+
+
+class Inherited:
+    """A name a test's subclass inherits from a project class, looked up in the project's
+    process from that class on (a test's ``super().parse(text)`` and ``Sub.parse``)."""
+
+    __slots__ = ("base", "name")
+
+    def __init__(self, base: Handle, name: str) -> None:
+        self.base, self.name = base, name
+
+    def __get__(self, obj, owner=None):
+        return _ask("inherited", self.base, obj, owner, self.name)
+
+
+class RemoteType(type):
+    """The type of a test's class on a project class: a class made in the project's process
+    too (:func:`e2ebench_host.subclass`), whose methods are the test's own, called back here
+    as the test's objects are; its instances live there (handles here). The class here holds
+    the test's functions (their ``super()`` is this class's) and, in its base made by
+    :func:`_stand_in`, what the project's class has (:class:`Inherited`)."""
+
+    def __new__(mcs, name, bases, space, **kwargs):
+        if "_e2e_handle" in space:  # a stand-in for the project's class
+            return super().__new__(mcs, name, bases, space)
+        parents = [b._e2e_handle for b in bases if isinstance(b, RemoteType)]
+        if kwargs or len(parents) != len(bases):
+            raise TypeError(
+                "a test's class mixes a project class with others or names a metaclass: "
+                "this suite cannot run split"
+            )
+        body = {k: _member(v) for k, v in space.items() if k not in _BODY_SKIP}
+        made = _ask("subclass", str(name), parents, body)
+        for member in body.values():  # called back after the test that made the class, too
+            PEER.kept.update((id(v), v) for v in member[1:] if v is not None and not _plain(v))
+        cls = super().__new__(mcs, name, bases, {**space, "_e2e_handle": made})
+        PEER.classes[made._e2e_id] = cls
+        return cls
+
+    def __call__(cls, *args, **kwargs):
+        return cls._e2e_handle(*args, **kwargs)
+
+    def __getattr__(cls, name):
+        if name.startswith("_e2e") or name in _CLASS_OWN:
+            raise AttributeError(name)
+        return _ask("getattr", cls._e2e_handle, name)
+
+
+def _stand_in(handle: Handle) -> type:
+    """This process's class for the project's class ``handle`` in a test's class's bases."""
+    found = PEER.stand_ins.get(handle._e2e_id)
+    if found is None:
+        names = _ask("ownnames", handle)
+        space = {n: Inherited(handle, n) for n in names if str(n) not in _CLASS_OWN}
+        space["_e2e_handle"] = handle
+        try:
+            name = _ask("getattr", handle, "__name__")
+        except Exception:  # a project's object that is no class: its test fails, not its module
+            name = "ProjectClass"
+        found = RemoteType(name if type(name) is str else "ProjectClass", (), space)
+        PEER.stand_ins[handle._e2e_id] = found
+    return found
+
+
+def _member(value) -> list:
+    """A member of a test's class body, as the project's process makes it: the test's
+    functions as callbacks (``f``, ``c`` class, ``s`` static methods, ``p`` a property's
+    three), anything else as a value (``v``: data copied, an object of the test's as a
+    callback)."""
+    if isinstance(value, types.FunctionType):
+        return ["f", value]
+    if isinstance(value, (classmethod, staticmethod)):
+        return ["c" if isinstance(value, classmethod) else "s", value.__func__]
+    if isinstance(value, property):
+        return ["p", value.fget, value.fset, value.fdel]
+    return ["v", value]
 
 
 class Mirror:
@@ -1017,6 +1157,7 @@ def _introspect(module_name: str, name: str, local):
 
 def pytest_runtest_teardown(item) -> None:
     PEER.objects.clear()
+    PEER.objects.update(PEER.kept)
     PEER.forget = True
 
 

@@ -24,6 +24,7 @@ import json
 import os
 import pathlib
 import struct
+import types
 
 MAX_FRAME = 64 << 20  # bytes of one message: a bigger one is the far side's failure
 MAX_DEPTH = 64  # nesting of one value
@@ -137,7 +138,25 @@ def _data(value, kind, inner):
         return {"sl": [inner(value.start), inner(value.stop), inner(value.step)]}
     if kind is collections.deque:
         return {"dq": [[inner(v) for v in value], value.maxlen]}
+    space = _NAMESPACES.get(f"{kind.__module__}.{kind.__qualname__}")
+    if space is not None and _namespace(space) is kind:  # its attributes, as a dict's items
+        return {"ns": [space, [[inner(k), inner(v)] for k, v in vars(value).items()]]}
     return _simple(value, kind)
+
+
+# the standard library's classes of plain attributes, sent as data (``Namespace(x=1) ==
+# Namespace(x=1)`` then holds across, decided by the side that compares)
+_NAMESPACES = {"argparse.Namespace": "a", "types.SimpleNamespace": "s"}
+
+
+def _namespace(tag: str) -> type:
+    if tag == "s":
+        return types.SimpleNamespace
+    if tag == "a":
+        import argparse  # loaded only when a namespace crosses (as zoneinfo is)
+
+        return argparse.Namespace
+    raise WireError("a namespace that is not in the schema")
 
 
 def _moment(value, kind, inner):
@@ -183,6 +202,8 @@ def _simple(value, kind):
             return None
     if value is Ellipsis:
         return {"e": 1}
+    if value is NotImplemented:  # a comparison's own answer, asked for explicitly
+        return {"ni": 1}
     return None
 
 
@@ -211,6 +232,7 @@ _SIMPLE_DECODERS = {
     "ppp": pathlib.PurePosixPath,
     "r": lambda v: range(*v),
     "e": lambda v: Ellipsis,
+    "ni": lambda v: NotImplemented,
     "tz": _zone,
     "b": base64.b64decode,
     "ba": lambda v: bytearray(base64.b64decode(v)),
@@ -251,6 +273,9 @@ def _decoded(tag: str, data: dict, inner):
         return {inner(k): inner(v) for k, v in payload}
     if tag == "sl":
         return slice(*(inner(v) for v in payload))
+    if tag == "ns":
+        kind, items = payload
+        return _namespace(str(kind))(**{str(inner(k)): inner(v) for k, v in items})
     if tag == "dq":
         items, maxlen = payload
         return collections.deque((inner(v) for v in items), None if maxlen is None else int(maxlen))

@@ -5,7 +5,10 @@ comparisons, ordering and hashing of project objects; project exceptions under
 ``pytest.raises(match=)`` and ``except``; ``isinstance``/``issubclass``; lists and dicts the
 project changes; callbacks into the test and generators; ``monkeypatch`` of a project module
 and of the environment; ``capsys``; files in ``tmp_path``; a context manager; ``python -m`` of
-the package, its output into a file the test opened, and ``subprocess.TimeoutExpired``. The
+the package, its output into a file the test opened, and ``subprocess.TimeoutExpired``; a
+test's class on a project class (``super()`` in its methods, the project's methods making and
+calling it), the project's warnings under ``pytest.warns``, a decorator of the project's on a
+test's function, an ``argparse.Namespace`` compared. The
 reference passes every requirement split; a project whose every object is equal to, ordered
 before and after, and an instance of everything (the oldest lie) passes none, and the run
 counts the refused answers.
@@ -32,16 +35,20 @@ REQUIREMENTS = requirements_md(
         ("R9", "Command line"),
         ("R10", "Identity and introspection"),
         ("R11", "Measures"),
+        ("R12", "Subclasses, warnings and namespaces"),
     ],
 )
 
 CODE = {
     "__init__": """
+import argparse
 import dataclasses
+import functools
 import json
 import os
 import sys
 import time
+import warnings
 
 DEFAULT_SIDES = 4
 WORDS = {"a"}
@@ -182,6 +189,51 @@ def report(path, data):
 
 def area(side):
     return side * side
+
+
+class Version:
+    def __init__(self, major, minor=0):
+        self.major, self.minor = major, minor
+
+    @classmethod
+    def parse(cls, text):
+        major, _, minor = text.partition(".")
+        return cls(int(major), int(minor or 0))
+
+    def bumped(self):
+        return type(self)(self.major + 1)
+
+    def describe(self):
+        return "version " + str(self)
+
+    def __str__(self):
+        return f"{self.major}.{self.minor}"
+
+    def __eq__(self, other):
+        if not isinstance(other, Version):
+            return NotImplemented
+        return (self.major, self.minor) == (other.major, other.minor)
+
+
+def old(text):
+    warnings.warn("old() is deprecated", DeprecationWarning, stacklevel=2)
+    return text
+
+
+def deprecated(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        warnings.warn(f"{func.__qualname__} is deprecated", DeprecationWarning, stacklevel=2)
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def options(argv):
+    parser = argparse.ArgumentParser(prog="shapes")
+    parser.add_argument("name")
+    parser.add_argument("--sides", type=int, default=4)
+    return parser.parse_args(argv)
 
 
 def main(argv):
@@ -375,6 +427,57 @@ def test_identity_and_introspection():
 def test_measures():
     assert shapes.area(2) < 5
     assert shapes.area(1) <= 1
+
+"""
+
+# a module of its own: a project whose class cannot be subclassed loses it, not test_shapes.py
+KINDS = """
+import argparse
+
+import pytest
+
+import shapes
+from shapes import Version
+
+
+class Tagged(Version):
+    @classmethod
+    def parse(cls, text):
+        if not text.startswith("v"):
+            raise ValueError(f"{text!r}: no v")
+        return super().parse(text[1:])
+
+    def __str__(self):
+        return "v" + super().__str__()
+
+
+@pytest.mark.requirement("R12")
+def test_a_class_of_the_test_on_a_class_of_the_project():
+    tagged = Tagged.parse("v1.2")
+    assert str(tagged) == "v1.2"
+    assert str(tagged.bumped()) == "v2.0"
+    assert tagged.describe() == "version v1.2"
+    assert isinstance(tagged, Tagged) and isinstance(tagged, Version)
+    assert issubclass(Tagged, Version) and not isinstance(Version(1), Tagged)
+    assert tagged == Version(1, 2)
+    assert Version(1, 2).__eq__(tagged) is True
+    assert tagged.__eq__(3) is NotImplemented
+    with pytest.raises(ValueError, match="no v"):
+        Tagged.parse("1.2")
+
+
+@pytest.mark.requirement("R12")
+def test_warnings_and_namespaces():
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        assert shapes.old("x") == "x"
+
+    @shapes.deprecated
+    def helper():
+        return 5
+
+    with pytest.deprecated_call(match="helper is deprecated"):
+        assert helper() == 5
+    assert shapes.options(["sq", "--sides", "3"]) == argparse.Namespace(name="sq", sides=3)
 """
 
 # An object below every value and equal to none: consistent, so no liar check can catch it;
@@ -460,7 +563,7 @@ def batch(request, tmp_path_factory):
         pytest.skip("needs bubblewrap (apt-get install bubblewrap)")
     with batch_folder(request, tmp_path_factory, "split-semantics") as root:
         batch = Batch(root)
-        tests = {"test_shapes.py": TESTS}
+        tests = {"test_shapes.py": TESTS, "test_kinds.py": KINDS}
         batch.tasks.make(
             "shapes", requirements=REQUIREMENTS, tests=tests, code={}, package="shapes"
         )

@@ -79,3 +79,28 @@ def test_the_harness_names_the_copys_modules_and_leaves_out_the_tools(tmp_path):
     env = split.guard_env([tmp_path])
     assert env[split.NAMES_ENV].split(":") == ["mypkg", "tool"]
     assert env[split.PROJECT_ENV] == str(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [
+        ("from semver import Version\n\nclass Tagged(Version):\n    pass\n", False),
+        ("import semver\n\nclass Tagged(semver.Version, semver.Mixin):\n    pass\n", False),
+        ("import helpers\n\nclass Local(helpers.Base):\n    pass\n", False),
+        ("from semver import Version\n\nclass Both(Version, dict):\n    pass\n", True),
+        (
+            "from semver import Version\nimport abc\n\nclass M(Version, metaclass=abc.ABCMeta):\n"
+            "    pass\n",
+            True,
+        ),  # fmt: skip
+    ],
+)
+def test_a_suite_stays_in_one_process_only_for_a_class_it_cannot_carry(tmp_path, body, kept):
+    """A test's class on project classes alone runs split (``RemoteType``); one that mixes them
+    with a class of the suite's process or names a metaclass keeps the suite in one process."""
+    (tmp_path / "helpers.py").write_text("class Base:\n    pass\n")
+    (tmp_path / "test_it.py").write_text(body)
+    found = split.project_subclass(tmp_path)
+    assert bool(found) is kept, found
+    if kept:
+        assert found.startswith("test_it.py: ")
