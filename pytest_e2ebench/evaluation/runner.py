@@ -1048,6 +1048,14 @@ def _plant(
     return honeypot.plant_pairs(tests, rng, exclude=exclude), [], []
 
 
+def _scenarios(task, tests: Path, kwargs: dict) -> dict | None:
+    """A web task's reference scenarios, run against its app in a browser."""
+    web, vendored = browser_binaries(), read_manifest(task.root)
+    return run_suite(
+        "extended", tests=tests, web=web, network=task.network, vendored=vendored, **kwargs
+    )
+
+
 def run_all(
     task,
     tests: Path,
@@ -1056,11 +1064,14 @@ def run_all(
     eval_dir: Path,
     timeout: float,
     sandbox: Sandbox,
+    progress=None,
     **planting,
 ) -> dict:
     """The ``extended`` and ``original`` suites, and the coverage of both together.
     ``planting``: :func:`run_suite`'s ``recorded`` (the reference's values for the decoy and
-    honeypot pairs, :mod:`.planting`), ``sides`` and ``seed``, for the extended suite."""
+    honeypot pairs, :mod:`.planting`), ``sides`` and ``seed``, for the extended suite.
+    ``progress`` (the run's callback) hears which suite runs, of how many."""
+    say = progress if progress is not None else lambda info: None
     kwargs = dict(
         venv_python=venv_python,
         repo=repo,
@@ -1070,15 +1081,10 @@ def run_all(
         sandbox=sandbox,
     )
     if task.kind == "web":  # only the reference scenarios: an agent's own tests are not run
-        extended = run_suite(
-            "extended",
-            tests=tests,
-            web=browser_binaries(),
-            network=task.network,
-            vendored=read_manifest(task.root),
-            **kwargs,
-        )
-        return {"extended": extended, "original": None, "all_coverage": None}
+        say({"doing": "running the reference scenarios in a browser"})
+        return {"extended": _scenarios(task, tests, kwargs), "original": None, "all_coverage": None}
+    suites = 2 if own_tests(repo) else 1
+    say({"doing": f"running the reference tests (suite 1 of {suites}, then its coverage)"})
     extended = run_suite(
         "extended",
         tests=tests,
@@ -1090,17 +1096,16 @@ def run_all(
         **planting,
         **kwargs,
     )
+    if suites == 2:
+        say({"doing": "running the project's own tests (suite 2 of 2, then its coverage)"})
     original = run_suite("original", tests=None, **kwargs)
     union = None
     if original is not None:
+        say({"doing": "combining the two suites' coverage"})
         # both suites' raw data files together
         union = coverage_totals(
             eval_dir / "all",
             repo,
             [eval_dir / "extended" / "coverage", eval_dir / "original" / "coverage"],
         )
-    return {
-        "extended": extended,
-        "original": original,
-        "all_coverage": union,
-    }
+    return {"extended": extended, "original": original, "all_coverage": union}

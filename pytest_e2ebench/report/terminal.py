@@ -72,29 +72,40 @@ class Reporter:
         # Under -n runs happen in workers, which cannot print: a thread shows their progress.
         self.distributed = getattr(config.option, "dist", "no") != "no"
         self.html_path: Path | None = None
+        self._lines = threading.Lock()  # one progress line at a time (runs' heartbeats)
         # the methods' and plugins' sections of results.json and of the summary
         self.sections = sections_of(config)
 
     def live_line(self, line: str) -> None:
-        """Show a progress line now, from the main process of a plain session.
+        """Show a progress line now, from the process of a plain session.
 
         Written between an item's start and its outcome, past output capturing (as pytest's
-        live logging is), so ``pytest`` without ``-s`` shows it.
+        live logging is), so ``pytest`` without ``-s`` shows it. A run's heartbeat calls it
+        from its own thread while the main thread waits for the step (a child process): one
+        line at a time, under a lock, and flushed, so a pipe (``| tee``) gets it at once too.
         """
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
-        if tr is None or threading.current_thread() is not threading.main_thread():
-            return  # capturing is the main thread's to suspend
-        capture = self.config.pluginmanager.get_plugin("capturemanager")
-        if capture is None:
-            tr.write_line(line)
+        if tr is None:
             return
-        with capture.global_and_fixture_disabled():
-            tr.write_line(line)
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        with self._lines:
+            if capture is None:
+                self._write(tr, line)
+                return
+            with capture.global_and_fixture_disabled():
+                self._write(tr, line)
+
+    @staticmethod
+    def _write(tr, line: str) -> None:
+        tr.write_line(line)
+        tr.flush()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None and self.distributed and not self.config.option.collectonly:
-            self.monitor = Monitor(self.out / "progress", tr.write_line, status=self._done_runs)
+            self.monitor = Monitor(
+                self.out / "progress", lambda line: self._write(tr, line), status=self._done_runs
+            )
             self.monitor.start()
 
     def _done_runs(self) -> str:

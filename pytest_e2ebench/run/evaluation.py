@@ -145,12 +145,11 @@ class TestSuite:
         test_run = stage.load()
         if test_run is None:
             recorded, sides = [], None
-            if self.plants_decoys:
-                ctx.progress({"doing": "recording the reference's values for decoy tests"})
+            if self.plants_decoys:  # the recording says its steps when it is not cached
                 shared = steps.settings.out / ".shared"
-                recorded = values.recorded(task, shared, ctx.sandbox, steps.settings.timeout)
+                timeout = steps.settings.timeout
+                recorded = values.recorded(task, shared, ctx.sandbox, timeout, ctx.progress)
                 sides = values.sides(task)
-            ctx.progress({"doing": "running the reference tests"})
             eval_dir = stage.reset()
             test_run = stage.commit(
                 runner.run_all(
@@ -164,6 +163,7 @@ class TestSuite:
                     recorded=recorded,
                     sides=sides,
                     seed=values.seed(task, ctx.key.run),
+                    progress=ctx.progress,
                 )
             )
         return Outcomes(test_run, migration, stage.key)

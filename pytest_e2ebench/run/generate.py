@@ -104,13 +104,13 @@ def generate(steps: Steps, ask: Ask) -> dict:
         )
     ctx.clear_artifacts()  # an earlier attempt's leftovers are the agent's
     start = time.monotonic()
-    try:
-        if ask.ended:
-            outcome = AgentOutcome(note=ask.ended)  # graded as empty
-        else:
-            outcome = agent.generate(ask.task, run, workspace, ctx)
-    finally:
-        ctx.progress({"done": True})
+    if ask.ended:
+        outcome = AgentOutcome(note=ask.ended)  # graded as empty
+    else:
+        ctx.progress({"doing": f"the agent at work ({ask.stage} stage)"})
+        outcome = agent.generate(ask.task, run, workspace, ctx)
+    # the run's line goes on (Evaluator.outcome ends it, whatever happens)
+    ctx.progress({"doing": "taking in the agent's project"})
     steps.no_outage_since(start)  # an endpoint that went away is not the agent's
     duration = round(time.monotonic() - start, 3)
     steps.now("intake")

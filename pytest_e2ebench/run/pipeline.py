@@ -77,6 +77,8 @@ class Evaluator:
     )
     # (task, agent label, run) of the runs the session selected (pytest_collection_modifyitems)
     session_runs: set = dataclasses.field(default_factory=set)
+    # the runs' progress callbacks by progress file (Evaluator.progress_for)
+    _writers: dict[Path, progress.Writer] = dataclasses.field(default_factory=dict)
 
     def first_delivery(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> bool:
         """True the first time it is asked for a run: that item carries the run's record."""
@@ -88,16 +90,19 @@ class Evaluator:
 
     def progress_for(self, key: RunKey | Path):
         """The progress callback of the run ``key`` (it prints in a plain session)."""
+        path = progress.progress_file(self.settings.out, key)
+        if path in self._writers:  # one per run: its heartbeat ends with the run's pipeline
+            return self._writers[path]
         reporter = self.config.pluginmanager.get_plugin("e2ebench-reporter")
         show = reporter.live_line if reporter is not None and not reporter.distributed else None
-        path = progress.progress_file(self.settings.out, key)
         # how far the session is: only a plain session's process sees every run it starts (a
         # run the harness makes for itself, the reference's census, has no place)
         selected = isinstance(key, RunKey) and (key.task, key.agent, key.run) in self.session_runs
         position = f"{len(self._done) + 1}/{len(self.session_runs)}" if show and selected else ""
-        return progress.writer(
+        found = self._writers[path] = progress.writer(
             path, show, key=key if isinstance(key, RunKey) else None, position=position
         )
+        return found
 
     def run_dir(self, task: Task, agent: Agent, run: int, stage: str = IMPLEMENT) -> Path:
         """Where the stages of (task, agent, run) live (a ProjectEval level has its own)."""
@@ -196,6 +201,8 @@ class Evaluator:
             raise
         except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
             return self._failed(run_dir, exc)
+        finally:
+            self.progress_for(RunKey.of(task, agent, run, stage))({"done": True})
 
     def reference(self, task: Task) -> Task:
         """The run's first stage: ``task`` with its fetched reference (``[source]``: a PyPI
@@ -244,6 +251,7 @@ class Evaluator:
                 self._census[task.id] = {}
             finally:
                 self.stage_now = stage_now
+                ctx.progress({"done": True})
         return self._census.get(task.id, {})
 
     def _stored_census(self, ctx: RunContext) -> dict[str, dict] | None:
@@ -354,6 +362,8 @@ class Evaluator:
         else:
             # Holding this run's lock while the reference's is taken cannot deadlock: the
             # reference's run never waits for another run.
+            if task.id not in self._census:  # the reference's own line says its steps
+                ctx.progress({"doing": "taking the reference's census (its run 1)"})
             reference = self._reference_census(task)
         weakened = set(outcomes.migration.get("weakened", []))
         tests = effective_tests(task, extended, weakened, reference)
@@ -366,6 +376,8 @@ class Evaluator:
             stage.reset()
             start = time.monotonic()
             mode = steps.plan.judge
+            if mode != "tests":  # the tests' verdicts are drawn at once; a model takes a while
+                ctx.progress({"doing": f"judging the requirements ({mode} judge)"})
             judged = judge(self.config, task, repo, tests, mode, ctx.run_dir, ctx)
             steps.no_outage_since(start)
             judgement = stage.commit(judged)
@@ -381,6 +393,7 @@ class Evaluator:
         stage = steps.stage("checks", venv=env.key, repo_hash=repo_hash)
         result = stage.load()
         if result is None:
+            steps.ctx.progress({"doing": f"running the task's checks ({len(task.checks)} tests)"})
             result = stage.commit(
                 run_checks(
                     task,

@@ -32,6 +32,9 @@ from . import twins
 _MAX_RECORDS = 8 << 20  # bytes of the record file read
 STORE_ENV = "E2EBENCH_PLANTING_STORE"
 SEED_KEY = "seed.key"  # in the store: the machine's key of the planting seeds
+# what the run's progress line says while the entries are recorded (issue 44: not "adapting
+# the reference tests", the step before it, which a throttled line used to keep showing)
+RECORDING = "recording the reference's values for planted tests"
 
 
 def store() -> Path:
@@ -56,10 +59,11 @@ def run_key(task) -> str:
     )[:24]
 
 
-def recorded(task, shared: Path, sandbox: Sandbox, timeout: float) -> list[dict]:
+def recorded(task, shared: Path, sandbox: Sandbox, timeout: float, progress=None) -> list[dict]:
     """The task's recorded entries (:func:`.twins.entries`); [] for a task without Python tests
     or a reference, or whose reference does not install (its runs then get copied
-    honeypots, :func:`..honeypot.plant_pairs`)."""
+    honeypots, :func:`..honeypot.plant_pairs`). ``progress`` (the run's callback) hears its two
+    steps when they are not cached: the reference installed, the recording copies run."""
     if task.kind == "web" or task.reference_dir is None or not task.tests_dir.exists():
         return []
     if getattr(task, "projecteval", None) is not None:
@@ -69,11 +73,13 @@ def recorded(task, shared: Path, sandbox: Sandbox, timeout: float) -> list[dict]
         done = where / "entries.json"
         if done.is_file():
             return parse.read_json(where, "entries.json", max_bytes=_MAX_RECORDS)
+        say = progress if progress is not None else lambda info: None
+        say({"doing": f"{RECORDING} (step 1 of 2: installing the reference)"})
         try:
             project, python = testing.reference_env(task.reference_dir, shared, sandbox, task)
         except InfrastructureError:
             return []  # not cached: the next session tries again
-        found, sides_seen = _record(task, project, python, shared, sandbox, timeout)
+        found, sides_seen = _record(task, project, python, shared, sandbox, timeout, say)
         where.mkdir(parents=True, exist_ok=True)
         if sides_seen is not None:
             write_json(where / "sides.json", sides_seen)
@@ -121,9 +127,9 @@ def sides(task) -> list[str] | None:
     return [str(k) for k in found] if isinstance(found, list) else None
 
 
-def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -> tuple:
+def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout, say) -> tuple:
     """Run the recording copies on the reference: the entries they recorded, and the run's
-    sides (:func:`sides`)."""
+    sides (:func:`sides`). ``say``: the run's progress callback."""
     shared.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="planting-", dir=shared) as tmp:
         work = Path(tmp)
@@ -132,6 +138,8 @@ def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout) -
         plan = twins.write_recorders(tests, random.Random(run_key(task)))
         if not plan:
             return [], None
+        copies = f"{len(plan)} recording {'copy' if len(plan) == 1 else 'copies'}"
+        say({"doing": f"{RECORDING} (step 2 of 2: {copies} of the tests on the reference)"})
         result = runner.run_suite(
             "planting",
             tests=tests,

@@ -84,19 +84,22 @@ def evaluate_app(
     max_steps: int,
     baseline: bool,
     scope: str,
+    progress=None,
 ) -> dict:
     """The ``extended`` suite of an app run.
 
     ``llm_of()`` makes the LLM client, only once the app turned out executable (an app that
     does not start needs no model); ``cases_of(llm)`` gives the (cached) test cases.
+    ``progress`` (the run's callback) hears each step: the app started, case i of n played.
     """
+    say = progress if progress is not None else lambda info: None
+    say({"doing": "starting the app in a browser"})
     began = time.monotonic()
     app_dir = app_copy(task, repo, eval_dir / "app")
     evidence = eval_dir / "cases"
     evidence.mkdir(parents=True, exist_ok=True)
     llm = None
     asker = judge_asker = Asker(None)  # replaced once a model is needed
-    records: list[dict] = []
     cases: list[dict] = []
     sessions = _Sessions(task, python, app_dir, eval_dir, sandbox, timeout)
     with sessions.stack:
@@ -104,19 +107,15 @@ def evaluate_app(
         if web.get("executable"):
             llm = llm_of()
             asker, judge_asker = Asker(llm), Asker(llm)
+            say({"doing": "the app's test cases (written once per task and model)"})
             cases = cases_of(llm)
-        for case in cases:
-            if sessions.expiring(session):
-                session, _ = sessions.fresh()
-            report = run_case(asker, session, case, max_steps=max_steps, scope=f"{scope}/agent")
-            verdict = judge_case(judge_asker, case, report, scope=f"{scope}/judge")
-            records.append(_record(case, report, verdict, evidence))
-            if report["ended"] == "browser":
-                session, _ = sessions.fresh()
+        play = (asker, judge_asker, max_steps, scope, evidence, say)
+        records = _play(sessions, session, cases, *play)
     if not web.get("executable"):
         records = _not_executable(task, web)
     summary = _summary(web, cases, records, sessions.count, asker, judge_asker)
     if baseline:
+        say({"doing": "the LLM-score baseline of the app"})
         summary["llm_score"] = llm_score(
             Asker(llm or llm_of()), task, app_dir, bool(web.get("executable")), f"{scope}/baseline"
         )
@@ -129,6 +128,22 @@ def evaluate_app(
         "web": web,
         "app": summary,
     }
+
+
+def _play(sessions, session, cases, asker, judge_asker, max_steps, scope, evidence, say):
+    """Each case played in the browser and judged: their records (``say``: the run's progress,
+    told which case of how many is played)."""
+    records = []
+    for n, case in enumerate(cases, 1):
+        say({"doing": f"playing the app's case {n} of {len(cases)} in a browser"})
+        if sessions.expiring(session):
+            session, _ = sessions.fresh()
+        report = run_case(asker, session, case, max_steps=max_steps, scope=f"{scope}/agent")
+        verdict = judge_case(judge_asker, case, report, scope=f"{scope}/judge")
+        records.append(_record(case, report, verdict, evidence))
+        if report["ended"] == "browser":
+            session, _ = sessions.fresh()
+    return records
 
 
 def _not_executable(task, web: dict) -> list[dict]:

@@ -58,6 +58,7 @@ class AppCases(WebScenarios):
                 max_steps=app_settings(settings).steps,
                 baseline=settings.judge in ("llm", "both"),
                 scope=f"{ctx.scope}/app",
+                progress=ctx.progress,
             )
             test_run = {"extended": extended, "original": None, "all_coverage": None}
             test_run = stage.commit(test_run)

@@ -125,6 +125,7 @@ def evaluate(evaluator, ctx) -> dict:
         grade = graded.load()
         if grade is None:
             work = graded.reset()
+            ctx.progress({"doing": f"grading the {stage} stage's output"})
             scope = f"{ctx.key.for_stage(IMPLEMENT).name}/{stage}"  # in the LLM cache
             grade = graded.commit(grade_stage(steps, stage_dir / "repo", scope, work))
     return stage_record(ctx, agent_data, grade, mode)
