@@ -325,6 +325,7 @@ class Host:
         self.turn = threading.RLock()
         self.logs: list[dict] = []  # records the project logged since the last message
         self.warned: list[list] = []  # warnings it issued since (issued again by the suite)
+        self.live = wire.Live()  # containers of project objects the suite holds copies of
         self.relay = _LogRelay(self)
 
     # --- values -------------------------------------------------------------------------
@@ -447,8 +448,13 @@ class Host:
             self.released(message.get("rel", ()))
             if message.get("fg"):  # a test ended: the suite forgot what it had sent
                 self.origins.clear()
+                self.live.clear()
             self.state(message.get("st"))
+            self.live.apply(message.get("sy"), self.decode, self.encode)
             reply = {"re": number, **self.do(str(message.get("op")), message.get("a"))}
+            changed = self.live.changes(self.encode)
+            if changed:
+                reply["lb"] = changed
         except wire.WireError as exc:
             reply = {"re": number, "exc": self.ref(RuntimeError(str(exc)))}
         except BaseException as exc:  # the project's exception: the suite raises its mirror
@@ -469,6 +475,12 @@ class Host:
             # a module's list, dict or set stays the module's: a test that adds to it adds
             # to what the project reads (inflection.UNCOUNTABLES.add)
             return {"ok": self.ref(found) if type(found) in _MUTABLE[:3] else self.encode(found)}
+        if op == "getattr" and len(args) == 2:
+            found = getattr(*args)
+            # an object's list, dict or set: the suite's copy is kept in step (wire.Live)
+            if type(found) in _MUTABLE[:3] and self.live.add(id(found), found, self.encode):
+                return {"ok": self.encode(found), "lv": id(found)}
+            return {"ok": self.encode(found)}
         if op == "exit":
             obj, kind, value = args
             return {"ok": self.encode(type(obj).__exit__(obj, kind, value, None))}

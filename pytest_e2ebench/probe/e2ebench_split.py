@@ -132,6 +132,7 @@ class Peer:
         self.classes: dict[int, type] = {}  # the test's classes on project classes, by handle
         self.stand_ins: dict[int, type] = {}  # their project bases (RemoteType)
         self.kept: dict[int, object] = {}  # those classes' members, never forgotten
+        self.live = wire.Live()  # containers read from project objects (e2ebench_wire.Live)
         self.objects: dict[int, object] = {}  # the test's objects the project may call
         self.released: list[int] = []
         self.forget = False  # the next request tells the project's process a test ended
@@ -153,6 +154,9 @@ class Peer:
         state = self.synced.changes() if call else None
         if state:
             message["st"] = state
+        changed = self.live.changes(self.encode)
+        if changed:
+            message["sy"] = changed
         try:
             self.channel.send(message)
             reply = self._wait(number)
@@ -171,12 +175,16 @@ class Peer:
         _warn_again()
         if "exc" in reply:
             raise self.decode(reply["exc"])
-        return self.decode(reply.get("ok"))
+        value = self.decode(reply.get("ok"))
+        if type(reply.get("lv")) is int and type(value) in (list, dict, set):
+            self.live.add(reply["lv"], value, self.encode)
+        return value
 
     def _wait(self, number: int) -> dict:
         while True:
             message = self.channel.receive()
             _relay(message)
+            self.live.apply(message.get("lb"), self.decode, self.encode)
             if "re" in message:
                 if message["re"] == number:
                     return message
@@ -385,16 +393,10 @@ def _restore(original, data) -> None:
         original.seek(int(where))
         return
     value = PEER.decode(data)
-    if type(original) is list:
+    if type(original) is bytearray:
         original[:] = value
-    elif type(original) is dict:
-        original.clear()
-        original.update(value)
-    elif type(original) is set:
-        original.clear()
-        original.update(value)
-    elif type(original) is bytearray:
-        original[:] = value
+    else:
+        wire.refill(original, value)
 
 
 def _relay(message: dict) -> None:
@@ -1158,6 +1160,7 @@ def _introspect(module_name: str, name: str, local):
 def pytest_runtest_teardown(item) -> None:
     PEER.objects.clear()
     PEER.objects.update(PEER.kept)
+    PEER.live.clear()
     PEER.forget = True
 
 

@@ -37,6 +37,57 @@ KEPT = frozenset(
 )
 
 
+# containers one side holds a copy of while the other holds the original (:class:`Live`)
+MAX_LIVE = 16  # per test
+LIVE_ITEMS = 1_000  # a container with more items is a copy only (each is encoded at every message)
+
+
+class Live:
+    """Containers read from an object of the far side, kept in step both ways: a test's
+    ``settings.config["k"] = v`` reaches the project's dict before the project reads it, and
+    what the project then adds reaches the test's copy. Each entry holds its encoding as last
+    sent or applied; :meth:`changes` says what changed since (checked before every message)."""
+
+    def __init__(self) -> None:
+        self.held: dict[int, list] = {}  # this side's key -> [the far side's key, obj, encoding]
+
+    def add(self, far: int, obj, encode) -> bool:
+        if len(self.held) >= MAX_LIVE or len(obj) > LIVE_ITEMS:
+            return False
+        self.held[id(obj)] = [far, obj, encode(obj)]
+        return True
+
+    def changes(self, encode) -> list:
+        """``[the far side's key, encoding]`` of each container changed since last seen."""
+        out = []
+        for entry in self.held.values():
+            now = encode(entry[1])
+            if now != entry[2]:
+                entry[2] = now
+                out.append([entry[0], now])
+        return out
+
+    def apply(self, pairs, decode, encode) -> None:
+        """Fill this side's containers with what the far side sent for them."""
+        for far, data in pairs if type(pairs) is list else ():
+            for entry in self.held.values():
+                if entry[0] == far:
+                    refill(entry[1], decode(data))
+                    entry[2] = encode(entry[1])
+
+    def clear(self) -> None:
+        self.held.clear()
+
+
+def refill(original, value) -> None:
+    """``original`` (a list, dict or set) made to hold what ``value`` holds, in place."""
+    if type(original) is list and type(value) is list:
+        original[:] = value
+    elif type(original) in (dict, set) and type(value) is type(original):
+        original.clear()
+        original.update(value)
+
+
 class WireError(Exception):
     """The far side broke the protocol (a frame too big, not the schema, the pipe closed)."""
 

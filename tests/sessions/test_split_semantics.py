@@ -8,7 +8,8 @@ and of the environment; ``capsys``; files in ``tmp_path``; a context manager; ``
 the package, its output into a file the test opened, and ``subprocess.TimeoutExpired``; a
 test's class on a project class (``super()`` in its methods, the project's methods making and
 calling it), the project's warnings under ``pytest.warns``, a decorator of the project's on a
-test's function, an ``argparse.Namespace`` compared. The
+test's function, an ``argparse.Namespace`` compared; a dict, list and set a project object holds, changed by
+the test and by the project, each seen by the other. The
 reference passes every requirement split; a project whose every object is equal to, ordered
 before and after, and an instance of everything (the oldest lie) passes none, and the run
 counts the refused answers.
@@ -36,6 +37,7 @@ REQUIREMENTS = requirements_md(
         ("R10", "Identity and introspection"),
         ("R11", "Measures"),
         ("R12", "Subclasses, warnings and namespaces"),
+        ("R13", "Containers the project holds"),
     ],
 )
 
@@ -213,6 +215,18 @@ class Version:
         if not isinstance(other, Version):
             return NotImplemented
         return (self.major, self.minor) == (other.major, other.minor)
+
+
+class Settings:
+    def __init__(self):
+        self.config, self.items, self.tags = {}, [], set()
+
+    def read(self, key):
+        return self.config.get(key)
+
+    def add(self, item):
+        self.items.append(item)
+        self.tags.add(str(item))
 
 
 def old(text):
@@ -478,6 +492,21 @@ def test_warnings_and_namespaces():
     with pytest.deprecated_call(match="helper is deprecated"):
         assert helper() == 5
     assert shapes.options(["sq", "--sides", "3"]) == argparse.Namespace(name="sq", sides=3)
+
+
+@pytest.mark.requirement("R13")
+def test_containers_the_project_holds():
+    settings = shapes.Settings()
+    settings.config["name"] = "x"
+    settings.config.update(sides=3)
+    assert settings.read("name") == "x" and settings.read("sides") == 3
+    items, tags = settings.items, settings.tags
+    settings.add(3)
+    assert items == [3] and tags == {"3"}
+    items.append(4)
+    settings.add(5)
+    assert settings.items == [3, 4, 5] and items == [3, 4, 5]
+    assert isinstance(settings.config, dict)
 """
 
 # An object below every value and equal to none: consistent, so no liar check can catch it;
