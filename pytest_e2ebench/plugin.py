@@ -6,7 +6,8 @@ test run. With it, pytest collects the task folders under ``--e2e-tasks`` and no
 
 from __future__ import annotations
 
-import os
+import signal
+import threading
 import time
 from pathlib import Path
 
@@ -81,6 +82,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if not config.option.collectonly:
             # first: a dead endpoint stops the session before anything slower is set up
             _refuse_dead_endpoint(config, settings, config.stash[AGENTS])
+    _hold_session(config)
     config.stash[SANDBOX] = _sandbox(config, settings)
     started = workerinput[_STARTED] if workerinput and _STARTED in workerinput else time.time()
     config.stash[EVALUATOR] = Evaluator(config, settings, started)
@@ -308,16 +310,38 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _sweep_mounts(config: pytest.Config) -> None:
-    """The sandboxes' mounts a killed session left on the host (only root mounts them)."""
-    swept = mounts.sweep() if os.geteuid() == 0 else []
+    """The sandboxes' mounts (only root mounts them) and the temporary folders a killed
+    session left on the host."""
+    swept = mounts.sweep()
     if swept:
         config.issue_config_time_warning(
             E2EBenchWarning(
-                f"removed {len(swept)} sandbox mount(s) a session that was killed left behind "
+                f"removed {len(swept)} sandbox mount(s) and temporary folder(s) a session that "
+                f"was killed left behind "
                 f"({', '.join(swept[:3])}{' ...' if len(swept) > 3 else ''})"
             ),
             stacklevel=2,
         )
+
+
+def _hold_session(config: pytest.Config) -> None:
+    """Nothing of the session outlives it (issue 40): this process's temporary folders are made
+    in one folder of its own (the next session sweeps it after a SIGKILL), and SIGTERM ends the
+    session as Ctrl-C does. pytest leaves SIGTERM to its default action: the process ended at
+    once, and every running sandbox's mounts and folders, and an xdist controller's workers
+    with their sandboxes, were left behind."""
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminated)
+        config.add_cleanup(lambda: signal.signal(signal.SIGTERM, previous))
+    where, before = mounts.hold_session()
+    config.add_cleanup(lambda: mounts.leave_session(where, before))  # first: SIGTERM still handled
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM: unwind as a KeyboardInterrupt (every sandbox's cleanup runs, the runs never
+    run are named in results.json); another SIGTERM does not cut the unwinding short."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    raise KeyboardInterrupt
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

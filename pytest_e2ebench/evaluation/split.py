@@ -227,10 +227,14 @@ class Host:
         for fd in self.fds:  # the project's process reads the end of the channel
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._thread.join(HOST_GRACE)
-        if self._thread.is_alive():
-            self.stop.set()
-            self._thread.join()
+        if exc[0] is not None:
+            self.stop.set()  # unwinding (SIGTERM, Ctrl-C, an error): nobody awaits its answer
+        try:
+            self._thread.join(HOST_GRACE)
+        finally:  # also when a SIGTERM ends the grace: the project's sandbox is undone first
+            if self._thread.is_alive():
+                self.stop.set()
+                self._thread.join()
         if self.error is not None and exc[0] is None:
             raise self.error
 

@@ -13,10 +13,8 @@ import functools
 import itertools
 import os
 import resource
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -98,14 +96,11 @@ class Quota:
 def sized_tmpfs(size: int, inodes: int, folders: Sequence[str] = ()) -> Iterator[Path | None]:
     """A private tmpfs limited to ``size`` bytes and ``inodes`` inodes, with ``folders`` made in
     it (mode 1777; root only). None when it cannot be mounted."""
-    where = Path(tempfile.mkdtemp(prefix="e2ebench-tmp-"))
-    owner = mounts.owner_file(where)
-    owner.write_text(mounts.me())  # before the mount: a killed session's is swept (mounts.py)
+    where = mounts.claim("e2ebench-tmp-")  # owned before the mount: a killed session's is swept
     options = f"size={size},nr_inodes={inodes},mode=0755,nosuid,nodev"
     mount = ["mount", "-t", "tmpfs", "-o", options, mounts.TMPFS_SOURCE, str(where)]
     if subprocess.run(mount, capture_output=True).returncode != 0:
-        where.rmdir()
-        owner.unlink(missing_ok=True)
+        mounts.release(where)
         yield None
         return
     try:
@@ -114,9 +109,7 @@ def sized_tmpfs(size: int, inodes: int, folders: Sequence[str] = ()) -> Iterator
             os.chmod(where / name, 0o1777)
         yield where
     finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
-        shutil.rmtree(where, ignore_errors=True)
-        owner.unlink(missing_ok=True)
+        mounts.release(where)
 
 
 def is_full(where: Path) -> bool:
