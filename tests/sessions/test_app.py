@@ -269,6 +269,67 @@ def test_a_step_limit_and_a_stuck_agent_end_as_uncertain_never_hanging(
     assert (limited["ended"], limited["result"], limited["steps"]) == ("step_limit", "Uncertain", 4)
 
 
+CONTEXT_TOKENS = 1000  # e2ebench_context_tokens: 3,000 characters of conversation
+
+
+def _text_of(body: dict) -> int:
+    """The characters of text a chat request holds (its screenshots left out)."""
+    return sum(
+        len(m["content"]) if isinstance(m.get("content"), str)
+        else sum(len(p.get("text", "")) for p in m.get("content") or [])
+        for m in body["messages"]
+    )  # fmt: skip
+
+
+def _refusing_past(limit: list[int], step):
+    """A model whose context is ``limit[0]`` characters of text for the tester: a longer
+    request of its is refused (413), as a server refuses a prompt over its context; every
+    other request (the case writer's, the judge's) answered by ``step``."""
+
+    def answer(body: dict):
+        text = _text_of(body)
+        tester = "software tester" in str(body["messages"][0]["content"])
+        if tester and text > limit[0]:
+            return error(413, f"{text} characters is over the context")
+        return step(body)
+
+    return answer
+
+
+@browser
+@pytest.mark.slow
+def test_pages_past_the_models_context_are_dropped_and_a_refusal_ends_the_case_as_uncertain(
+    pytester, tasks, results, llm
+):
+    """The tester's conversation grows by a page per action: it is fitted to
+    ``e2ebench_context_tokens`` before each request (F2's ten clicks pass under a model that
+    refuses more than 6,000 characters: unfitted, its eleventh request holds about 9,000),
+    and a model that refuses what follows the case's first request ends the case as
+    Uncertain, the run graded (before: the conversation was sent whole and the refusal was
+    an infrastructure error)."""
+    make_app_task(tasks)
+    clicks = {**CASES[1], "case": "Click Add one ten times", "expected": "Count: 10"}
+    clicks |= {"steps": [("click", "Add one")] * 10, "expect": ["Count: 10"]}
+    cases = [CASES[0], clicks, CASES[2]]
+    step = app_judge_script({"# Greeter": cases})
+    limit = [6000]
+    llm.push(*[_refusing_past(limit, step)] * 400)
+    ini(pytester, e2ebench_app_cases="3-6", e2ebench_context_tokens=str(CONTEXT_TOKENS))
+    args = ("--e2e-agent=reference", "--e2e-app-steps=12", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(f"--e2e-llm-base-url={llm.base_url}", *args)
+    result.assert_outcomes(passed=3)
+    assert results()["tasks"][0]["app"]["yes"] == 3
+    first = next(b for b in llm.requests if "ten times" in str(b["messages"][1]["content"]))
+    limit[0] = _text_of(first) + 50  # the case's first request, and no second
+    pytester.path.joinpath(".e2ebench").rename(pytester.path / "first")
+    result = pytester.runpytest_subprocess(f"--e2e-llm-base-url={llm.base_url}", *args)
+    record = results()["tasks"][0]
+    assert record.get("status") != "infrastructure_error", record.get("notes")
+    run_dir = pytester.path / ".e2ebench" / "reference" / "greeter" / "run-1" / "eval" / "cases"
+    report = json.loads((run_dir / "F2-1.json").read_text())["report"]
+    assert (report["ended"], report["result"]) == ("context", "Uncertain"), report
+
+
 @browser
 @pytest.mark.slow
 def test_the_llm_score_baseline_scores_each_feature_from_the_code(pytester, tasks, results, llm):

@@ -6,6 +6,11 @@ the viewport), acts with one tool per action of :data:`e2ebench_app.ACTIONS`, an
 as Uncertain after ``max_steps`` actions, after three identical actions that change nothing
 (stuck), when the model stops using tools twice, or when the browser stops answering. The
 action trace and the final screenshot are kept as evidence.
+
+Before each request the conversation is fitted to the model's context (:func:`fit_pages`:
+the oldest pages and tool answers shortened first); a request the endpoint refuses as too
+large after it accepted the case's first ends the case as Uncertain (``context``): the app's
+pages grew the conversation, never an infrastructure error.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from __future__ import annotations
 import json
 import time
 
+from ...agents.sdagent import CHARS_PER_TOKEN, GROWN, KEEP_RECENT
+from ...llm.base import LLMRefused
 from ...untrusted.parse import loads_json
 from .llmcall import APP_TEXT_RULE, fence
 from .session import SessionBroken
@@ -105,6 +112,46 @@ def _drop_images(messages: list[dict]) -> None:
             ]
 
 
+PAGE_DROPPED = "[an earlier page or answer, dropped to fit the model's context"
+# a screenshot as the model counts it, not by its bytes: OpenAI's high-detail 1024x768 image is
+# 765 tokens (4 tiles of 170 and 85 more; its vision guide's cost calculation)
+IMAGE_CHARS = 765 * CHARS_PER_TOKEN
+
+
+def fit_pages(messages: list[dict], budget: int) -> int:
+    """Shorten the oldest pages (user messages) and tool answers until the conversation's text
+    fits ``budget`` characters; the system prompt, the case's first page and the last
+    :data:`KEEP_RECENT` messages stay whole. Returns how many were shortened now."""
+    size = sum(_chars(m) for m in messages)
+    dropped = 0
+    for message in messages[2 : max(2, len(messages) - KEEP_RECENT)]:
+        if size <= budget:
+            break
+        if message.get("role") not in ("user", "tool"):
+            continue
+        chars = _chars(message)
+        if chars < 200 or str(message.get("content")).startswith(PAGE_DROPPED):
+            continue
+        note = f"{PAGE_DROPPED}: {chars} characters]"
+        message["content"] = note
+        size -= chars - len(note)
+        dropped += 1
+    return dropped
+
+
+def _chars(message: dict) -> int:
+    """A message's characters: its text (a screenshot as :data:`IMAGE_CHARS`) and its tool
+    calls' arguments."""
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        size = sum(len(str(p["text"])) if "text" in p else IMAGE_CHARS for p in content)
+    else:
+        size = len(str(content))
+    return size + sum(
+        len(c["function"]["arguments"] or "") for c in message.get("tool_calls") or []
+    )
+
+
 class _Ended(Exception):
     """The case is over: its result, the evidence and why it ended (``report``, ...)."""
 
@@ -117,9 +164,10 @@ class _Play:
     """One case being played: the conversation, the action trace, the last observation and
     what tells a stuck agent (the same action leaving the page as it was)."""
 
-    def __init__(self, asker, session, case: dict, max_steps: int, scope: str) -> None:
+    def __init__(self, asker, session, case: dict, max_steps: int, scope: str, budget: int):
         self.asker, self.session, self.case = asker, session, case
-        self.max_steps, self.scope = max_steps, scope
+        self.max_steps, self.scope, self.budget = max_steps, scope, budget
+        self.asked = 0  # requests the endpoint answered
         self.trace: list[dict] = []
         self.obs: dict | None = None
         self.messages: list[dict] = []
@@ -145,9 +193,7 @@ class _Play:
         """Ask and act until the case ends (raises :class:`_Ended`)."""
         nudged = False
         while True:
-            completion = self.asker.ask(
-                self.messages, tools=TOOLS, scope=f"{self.scope}/{self.case['id']}"
-            )
+            completion = self.ask()
             self.messages.append(completion.message())
             if not completion.tool_calls:
                 if nudged:
@@ -159,6 +205,24 @@ class _Play:
                 continue
             notes = [note for call in completion.tool_calls if (note := self.call(call))]
             self.observe(notes)
+
+    def ask(self):
+        """The model's next answer, the conversation fitted to its context first. A request
+        refused as too large after accepted ones ends the case: the app's pages grew it."""
+        fit_pages(self.messages, self.budget)
+        try:
+            completion = self.asker.ask(
+                self.messages, tools=TOOLS, scope=f"{self.scope}/{self.case['id']}"
+            )
+        except LLMRefused as exc:
+            if exc.status not in GROWN or not self.asked:
+                raise  # the case's first request: the endpoint or its settings
+            why = f"the endpoint refused request {self.asked + 1} ({exc.status}; the app's pages"
+            raise _Ended(
+                "Uncertain", f"{why} may exceed the model's context): {exc}", "context"
+            ) from None
+        self.asked += 1
+        return completion
 
     def call(self, call) -> str | None:
         """Answer one tool call (an action in the browser, or the report); the note the
@@ -213,14 +277,16 @@ class _Play:
         self.messages.append(observation_message(self.obs, "\n".join(notes) + "\nThe page now:"))
 
 
-def run_case(asker, session, case: dict, *, max_steps: int, scope: str) -> dict:
+def run_case(asker, session, case: dict, *, max_steps: int, scope: str, budget: int) -> dict:
     """Carry out ``case``; ``{"result", "evidence", "trace", "steps", "ended", "observation"}``.
+    ``budget``: the characters of conversation the model takes (:func:`fit_pages`).
 
-    ``ended`` says why the case ended: ``report``, ``step_limit``, ``stuck``, ``no_tool`` or
-    ``browser``. ``observation`` is the last one (its screenshot is the case's evidence).
+    ``ended`` says why the case ended: ``report``, ``step_limit``, ``stuck``, ``no_tool``,
+    ``context`` or ``browser``. ``observation`` is the last one (its screenshot is the case's
+    evidence).
     """
     began = time.monotonic()
-    play = _Play(asker, session, case, max_steps, scope)
+    play = _Play(asker, session, case, max_steps, scope, budget)
     try:
         play.begin()
         play.play()

@@ -82,6 +82,7 @@ def evaluate_app(
     sandbox,
     timeout: float,
     max_steps: int,
+    context_chars: int,
     baseline: bool,
     scope: str,
     progress=None,
@@ -109,7 +110,7 @@ def evaluate_app(
             asker, judge_asker = Asker(llm), Asker(llm)
             say({"doing": "the app's test cases (written once per task and model)"})
             cases = cases_of(llm)
-        play = (asker, judge_asker, max_steps, scope, evidence, say)
+        play = (asker, judge_asker, (max_steps, context_chars), scope, evidence, say)
         records = _play(sessions, session, cases, *play)
     if not web.get("executable"):
         records = _not_executable(task, web)
@@ -130,15 +131,19 @@ def evaluate_app(
     }
 
 
-def _play(sessions, session, cases, asker, judge_asker, max_steps, scope, evidence, say):
-    """Each case played in the browser and judged: their records (``say``: the run's progress,
+def _play(sessions, session, cases, asker, judge_asker, limits, scope, evidence, say):
+    """Each case played in the browser and judged: their records (``limits``: the actions per
+    case and the characters of conversation the model takes; ``say``: the run's progress,
     told which case of how many is played)."""
+    max_steps, budget = limits
     records = []
     for n, case in enumerate(cases, 1):
         say({"doing": f"playing the app's case {n} of {len(cases)} in a browser"})
         if sessions.expiring(session):
             session, _ = sessions.fresh()
-        report = run_case(asker, session, case, max_steps=max_steps, scope=f"{scope}/agent")
+        report = run_case(
+            asker, session, case, max_steps=max_steps, scope=f"{scope}/agent", budget=budget
+        )
         verdict = judge_case(judge_asker, case, report, scope=f"{scope}/judge")
         records.append(_record(case, report, verdict, evidence))
         if report["ended"] == "browser":

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ...agents.sdagent import CHARS_PER_TOKEN
 from ...errors import InfrastructureError
 from ...llm.factory import require_endpoint
 from ...run.cache import locked
@@ -56,6 +57,7 @@ class AppCases(WebScenarios):
                 sandbox=ctx.sandbox,
                 timeout=settings.timeout,
                 max_steps=app_settings(settings).steps,
+                context_chars=settings.context_tokens * CHARS_PER_TOKEN,
                 baseline=settings.judge in ("llm", "both"),
                 scope=f"{ctx.scope}/app",
                 progress=ctx.progress,
