@@ -236,7 +236,9 @@ def addoption(parser: pytest.Parser) -> None:
     )
     parser.addini(
         "e2ebench_prices",
-        "LLM prices, one line per model: MODEL PROMPT_USD_PER_MTOK COMPLETION_USD_PER_MTOK",
+        "LLM prices, one line per model: MODEL PROMPT_USD_PER_MTOK COMPLETION_USD_PER_MTOK "
+        "[CACHE_READ [CACHE_WRITE]]; a model without a line is priced from the shipped table "
+        "(llm/prices.toml, docs/agents.md 'Cost')",
         type="linelist",
         default=[],
     )
@@ -276,7 +278,8 @@ def _proxy_rows() -> tuple:
         (
             "max-cost",
             "",
-            "CLI agents: a run's budget in US dollars (from e2ebench_prices), as --e2e-max-tokens.",
+            "CLI agents: a run's budget in US dollars (e2ebench_prices, else the shipped "
+            "prices), as --e2e-max-tokens.",
             {"metavar": "USD"},
         ),
     )

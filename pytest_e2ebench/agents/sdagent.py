@@ -13,18 +13,21 @@ Fig. 4). Every call is written to ``agent/trajectory.jsonl``.
 
 What real models do wrong ends a role, never the harness (issue 19): a role that answers
 :data:`STALL_STEPS` times in a row without a tool call, or repeats the same call with the same
-result :data:`REPEAT_STEPS` times, is stalled; an endpoint that refuses a request (HTTP 400)
-after accepting the role's earlier ones has run out of context. Either is the agent's failure,
-in the run's note. Before each call the conversation is fitted to the model's context
+result :data:`REPEAT_STEPS` times, is stalled (results compared with their timings, timestamps,
+addresses, pids and temporary paths masked: :func:`steady`); an endpoint that refuses a request
+(HTTP 400) after accepting the role's earlier ones has run out of context. Either is the agent's
+failure, in the run's note. Before each call the conversation is fitted to the model's context
 (``e2ebench_context_tokens``) by :func:`fit_context`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ..environment import venv
+from ..llm.accounting import sources_label
 from ..llm.base import LLMRefused
 from ..taskmodel.task import Task
 from ..taskmodel.testindex import is_test_module
@@ -42,6 +45,32 @@ CHARS_PER_TOKEN = 3  # a conservative estimate for code and JSON
 # 413): after accepted steps, the conversation the agent's own output grew, the agent's end
 GROWN = (400, 413, 422)
 KEEP_RECENT = 6  # the last messages are never shortened
+# What differs between two runs of the same command without saying anything about the work, in
+# the order they are masked (issue 42: five identical `python -m pytest` calls went unnoticed as
+# stalled because pytest said "no tests ran in 0.03s", then "in 0.05s"): temporary paths
+# (/tmp/pytest-of-u/pytest-7/…, tempfile's tmpk3j_x2), dates and times of day, durations
+# ("0.03s", "1.2 seconds", "12 ms", "0:00:01"), hex addresses (0x7f3a…), process ids.
+VOLATILE = (
+    (re.compile(r"(?:/private)?(?:/var)?/tmp/[^\s'\"):,]*|/dev/shm/[^\s'\"):,]*"), "<tmp>"),
+    (re.compile(r"\btmp[a-z0-9_]{6,}\b"), "<tmp>"),
+    (
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?"
+            r"(?:Z|[+-]\d{2}:?\d{2}\b)?"
+        ),
+        "<date>",
+    ),
+    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
+    (
+        re.compile(
+            r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ns|us|µs|μs|ms|msecs?|s|secs?|seconds?|"
+            r"milliseconds?|microseconds?|nanoseconds?|min|mins|minutes?|h|hrs?|hours?)(?!\w)"
+        ),
+        "<duration>",
+    ),
+    (re.compile(r"\b0x[0-9a-fA-F]{4,}\b"), "0x<addr>"),
+    (re.compile(r"\b(pid|PID|process)([\s:=#]*)\d+\b"), r"\1\2<pid>"),
+)
 BASE = (
     "You work alone in a fresh repository (the current directory) through tools. The user "
     "gives you a requirements document; it is all you know about the project. {delivery} "
@@ -114,6 +143,11 @@ class SDAgent(Agent):
                 "first_test_step": state.first_test_step,
                 # of tokens_sent, those the server took from its prompt cache
                 "cached_prompt_tokens": state.cached_tokens,
+                # of tokens_sent, those the server wrote to its prompt cache; of
+                # tokens_generated, those the model reasoned with (docs/agents.md "Cost")
+                "cache_write_prompt_tokens": state.cache_write_tokens,
+                "reasoning_tokens": state.reasoning_tokens,
+                "price_source": sources_label(state.price_sources),
                 "trajectory": str(state.path),
                 "atif": str(write_atif(state.path, self.label, getattr(llm, "model", ""))),
                 "replay_drift": getattr(llm, "drift", 0),
@@ -225,7 +259,7 @@ class _Watch:
     def see(self, observations: list[dict]) -> None:
         """Count one step's tool calls."""
         self.idle = 0 if observations else self.idle + 1
-        same = json.dumps([[o["name"], o["arguments"], o["output"]] for o in observations])
+        same = json.dumps([[o["name"], o["arguments"], steady(o["output"])] for o in observations])
         self.repeats = self.repeats + 1 if observations and same == self.last else 0
         self.last = same
 
@@ -239,6 +273,14 @@ class _Watch:
                 f"{self.repeats + 1} times in a row"
             )
         return None
+
+
+def steady(text: str) -> str:
+    """``text`` with what changes between identical runs masked (:data:`VOLATILE`), for
+    comparing one tool result with the last (the observation itself is kept as it was)."""
+    for pattern, mask in VOLATILE:
+        text = pattern.sub(mask, text)
+    return text
 
 
 def fit_context(messages: list[dict], budget: int) -> int:
@@ -289,8 +331,9 @@ class _State:
         self.max_steps = max_steps
         self.steps = 0
         self.prompt_tokens = 0
-        self.cached_tokens = 0
+        self.cached_tokens = self.cache_write_tokens = self.reasoning_tokens = 0
         self.completion_tokens = 0
+        self.price_sources: set[str | None] = set()
         self.cost: float | None = None
         self.co2: float | None = None
         self.first_test_step: int | None = None
@@ -302,6 +345,9 @@ class _State:
         self.steps += 1
         self.prompt_tokens += completion.prompt_tokens
         self.cached_tokens += completion.cached_prompt_tokens
+        self.cache_write_tokens += completion.cache_write_prompt_tokens
+        self.reasoning_tokens += completion.reasoning_tokens
+        self.price_sources.add(completion.price_source)
         self.completion_tokens += completion.completion_tokens
         if completion.cost_usd is not None:
             self.cost = (self.cost or 0.0) + completion.cost_usd

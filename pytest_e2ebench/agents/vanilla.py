@@ -114,6 +114,10 @@ class VanillaAgent(Agent):
             note=note,
             details={
                 "files": sorted(files),
+                "cached_prompt_tokens": completion.cached_prompt_tokens,
+                "cache_write_prompt_tokens": completion.cache_write_prompt_tokens,
+                "reasoning_tokens": completion.reasoning_tokens,
+                "price_source": completion.price_source,
                 "trajectory": str(ctx.artifacts / "trajectory.jsonl"),
                 "atif": str(write_atif(ctx.artifacts / "trajectory.jsonl", "vanilla", llm.model)),
                 **({"delivery": problems} if problems else {}),

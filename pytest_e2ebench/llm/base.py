@@ -60,6 +60,11 @@ class Completion:
     cached: bool = False
     # of ``prompt_tokens``, those the server took from its prompt cache (no forward pass)
     cached_prompt_tokens: int = 0
+    # of ``prompt_tokens``, those the server wrote to its prompt cache (a price of their own)
+    cache_write_prompt_tokens: int = 0
+    # of ``completion_tokens``, those the model reasoned with (priced as completion tokens)
+    reasoning_tokens: int = 0
+    price_source: str | None = None  # which price table priced the call ("user", "shipped …")
 
     def message(self) -> dict:
         """The assistant message to append to the conversation."""

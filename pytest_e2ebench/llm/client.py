@@ -70,22 +70,19 @@ class OpenAIChat:
             for c in (choice.message.tool_calls or [])
             if getattr(c, "function", None) is not None
         )
-        usage = response.usage
-        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(usage, "completion_tokens", 0) or 0)
-        # prompt tokens served from the server's prompt cache (OpenAI, vLLM and llama.cpp
-        # report them here): cheaper where priced so, and no forward pass for the CO2 estimate
-        details = getattr(usage, "prompt_tokens_details", None)
-        cached = min(prompt, int(getattr(details, "cached_tokens", 0) or 0))
+        prompt, completion, cached, written, reasoning = token_counts(response.usage)
         return Completion(
             content=choice.message.content,
             tool_calls=calls,
             finish_reason=choice.finish_reason,
             prompt_tokens=prompt,
             completion_tokens=completion,
-            cost_usd=self.pricing.cost(self.model, prompt, completion, cached),
+            cost_usd=self.pricing.cost(self.model, prompt, completion, cached, written),
             co2_g=self.pricing.co2(self.model, prompt - cached + completion),
             cached_prompt_tokens=cached,
+            cache_write_prompt_tokens=written,
+            reasoning_tokens=reasoning,
+            price_source=self.pricing.source(self.model),
         )
 
     def _unavailable(self, exc: Exception) -> Exception:
@@ -108,3 +105,26 @@ class OpenAIChat:
         if type(exc).__module__.split(".")[0].startswith(("httpx", "httpcore")):
             return LLMUnavailable(f"{url} did not answer: {exc!r}")
         return exc
+
+
+def _count(data, *path: str) -> int:
+    """The token count at ``path`` in a usage object of the SDK (or its extra fields), 0 if none."""
+    for key in path:
+        data = getattr(data, key, None) if not isinstance(data, dict) else data.get(key)
+    return data if isinstance(data, int) and not isinstance(data, bool) and data > 0 else 0
+
+
+def token_counts(usage) -> tuple[int, int, int, int, int]:
+    """(prompt, completion, cached, cache-written, reasoning) tokens of a chat completion's
+    ``usage``. Cached: ``prompt_tokens_details.cached_tokens`` (OpenAI, vLLM and llama.cpp report
+    them there), cheaper where priced so and no forward pass for the CO2 estimate; written to the
+    cache: ``prompt_tokens_details.cache_write_tokens`` or ``cache_creation_input_tokens`` (what
+    gateways in front of Anthropic report); reasoning: ``completion_tokens_details
+    .reasoning_tokens``, part of the completion tokens."""
+    prompt, completion = _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+    cached = min(prompt, _count(usage, "prompt_tokens_details", "cached_tokens"))
+    written = _count(usage, "prompt_tokens_details", "cache_write_tokens") or _count(
+        usage, "cache_creation_input_tokens"
+    )
+    reasoning = _count(usage, "completion_tokens_details", "reasoning_tokens")
+    return prompt, completion, cached, min(prompt - cached, written), min(completion, reasoning)

@@ -4,15 +4,21 @@ Every dialect is recognised by its request path; a response (a JSON body, or a s
 event stream when the agent asked to stream) is read for usage the way that API reports it:
 
 * OpenAI chat completions (``/chat/completions``): ``usage.prompt_tokens``,
-  ``completion_tokens``, ``prompt_tokens_details.cached_tokens``; a stream reports usage in its
-  last chunk only when asked (``stream_options.include_usage``), which the proxy adds;
+  ``completion_tokens``, ``prompt_tokens_details.cached_tokens``,
+  ``completion_tokens_details.reasoning_tokens``, and the cache writes a gateway in front of
+  Anthropic reports (``prompt_tokens_details.cache_write_tokens``, litellm's
+  ``cache_creation_input_tokens``); a stream reports usage in its last chunk only when asked
+  (``stream_options.include_usage``), which the proxy adds;
 * OpenAI Responses (``/responses``): ``response.usage.input_tokens``, ``output_tokens``,
-  ``input_tokens_details.cached_tokens`` (in the ``response.completed`` event when streaming);
+  ``input_tokens_details.cached_tokens``, ``output_tokens_details.reasoning_tokens`` (in the
+  ``response.completed`` event when streaming);
 * Anthropic Messages (``/messages``): ``usage.input_tokens`` (the uncached part),
-  ``cache_read_input_tokens``, ``cache_creation_input_tokens``, ``output_tokens``; a stream
-  gives the input in ``message_start`` and the running output count in ``message_delta``;
+  ``cache_read_input_tokens``, ``cache_creation_input_tokens`` (the cache writes),
+  ``output_tokens``; a stream gives the input in ``message_start`` and the running output count
+  in ``message_delta``;
 * Gemini (``…:generateContent``, ``…:streamGenerateContent``): ``usageMetadata``
-  (``promptTokenCount``, ``candidatesTokenCount``, ``cachedContentTokenCount``).
+  (``promptTokenCount``, ``candidatesTokenCount``, ``cachedContentTokenCount``,
+  ``thoughtsTokenCount``: reasoning, billed as output and outside ``candidatesTokenCount``).
 """
 
 from __future__ import annotations
@@ -30,11 +36,14 @@ _GEMINI_PATH = re.compile(r"/models/(?P<model>[^/:]+):(?P<verb>stream)?[gG]enera
 @dataclasses.dataclass
 class Usage:
     """Tokens of one model call: ``prompt`` counts every input token, ``cached`` those of them
-    served from the provider's prompt cache."""
+    served from the provider's prompt cache and ``cache_write`` those written to it;
+    ``completion`` counts every output token, ``reasoning`` those of them the model thought."""
 
     prompt: int = 0
     completion: int = 0
     cached: int = 0
+    cache_write: int = 0
+    reasoning: int = 0
 
     def to_dict(self) -> dict:
         """JSON-able form."""
@@ -134,7 +143,13 @@ def _openai(found: Usage, data, prompt_key: str, completion_key: str) -> None:
     found.prompt = _int(data.get(prompt_key))
     found.completion = _int(data.get(completion_key))
     details = data.get("prompt_tokens_details") or data.get("input_tokens_details")
-    found.cached = _int(_get(details, "cached_tokens"))
+    found.cached = min(found.prompt, _int(_get(details, "cached_tokens")))
+    written = _int(_get(details, "cache_write_tokens")) or _int(
+        data.get("cache_creation_input_tokens")
+    )
+    found.cache_write = min(found.prompt - found.cached, written)
+    out = data.get("completion_tokens_details") or data.get("output_tokens_details")
+    found.reasoning = min(found.completion, _int(_get(out, "reasoning_tokens")))
 
 
 def _anthropic(found: Usage, data) -> None:
@@ -146,6 +161,7 @@ def _anthropic(found: Usage, data) -> None:
         created = _int(data.get("cache_creation_input_tokens"))
         found.prompt = _int(data.get("input_tokens")) + cached + created
         found.cached = cached
+        found.cache_write = created
     if "output_tokens" in data:
         found.completion = _int(data.get("output_tokens"))
 
@@ -154,8 +170,9 @@ def _gemini(found: Usage, data) -> None:
     if not isinstance(data, dict):
         return
     found.prompt = _int(data.get("promptTokenCount"))
-    found.completion = _int(data.get("candidatesTokenCount")) + _int(data.get("thoughtsTokenCount"))
-    found.cached = _int(data.get("cachedContentTokenCount"))
+    found.reasoning = _int(data.get("thoughtsTokenCount"))
+    found.completion = _int(data.get("candidatesTokenCount")) + found.reasoning
+    found.cached = min(found.prompt, _int(data.get("cachedContentTokenCount")))
 
 
 def error_body(kind: str, status: int, message: str) -> dict:

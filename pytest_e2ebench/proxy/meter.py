@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..llm.accounting import Pricing
+from ..llm.accounting import Pricing, sources_label
 from .dialects import Usage
 
 LOG_TEXT_LIMIT = 100_000  # characters of one response (or request tail) kept in the log
@@ -45,6 +45,8 @@ class Meter:
         self.budget = budget
         self.steps = 0
         self.prompt = self.completion = self.cached = 0
+        self.cache_write = self.reasoning = 0  # of the prompt and completion tokens
+        self.price_sources: set[str | None] = set()  # the tables that priced the calls
         self.cost: float | None = 0.0
         self.latency = 0.0
         self.refused = 0
@@ -96,7 +98,7 @@ class Meter:
                 self.refused += 1
                 ticket: tuple = (0, 0.0, 0)
             else:
-                worst = self.pricing.cost(model, prompt, room, 0) or 0.0
+                worst = self.pricing.worst(model, prompt, room) or 0.0
                 ticket = (prompt + room, worst, 1)
                 self.reserved = [a + b for a, b in zip(self.reserved, ticket, strict=True)]
         if why is not None:
@@ -119,8 +121,8 @@ class Meter:
     def _cost_room(self, model: str, prompt: int, budget: float) -> int:
         """Output tokens of ``model`` the cost budget leaves after ``prompt`` input tokens."""
         left = budget - self.cost - self.reserved[1]
-        base = self.pricing.cost(model, prompt, 0, 0)
-        each = self.pricing.cost(model, 0, 1_000_000, 0)
+        base = self.pricing.worst(model, prompt, 0)
+        each = self.pricing.worst(model, 0, 1_000_000)
         if base is None or each is None or each <= 0:
             return DEFAULT_ROOM  # no price: the cost is unknown, as :meth:`add` records
         return int((left - base) / each * 1_000_000)
@@ -154,15 +156,21 @@ class Meter:
         cost unknown, and under ``--e2e-max-cost`` spends the budget: before, one call naming
         a model of no price (refused by the upstream, even) made the cost None and switched
         the cost budget off for the rest of the run."""
-        cost = 0.0
+        cost, source = 0.0, None
         if found.prompt or found.completion:
-            cost = self.pricing.cost(model, found.prompt, found.completion, found.cached)
+            cost = self.pricing.cost(
+                model, found.prompt, found.completion, found.cached, found.cache_write
+            )
+            source = self.pricing.source(model)
         with self._lock:
             if ok:
                 self.steps += 1
             self.prompt += found.prompt
             self.completion += found.completion
             self.cached += found.cached
+            self.cache_write += found.cache_write
+            self.reasoning += found.reasoning
+            self.price_sources.add(source)
             self.cost = None if cost is None or self.cost is None else self.cost + cost
             self.latency += entry.get("latency_s", 0.0)
             used = self.by_model.setdefault(model[:120], {"calls": 0, "prompt": 0, "completion": 0})
@@ -223,7 +231,10 @@ class Meter:
                 "prompt_tokens": self.prompt,
                 "completion_tokens": self.completion,
                 "cached_prompt_tokens": self.cached,
+                "cache_write_prompt_tokens": self.cache_write,
+                "reasoning_tokens": self.reasoning,
                 "cost_usd": None if self.cost is None else round(self.cost, 6),
+                "price_source": sources_label(self.price_sources),  # docs/agents.md "Cost"
                 "latency_s": round(self.latency, 3),
                 "refused": self.refused,
                 "budget_exceeded": self.exceeded,

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CALC_CODE, CALC_TESTS
+from pytest_e2ebench.llm.accounting import shipped_prices
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply, tool_call
 
 
@@ -158,6 +159,65 @@ def test_vanilla_writes_all_files_from_one_answer(pytester, tasks, results, llm)
     assert (m["steps"], m["tokens_sent"], m["tokens_generated"]) == (1, 1000, 500)
     assert m["cost_usd"] == pytest.approx((1000 * 2 + 500 * 8) / 1e6)
     assert "tools" not in llm.requests[0]
+
+
+def test_a_model_without_a_users_price_is_priced_from_the_shipped_table(
+    pytester, tasks, results, llm
+):
+    """Issue 42, item 5: no e2ebench_prices line for the run's model (a dated name of Claude
+    Haiku 4.5): the shipped list prices price its call, the endpoint's cache writes at the
+    cache-write price and its reasoning tokens counted apart, and the record names the table."""
+    tasks.make()
+    ini(pytester, e2ebench_model="claude-haiku-4-5-20251001", e2ebench_prices="")
+    llm.push(
+        reply(
+            "no files",
+            prompt_tokens=10_000,
+            completion_tokens=2_000,
+            cached_tokens=4_000,
+            cache_write_tokens=3_000,
+            reasoning_tokens=500,
+        )
+    )
+    pytester.runpytest("--e2e-agent=vanilla", f"--e2e-llm-base-url={llm.base_url}")
+    run = results()["tasks"][0]
+    details = run["agent_run"]["details"]
+    assert details["price_source"] == f"shipped {shipped_prices().date}"
+    assert (details["cache_write_prompt_tokens"], details["reasoning_tokens"]) == (3_000, 500)
+    # claude-haiku-4-5: $1 prompt, $5 completion, $0.10 cache read, $1.25 cache write per MTok
+    expected = (3_000 * 1.0 + 4_000 * 0.1 + 3_000 * 1.25 + 2_000 * 5.0) / 1e6
+    assert run["metrics"]["cost_usd"] == pytest.approx(expected)
+
+
+# the same command every time, its output differing in a timing only, as pytest's "no tests
+# ran in 0.03s" then "in 0.05s" (here counted, so that no two runs print the same)
+TIMED = (
+    "n=$(( $(cat .n 2>/dev/null || echo 0) + 1 )); echo $n > .n; "
+    'echo "no tests ran in 0.0${n}s"; echo "took ${n}2 ms"'
+)
+
+
+def test_the_same_call_whose_result_differs_in_a_timing_only_is_a_stall(
+    pytester, tasks, results, llm
+):
+    """Issue 42, item 7: stall detection compares tool results with their timings masked, so
+    four identical calls whose answers differ in a duration end the role (before, the 0.01s,
+    0.02s, ... made every result new and the agent ran to the step limit)."""
+    tasks.make()
+    ini(pytester)
+    llm.push(*[tool_call("bash", {"command": TIMED}) for _ in range(8)])
+    pytester.runpytest(
+        "--e2e-agent=sdagent-single", f"--e2e-llm-base-url={llm.base_url}", "--e2e-max-steps=8"
+    )
+    run = results()["tasks"][0]
+    trajectory = Path(run["agent_run"]["details"]["trajectory"]).read_text().splitlines()
+    outputs = [json.loads(line)["observations"][0]["output"] for line in trajectory]
+    assert "no tests ran in 0.01s" in outputs[0] and "no tests ran in 0.04s" in outputs[3]
+    assert run["metrics"]["steps"] == 4 and llm.remaining() == 4
+    assert (
+        "engineer: stalled, the same tool call(s) with the same result 4 times in a row"
+        in (run["agent_run"]["note"])
+    )
 
 
 def test_cmd_agent_runs_a_command_in_the_workspace(pytester, tasks, results):

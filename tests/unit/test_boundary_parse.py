@@ -72,6 +72,7 @@ ALLOWED = {
     "report/results.py": "results.json the harness wrote (e2ebench report/compare)",
     "report/terminal.py": "records the harness's workers put on reports",
     "evaluation/runner.py": "coverage's JSON, produced by the harness's own interpreter",
+    "llm/accounting.py": "the price table shipped in the package (llm/prices.toml)",
     "llm/cache.py": "the LLM cache, written by the harness",
     "llm/outage.py": "the harness's outage note",
     "isolation/limits.py": "cgroup files of the kernel",

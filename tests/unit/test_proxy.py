@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 from openai import OpenAI
 
-from pytest_e2ebench.llm.accounting import Pricing
+from pytest_e2ebench.llm.accounting import Pricing, shipped_prices
 from pytest_e2ebench.proxy import Budget, Meter, MeteringProxy, Tape, Upstream
 from pytest_e2ebench.proxy.server import LoopbackServer
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
@@ -88,6 +88,73 @@ def test_each_api_is_metered(tmp_path, kind, stream):
     lines = [json.loads(x) for x in (tmp_path / "proxy.jsonl").read_text().splitlines()]
     assert [x["dialect"] for x in lines] == [kind, kind]
     assert "create" in lines[0]["response"]
+
+
+# --- the shipped price table (issue 42, item 5) ---------------------------------------------
+
+SONNET = "claude-sonnet-4-5-20250929"  # a dated name: priced as claude-sonnet-4-5
+PRICED = [
+    reply(
+        "thinking done",
+        prompt_tokens=10_000,
+        completion_tokens=3_000,
+        cached_tokens=6_000,
+        cache_write_tokens=2_500,
+        reasoning_tokens=1_200,
+    ),
+]
+# what each API's answer carries of the step: Anthropic's cache writes, the others' reasoning
+CARRIES = {
+    "messages": (2_500, 0),
+    "chat": (2_500, 1_200),
+    "responses": (0, 1_200),
+    "gemini": (0, 1_200),
+}
+
+
+def priced_call(tmp_path, kind: str, stream: bool, price_lines: list[str]) -> dict:
+    """One call of ``kind`` for :data:`SONNET` through the proxy, priced as a run's settings
+    price it (``Pricing.parse`` of the ini lines); the meter's summary."""
+    meter = Meter(tmp_path / f"{kind}.jsonl", Pricing.parse(price_lines, [], []), Budget())
+    body = {**CALLS[kind][1], "model": SONNET, "stream": stream}
+    with ScriptedLLM(PRICED) as llm:
+        with MeteringProxy(Upstream(llm.base_url, "k", 10), meter, None, model=SONNET) as proxy:
+            status, data = post(proxy.base_url + call_path(kind, stream), body)
+    assert status == 200, data
+    return meter.summary()
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("kind", sorted(CALLS))
+def test_the_shipped_table_prices_cache_writes_and_reasoning_apart(tmp_path, kind, stream):
+    """No e2ebench_prices: the shipped list price of claude-sonnet-4-5 prices the call, its cache
+    writes at the cache-write price (1.25 x the prompt's), and the summary names the table."""
+    written, reasoning = CARRIES[kind]
+    summary = priced_call(tmp_path, kind, stream, [])
+    table = shipped_prices()
+    assert table.models["claude-sonnet-4-5"] == (3.0, 15.0, 0.3, 3.75)
+    assert summary["price_source"] == f"shipped {table.date}"
+    assert (summary["prompt_tokens"], summary["completion_tokens"]) == (10_000, 3_000)
+    assert summary["cached_prompt_tokens"] == 6_000
+    assert (summary["cache_write_prompt_tokens"], summary["reasoning_tokens"]) == (
+        written,
+        reasoning,
+    )
+    fresh = 10_000 - 6_000 - written
+    expected = (fresh * 3.0 + 6_000 * 0.3 + written * 3.75 + 3_000 * 15.0) / 1e6
+    assert summary["cost_usd"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_users_price_overrides_the_shipped_one(tmp_path):
+    """The user's line for the undated name wins over the table; a price left out of it (here
+    the cache write) is the user's prompt price, as before."""
+    summary = priced_call(tmp_path, "messages", False, ["claude-sonnet-4-5 1 2 0.5"])
+    assert summary["price_source"] == "user"
+    assert summary["cost_usd"] == pytest.approx(
+        (1_500 * 1 + 6_000 * 0.5 + 2_500 * 1 + 3_000 * 2) / 1e6
+    )
+    summary = priced_call(tmp_path, "messages", False, ["claude-sonnet-4-5 1 2 0.5 4"])
+    assert summary["cost_usd"] == pytest.approx((1_500 + 3_000 + 2_500 * 4 + 6_000) / 1e6)
 
 
 def test_openai_client_streams_through_the_proxy(tmp_path):

@@ -52,6 +52,17 @@ def _parts(chat: dict) -> tuple[dict, str | None, list[dict], dict]:
     return choice, message.get("content"), message.get("tool_calls") or [], chat["usage"]
 
 
+def _details(usage: dict) -> tuple[int, int, int]:
+    """(cached, cache-written, reasoning) tokens of a scripted chat completion's usage."""
+    prompt = usage.get("prompt_tokens_details") or {}
+    completion = usage.get("completion_tokens_details") or {}
+    return (
+        prompt.get("cached_tokens", 0),
+        prompt.get("cache_write_tokens", 0),
+        completion.get("reasoning_tokens", 0),
+    )
+
+
 def _arguments(call: dict) -> Any:
     try:
         return json.loads(call["function"]["arguments"])
@@ -87,15 +98,17 @@ def gemini_response(chat: dict) -> dict:
     parts: list[dict] = [{"text": content}] if content else []
     for call in calls:
         parts.append({"functionCall": {"name": call["function"]["name"], "args": _arguments(call)}})
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    cached, _, reasoning = _details(usage)
     return {
         "candidates": [
             {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
         ],
         "usageMetadata": {
             "promptTokenCount": usage["prompt_tokens"],
-            "candidatesTokenCount": usage["completion_tokens"],
+            # Gemini counts the thoughts apart from the candidates' tokens
+            "candidatesTokenCount": usage["completion_tokens"] - reasoning,
             "cachedContentTokenCount": cached,
+            **({"thoughtsTokenCount": reasoning} if reasoning else {}),
             "totalTokenCount": usage["total_tokens"],
         },
         "modelVersion": chat["model"],
@@ -140,7 +153,7 @@ def anthropic_message(chat: dict) -> dict:
                 "input": _arguments(call),
             }
         )
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    cached, written, _ = _details(usage)
     return {
         "id": "msg_" + chat["id"],
         "type": "message",
@@ -150,9 +163,9 @@ def anthropic_message(chat: dict) -> dict:
         "stop_reason": "tool_use" if calls else "end_turn",
         "stop_sequence": None,
         "usage": {
-            "input_tokens": usage["prompt_tokens"] - cached,
+            "input_tokens": usage["prompt_tokens"] - cached - written,
             "cache_read_input_tokens": cached,
-            "cache_creation_input_tokens": 0,
+            "cache_creation_input_tokens": written,
             "output_tokens": usage["completion_tokens"],
         },
     }
@@ -228,7 +241,7 @@ def responses_object(chat: dict) -> dict:
                 "arguments": call["function"]["arguments"],
             }
         )
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
+    cached, _, reasoning = _details(usage)
     return {
         "id": "resp_" + chat["id"],
         "object": "response",
@@ -240,7 +253,7 @@ def responses_object(chat: dict) -> dict:
             "input_tokens": usage["prompt_tokens"],
             "input_tokens_details": {"cached_tokens": cached},
             "output_tokens": usage["completion_tokens"],
-            "output_tokens_details": {"reasoning_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": reasoning},
             "total_tokens": usage["total_tokens"],
         },
     }

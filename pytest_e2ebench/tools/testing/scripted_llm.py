@@ -87,6 +87,11 @@ class _Message:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached_tokens: int | None = None  # reported as usage.prompt_tokens_details.cached_tokens
+    # of the prompt tokens, those written to the prompt cache (Anthropic's
+    # cache_creation_input_tokens; usage.prompt_tokens_details.cache_write_tokens in chat form)
+    cache_write_tokens: int | None = None
+    # of the completion tokens, the reasoning ones (completion_tokens_details.reasoning_tokens)
+    reasoning_tokens: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,16 +127,28 @@ def reply(
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
     cached_tokens: int | None = None,
+    cache_write_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
 ) -> _Message:
     """An assistant message with text ``content``; ``finish_reason`` is ``"stop"``.
 
     Token counts left as ``None`` get the server's deterministic defaults (see
     :class:`ScriptedLLM`); ``cached_tokens`` (of the prompt tokens, served from the server's
-    prompt cache) is reported in ``usage.prompt_tokens_details`` when given.
+    prompt cache) and ``cache_write_tokens`` (of them, written to it) are reported in
+    ``usage.prompt_tokens_details`` when given, ``reasoning_tokens`` (of the completion tokens)
+    in ``usage.completion_tokens_details``; each API's form carries them as that API does.
     """
     if not isinstance(content, str):
         raise TypeError(f"reply content must be a str, not {type(content).__name__}")
-    return _Message(content, (), prompt_tokens, completion_tokens, cached_tokens)
+    return _Message(
+        content,
+        (),
+        prompt_tokens,
+        completion_tokens,
+        cached_tokens,
+        cache_write_tokens,
+        reasoning_tokens,
+    )
 
 
 def tool_call(
@@ -143,6 +160,8 @@ def tool_call(
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
     cached_tokens: int | None = None,
+    cache_write_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
 ) -> _Message:
     """An assistant message calling one function tool; ``finish_reason`` is ``"tool_calls"``.
 
@@ -156,6 +175,8 @@ def tool_call(
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cached_tokens=cached_tokens,
+        cache_write_tokens=cache_write_tokens,
+        reasoning_tokens=reasoning_tokens,
     )
 
 
@@ -168,6 +189,8 @@ def tool_calls(
     prompt_tokens: int | None = None,
     completion_tokens: int | None = None,
     cached_tokens: int | None = None,
+    cache_write_tokens: int | None = None,
+    reasoning_tokens: int | None = None,
 ) -> _Message:
     """An assistant message calling several function tools at once, in the given order.
 
@@ -189,7 +212,15 @@ def tool_calls(
         encoded.append((name, arguments, call_id))
     if not encoded:
         raise ValueError("tool_calls needs at least one call")
-    return _Message(content, tuple(encoded), prompt_tokens, completion_tokens, cached_tokens)
+    return _Message(
+        content,
+        tuple(encoded),
+        prompt_tokens,
+        completion_tokens,
+        cached_tokens,
+        cache_write_tokens,
+        reasoning_tokens,
+    )
 
 
 def error(
@@ -531,14 +562,27 @@ class ScriptedLLM:
                     "finish_reason": "tool_calls" if step.calls else "stop",
                 }
             ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-                **(
-                    {"prompt_tokens_details": {"cached_tokens": step.cached_tokens}}
-                    if step.cached_tokens is not None
-                    else {}
-                ),
-            },
+            "usage": _usage(step, prompt_tokens, completion_tokens),
         }
+
+
+def _usage(step: _Message, prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+    """The chat completion's ``usage``: the counts, and the details the step gives."""
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    prompt_details = {
+        key: value
+        for key, value in (
+            ("cached_tokens", step.cached_tokens),
+            ("cache_write_tokens", step.cache_write_tokens),
+        )
+        if value is not None
+    }
+    if prompt_details:
+        usage["prompt_tokens_details"] = prompt_details
+    if step.reasoning_tokens is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": step.reasoning_tokens}
+    return usage
