@@ -250,7 +250,8 @@ def pytest_e2ebench_run_extras(
         added is in it).
     :returns: None, or a JSON-able dict of keys to add to the run's record and its entry of
         results.json (ProjectEval's ``level`` and ``projecteval``: similarity and parameters).
-        A key the record already has is refused as a plugin bug.
+        A key the record already has is refused as a plugin bug, but ``notes``: a list of
+        lines added to the record's notes (ProjectEval's: a comparison stopped at its bound).
     """
 
 

@@ -36,7 +36,7 @@ from ..environment import finder
 from ..environment.vendor import materialize, read_manifest
 from ..environment.web import WEB_PLUGIN, browser_binaries
 from ..environment.workspace import coverage_omit
-from ..errors import InfrastructureError
+from ..errors import AgentFileError, InfrastructureError
 from ..grading.verdicts import PASSING, base_nodeid
 from ..isolation import process
 from ..isolation.intake import IntakeLimits, copy_tree, read_beneath, read_regular
@@ -44,12 +44,15 @@ from ..isolation.sandbox import Limits, Sandbox
 from ..probe import NOCOV_PLUGIN, PROBE_DIR, PROBE_PLUGIN, PV_PLUGIN, project_env
 from ..taskmodel import features, skips, testconf
 from ..taskmodel.testconf import TestSettings
-from ..taskmodel.testindex import defines_tests, is_test_module
-from ..untrusted.parse import loads_json
+from ..taskmodel.testindex import bounded_test_modules, is_test_module
+from ..untrusted.child import size
+from ..untrusted.parse import loads_json, read_json
 from . import coverage_bound, honeypot, split, tamper
 from .planting import twins
 
 COVERAGE_TIMEOUT = 300.0
+COVERAGE_STEP = "coverage's report of the project"
+TOTALS_FILE = "totals.json"  # the JSON report's totals, written by the report child
 # per-run coverage reports, next to the coverage data in the run's eval folder
 COVERAGE_XML = "coverage.xml"
 COVERAGE_HTML = "htmlcov"
@@ -287,8 +290,13 @@ _PLAIN = (
 # interpreter start costs about a second on a loaded machine, and a run made five of them.
 # A step that fails prints why; the token-tagged ``<kind>-ok`` lines say which succeeded
 # (the token: a source file's name printed in a warning cannot claim a report).
+# The JSON report is as large as the project's sources make it: its totals are taken from it
+# here, in the child, into a file of a few lines (:data:`TOTALS_FILE`), the one the harness
+# reads. A step the data or the sources drove into MemoryError or RecursionError says so
+# (``<kind>-memory-<token>``): the agent's, like the child's time bound.
 _REPORTS = (
-    "import sys\n"
+    "import json, sys\n"
+    "from pathlib import Path\n"
     "from coverage import Coverage\n"
     "rc, out, token, *rest = sys.argv[1:]\n"
     "split = rest.index('--')\n"
@@ -301,13 +309,21 @@ _REPORTS = (
     "    print(f'combine: {exc}')\n"
     "cov = Coverage(config_file=rc)\n"
     "cov.load()\n"
-    "steps = [('json', lambda: cov.json_report(outfile=out, ignore_errors=True))]\n"
+    "def totals():\n"
+    "    cov.json_report(outfile=out, ignore_errors=True)\n"
+    "    with open(out, encoding='utf-8') as report:\n"
+    "        found = json.load(report)['totals']\n"
+    f"    Path(out).with_name({TOTALS_FILE!r}).write_text(json.dumps(found))\n"
+    "steps = [('json', totals)]\n"
     "steps += [(k, lambda k=k: getattr(cov, k + '_report')(ignore_errors=True)) for k in kinds]\n"
     "for kind, step in steps:\n"
     "    try:\n"
     "        step()\n"
     "    except Exception as exc:\n"
-    "        print(f'{kind}: {exc}')\n"
+    "        print(f'{kind}: {type(exc).__name__}: {exc}')\n"
+    "        if isinstance(exc, (MemoryError, RecursionError)):\n"
+    "            bound = 'memory' if isinstance(exc, MemoryError) else 'recursion'\n"
+    "            print(f'{kind}-{bound}-{token}', flush=True)\n"
     "        if kind == 'json':\n"
     "            break\n"
     "    else:\n"
@@ -337,6 +353,7 @@ _MEASURED_THEN_REPORTS = (
     "sys.argv[1:] = [rc, out, token, *rest[:split], '--', *kept]\n" + _REPORTS
 )
 _GLOB = frozenset("*?[]{}\n\r\\")  # a [paths] entry is a glob: such names are never aliased
+MAX_NAME = 4096  # PATH_MAX: a longer name is no file of this machine
 
 
 def copy_prefixes(measured: list[str], repo: Path, source: Path) -> list[str]:
@@ -346,15 +363,27 @@ def copy_prefixes(measured: list[str], repo: Path, source: Path) -> list[str]:
     longest such match, so ``pkg/mod.py`` is not taken for a top-level ``mod.py``) was run from
     a copy the tests made (a command-line tool run in a temporary folder); its folder up to
     that match is an alias of the project.
+
+    The names are the project zone's (a data file it wrote): only a name ending in the name of
+    a file of the project, no longer than a path can be, is tried, and only its suffixes no
+    deeper than the intake copies (a name of 8,000 parts stat'ed the longest one first, whose
+    ENAMETOOLONG ended the run as a harness error, and then the others, in quadratic time).
     """
     prefixes = set()
     inside = str(repo).rstrip("/") + "/"
+    files = {name for _, _, found in os.walk(source) for name in found}
     for name in measured:
         if not name.startswith("/") or name.startswith(inside) or _GLOB & set(name):
             continue
         parts = name.split("/")
-        for cut in range(1, len(parts)):  # longest suffix first
-            if (source / "/".join(parts[cut:])).is_file():
+        if len(name) > MAX_NAME or parts[-1] not in files:
+            continue
+        for cut in range(max(1, len(parts) - SOURCE_LIMITS.max_depth - 1), len(parts)):
+            try:  # longest suffix first
+                found = (source / "/".join(parts[cut:])).is_file()
+            except OSError:  # not a name this machine can open: no file of the project
+                found = False
+            if found:
                 prefixes.add("/".join(parts[:cut]) or "/")
                 break
     return sorted(p for p in prefixes if p != "/")
@@ -479,10 +508,30 @@ def coverage_totals(
         report = _report_child(where, _REPORTS, [rc, out, token], kinds, files)
     done = set(report.output.split())
     if f"json-ok-{token}" not in done or not out.is_file():
+        stopped = _stopped(report, token, COVERAGE_TIMEOUT * (2 + len(kinds)))
+        if stopped:  # over a bound the project's data or sources drove it to: the agent's
+            return {"error": stopped, "over_bound": stopped}
         if "No data" in report.output:
             return None  # nothing of the project was imported: not an error
         return {"error": f"coverage report failed:\n{report.tail(5)}"}
-    return _totals(where, out, too_big, refused, done if reports else None, token)
+    return _totals(where, too_big, refused, done if reports else None, token)
+
+
+def _stopped(report: process.Completed, token: str, seconds: float) -> str | None:
+    """The note of a report child stopped at a bound (its time, its memory, a signal), or None:
+    the report of a project is then the agent's failure, its coverage 0."""
+    said = set(report.output.split())
+    if report.timed_out:
+        why = f"over its time bound ({seconds:g} s)"
+    elif report.returncode is not None and report.returncode < 0:
+        why = f"ended by signal {-report.returncode}"
+    elif f"json-memory-{token}" in said:
+        why = f"over its memory bound ({size(Limits().address_space)})"
+    elif f"json-recursion-{token}" in said:
+        why = "nested too deep"
+    else:
+        return None
+    return f"{COVERAGE_STEP} stopped, {why}: line and branch coverage count 0"
 
 
 def _take_data(inbox: Path, data: list[Path]) -> list[Path]:
@@ -509,12 +558,17 @@ def _take_data(inbox: Path, data: list[Path]) -> list[Path]:
 
 
 def _totals(
-    where: Path, out: Path, too_big: list[str], refused: list[Path], done: set | None, token: str
+    where: Path, too_big: list[str], refused: list[Path], done: set | None, token: str
 ) -> dict:
-    """The suite's coverage record from the JSON report ``out``: the totals, the files left
-    out, the data files refused and, if reports were asked for (``done``: the report child's
-    words), the reports that were written."""
-    totals = json.loads(out.read_text())["totals"]
+    """The suite's coverage record from the JSON report's totals (:data:`TOTALS_FILE`): the
+    totals, the files left out, the data files refused and, if reports were asked for
+    (``done``: the report child's words), the reports that were written."""
+    try:  # the child's few lines, read bounded all the same
+        totals = read_json(where, TOTALS_FILE, max_bytes=1 << 16)
+    except AgentFileError as exc:
+        return {"error": f"coverage report failed: {exc}"}
+    if not isinstance(totals, dict):
+        return {"error": f"coverage report failed: no {TOTALS_FILE}"}
     found = {
         "statements": totals.get("num_statements", 0),
         "covered_lines": totals.get("covered_lines", 0),
@@ -552,8 +606,9 @@ def _check_tools(venv_python: Path, *, web: bool) -> None:
         )
 
 
-def own_tests(repo: Path) -> list[Path]:
-    """The agent's own test modules in its repository.
+def own_tests(repo: Path) -> tuple[list[Path], str | None]:
+    """The agent's own test modules in its repository, and a note when the index of them
+    stopped at a bound (then every test-named module counts: :func:`.bounded_test_modules`).
 
     A module of a package whose name only looks like a test (``pkg/test_utils.py`` with no
     test in it) is code, not a test.
@@ -568,7 +623,8 @@ def own_tests(repo: Path) -> list[Path]:
             and d not in ("__pycache__", "venv", ".venv", "build", "dist", "node_modules")
         )
         found += [Path(dirpath, f) for f in sorted(filenames) if is_test_module(Path(f))]
-    return [path for path in found if defines_tests(repo, path.relative_to(repo))]
+    kept, note = bounded_test_modules(repo, [path.relative_to(repo) for path in found])
+    return [repo / rel for rel in kept], note
 
 
 def run_suite(
@@ -625,22 +681,25 @@ def run_suite(
         chosen = dict(honeypots=honeypots, may_skip=may_skip, deselect=deselect, requires=requires)
         chosen.update(recorded=recorded, written=written, browser=browser, sides=sides, seed=seed)
         _harness_suite(run, tests, paths, common, web=web, settings=settings, **chosen)
-    elif not own_tests(repo):
+    elif not _own_suite(run, repo, common):
         return None
-    else:
-        _own_suite(run, repo, common)
     done, probe = _run_in_sandbox(run, paths, sandbox, timeout, web, browser, network, vendored)
     return _suite_result(name, done, probe, run, tests, web, repo, eval_dir, suite)
 
 
-def _own_suite(run: _Run, repo: Path, common: list[str]) -> None:
+def _own_suite(run: _Run, repo: Path, common: list[str]) -> bool:
     """The project's own tests, as it wrote them (#48): from its folder with no path given, so
     that its ini's ``testpaths`` apply (pysemver's docs doctests read a namespace its
     ``tests/conftest.py`` sets: 45 of 379 failed when pytest was given the folder), and its
-    ini's pytest-cov options accepted and ignored (the harness measures coverage itself)."""
+    ini's pytest-cov options accepted and ignored (the harness measures coverage itself).
+    False: the project defines no test (:func:`own_tests`), there is no such suite."""
+    found, run.over_bound = own_tests(repo)
+    if not found:
+        return False
     nocov = ["-p", "no:pytest_cov", "-p", NOCOV_PLUGIN]
     run.args = ["--rootdir", str(repo), *common, *nocov]
     run.trusted = [repo]
+    return True
 
 
 def _run_in_sandbox(
@@ -768,6 +827,7 @@ class _Run:
     task_env: dict[str, str] = dataclasses.field(default_factory=dict)  # [tests] env
     data: list[Path] = dataclasses.field(default_factory=list)  # [tests] data, as laid out
     requires: tuple[str, ...] = ()  # [tests] requires: linked into the split suite's process
+    over_bound: str | None = None  # the index of the agent's own tests stopped at a bound
 
 
 def _common_args(test_timeout: float, web: bool) -> list[str]:
@@ -994,8 +1054,9 @@ def _suite_result(name, done, probe, run: _Run, tests, web, repo, eval_dir, suit
             ),
         }
     probe["collected"] = None if probe["collected"] is None else len(probe["collected"])
-    if tests is None:  # the project's own suite: why it never started, if it did not
+    if tests is None:  # the project's own suite: why it never started, if it did not, and
         probe["start_error"] = _start_error(done, probe)
+        probe["over_bound"] = run.over_bound  # the bound its index stopped at (None: none)
     return {
         "status": status,
         "verdict_mode": run.mode[0],

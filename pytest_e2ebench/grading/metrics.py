@@ -122,19 +122,24 @@ def suite_metrics(tests: list[Mapping], coverage: Mapping | None) -> dict:
             "its data, or not Python)"
         )
         cov = {}
+    line = ratio(cov.get("covered_lines", 0), cov.get("statements", 0))
+    branch = ratio(cov.get("covered_branches", 0), cov.get("branches", 0))
+    if cov.get("over_bound"):  # coverage's report stopped at a bound the project drove it to
+        line = branch = 0.0  # the agent's failure (issue 40, item 5)
     return {
         **counts,
         "total": total,
         "unexpected_skips": sum(1 for t in tests if t.get("unexpected_skip")),
         "pass_rate": ratio(counts["passed"], total - counts["skipped"]),
         "test_acc": ratio(counts["passed"], total),
-        "line_coverage": ratio(cov.get("covered_lines", 0), cov.get("statements", 0)),
-        "branch_coverage": ratio(cov.get("covered_branches", 0), cov.get("branches", 0)),
+        "line_coverage": line,
+        "branch_coverage": branch,
         "covered_lines": cov.get("covered_lines") if cov else None,
         "covered_branches": cov.get("covered_branches") if cov else None,
         # coverage.py's XML and HTML reports of this suite, where the harness wrote them
         "coverage_reports": cov.get("reports") or None,
-        # why line and branch coverage are null although the suite ran (None: they are not)
+        # why line and branch coverage are null although the suite ran, or 0 because its
+        # report stopped at a bound (None: neither)
         "coverage_note": note,
     }
 

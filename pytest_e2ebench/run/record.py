@@ -160,9 +160,14 @@ def _run_notes(
         notes.append(f"test run {extended_run.get('status')}")
     if (original_run or {}).get("start_error"):
         notes.append(f"the project's own tests did not start: {original_run['start_error']}")
+    if (original_run or {}).get("over_bound"):  # the index of its tests stopped at a bound
+        notes.append(original_run["over_bound"])
     left_out = omitted_note(extended_run.get("coverage"))
     if left_out:
         notes.append(left_out)
+    for suite in (extended_run, original_run or {}):  # coverage's report stopped at a bound
+        if (suite.get("coverage") or {}).get("over_bound"):
+            notes.append(suite["coverage"]["over_bound"])
     if evidence:
         notes.append(tampered_message(evidence)[:500])
     if migration.get("over_bound"):
@@ -277,16 +282,21 @@ def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) 
 
 def run_extras(steps, repo: Path, repo_hash: str, migration: dict) -> dict:
     """The keys methods and plugins add to a run's record (``pytest_e2ebench_run_extras``:
-    ProjectEval's ``level`` and ``projecteval``)."""
+    ProjectEval's ``level`` and ``projecteval``); ``notes``: the lines they add to its notes."""
     found = steps.config.hook.pytest_e2ebench_run_extras(
         steps=steps, repo=repo, repo_hash=repo_hash, migration=migration
     )
-    return add_keys({}, found, "pytest_e2ebench_run_extras")
+    notes = [str(n) for extra in found for n in (extra or {}).get("notes") or ()]
+    keys = [{k: v for k, v in (extra or {}).items() if k != "notes"} for extra in found]
+    extras = add_keys({}, keys, "pytest_e2ebench_run_extras")
+    return {**extras, "notes": notes} if notes else extras
 
 
 def attach_extras(record: dict, extras: dict) -> dict:
     """The run's record with what ``pytest_e2ebench_run_extras`` gave: keys it does not have
-    yet, kept in results.json like a judge's (``judge_extra`` lists them)."""
+    yet, kept in results.json like a judge's (``judge_extra`` lists them), and its notes."""
+    extras = dict(extras)
+    record["notes"] = [*record.get("notes", ()), *extras.pop("notes", ())]
     add_keys(record, [extras], "pytest_e2ebench_run_extras")
     record["judge_extra"] = sorted({*record.get("judge_extra", ()), *extras})
     return record

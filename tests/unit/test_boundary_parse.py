@@ -31,8 +31,9 @@ GRADEBOOK = PACKAGE.parent / "benchmark_tasks" / "gradebook"
 ALLOWED = {
     "isolation/mounts.py": "reads /proc (the host's mounts, a pid's start time) and the owner "
     "files the harness writes beside its own mount points",
-    "migrate/bounded.py": "the static migrator's child: the harness's own code; it reads the "
-    "task it was given and writes its report into a harness temporary folder (never the project's)",
+    "untrusted/child.py": "the bounded steps' child: the harness's own code; it reads the call "
+    "pickled into a harness temporary folder and the child's log there (never the project's); the "
+    "result comes back through the bounded parser",
     # the boundary itself
     "untrusted/parse.py": "the bounded parser: depth measured before json/tomllib see the text",
     "isolation/intake.py": "the bounded, link-free reader everything else builds on",

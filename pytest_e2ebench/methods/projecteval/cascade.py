@@ -41,9 +41,9 @@ from . import CHECKLIST_FILE, LEVEL1_FILE, PARAMETERS_FILE, brief, parse_checkli
 from .similarity import (
     MAX_FILE_BYTES,
     Unavailable,
+    bounded_code_similarity,
     checklist_similarity,
-    code_similarity,
-    python_sources,
+    over_bound,
 )
 from .skeleton import CHECKLIST, CODE, SKELETON, write_skeleton
 
@@ -172,11 +172,7 @@ def _grade_skeleton(task, repo: Path, work: Path) -> dict:
         return {"similarity": 0.0, "failed": "the agent wrote no skeleton files"}
     expected = work / "expected"
     write_skeleton(task, expected)  # the task's skeleton: committed, or masked from reference/
-    value, note = _measure(
-        lambda: code_similarity(
-            python_sources(expected, masked=True), python_sources(repo, masked=True)
-        )
-    )
+    value, note = bounded_code_similarity(expected, repo, masked=True)
     return {"similarity": value, "similarity_note": note, "files": len(files)}
 
 
@@ -209,7 +205,8 @@ def _step(steps, task, step: str, inputs: dict) -> dict:
         "similarity": grade["similarity"],
         **({"similarity_note": grade["similarity_note"]} if grade.get("similarity_note") else {}),
         "agent_run": _agent_run(data),
-        "notes": [data["note"]] if data.get("note") else [],  # the agent's, e.g. its exit
+        # the agent's (e.g. its exit), and where its grade stopped at a bound
+        "notes": [*([data["note"]] if data.get("note") else []), *over_bound(grade)],
         "dir": str(step_dir),
     }
 

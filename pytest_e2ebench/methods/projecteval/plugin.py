@@ -14,7 +14,7 @@ from ...options import add_options, source
 from . import LEVELS, MODES, SECTION, ProjectEvalSettings, report
 from .cascade import run_cascade
 from .params import read_answers, write_pv_file
-from .similarity import indicators
+from .similarity import indicators, over_bound
 from .skeleton import write_skeleton
 
 OPTIONS = (
@@ -125,6 +125,7 @@ def pytest_e2ebench_run_extras(steps, repo, repo_hash, migration) -> dict | None
     return {
         "level": task.level,
         "projecteval": {"level": task.level, "parameters": migration.get("parameters"), **found},
+        "notes": over_bound(found.get("similarity_notes") or {}),  # a comparison's bound
     }
 
 

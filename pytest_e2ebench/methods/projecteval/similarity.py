@@ -14,6 +14,12 @@
 These need the optional extra ``pip install 'pytest-e2ebench[projecteval]'``; without it an
 indicator is ``null`` with the install hint. They are reported beside the pass rates, never
 mixed into them.
+
+``skeleton`` and ``code`` read the agent's Python with the harness's code (masking parses
+every file, CodeBLEU compares every pair), so a project larger than :data:`SMALL_BYTES` is
+compared in a child with a time and a memory bound (:func:`bounded_code_similarity`,
+issue 40, item 5): over a bound, the indicator is 0 (the agent's) and its note names the step
+and the bound. ``checklist`` and ``parameters`` read files of at most 256 KiB.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import stat
 from pathlib import Path
 
 from ...isolation.intake import PARSE_ERRORS, read_text, walk
+from ...untrusted import child
 from ...untrusted.parse import read_json
 from . import CHECKLIST_FILE, ProjectEvalSpec, parse_checklist
 from .masker import mask_python
@@ -33,6 +40,17 @@ INSTALL = "pip install 'pytest-e2ebench[projecteval]'"
 MAX_FILES = 60  # Python files compared per side (a CodeBLEU matrix grows with the product)
 MAX_FILE_BYTES = 256 << 10
 DIGITS = 6
+# The code indicators in a child with these bounds: measured here, CodeBLEU took 8 s for one
+# pair of 256 KB modules of one-line functions (0.1 s for modules of 20 and 14 KB), so 60 of
+# them a side would take hours, and masking 60 of them alone took 38 s.
+CODE_SECONDS = 120.0
+CODE_MEMORY = 2 << 30  # CodeBLEU (tree-sitter) on a bundled task's reference ran within 512 MiB
+CODE_STEP = "the {} similarity of the project"
+# as little of the agent's Python as this is compared in the harness's process: its cost
+# is then at most that of a 32 KiB side against the task's reference (a bundled task's
+# pairs take 0.1 s each), where a child's 0.3 s of start-up would be a large share
+SMALL_BYTES = 32 << 10
+SMALL_FILES = 10
 
 
 class Unavailable(Exception):
@@ -141,6 +159,49 @@ def python_sources(root: Path, *, masked: bool = False) -> list[str]:
     return found
 
 
+def code_indicator(reference: Path, repo: Path, masked: bool) -> dict:
+    """``{"value": v}``: :func:`code_similarity` of the Python files of ``reference`` and
+    ``repo`` (both masked, for ``skeleton``); ``{"unavailable": why}`` without its libraries."""
+    try:
+        sources = python_sources(reference, masked=masked), python_sources(repo, masked=masked)
+        return {"value": code_similarity(*sources)}
+    except Unavailable as exc:
+        return {"unavailable": str(exc)}
+
+
+def bounded_code_similarity(
+    reference: Path, repo: Path, *, masked: bool, seconds: float | None = None
+) -> tuple[float | None, str | None]:
+    """(value, note) of :func:`code_indicator` for the agent's ``repo``: here for a small
+    project (:data:`SMALL_BYTES`), else in a child under :data:`CODE_SECONDS` (or ``seconds``)
+    and :data:`CODE_MEMORY`. Over a bound the value is 0 and the note names the step and the
+    bound; without the libraries it is None and the note the install hint."""
+    if child.small_tree(repo, max_bytes=SMALL_BYTES, max_files=SMALL_FILES):
+        found = code_indicator(reference, repo, masked)
+    else:
+        step = CODE_STEP.format("skeleton" if masked else "code")
+        bounds = {"seconds": seconds or CODE_SECONDS, "memory": CODE_MEMORY}
+        try:
+            found = child.call(
+                code_indicator, reference, repo, masked, step=step, stage="similarity", **bounds
+            )
+        except child.OverBound as over:
+            return 0.0, f"{over}: the indicator counts 0"
+    if "unavailable" in found:
+        return None, found["unavailable"]
+    return found["value"], None
+
+
+def over_bound(notes: dict) -> list[str]:
+    """The notes among the values of ``notes`` that say a comparison stopped at its bound."""
+    head = CODE_STEP.split("{}")[0]
+    return [
+        note
+        for note in notes.values()
+        if isinstance(note, str) and note.startswith(head) and " stopped, " in note
+    ]
+
+
 def answer_checklist(repo: Path) -> list[str] | None:
     """The sentences of the agent's ``checklist.json`` (None: it wrote none, or unusable)."""
     try:
@@ -173,13 +234,10 @@ def indicators(spec: ProjectEvalSpec, reference: Path | None, repo: Path) -> dic
             lambda: checklist_similarity([i.sentence() for i in spec.checklist], answer),
         )
     if reference is not None:
-        measure(
-            "skeleton",
-            lambda: code_similarity(
-                python_sources(reference, masked=True), python_sources(repo, masked=True)
-            ),
-        )
-        measure("code", lambda: code_similarity(python_sources(reference), python_sources(repo)))
+        for name, masked in (("skeleton", True), ("code", False)):
+            result[name], note = bounded_code_similarity(reference, repo, masked=masked)
+            if note:
+                notes[name] = note
     values = read_answers(repo, spec)["values"]
     measure("parameters", lambda: parameter_similarity(spec.canonical, values))
     return {"similarity": result, "similarity_notes": notes}
