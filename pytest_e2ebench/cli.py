@@ -32,6 +32,7 @@ from .tools.importers import (
     e2edevbench,
     fetch,
     gate,
+    nl2repo,
     projecteval,
     projecteval_verify,
     realdevbench,
@@ -44,6 +45,7 @@ IMPORTERS = {
     "deveval": deveval,
     "e2edevbench": e2edevbench,
     "projecteval": projecteval,
+    "nl2repo": nl2repo,
 }
 
 

@@ -70,7 +70,7 @@ def _test_id(raw: str) -> str:
     return raw.split("[", 1)[0].strip()
 
 
-def _python_of(root: Path) -> str | None:
+def python_of(root: Path) -> str | None:
     """The Python version the sdist's ``Requires-Python`` (PKG-INFO) asks for, when the
     harness's does not satisfy it."""
     from email.parser import HeaderParser
@@ -145,14 +145,14 @@ def declared_test_requirements(root: Path) -> list[str]:
     # A stub package (types-pytz) says the project imports that module; when no requirement
     # declares it, the project had it from another one's dependencies (pandas brought pytz
     # until pandas 3), which today's versions no longer bring: it is declared here.
-    declared = {canonicalize_name(n) for n in _declared_names(root)} | set(out)
+    declared = {canonicalize_name(n) for n in declared_names(root)} | set(out)
     for name in sorted(stubs - declared):
         if re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name):
             out[name] = name
     return list(out.values())
 
 
-def _declared_names(root: Path) -> list[str]:
+def declared_names(root: Path) -> list[str]:
     """The names of the runtime dependencies the release's pyproject declares."""
     from packaging.requirements import InvalidRequirement
 
@@ -237,11 +237,11 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
             root = fetch_sdist(f"{name}=={version}", sha)
             missing = [f for f in files if not (root / f).is_file()]
             # what the release declares holds for the commit it was built from, tests or not
-            report.python = _python_of(root)
+            report.python = python_of(root)
             report.test_requires = declared_test_requirements(root)
             # what its tests ran with: the newest releases before the sdist's upload
             uploaded = _created({"created_at": found.get("upload-time")}, None)
-            _undeclared(root, files, report, uploaded or _created(entry, None))
+            add_undeclared(root, files, report, uploaded or _created(entry, None))
             report.scm_version = scm_version(root, version)
             if not missing:
                 report.reference = "sdist"
@@ -266,10 +266,10 @@ def _reference(entry: dict, files: list[str], offline: bool, report: ProjectRepo
     return {"git": url, "commit": commit}
 
 
-def _undeclared(root: Path, files: list[str], report: ProjectReport, before) -> None:
+def add_undeclared(root: Path, files: list[str], report: ProjectReport, before) -> None:
     """Add to the test requirements what the release's tests import and nobody declares
     (emptylog's loguru and full_match): without them every test fails on the reference."""
-    declared = [*_declared_names(root), *report.test_requires, *(p for _, p in PLUGINS)]
+    declared = [*declared_names(root), *report.test_requires, *(p for _, p in PLUGINS)]
     names = [_bare(t) for t in declared]
     found = testimports.undeclared(root, files, names, before)
     if found:
@@ -310,8 +310,8 @@ def import_project(entry: dict, out: Path, created: dt.date, offline: bool) -> P
         # tests that build paths from their own file (sagkit's dirname(__file__)/../../x)
         # find the repository root above them, and write there
         **({"rootdir_writable": True} if "__file__" in code else {}),
-        "plugins": _plugins(plugins, report.test_requires),
-        "requires": _others(report.test_requires),
+        "plugins": plugins_of(plugins, report.test_requires),
+        "requires": non_plugins(report.test_requires),
         **({"python": report.python} if report.python else {}),
         "requirements": dict(mapping),
     }
@@ -411,7 +411,7 @@ def _is_plugin(text: str) -> bool:
     return _bare(text).lower().startswith(("pytest-", "pytest_"))
 
 
-def _plugins(found: list[str], declared: list[str]) -> list[str]:
+def plugins_of(found: list[str], declared: list[str]) -> list[str]:
     """pytest plugins: those the tests' code uses, and those the project declares for tests."""
     names = {_bare(t).lower().replace("_", "-") for t in declared}
     # by name only: a plugin pinned for an older pytest would not install beside the harness's
@@ -419,7 +419,7 @@ def _plugins(found: list[str], declared: list[str]) -> list[str]:
     return [*(p for p in found if p not in names), *bare]
 
 
-def _others(declared: list[str]) -> list[str]:
+def non_plugins(declared: list[str]) -> list[str]:
     return [t for t in declared if not _is_plugin(t)]
 
 
