@@ -49,11 +49,19 @@ _HIDDEN_ENV = ("PYTEST_", "E2EBENCH_", "COV_CORE_", "COVERAGE_")
 LIARS = {"count": 0, "examples": []}
 AMBIGUOUS = "a"  # the kind of a handle whose truth the suite does not ask (_ambiguous)
 _COMPLEMENT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
-_BUILTIN_ORDERS = {op: getattr(operator, op) for op in ("eq", "lt", "le", "gt", "ge")}
+# what the suite decides itself on the builtin value inside a project object (_converted)
+_BUILTIN_OPS = {op: getattr(operator, op) for op in ("eq", "lt", "le", "gt", "ge")}
+_BUILTIN_OPS["contains"] = lambda container, item: item in container
 _RNG = random.SystemRandom()
 
 
 _GONE = object()
+# what no callback hands the project (Peer._ref): a module, or the way into the suite's
+# running code: a test's generator's ``gi_frame`` has ``f_builtins`` (the suite's ``eval``),
+# ``f_back``, ``f_locals``; a code object's ``co_consts`` are the test's literals
+_WITHHELD = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
+# what a project's exception never is here: pytest ends the session on a KeyboardInterrupt
+_UNRAISED = (KeyboardInterrupt, GeneratorExit)
 
 
 class SplitError(Exception):
@@ -200,8 +208,8 @@ class Peer:
             if answer is None:
                 raise wire.WireError("a request the suite does not answer")
             result = answer(target, *rest)
-            if isinstance(result, types.ModuleType):
-                raise AttributeError("a module of the test's is not given to the project")
+            if isinstance(result, _WITHHELD):
+                raise AttributeError(f"a {type(result).__name__} of the suite's is withheld")
             reply = {"re": number, "ok": self.encode(result)}
         except StopIteration:
             reply = {"re": number, "stop": True}
@@ -244,8 +252,8 @@ class Peer:
         if isinstance(value, io.IOBase) and value.readable() and not value.closed:
             name = str(getattr(value, "name", ""))
             return {"rf": [self.encode(value.read()), name]}
-        if isinstance(value, types.ModuleType):
-            raise wire.WireError("a module of the test's cannot be given to the project")
+        if isinstance(value, _WITHHELD):
+            raise wire.WireError(f"a {kind.__name__} of the suite's is not given to the project")
         if isinstance(value, types.GeneratorType):  # a generator there too (isgenerator)
             self.objects[id(value)] = value
             return {"g": id(value)}
@@ -288,11 +296,11 @@ class Peer:
         if hid not in self.mirrors:
             name, qualname, module, bases = (payload[2:6] + [None] * 4)[:4]
             known = _stdlib_class(str(module), str(qualname))
-            if known is not None:  # subprocess.TimeoutExpired: what the test catches
-                self.mirrors[hid] = known
+            if known is not None and not issubclass(known, _UNRAISED):
+                self.mirrors[hid] = known  # subprocess.TimeoutExpired: what the test catches
                 return known
             parents = tuple(self.decode(b) for b in bases or ())
-            parents = tuple(p for p in parents if isinstance(p, type)) or (Exception,)
+            parents = tuple(p for p in parents if _raisable(p)) or (Exception,)
             if not any(issubclass(p, Mirror) for p in parents):
                 parents = (Mirror, *parents)
             space = {"__module__": str(module), "__qualname__": str(qualname), "_e2e_class": hid}
@@ -305,7 +313,7 @@ class Peer:
 
     def _exception(self, hid: int, payload: list) -> BaseException:
         cls = self.decode(payload[2])
-        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        if not _raisable(cls):  # {"bt": "KeyboardInterrupt"} too: the session would end
             cls = RuntimeError
         args = self.decode(payload[4])
         args = tuple(args) if isinstance(args, (list, tuple)) else (str(payload[3]),)
@@ -321,6 +329,15 @@ class Peer:
         if isinstance(exc, SystemExit) and args:
             exc.code = args[0]
         return exc
+
+
+def _raisable(cls) -> bool:
+    """Whether ``cls`` may be the class (or a base) of a project's exception here: an exception
+    class that does not stop pytest's session (a class named ``builtins.KeyboardInterrupt``
+    that is the project's own is looked up here by that name)."""
+    return (
+        isinstance(cls, type) and issubclass(cls, BaseException) and not issubclass(cls, _UNRAISED)
+    )
 
 
 def _stdlib_class(module: str, qualname: str):
@@ -580,13 +597,15 @@ def _converted(handle, op: str, other):
             "the project returned an object where the reference returns plain data "
             f"(compared with a {type(other).__name__}): the test takes plain data here"
         )
-    return _BUILTIN_ORDERS[op](reply["v"], other)
+    return _BUILTIN_OPS[op](reply["v"], other)
 
 
 def _equal(handle, other) -> object:
     """``handle == other``: by this process where the project's value is plain data (a str
-    or int subclass, read by the builtin's own method), else by the project, checked."""
-    if _plain(other) and SIDES.plain_only():
+    or int subclass, read by the builtin's own method), else by the project, checked. Off the
+    reference's sides, whatever ``other`` is: a ``datetime``, a ``Decimal``, a
+    ``pytest.approx`` (whose ``expected`` the project would read) or another handle."""
+    if SIDES.plain_only():
         return _converted(handle, "eq", other)
     if _plain(other):
         answer, probe = _checked(handle, ("eq", other), ("eq", _sentinel(other)))
@@ -603,7 +622,7 @@ def _equal(handle, other) -> object:
 
 def _ordered(op: str):
     def compare(self, other):
-        if _plain(other) and SIDES.plain_only():
+        if SIDES.plain_only():
             return _converted(self, op, other)
         if _plain(other):
             answer, opposite = _checked(self, (op, other), (_COMPLEMENT[op], other))
@@ -696,7 +715,10 @@ class Handle:
     __lt__, __le__, __gt__, __ge__ = (_ordered(op) for op in ("lt", "le", "gt", "ge"))
 
     def __contains__(self, item) -> bool:
-        # no liar check: an honest container may hold every value (an unbounded interval)
+        # no liar check at the reference's sides: an honest container may hold every value (an
+        # unbounded interval); off them, the builtin value inside or refused (``"x" in out``)
+        if SIDES.plain_only():
+            return _converted(self, "contains", item)
         return _ask("contains", self, item)
 
     def __instancecheck__(self, obj) -> bool:

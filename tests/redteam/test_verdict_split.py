@@ -244,18 +244,24 @@ def _task(task: str, where: Path) -> None:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory) -> dict:
-    """One benchmark session, split, over every variant: the runs by (task, variant), and the
-    session's folder."""
+    """The session of every variant (:func:`graded`)."""
+    where = tmp_path_factory.mktemp("split-attacks")
+    return graded(where, {t: SKIP.get(t, ()) for t in TASKS}, VARIANTS, _write, _task)
+
+
+def graded(where: Path, tasks: dict, variants: dict, write, task_folder) -> dict:
+    """One split benchmark session in ``where`` over ``tasks`` (each with the variants it
+    leaves out: no folder, --e2e-missing=skip) and ``variants`` (run number: name), the
+    projects made by ``write(run_folder, task, variant)`` and the tasks' folders by
+    ``task_folder(task, folder)``: the runs by (task, variant), and the session's folder."""
     if resolve_mode("auto")[0] != "bwrap":
         pytest.skip("needs bubblewrap (apt-get install bubblewrap)")
-    where = tmp_path_factory.mktemp("split-attacks")
-    for task in TASKS:
-        for n, variant in VARIANTS.items():
-            if variant in SKIP.get(task, ()):
-                continue  # no folder: that run is left out (--e2e-missing=skip)
-            _write(where / "out" / task / f"run-{n}", task, variant)
-        _task(task, where / "tasks" / task)
-    args = ["--e2e-agent=dir:out", "--e2e-tasks=tasks", f"--e2e-runs={len(VARIANTS)}", "-n", "2"]
+    for task, left_out in tasks.items():
+        for n, variant in variants.items():
+            if variant not in left_out:
+                write(where / "out" / task / f"run-{n}", task, variant)
+        task_folder(task, where / "tasks" / task)
+    args = ["--e2e-agent=dir:out", "--e2e-tasks=tasks", f"--e2e-runs={len(variants)}", "-n", "2"]
     args.append("--e2e-missing=skip")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", "--e2e-out=results"],
@@ -268,7 +274,7 @@ def session(tmp_path_factory) -> dict:
     results = where / "results" / "results.json"
     assert results.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
     runs = json.loads(results.read_text())["tasks"]
-    return {"runs": {(r["task"], VARIANTS[r["run"]]): r for r in runs}, "where": where}
+    return {"runs": {(r["task"], variants[r["run"]]): r for r in runs}, "where": where}
 
 
 def _suite_literals(task: str) -> set[str]:
