@@ -15,6 +15,7 @@ import pytest
 
 from .isolation.sandbox import MODES as SANDBOX_MODES
 from .llm.cache import LLM_CACHE_MODES
+from .proxy.tape import REPLAY_MATCHES
 from .run.settings import DEFAULT_AGENT_TIMEOUT, DEFAULT_MAX_STEPS, Settings
 
 DEFAULT_TASKS = "benchmark_tasks"
@@ -257,7 +258,7 @@ def addoption(parser: pytest.Parser) -> None:
 
 
 def _proxy_rows() -> tuple:
-    """The options of a CLI agent's metering proxy: its models and its budgets."""
+    """The options of a CLI agent's metering proxy: its models, its budgets, its replay."""
     return (
         (
             "agent-models",
@@ -281,6 +282,15 @@ def _proxy_rows() -> tuple:
             "CLI agents: a run's budget in US dollars (e2ebench_prices, else the shipped "
             "prices), as --e2e-max-tokens.",
             {"metavar": "USD"},
+        ),
+        (
+            "replay-match",
+            "content",
+            "CLI agents under --e2e-llm-cache=replay: content (default: a request is answered "
+            "by the recording of the same content, what varies by run left out; one that "
+            "matches none is the run's error) or position (the next unused answer in recorded "
+            "order, counted as replay_drift).",
+            {"choices": REPLAY_MATCHES},
         ),
     )
 
@@ -438,7 +448,18 @@ def _modes(config: pytest.Config) -> dict:
         raise pytest.UsageError(
             f"ini option e2ebench_missing={missing!r}: use one of {', '.join(MISSING_MODES)}"
         )
-    return {"llm_cache": llm_cache, "executor": executor, "missing": missing}
+    replay_match = opt.e2e_replay_match or str(config.getini("e2ebench_replay_match"))
+    if replay_match not in REPLAY_MATCHES:
+        raise pytest.UsageError(
+            f"ini option e2ebench_replay_match={replay_match!r}: use one of "
+            f"{', '.join(REPLAY_MATCHES)}"
+        )
+    return {
+        "llm_cache": llm_cache,
+        "executor": executor,
+        "missing": missing,
+        "replay_match": replay_match,
+    }
 
 
 def _budget(config: pytest.Config, name: str, kind):

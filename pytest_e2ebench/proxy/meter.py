@@ -53,7 +53,9 @@ class Meter:
         self.upstream_errors: list[str] = []
         self.failed_calls: list[str] = []  # calls the agent shaped that timed out or ran over
         self.exceeded: str | None = None
-        self.drift = 0
+        self.drift = 0  # replayed answers given by position (--e2e-replay-match=position)
+        self.matched = 0  # replayed answers whose recorded request had the same content
+        self.replay_misses: list[str] = []  # requests no recording matched: the run's error
         self.in_flight_at_end = 0  # calls still running when the step's proxy closed
         # what the calls in flight may still cost at worst (tokens, dollars, calls): granted
         # before a call goes out, given back when it is metered (issue 40: 24 concurrent calls
@@ -64,6 +66,8 @@ class Meter:
         self._lock = threading.Lock()
         # called once when a budget is spent (the runner ends the agent's step with it)
         self.on_exceeded: Callable[[], None] | None = None
+        # called at a replay's first miss: the rest of the run cannot be replayed either
+        self.on_miss: Callable[[], None] | None = None
         log.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
         os.close(os.open(log, flags, 0o644))
@@ -205,6 +209,21 @@ class Meter:
             self.failed_calls.append(str(entry.get("error", ""))[:300])
             self._write(entry)
 
+    def replayed(self, matched: bool) -> None:
+        """Count a call answered from the tape, by content or (``matched`` False) position."""
+        with self._lock:
+            self.matched += 1 if matched else 0
+            self.drift += 0 if matched else 1
+
+    def replay_miss(self, path: str, why: str) -> None:
+        """A replayed call no recording matches (logged, listed; the first ends the step)."""
+        with self._lock:
+            self.replay_misses.append(why)
+            first = len(self.replay_misses) == 1
+            self._write({"path": path, "status": 502, "replay_miss": why})
+        if first and self.on_miss is not None:
+            self.on_miss()
+
     def note(self, entry: dict) -> None:
         """Log a call that was not answered by the model (refused, upstream down)."""
         with self._lock:
@@ -241,6 +260,8 @@ class Meter:
                 "upstream_errors": list(self.upstream_errors),
                 "failed_calls": list(self.failed_calls),
                 "replay_drift": self.drift,
+                "replay_matched": self.matched,
+                "replay_misses": list(self.replay_misses),
                 "in_flight_at_end": self.in_flight_at_end,
                 "models": {m: dict(v) for m, v in sorted(self.by_model.items())},
                 "log": str(self.log),

@@ -8,7 +8,8 @@ upstream answered, and metered: tokens, cost, latency, one log line per call. An
 is relayed piece by piece as the upstream sends it (:class:`Relay`): an agent's client that
 gives up on a stream idle for minutes (Codex's default: five) sees the model working, as it
 would without the proxy; the whole answer is metered once it has ended. With a tape the call
-is recorded, or answered from the recording (whole) without any upstream.
+is recorded, or answered from the recording (whole) without any upstream, matched by its
+content (:mod:`.tape`); a request no recording matches stops the agent's step.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..untrusted.parse import loads_json
 from .dialects import RESPONSES, Usage, error_body, prepare, usage
 from .meter import Meter, clip, request_tail
 from .routes import Route, output_cap, pinned, prompt_estimate, route, with_cap
-from .tape import Tape, body_bytes, request_hash
+from .tape import Tape, body_bytes
 
 MAX_REQUEST = 32 << 20  # bytes of one request body
 MAX_RESPONSE = 64 << 20  # bytes of one upstream answer
@@ -185,6 +186,7 @@ class MeteringProxy:
         self._thread: threading.Thread | None = None
         self._calls = 0  # model calls let through and not yet metered
         self._idle = threading.Condition()
+        self._taped = 0  # requests that reached the tape: a miss's number
 
     def __enter__(self) -> MeteringProxy:
         server = LoopbackServer(("127.0.0.1", 0), _Handler)
@@ -253,14 +255,16 @@ class MeteringProxy:
             # yet its output reaches a next call through previous_response_id
             return _refuse(kind, 400, "background responses are not metered: ask in the call")
         body, model, asked = pinned(kind, found, body, self.model, self.models)
-        digest = request_hash(path, prepare(kind, body))  # the agent's call, as recorded
+        # the agent's call as recorded: its content, what varies by run taken out
+        tape = self.tape
+        digest = tape.digest(path, kind, prepare(kind, body)) if tape is not None else ""
         cap, ticket = self.meter.grant(model, prompt_estimate(raw), output_cap(kind, body))
         if cap is None:
             self.meter.note({"path": path, "status": 400, "refused": ticket[0]})
             return _refuse(kind, 400, f"refused by the benchmark's proxy: {ticket[0]}")
         if self.meter.budget.tokens is not None or self.meter.budget.cost_usd is not None:
             body = with_cap(kind, body, cap)  # the answer fits what the budget leaves
-        call = _Call(kind, found, model, asked, digest)
+        call = _Call(kind, found, model, asked, digest, path)
         with self._call():
             try:
                 return self._forward(call, prepare(kind, body), headers, relay)
@@ -272,7 +276,7 @@ class MeteringProxy:
         dialect the upstream was called in."""
         started = time.monotonic()
         path = call.route.upstream_path(call.model)
-        result = self._fetch(path, body, call.digest, headers, relay)
+        result = self._fetch(path, body, call, headers, relay)
         if result is None:
             return _refuse(call.kind, 502, "the benchmark's proxy could not reach the model")
         status, ctype, data, replayed = result
@@ -291,16 +295,27 @@ class MeteringProxy:
         self.meter.add(entry, call.model, found, status < 300)
         return status, ctype, data
 
-    def _fetch(self, path, body, digest, headers, relay=None):
+    def _replay(self, path: str, body: dict, call: _Call):
+        """(status, content type, body, True) of the recorded answer to a call; None when
+        none matches it (a miss: noted in the meter, which ends the agent's step)."""
+        with self._idle:
+            self._taped += 1
+            number = self._taped
+        entry, matched = self.tape.find(call.digest)
+        if entry is None and self.tape.match == "position":
+            self._fail(path, f"no recorded answer left in {self.tape.root}")  # as before
+            return None
+        if entry is None:
+            self.meter.replay_miss(path, self.tape.miss(number, call.path, body))
+            return None
+        self.meter.replayed(matched)
+        return entry["status"], entry["content_type"], body_bytes(entry), True
+
+    def _fetch(self, path, body, call: _Call, headers, relay=None):
         """(status, content type, body, replayed) from the tape or the upstream; None when
         neither can answer (noted in the meter)."""
         if self.tape is not None and self.tape.mode == "replay":
-            entry, matched = self.tape.find(digest)
-            if entry is None:
-                self._fail(path, f"no recorded answer left in {self.tape.root}")
-                return None
-            self.meter.drift += 0 if matched else 1
-            return entry["status"], entry["content_type"], body_bytes(entry), True
+            return self._replay(path, body, call)
         if self.upstream is None:
             self._fail(path, "no upstream (--e2e-llm-base-url) is set")
             return None
@@ -315,7 +330,7 @@ class MeteringProxy:
                 self._fail(path, why)
             return None
         if self.tape is not None and status < 500:
-            self.tape.add(digest, path, status, ctype, data)
+            self.tape.add(call.digest, path, status, ctype, data, body)
         return status, ctype, data, False
 
     def _fail(self, path: str, why: str) -> None:
@@ -326,13 +341,14 @@ class MeteringProxy:
 @dataclasses.dataclass(frozen=True)
 class _Call:
     """One allowed call: its dialect, route, the model called and the one asked, its tape
-    digest (of the agent's request as it came, before the proxy's cap)."""
+    digest (of the agent's request as it came, before the proxy's cap), the path it asked."""
 
     kind: str
     route: Route
     model: str
     asked: str
     digest: str
+    path: str
 
 
 def _shaped(exc: OSError) -> bool:

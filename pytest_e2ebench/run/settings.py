@@ -47,6 +47,7 @@ class Settings:
     model: str = ""
     base_url: str = ""
     llm_cache: str = "off"
+    replay_match: str = "content"  # --e2e-replay-match: a CLI agent's replay, by content
     max_steps: int = DEFAULT_MAX_STEPS
     temperature: float = 0.2
     llm_retries: int = 4

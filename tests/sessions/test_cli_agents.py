@@ -6,13 +6,23 @@ reference: 1.0) and claude-code also on ``calcnil`` (the script writes nothing: 
 ``calcnet`` (its Bash tool tries the host's loopback and the internet: both refused, the proxy
 reached). A second session replays claude-code's runs with the scripted server stopped
 (identical metrics; the tape is the proxy's, the same for every agent); a third gives
-claude-code a token budget below what its script needs (the agent's failure, with the note).
+claude-code a token budget below what its script needs (the agent's failure, with the note);
+a fourth runs claude-code and codex on the bundled gradebook against ``e2ebench demo-model``
+(the real command, as a newcomer starts it), which writes the reference through their tools;
+the last two replay claude-code's calc run after its requirements changed (the agent reads
+them first): by content, an error naming the request that missed; by position, as recorded.
 The agents' installs are the user's tool cache (``$E2EBENCH_CACHE``), made once per version.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +41,7 @@ AGENTS = ("aider", "claude-code", "codex", "gemini-cli", "mini-swe-agent", "qwen
 # cache); the PyPI ones take 7-10 minutes to install cold, so all six run with --cli-agents
 # (tox -e agents). claude-code carries the nothing, network, replay and budget checks.
 DEFAULT_AGENTS = ("claude-code", "codex")
+BUNDLED = Path(__file__).resolve().parents[2] / "benchmark_tasks"
 METRICS = ("impl_rate", "tokens_sent", "tokens_generated", "cost_usd", "steps")
 # the step's own view of the network, written by its Bash tool into the workspace
 NET_PROBE = (
@@ -50,10 +61,17 @@ NET_PROBE = (
 )
 
 
+# claude-code's first action on calc: read the requirements (beside its workspace), so that
+# changed requirements change its next request (the replay by content notices)
+READ_REQUIREMENTS = "cat ../agent/requirements.md"
+
+
 def drivers(batch: Batch, port: int) -> dict:
     """Each (agent, task)'s script: write the reference, write nothing, probe the network."""
     files = reference_files(batch.tasks.tasks / "calc")
     found = {(agent, "calc"): Driver.writing(agent, files) for agent in AGENTS}
+    writes = [("write", path, text) for path, text in files]
+    found[("claude-code", "calc")] = Driver("claude-code", [("run", READ_REQUIREMENTS), *writes])
     found[("claude-code", "calcnil")] = Driver("claude-code", [])
     found[("claude-code", "calcnet")] = Driver(
         "claude-code", [("run", NET_PROBE.format(port=port))]
@@ -79,6 +97,73 @@ def session(batch: Batch, llm: ScriptedLLM | None, agents, *extra: str):
     )
 
 
+@contextlib.contextmanager
+def demo_model(root: Path, tasks: str):
+    """``e2ebench demo-model --tasks TASKS`` as a user starts it (a subprocess of the real
+    command, on the free loopback port it picks): (its base URL, the lines it printed)."""
+    command = [sys.executable, "-m", "pytest_e2ebench.cli", "demo-model", "--tasks", tasks]
+    server = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        printed = [server.stdout.readline()]
+        while printed[-1] and "Ctrl-C" not in printed[-1]:  # its last line says how to stop it
+            printed.append(server.stdout.readline())
+        url = re.search(r"http://127\.0\.0\.1:\d+/v1", printed[0])
+        assert url, printed
+        yield url.group(0), printed
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        server.stdout.close()
+
+
+def demo_session(batch: Batch, agents) -> None:
+    """claude-code and codex on the bundled gradebook against ``e2ebench demo-model``, with the
+    command it prints for a CLI agent (issue 42, item 3)."""
+    shutil.copytree(BUNDLED / "gradebook", batch.root / "demo-tasks" / "gradebook")
+    with demo_model(batch.root, "demo-tasks") as (url, printed):
+        batch.demo_printed = printed
+        batch.run(
+            f"--e2e-agent={','.join(agents)}",
+            "--e2e-model=demo-model",
+            f"--e2e-llm-base-url={url}",
+            "--e2e-tasks=demo-tasks",
+            "-o",
+            "e2ebench_prices=demo-model 3 15",
+            "--e2e-out=demo",
+            "-p",
+            "no:randomly",
+            "-n",
+            "2",
+            env={"E2EBENCH_CACHE": str(cache_root())},
+            timeout=900,
+        )
+    batch.demo = results(batch, "demo")
+
+
+def changed_replays(batch: Batch) -> None:
+    """calc's requirements changed since claude-code's run was recorded: replayed by content
+    (the default) and by position (issue 42, item 6), with the upstream stopped."""
+    requirements = batch.tasks.tasks / "calc" / "requirements.md"
+    requirements.write_text(requirements.read_text() + "\nThe functions take integers.\n")
+    for match in ("content", "position"):
+        session(
+            batch,
+            None,
+            ["claude-code"],
+            "--e2e-llm-cache=replay",
+            f"--e2e-replay-match={match}",
+            "--e2e-rerun",
+            "--e2e-out=recorded",
+            "-k",
+            "calc and not calcn",
+        )
+        batch.changed[match] = results(batch, "recorded")
+
+
 def chosen_agents(config) -> tuple[str, ...]:
     """The agents this session runs: all six with ``--cli-agents``, else the default two."""
     return AGENTS if config.getoption("--cli-agents") else DEFAULT_AGENTS
@@ -90,6 +175,7 @@ def batch(request, tmp_path_factory):
     claude-code's runs replayed without upstream, and claude-code under a token budget."""
     with batch_folder(request, tmp_path_factory, "cli-agents") as root:
         batch = Batch(root)
+        batch.changed = {}
         for task in ("calc", "calcnil", "calcnet"):
             batch.tasks.make(task)
         with ScriptedLLM(model="scripted-model") as llm:
@@ -130,6 +216,8 @@ def batch(request, tmp_path_factory):
                 "calc and not calcn",
             )
         batch.budget = results(batch, "budget")
+        demo_session(batch, DEFAULT_AGENTS)
+        changed_replays(batch)
         yield batch
 
 
@@ -176,6 +264,25 @@ class TestBatchCLIAgents:
         if agent != "aider":  # aider writes its files in its answer's text, with no tool call
             assert any(s.tool_calls and s.observation for s in agent_steps), trajectory.steps
 
+    @pytest.mark.parametrize("agent", DEFAULT_AGENTS)
+    def test_the_demo_model_drives_the_agent_to_the_reference(self, batch, agent):
+        """Issue 42, item 3: the agent is told only the requirements' path; the demo model
+        reads it, knows the task and writes its reference through the agent's own tools."""
+        run = record(batch.demo, agent, "gradebook")
+        metrics = run["metrics"]
+        assert metrics["impl_rate"] == 1.0, run["agent_run"]  # 0.0 before, in one step
+        command = [line for line in batch.demo_printed if "--e2e-agent=claude-code" in line]
+        assert "--e2e-model=demo-model --e2e-llm-base-url=http://127.0.0.1:" in command[0]
+        files = len(reference_files(BUNDLED / "gradebook"))
+        assert metrics["steps"] >= files + 1  # a file per call, then the last message
+        assert metrics["tokens_sent"] > 0 and metrics["tokens_generated"] > 0
+        assert metrics["cost_usd"] > 0
+        atif = pytest.importorskip("atif")
+        where = Path(run["agent_run"]["details"]["atif"])
+        trajectory = atif.Trajectory.model_validate_json(where.read_text())
+        calls = [s for s in trajectory.steps if s.source == "agent" and s.tool_calls]
+        assert len(calls) >= files, trajectory.steps
+
     def test_writing_nothing_scores_zero(self, batch):
         assert record(batch.recorded, "claude-code", "calcnil")["metrics"]["impl_rate"] == 0.0
 
@@ -184,6 +291,31 @@ class TestBatchCLIAgents:
         before = record(batch.recorded, "claude-code", task)["metrics"]
         after = record(batch.replayed, "claude-code", task)["metrics"]
         assert {k: after[k] for k in METRICS} == {k: before[k] for k in METRICS}
+
+    @pytest.mark.parametrize("task", ["calc", "calcnil"])
+    def test_replay_matches_every_request_by_its_content(self, batch, task):
+        """Issue 42, item 6: no request's answer is given by position (before, none of
+        claude-code's requests matched its recording, and all were answered by position)."""
+        proxy = record(batch.replayed, "claude-code", task)["agent_run"]["details"]["proxy"]
+        assert proxy["replay_misses"] == [] and proxy["replay_drift"] == 0
+        assert proxy["replay_matched"] == proxy["steps"] > 0
+
+    def test_a_replay_whose_requests_changed_is_an_error_naming_the_miss(self, batch):
+        """The recorded run can no longer be replayed: no model answers, so there is no score
+        of the agent's (an error, as an LLM agent's replay miss), and the note says which
+        request missed and how to replay anyway."""
+        run = record(batch.changed["content"], "claude-code", "calc")
+        assert run["status"] == "error", run
+        message = run["error"]["message"]
+        assert re.search(r"request \d+ to /v1/messages matches no recorded request", message)
+        assert "tool_result" in message  # its newest input: what the changed file's read gave
+        assert "--e2e-replay-match=position" in message
+
+    def test_the_lenient_replay_answers_a_changed_run_by_position(self, batch):
+        before = record(batch.recorded, "claude-code", "calc")["metrics"]
+        run = record(batch.changed["position"], "claude-code", "calc")
+        assert {k: run["metrics"][k] for k in METRICS} == {k: before[k] for k in METRICS}
+        assert run["agent_run"]["details"]["proxy"]["replay_drift"] > 0
 
     def test_the_agent_reaches_only_its_proxy(self, batch):
         repo = batch.root / "recorded" / "claude-code" / "calcnet" / "run-1" / "repo"

@@ -18,6 +18,7 @@ from openai import OpenAI
 from pytest_e2ebench.llm.accounting import Pricing, shipped_prices
 from pytest_e2ebench.proxy import Budget, Meter, MeteringProxy, Tape, Upstream
 from pytest_e2ebench.proxy.server import LoopbackServer
+from pytest_e2ebench.proxy.tape import content_hash
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
 
 PRICING = Pricing(prices={"m": (1.0, 2.0, 0.5)})
@@ -196,12 +197,48 @@ def test_record_then_replay_without_upstream(tmp_path):
         totals = meter.summary()
         answers[mode].append({k: totals[k] for k in ("steps", "prompt_tokens", "cost_usd")})
     assert answers["record"] == answers["replay"]
-    assert meter.summary()["replay_drift"] == 0
-    # a replay past the tape is the harness's error, not an answer
-    with proxied(tmp_path / "past", None, tape=Tape(tape_dir, "replay"))[0] as proxy:
+    assert meter.summary()["replay_drift"] == 0 and meter.summary()["replay_matched"] == 2
+    # a request of other content (not streamed) matches no recording: a miss, named
+    with proxied(tmp_path / "other", None, tape=Tape(tape_dir, "replay"))[0] as proxy:
+        status, _ = post(proxy.base_url + CALLS["responses"][0], CALLS["responses"][1])
+    misses = proxy.meter.summary()["replay_misses"]
+    assert status == 502 and len(misses) == 1 and "request 1 to /v1/responses" in misses[0]
+    # by position (the lenient mode), it gets the next answer; past the tape, the harness's error
+    tape = Tape(tape_dir, "replay", match="position")
+    with proxied(tmp_path / "past", None, tape=tape)[0] as proxy:
         for _ in range(3):
             status, _ = post(proxy.base_url + CALLS["responses"][0], CALLS["responses"][1])
     assert status == 502 and proxy.meter.upstream_errors
+    assert proxy.meter.summary()["replay_drift"] == 2
+
+
+def test_what_varies_by_run_is_left_out_of_a_request_s_content():
+    """Measured on two recordings of claude-code's run of one task (issue 42, item 6): its
+    session and device ids, the output folder (also dash-joined), today's date."""
+
+    def request(out: str, session: str, date: str, prompt: str = "build it") -> dict:
+        user = json.dumps({"device_id": session * 2, "session_id": session})
+        return {
+            "model": "m",
+            "metadata": {"user_id": user},
+            "system": [{"type": "text", "text": f"memory at {out.replace('/', '-')}; {date}"}],
+            "messages": [
+                {"role": "user", "content": f"{prompt} in {out}/claude-code/calc/run-1/repo"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": session}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": session}]},
+            ],
+        }
+
+    one = request("/tmp/a/out", "3f2a9c1e-0b1d-4c2e-9f00-1a2b3c4d5e6f", "Today is 2026-12-03.")
+    two = request("/srv/b/results", "9d8e7f6a-5b4c-4d3e-8f2a-0a1b2c3d4e5f", "Today is 2027-01-09.")
+    places = ({"/tmp/a/out": "<out>"}, {"/srv/b/results": "<out>"})
+    first = content_hash("/v1/messages", "messages", one, places[0])
+    assert first == content_hash("/v1/messages", "messages", two, places[1])
+    changed = request("/tmp/a/out", one["metadata"]["user_id"][-38:-2], "2026-12-03", "build more")
+    assert first != content_hash("/v1/messages", "messages", changed, places[0])
+    timing = {"model": "m", "messages": [{"role": "tool", "content": "3 passed in 0.41s"}]}
+    slower = {"model": "m", "messages": [{"role": "tool", "content": "3 passed in 2.07s"}]}
+    assert content_hash("/x", "chat", timing, {}) == content_hash("/x", "chat", slower, {})
 
 
 # --- event streams relayed as they arrive ---------------------------------------------------

@@ -69,6 +69,7 @@ class CLIAgent(Agent):
         meter = Meter(ctx.artifacts / "proxy.jsonl", self._pricing(), self._budget())
         stop = threading.Event()
         meter.on_exceeded = stop.set  # the budget ends the agent's step at once
+        meter.on_miss = stop.set  # so does a replay's request that no recording matches
         tape, models = self._tape(task, run, ctx), getattr(self.settings, "agent_models", ())
         with MeteringProxy(
             self._upstream(), meter, tape, model=self.settings.model, models=models
@@ -120,6 +121,14 @@ class CLIAgent(Agent):
 
     def _outcome(self, meter: Meter, done, ctx: RunContext) -> AgentOutcome:
         summary = meter.summary()
+        if summary["replay_misses"]:
+            # the recorded run cannot be replayed: no model answered, so there is no score
+            # of the agent's to give (as an LLM agent's replay miss, llm/cache.py)
+            missed = len(summary["replay_misses"])
+            raise AgentError(
+                f"{self.cli.name}: {summary['replay_misses'][0]} ({missed} request(s) missed; "
+                f"log: {meter.log})"
+            )
         if summary["upstream_errors"]:
             raise AgentError(
                 f"{self.cli.name}: the model could not be reached through the proxy: "
@@ -195,7 +204,11 @@ class CLIAgent(Agent):
         if mode == "off":
             return None
         scope = f"{self.label}_{task.id}_run-{run}_{ctx.stage}_proxy"
-        return Tape(self.settings.out / "llm-cache" / _TAPE_SCOPE.sub("_", scope), mode)
+        # the output folder is in the agent's prompt and its workspace's path: a moved one
+        # (another --e2e-out, a copy on another machine) replays the same requests
+        places = {str(self.settings.out.resolve()): "<out>", str(self.settings.out): "<out>"}
+        root = self.settings.out / "llm-cache" / _TAPE_SCOPE.sub("_", scope)
+        return Tape(root, mode, self.settings.replay_match, places)
 
 
 def make(spec: str, settings) -> CLIAgent | None:

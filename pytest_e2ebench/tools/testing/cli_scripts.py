@@ -7,6 +7,11 @@ last message that ends the agent's work); any other request (a title, a summary,
 probe some agents send) gets a short text reply and does not advance the script. The files
 come from a task's ``reference/`` folder, so an agent that carries the calls out scores 1.0;
 ``files=[]`` makes a script that writes nothing.
+
+The plugin's tests count a run's main-loop calls in the driver (one driver per run);
+``e2ebench demo-model`` serves runs it cannot tell apart by connection, so it asks
+:func:`actions_done` how far the conversation in the request already is
+(:meth:`Driver.answer`). What each agent's calls look like is here, once, for both.
 """
 
 from __future__ import annotations
@@ -20,19 +25,28 @@ from typing import Any
 from .scripted_llm import reply, tool_call
 
 SKIPPED = ("__pycache__", ".pytest_cache", ".egg-info")
+MAX_FILE_BYTES = 256 << 10  # a reference file larger than this is not written (none is)
 # the workspace, as the harness's prompt names it (agents.clitools.specs.PROMPT)
 _CWD = re.compile(r"in the current folder \((/[^)]+)\)")
 DONE_MINI = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"  # mini-swe-agent's way to finish
 
 
 def reference_files(task_dir: Path) -> list[tuple[str, str]]:
-    """(relative path, text) of every file of a task's reference implementation."""
+    """(relative path, text) of every text file of a task's reference implementation (a
+    binary file or one over :data:`MAX_FILE_BYTES` left out: none of the bundled tasks has
+    one, and a tool call carries text)."""
     root = task_dir / "reference"
-    return [
-        (path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and not any(part in str(path) for part in SKIPPED)
-    ]
+    found = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.is_symlink() or any(p in str(path) for p in SKIPPED):
+            continue
+        if path.stat().st_size > MAX_FILE_BYTES:
+            continue
+        try:
+            found.append((path.relative_to(root).as_posix(), path.read_text(encoding="utf-8")))
+        except UnicodeDecodeError:
+            continue
+    return found
 
 
 def heredoc(path: str, text: str) -> str:
@@ -42,7 +56,7 @@ def heredoc(path: str, text: str) -> str:
     return f"{mkdir}cat > {shlex.quote(path)} <<'E2EBENCH_EOF'\n{text}\nE2EBENCH_EOF"
 
 
-def _tools(body: dict) -> set[str]:
+def tool_names(body: dict) -> set[str]:
     """The names of the tools a request offers (chat, Messages, Responses or Gemini form)."""
     names = set()
     for tool in body.get("tools") or []:
@@ -88,6 +102,46 @@ def agent_of(tools: set[str], body: dict | None = None) -> str | None:
     return None
 
 
+def _assistant_turns(body: dict) -> list:
+    """What the model said before in a request's conversation: the assistant messages
+    (chat, Messages), the model's contents (Gemini) or the model's output items given back
+    as input (Responses)."""
+    turns = []
+    for key, role in (("messages", "assistant"), ("contents", "model")):
+        for item in body.get(key) or []:
+            if isinstance(item, dict) and item.get("role") == role:
+                turns.append(item)
+    items = body.get("input")
+    if isinstance(items, list):
+        turns += [i for i in items if isinstance(i, dict) and i.get("type") in RESPONSES_CALLS]
+    return turns
+
+
+# the output items of the model's own actions a Responses request gives back
+RESPONSES_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+
+
+def actions_done(body: dict, agent: str) -> int:
+    """How many of its script's actions the agent has carried out in the conversation
+    ``body`` holds: the tool calls the model made in it (aider, which calls no tool: the
+    model's answers), so a stateless server knows which step comes next."""
+    turns = _assistant_turns(body)
+    if agent == "aider":
+        return len(turns)
+    done = 0
+    for turn in turns:
+        if turn.get("type") in RESPONSES_CALLS:
+            done += 1
+            continue
+        done += len(turn.get("tool_calls") or [])  # chat completions
+        for part in turn.get("content") or turn.get("parts") or []:
+            if not isinstance(part, dict):
+                continue  # a chat message's text
+            if part.get("type") == "tool_use" or "functionCall" in part:  # Anthropic, Gemini
+                done += 1
+    return done
+
+
 class Driver:
     """The script of one agent run: ``actions`` are ``("write", path, text)`` or
     ``("run", command)``, one per main-loop call, then a message that ends the work."""
@@ -104,12 +158,17 @@ class Driver:
         return cls(agent, [("write", path, text) for path, text in files])
 
     def __call__(self, body: dict[str, Any]):
-        tools = _tools(body)
-        if agent_of(tools, body) != self.agent:
+        if agent_of(tool_names(body), body) != self.agent:
             self.side_calls += 1
             return reply("ok")
         index = self.main_calls
         self.main_calls += 1
+        return self.answer(body, index)
+
+    def answer(self, body: dict[str, Any], index: int):
+        """The step of main-loop call ``index`` (counted from 0): the next action, or the
+        message that ends the work once they are all done."""
+        tools = tool_names(body)
         if self.agent == "aider":
             return reply(self._whole() if index == 0 else "Done.")
         if index < len(self.actions):
@@ -151,7 +210,7 @@ class Dispatcher:
         self.drivers = drivers
 
     def __call__(self, body: dict[str, Any]):
-        agent = agent_of(_tools(body), body)
+        agent = agent_of(tool_names(body), body)
         match = _TASK.search(json.dumps(body))
         driver = self.drivers.get((agent or "", match.group(1) if match else ""))
         return driver(body) if driver is not None else reply("ok")

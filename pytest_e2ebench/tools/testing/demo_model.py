@@ -1,40 +1,45 @@
-"""``e2ebench demo-model``: an OpenAI-compatible server that answers like a model writing the
-task's reference, so a first LLM-agent run needs no model (issue 31).
+"""``e2ebench demo-model``: a server that answers like a model writing the task's reference,
+so a first agent run needs no model (issue 31; the CLI agents: issue 42).
 
-It is the :class:`~.scripted_llm.ScriptedLLM` of the plugin's own tests with one endless step:
-the task is recognised from the prompt (the first line of its ``requirements.md`` appears in
-it) and the answer writes the task's reference files, as one ``### FILE:`` answer for the
-``vanilla`` agent or as ``create`` tool calls for tool-using agents (then "done"). Token counts
-are estimated from the text (4 characters a token), so the summary's token columns fill in.
-A prompt that names no task gets a plain sentence: the agent writes nothing.
+It is the :class:`~.scripted_llm.ScriptedLLM` of the plugin's own tests with one endless step,
+in every API a built-in agent speaks (OpenAI chat completions, Anthropic Messages, OpenAI
+Responses, Gemini). The task is recognised from the request: the first line of its
+``requirements.md`` in the prompt (an LLM agent's prompt holds the requirements), else the
+requirements document whose path the prompt names (a CLI agent is told only that path: the
+server runs beside the harness and reads the file's first line), else the task folder named
+in that path. The answer writes the task's reference files:
+
+* for a built-in CLI agent (told by the tools it offers, :func:`.cli_scripts.agent_of`), one
+  file per call through that agent's own file-writing or shell tool, then a last message
+  (:class:`.cli_scripts.Driver`; the next file is the one after the tool calls already in the
+  conversation, so concurrent runs need no state here);
+* for ``vanilla``, one ``### FILE:`` answer; for the tool-using LLM agents, ``create`` calls,
+  then "done".
+
+Token counts are estimated from the text (4 characters a token), so the summary's token
+columns fill in. A request that names no task gets a plain sentence: the agent writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import time
 from pathlib import Path
 
+from .cli_scripts import Driver, actions_done, agent_of, reference_files, tool_names
 from .scripted_llm import ScriptedLLM, reply, tool_calls
 
-MAX_FILE_BYTES = 256 << 10  # a reference file larger than this is not sent (none is)
 MODEL = "demo-model"
-
-
-def reference_files(task: Path) -> dict[str, str]:
-    """The text files of ``task/reference`` by relative path (binary and large ones left out)."""
-    files = {}
-    root = task / "reference"
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or path.is_symlink() or "__pycache__" in path.parts:
-            continue
-        if path.stat().st_size > MAX_FILE_BYTES:
-            continue
-        try:
-            files[str(path.relative_to(root))] = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue
-    return files
+PRICES = f"e2ebench_prices={MODEL} 3 15"  # US$ per million tokens, made up
+MAX_REQUIREMENTS_BYTES = 1 << 20  # a requirements document named in a prompt read up to this
+# a requirements document's path as a CLI agent's prompt names it (agents.clitools.specs.PROMPT:
+# <out>/<agent>/<task>/run-<n>/agent/requirements.md), in the request's JSON text
+_PATH_PART = r"[^\s\"'\\]*?"
+_REQUIREMENTS = re.compile(
+    rf"(/{_PATH_PART}/([A-Za-z0-9_.-]+)/run-\d+/{_PATH_PART}requirements\.md)"
+)
 
 
 def task_titles(tasks: Path) -> dict[str, Path]:
@@ -58,14 +63,56 @@ def _prompt(body: dict) -> str:
     return "\n".join(parts)
 
 
-def answer(body: dict, titles: dict[str, Path]):
-    """The step answering one request: the recognised task's reference, or a sentence."""
+def _first_line(path: Path) -> str | None:
+    """The first non-empty line of a requirements document (read up to a bound), or None."""
+    try:
+        with path.open("rb") as source:
+            head = source.read(MAX_REQUIREMENTS_BYTES)
+    except OSError:
+        return None
+    lines = [x.strip() for x in head.decode("utf-8", errors="replace").splitlines() if x.strip()]
+    return lines[0] if lines else None
+
+
+def find_task(body: dict, titles: dict[str, Path]) -> Path | None:
+    """The task folder a request is about: its title in the prompt, else the title of the
+    requirements document the prompt names, else the task folder named in that path."""
     prompt = _prompt(body)
     found = [t for t in titles if t in prompt]
+    if found:
+        return titles[max(found, key=len)]
+    named = _REQUIREMENTS.search(json.dumps(body, ensure_ascii=False))
+    if named is None:
+        return None
+    path = Path(named.group(1))
+    title = _first_line(path) if path.name == "requirements.md" else None
+    if title in titles:
+        return titles[title]
+    by_folder = {folder.name: folder for folder in titles.values()}
+    return by_folder.get(named.group(2))
+
+
+def cli_agent(body: dict) -> str | None:
+    """The built-in CLI agent whose main loop sent ``body`` (None: an LLM agent's request, or
+    a CLI agent's side call such as a title)."""
+    tools = tool_names(body)
+    if "create" in tools:  # the LLM agents' tools (agents/tools.py) include a bash as well
+        return None
+    return agent_of(tools, body)
+
+
+def answer(body: dict, titles: dict[str, Path]):
+    """The step answering one request: the recognised task's reference, or a sentence."""
+    task = find_task(body, titles)
+    agent = cli_agent(body)
+    if task is not None and agent is not None:
+        driver = Driver.writing(agent, reference_files(task))
+        return driver.answer(body, actions_done(body, agent))
+    prompt = _prompt(body)
     sent = len(prompt) // 4 + 1
-    if not found:
+    if task is None:
         return reply("I do not recognise this task.", prompt_tokens=sent, completion_tokens=6)
-    files = reference_files(titles[max(found, key=len)])
+    files = dict(reference_files(task))
     if body.get("tools"):
         done = any(m.get("role") == "tool" for m in body["messages"] if isinstance(m, dict))
         if done:
@@ -117,7 +164,18 @@ def run(args: argparse.Namespace) -> int:
         f" --e2e-tasks={args.tasks} -k semverkit",
         flush=True,
     )
-    print("(any LLM agent works: vanilla, sdagent-dt, ...; Ctrl-C stops the server)", flush=True)
+    print(
+        f"  pytest --e2e-agent=claude-code --e2e-model={MODEL} --e2e-llm-base-url="
+        f"{server.base_url} --e2e-tasks={args.tasks} -k semverkit -o '{PRICES}'",
+        flush=True,
+    )
+    print(
+        "(any LLM agent works: vanilla, sdagent-dt, ...; so does any built-in CLI agent: "
+        "claude-code, codex, aider, mini-swe-agent, gemini-cli, qwen-code, which writes the "
+        f"files through its own tools; {PRICES!r} is a made-up price, so the cost column fills "
+        "in; Ctrl-C stops the server)",
+        flush=True,
+    )
     try:
         while True:
             time.sleep(3600)
