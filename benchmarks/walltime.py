@@ -67,6 +67,9 @@ def plain(tasks: list[Path]) -> float:
                 "no:cacheprovider",
                 "--rootdir",
                 str(task.tests_dir.parent),
+                # the repository's own conftest.py (above the bundled tasks) stays out
+                "--confcutdir",
+                str(task.tests_dir.parent),
                 str(task.tests_dir),
             ]
             total += timed(args, env=env, cwd=task.tests_dir.parent)
