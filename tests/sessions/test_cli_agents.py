@@ -172,7 +172,7 @@ def chosen_agents(config) -> tuple[str, ...]:
 @pytest.fixture(scope="module")
 def batch(request, tmp_path_factory):
     """The recorded session (every agent on calc; claude-code also on calcnil and calcnet),
-    claude-code's runs replayed without upstream, and claude-code under a token budget."""
+    the runs replayed without upstream, and claude-code under a token budget."""
     with batch_folder(request, tmp_path_factory, "cli-agents") as root:
         batch = Batch(root)
         batch.changed = {}
@@ -192,16 +192,17 @@ def batch(request, tmp_path_factory):
                 "2",
             )
             batch.recorded = results(batch, "recorded")
-        # upstream stopped: an address nobody serves; answers only from the tape
+        # upstream stopped: an address nobody serves; answers only from the tape (every
+        # agent's calc run, claude-code's calcnil too)
         session(
             batch,
             None,
-            ["claude-code"],
+            chosen_agents(request.config),
             "--e2e-llm-cache=replay",
             "--e2e-rerun",
             "--e2e-out=recorded",
             "-k",
-            "not calcnet",
+            "calc and not calcn or claude-code and not calcnet",
         )
         batch.replayed = results(batch, "recorded")
         with ScriptedLLM(model="scripted-model") as llm:
@@ -299,6 +300,20 @@ class TestBatchCLIAgents:
         proxy = record(batch.replayed, "claude-code", task)["agent_run"]["details"]["proxy"]
         assert proxy["replay_misses"] == [] and proxy["replay_drift"] == 0
         assert proxy["replay_matched"] == proxy["steps"] > 0
+
+    @pytest.mark.parametrize("agent", AGENTS)
+    def test_every_agent_replays_its_run_by_content_with_the_same_metrics(
+        self, batch, agent, request
+    ):
+        """Each built-in CLI agent's recorded run, replayed with no upstream (issue 40's and
+        42's check: the same metrics, every request matched by its content)."""
+        if agent not in chosen_agents(request.config):
+            pytest.skip(f"{agent}: its install takes minutes; run with --cli-agents")
+        before = record(batch.recorded, agent, "calc")["metrics"]
+        replayed = record(batch.replayed, agent, "calc")
+        assert {k: replayed["metrics"][k] for k in METRICS} == {k: before[k] for k in METRICS}
+        proxy = replayed["agent_run"]["details"]["proxy"]
+        assert proxy["replay_misses"] == [] and proxy["replay_matched"] == proxy["steps"] > 0
 
     def test_a_replay_whose_requests_changed_is_an_error_naming_the_miss(self, batch):
         """The recorded run can no longer be replayed: no model answers, so there is no score
