@@ -325,6 +325,7 @@ class Host:
         self.turn = threading.RLock()
         self.logs: list[dict] = []  # records the project logged since the last message
         self.warned: list[list] = []  # warnings it issued since (issued again by the suite)
+        self.warned_in_test = 0
         self.live = wire.Live()  # containers of project objects the suite holds copies of
         self.relay = _LogRelay(self)
 
@@ -449,6 +450,7 @@ class Host:
             if message.get("fg"):  # a test ended: the suite forgot what it had sent
                 self.origins.clear()
                 self.live.clear()
+                self.warned_in_test = 0
             self.state(message.get("st"))
             self.live.apply(message.get("sy"), self.decode, self.encode)
             reply = {"re": number, **self.do(str(message.get("op")), message.get("a"))}
@@ -569,6 +571,10 @@ class Host:
 
 
 MAX_WARNINGS = 200  # relayed with one message; beyond, the rest are not
+# relayed in one test, and the text of each: the suite's process keeps every warning for
+# pytest's summary, so a project issuing them without end must not fill its memory
+MAX_TEST_WARNINGS = 1000
+MAX_WARNING_TEXT = 4 << 10
 
 
 def _warning_relay(host: Host):
@@ -577,9 +583,10 @@ def _warning_relay(host: Host):
     ``filterwarnings``, ``-W error``); here every warning is shown (``always``)."""
 
     def shown(message, category, filename, lineno, file=None, line=None) -> None:
-        if len(host.warned) < MAX_WARNINGS:
+        if len(host.warned) < MAX_WARNINGS and host.warned_in_test < MAX_TEST_WARNINGS:
+            host.warned_in_test += 1
             kind = category if isinstance(category, type) else UserWarning
-            text = str(message)[:MAX_LOG_TEXT]
+            text = str(message)[:MAX_WARNING_TEXT]
             host.warned.append([host.ref(kind), text, str(filename)[:1000], int(lineno or 0)])
 
     return shown

@@ -234,6 +234,12 @@ def old(text):
     return text
 
 
+def noisy(times):
+    for n in range(times):
+        warnings.warn("x" * 100_000 + str(n), UserWarning)
+    return times
+
+
 def deprecated(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -447,6 +453,7 @@ def test_measures():
 # a module of its own: a project whose class cannot be subclassed loses it, not test_shapes.py
 KINDS = """
 import argparse
+import warnings
 
 import pytest
 
@@ -492,6 +499,11 @@ def test_warnings_and_namespaces():
     with pytest.deprecated_call(match="helper is deprecated"):
         assert helper() == 5
     assert shapes.options(["sq", "--sides", "3"]) == argparse.Namespace(name="sq", sides=3)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert [shapes.noisy(500) for _ in range(10)] == [500] * 10
+    # relayed up to a bound per test, each cut: the suite's memory is not the project's
+    assert 0 < len(seen) <= 1000 and max(len(str(w.message)) for w in seen) <= 4096
 
 
 @pytest.mark.requirement("R13")
