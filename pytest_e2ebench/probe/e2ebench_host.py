@@ -472,17 +472,8 @@ class Host:
             return {"ok": self.ref(importlib.import_module(str(args[0])))}
         if op == "call":
             return self.call(*args)
-        if op == "getattr" and len(args) == 2 and type(args[0]) is type(sys):
-            found = getattr(*args)
-            # a module's list, dict or set stays the module's: a test that adds to it adds
-            # to what the project reads (inflection.UNCOUNTABLES.add)
-            return {"ok": self.ref(found) if type(found) in _MUTABLE[:3] else self.encode(found)}
         if op == "getattr" and len(args) == 2:
-            found = getattr(*args)
-            # an object's list, dict or set: the suite's copy is kept in step (wire.Live)
-            if type(found) in _MUTABLE[:3] and self.live.add(id(found), found, self.encode):
-                return {"ok": self.encode(found), "lv": id(found)}
-            return {"ok": self.encode(found)}
+            return self.attribute(*args)
         if op == "exit":
             obj, kind, value = args
             return {"ok": self.encode(type(obj).__exit__(obj, kind, value, None))}
@@ -494,6 +485,19 @@ class Host:
                     raise wire.WireError(f"{op} takes {size} operand(s)")
                 return {"ok": self.encode(table[op](*args))}
         raise wire.WireError(f"an unknown operation {op!r}")
+
+    def attribute(self, obj, name) -> dict:
+        """``obj.name`` for the suite. A list, dict or set stays the project's: a module's as a
+        handle (a test that adds to it adds to what the project reads:
+        ``inflection.UNCOUNTABLES.add``), any other object's as a copy kept in step both ways
+        (:class:`e2ebench_wire.Live`; beyond its bounds, a copy only)."""
+        found = getattr(obj, name)
+        if type(found) in _MUTABLE[:3]:
+            if type(obj) is type(sys):
+                return {"ok": self.ref(found)}
+            if self.live.add(id(found), found, self.encode):
+                return {"ok": self.encode(found), "lv": id(found)}
+        return {"ok": self.encode(found)}
 
     def call(self, target, args, kwargs) -> dict:
         result = target(*args, **kwargs)

@@ -28,6 +28,8 @@ import re
 import time
 from pathlib import Path
 
+from ...errors import AgentFileError
+from ...untrusted.parse import read_data
 from .cli_scripts import Driver, actions_done, agent_of, reference_files, tool_names
 from .scripted_llm import ScriptedLLM, reply, tool_calls
 
@@ -64,13 +66,15 @@ def _prompt(body: dict) -> str:
 
 
 def _first_line(path: Path) -> str | None:
-    """The first non-empty line of a requirements document (read up to a bound), or None."""
+    """The first non-empty line of a requirements document, or None (a path the request names:
+    read by the bounded reader, a regular file of at most :data:`MAX_REQUIREMENTS_BYTES`, so a
+    FIFO or a link there reads nothing)."""
     try:
-        with path.open("rb") as source:
-            head = source.read(MAX_REQUIREMENTS_BYTES)
-    except OSError:
+        data = read_data(path.parent, path.name, max_bytes=MAX_REQUIREMENTS_BYTES)
+    except (AgentFileError, OSError):
         return None
-    lines = [x.strip() for x in head.decode("utf-8", errors="replace").splitlines() if x.strip()]
+    text = (data or b"").decode("utf-8", errors="replace")
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
     return lines[0] if lines else None
 
 
