@@ -740,6 +740,10 @@ def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tup
         env.update(run.env, TMPDIR=str(shared))
         env.update(split.guard_env([*folders[1:], repo]))
         rc = _coveragerc(config_dir, repo, suite / "coverage" / "data", [Path("/tmp"), *folders])
+        box = sandbox
+        if run.browser is not None:  # the tests start Chromium: found through the environment
+            env.update(run.browser)
+            box = _unlimited_address_space(sandbox)  # the suite's process, not the project's
         host = split.Host(
             sandbox,
             split.host_command(venv_python, rc),
@@ -750,9 +754,10 @@ def _run_split(run: _Run, paths: tuple, sandbox: Sandbox, timeout: float) -> tup
             writable=[suite / "coverage", host_home],
             readable=[venv_python.parent.parent, repo, PROBE_DIR, config_dir, *run.data],
             shared=folders,
+            served=run.browser is not None,
         )
         command = [*split.parent_command(venv_python, tools), *run.args]
-        return _run_probed(sandbox, command, suite, run, env, timeout, [work], False, host)
+        return _run_probed(box, command, suite, run, env, timeout, [work], False, host)
 
 
 def _launch(
@@ -827,6 +832,7 @@ class _Run:
     task_env: dict[str, str] = dataclasses.field(default_factory=dict)  # [tests] env
     data: list[Path] = dataclasses.field(default_factory=list)  # [tests] data, as laid out
     requires: tuple[str, ...] = ()  # [tests] requires: linked into the split suite's process
+    browser: dict[str, str] | None = None  # [tests] browser: where Chromium is
     over_bound: str | None = None  # the index of the agent's own tests stopped at a bound
 
 
@@ -859,7 +865,7 @@ def _harness_suite(run: _Run, tests: Path, paths: tuple, common: list[str], **ch
     honeypots, may_skip, deselect = chosen["honeypots"], chosen["may_skip"], chosen["deselect"]
     settings = settings if web is None and settings is not None else TestSettings()
     run.mode = split.mode(tests=tests, web=web, settings=settings, **_modal(chosen))
-    run.requires = tuple(chosen["requires"])
+    run.requires, run.browser = tuple(chosen["requires"]), chosen["browser"]
     extra = testconf.prepare_run(settings, venv_python, repo, suite, work)
     here = extra.tests  # suite/tests, or tests/ of the run's copy (rootdir_writable)
     shutil.copytree(tests, here, ignore=_IGNORE)
@@ -920,7 +926,7 @@ def _planted_into(run: _Run, here: Path, may_skip, deselect, chosen: dict) -> No
 
 
 def _modal(chosen: dict) -> dict:
-    return {k: chosen[k] for k in ("browser", "written", "requires")}
+    return {k: chosen[k] for k in ("written", "requires")}
 
 
 def tree_digest(root: Path, max_entries: int = 20_000) -> str:
@@ -1005,6 +1011,7 @@ def _run_probed(sandbox, command, suite, run: _Run, env, timeout, writable, netw
                 network=network,
                 pass_fds=(key_fd, results.write_fd, *channel),
                 shared=() if host is None else host.shared,
+                netns=None if host is None else host.suite_netns,
             )
         finally:
             os.close(key_fd)

@@ -34,6 +34,7 @@ from ..environment import integrity
 from ..environment.finder import project_names
 from ..errors import InfrastructureError
 from ..isolation.limits import sized_tmpfs
+from ..isolation.network import Mirror
 from ..isolation.sandbox import Sandbox
 from ..probe import PROBE_DIR, project_env
 
@@ -60,7 +61,7 @@ def policy() -> str:
     return INPROCESS if os.environ.get(MODE_ENV) == INPROCESS else SPLIT
 
 
-def inprocess_reason(*, tests, web, browser, settings, written: bool, requires=()) -> str:
+def inprocess_reason(*, tests, web, settings, written: bool, requires=()) -> str:
     """Why a suite runs in one process ("" when it runs split)."""
     if policy() != SPLIT:
         return f"every suite in one process ({MODE_ENV}=inprocess)"
@@ -70,8 +71,6 @@ def inprocess_reason(*, tests, web, browser, settings, written: bool, requires=(
         return "scenarios that drive a browser against the served app"
     if written:
         return "tests an agent wrote, graded against the reference"
-    if browser is not None:
-        return "tests that drive a browser themselves ([tests] browser)"
     if settings is not None and settings.inprocess:
         return f"the task's own: {settings.inprocess} ([tests] inprocess)"
     if settings is not None and (settings.plugins or settings.rootdir_writable):
@@ -192,10 +191,16 @@ class Host:
         writable: list[Path],
         readable: list[Path],
         shared: list[Path],
+        served: bool = False,
     ) -> None:
         self.sandbox, self.command, self.shared = sandbox, command, list(shared)
         self.options = dict(cwd=cwd, env=env, timeout=timeout, log=log)
         self.options.update(writable=writable, readable=readable, shared=self.shared)
+        # served: the ports the project's process listens on are mirrored into the suite's
+        # namespace (its browser's pages), one way (:mod:`..isolation.network.mirror`)
+        self.mirror = Mirror() if served else None
+        self.options["netns"] = None if self.mirror is None else self.mirror.source_ready
+        self.suite_netns = None if self.mirror is None else self.mirror.target_ready
         self.done = None
         self.error: BaseException | None = None
         self.stop = threading.Event()
@@ -224,6 +229,8 @@ class Host:
                     os.close(fd)
 
     def __exit__(self, *exc) -> None:
+        if self.mirror is not None:
+            self.mirror.close()
         for fd in self.fds:  # the project's process reads the end of the channel
             with contextlib.suppress(OSError):
                 os.close(fd)

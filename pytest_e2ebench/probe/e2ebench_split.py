@@ -52,6 +52,7 @@ _COMPLEMENT = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}
 # what the suite decides itself on the builtin value inside a project object (_converted)
 _BUILTIN_OPS = {op: getattr(operator, op) for op in ("eq", "lt", "le", "gt", "ge")}
 _BUILTIN_OPS["contains"] = lambda container, item: item in container
+_BUILTIN_OPS["truth"] = lambda value, _: bool(value)
 _RNG = random.SystemRandom()
 
 
@@ -493,9 +494,9 @@ def _sentinel(value):
     if kind is bool:
         return not value
     if kind is int:
-        return value + _RNG.choice((-1, 1)) * _RNG.randint(1, max(9, abs(value)))
+        return _other_int(value)
     if kind is float:
-        return value * _RNG.uniform(1.1, 1.9) + (_RNG.uniform(1, 9) if abs(value) < 1 else 0)
+        return _other_float(value)
     if kind in (str, bytes):
         text = value.decode("latin-1") if kind is bytes else value
         changed = _other_text(text)
@@ -515,6 +516,27 @@ def _sentinel(value):
     if kind in (set, frozenset):
         return kind({*value, _absent(next(iter(value)), value) if value else 0})
     return _other_text(str(value))
+
+
+def _other_int(value: int) -> int:
+    """Another int of the same sign and number of digits, drawn evenly among them: the draw
+    is symmetric (``a`` gives ``b`` as often as ``b`` gives ``a``), so the pair alone does not
+    say which was the test's (``value`` plus up to ``|value|`` let the smaller be guessed in
+    three of four)."""
+    digits = len(str(abs(value)))
+    low, high = (0 if digits == 1 else 10 ** (digits - 1)), 10**digits - 1
+    drawn = _RNG.randint(low, high - 1)
+    drawn += drawn >= abs(value)  # every other one of the same look, evenly
+    return -drawn if value < 0 else drawn
+
+
+def _other_float(value: float) -> float:
+    """``value`` scaled up or down (evenly) by a factor in [1.1, 1.9]: symmetric in the
+    ratio, so neither of the two is the likelier test value (always up named the smaller)."""
+    if value == 0 or value != value or value in (float("inf"), float("-inf")):
+        return _RNG.choice((-1.0, 1.0)) * _RNG.uniform(1.0, 9.0) if value == 0 else 0.5
+    factor = _RNG.uniform(1.1, 1.9)
+    return value * factor if _RNG.random() < 0.5 else value / factor
 
 
 def _absent(like, among):
@@ -587,15 +609,17 @@ def _ambiguous(answer):
     return value
 
 
-def _converted(handle, op: str, other):
+def _converted(handle, op: str, other, asked: str = ""):
     """``handle <op> other`` at a site where the reference's value was plain data: decided
-    here on the builtin value inside ``handle`` (a subclass of a plain type), else refused."""
+    here on the builtin value inside ``handle`` (a subclass of a plain type), else refused.
+    ``asked``: what the test asked, for the refusal (a comparison with ``other``'s type)."""
     reply = _ask("checked", handle, [])
     if not isinstance(reply, dict) or "v" not in reply:
-        _lied(f"an object where the reference's value was plain data ({type(other).__name__})")
+        asked = asked or f"compared with a {type(other).__name__}"
+        _lied(f"an object where the reference's value was plain data ({asked})")
         raise NotPlainData(
             "the project returned an object where the reference returns plain data "
-            f"(compared with a {type(other).__name__}): the test takes plain data here"
+            f"({asked}): the test takes plain data here"
         )
     return _BUILTIN_OPS[op](reply["v"], other)
 
@@ -705,6 +729,10 @@ class Handle:
                 "the truth value of the project's answer to a comparison is ambiguous "
                 "(it would not give one when asked): use .any() or .all()"
             )
+        # ``assert result`` where the reference's value was plain data (a bool, a list): the
+        # builtin value's truth, else refused (an object true for every question passes none)
+        if SIDES.plain_only():
+            return _converted(self, "truth", None, "asked for its truth")
         return _ask("bool", self)
 
     def __ne__(self, other):
@@ -1082,7 +1110,10 @@ def guard() -> None:
 def _popen(*args, **kwargs):
     """``subprocess.Popen`` in the project's process: a test's ``python -m pkg`` runs there,
     with no suite file, test name or variable of the suite's process. A stream that is a file
-    of the test's goes there as that process's descriptor of the same file (:func:`_far_file`)."""
+    of the test's goes there as that process's descriptor of the same file (:func:`_far_file`).
+    A test tool's own program (selenium's chromedriver) stays here (:func:`_tools_call`)."""
+    if _tools_call():
+        return LOCAL_POPEN(*args, **kwargs)
     env = kwargs.get("env")
     if env is not None:
         kwargs["env"] = {k: str(v) for k, v in env.items() if not str(k).startswith(_HIDDEN_ENV)}
@@ -1112,6 +1143,20 @@ def _popen(*args, **kwargs):
             _ask("call", _ask("getattr", _ask("import", "os"), "close"), [far], {})
 
 
+def _tools_call() -> bool:
+    """Whether the code that asked for a program is a test tool's (the first frame past the
+    standard library's and this module's is in the tools' folder): selenium starting
+    chromedriver, whose browser must run where the suite's tests drive it, not beside the
+    project. The suite's own code (its tests, fixtures, helpers) is never a tool's."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name != __file__ and not name.startswith(_STDLIB):
+            return bool(TOOLS) and name.startswith(TOOLS)
+        frame = frame.f_back
+    return False
+
+
 def _system(command) -> int:
     return _ask("call", PEER.os_system, [os.fspath(command)], {}, call=True)
 
@@ -1119,7 +1164,7 @@ def _system(command) -> int:
 def join() -> None:
     """Join the project's process; ask it for every module this process does not have (from
     before pytest starts: a ``conftest.py`` may import the project)."""
-    global PEER, SIDES
+    global PEER, SIDES, LOCAL_POPEN
     rfd, wfd, stop = (int(fd) for fd in os.environ.pop(CHANNEL_ENV).split(","))
     os.environ.pop(SUITE_ENV, None)
     SIDES = e2ebench_sides.load(os.environ.get("E2EBENCH_PROBE_SUITE", ""))
@@ -1129,6 +1174,7 @@ def join() -> None:
     sys.meta_path.append(PROXIES[0])
     PEER.subprocess_popen = _ask("getattr", _ask("import", "subprocess"), "Popen")
     PEER.os_system = _ask("getattr", _ask("import", "os"), "system")
+    LOCAL_POPEN = subprocess.Popen
     subprocess.Popen = _popen
     os.system = _system
     _forward_introspection()
@@ -1204,14 +1250,32 @@ def pytest_sessionfinish(session) -> None:
 
 
 PEER: Peer
+LOCAL_POPEN = subprocess.Popen  # this process's own, for the test tools (:func:`_tools_call`)
+TOOLS = ""  # the folder of links to the test tools, with a separator at its end (main)
+_STDLIB = os.path.dirname(os.__file__) + os.sep
 PROXIES: list = []  # the proxy finder, once the project's process is joined
 SIDES = e2ebench_sides.Sides("", None)
+
+
+def _venv_prefix() -> None:
+    """``sys.prefix`` the run's environment, as ``site`` makes it in a virtual environment's
+    interpreter (not run here: ``-S``), so that a test's ``site.getsitepackages()`` names the
+    environment's folder (ProjectEval's conftest hands it to the site it serves), as in one
+    process. Only the names: the environment's site-packages stays off this process's path."""
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    for folder in (here, os.path.dirname(here)):
+        if os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+            sys.prefix = sys.exec_prefix = folder
+            return
 
 
 def main() -> None:
     """``python -S e2ebench_parent.py TOOLS ARGS...``: pytest with the test tools of the
     folder TOOLS (links the harness made), nothing else."""
+    global TOOLS
+    _venv_prefix()
     tools = sys.argv[1]
+    TOOLS = os.path.join(os.path.abspath(tools), "")
     sys.path.insert(0, tools)
     guard()
     import _pytest.tmpdir

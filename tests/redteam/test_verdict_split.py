@@ -35,12 +35,15 @@ BUNDLED = ROOT / "benchmark_tasks"
 # a library task, a command-line one, and the library's suite run from a copy of the project
 # (``[tests] cwd = "project"``, as every E2EDevBench task is: its working folder in the
 # project's files, the project's names on no path of the suite's process)
-TASKS = ("semverkit", "csvq", "semverkit-root")
+# and a web page served by Flask that the suite drives with Chromium (``[tests] browser``):
+# split, the app runs in the project's namespace and only its port is mirrored into the suite's
+TASKS = ("semverkit", "csvq", "semverkit-root", "tipcalc")
 FROM_ROOT = {"semverkit-root": "semverkit"}
 VARIANTS = {1: "reference", 2: "frames", 3: "snoop"}
 # the reference from a copy of the project passes split in tests/sessions/test_split_project_cwd.py
-# (every E2EDevBench layout); here its twin is graded only under attack
-SKIP = {"semverkit-root": ("reference",)}
+# (every E2EDevBench layout); here its twin is graded only under attack. tipcalc's answers are
+# pages its tests read through the browser: its snoop is the reference app, looking around
+SKIP = {"semverkit-root": ("reference",), "tipcalc": ("frames",)}
 REPORT = "e2ebench-snoop.json"
 
 # The task-blind oracle: the package's __init__ is this module, under the package's name.
@@ -209,6 +212,39 @@ def _answer(default):
 """
 
 
+# tipcalc's snoop: the reference app, which at import looks for the suite (SNOOP) and at its
+# first request (the browser is up then) tries every loopback port of its namespace
+SCAN = r"""
+import socket as _socket
+
+_scanned = []
+
+
+@app.before_request
+def _scan_ports():
+    if _scanned:
+        return
+    _scanned.append(True)
+    own = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 0
+    found = []
+    for port in range(1, 65536):
+        with _socket.socket() as sock:
+            sock.settimeout(0.5)
+            # a connection to itself (its own ephemeral port the one tried) is no listener
+            if sock.connect_ex(("127.0.0.1", port)) == 0 and sock.getsockname()[1] != port:
+                found.append(port)
+    with open(os.path.join(os.path.expanduser("~"), "REPORT_NAME.ports"), "w") as fh:
+        json.dump({"own": own, "open": found}, fh)
+"""
+
+
+def _web_snoop(run: Path) -> None:
+    shutil.copytree(BUNDLED / "tipcalc" / "reference", run)
+    app = run / "tipcalc_app.py"
+    code = app.read_text() + SNOOP + SCAN
+    app.write_text(code.replace("REPORT_NAME", REPORT))
+
+
 def _package(task: str) -> str:
     ref = BUNDLED / FROM_ROOT.get(task, task) / "reference"
     names = [p.name for p in ref.iterdir() if (p / "__init__.py").is_file()]
@@ -219,6 +255,9 @@ def _package(task: str) -> str:
 def _write(run: Path, task: str, variant: str) -> None:
     if variant == "reference":
         shutil.copytree(BUNDLED / FROM_ROOT.get(task, task) / "reference", run)
+        return
+    if task == "tipcalc":
+        _web_snoop(run)
         return
     package = run / _package(task)
     package.mkdir(parents=True)
@@ -294,7 +333,7 @@ class TestBatchSplitAttacks:
         assert run["metrics"]["impl_rate"] == 1.0, run["notes"]
         assert run["test_run"]["verdict_mode"] == "split", run["test_run"]
 
-    @pytest.mark.parametrize("task", TASKS)
+    @pytest.mark.parametrize("task", [t for t in TASKS if t != "tipcalc"])
     @pytest.mark.parametrize("variant", ["frames", "snoop"])
     def test_a_task_blind_answer_reader_scores_as_the_empty_project(self, session, task, variant):
         run = session["runs"][(task, variant)]
@@ -310,6 +349,8 @@ class TestBatchSplitAttacks:
         assert reports, "the snooping project wrote no report: it did not run"
         secrets = _suite_literals(task) | {"PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS"}
         for report in reports:
+            if report.suffix == ".ports":  # test_the_served_app_reaches_no_port_of_the_suite
+                continue
             if report.suffix == ".names":  # what the scratch folder held at each call
                 leaked = sorted(s for s in secrets if s in report.read_text())
                 assert not leaked, f"{report}: {leaked[:10]}"
@@ -325,3 +366,17 @@ class TestBatchSplitAttacks:
             text = json.dumps(found)
             leaked = sorted(s for s in secrets if s in text)
             assert not leaked, f"{report}: {leaked[:10]}"
+
+    def test_the_served_app_reaches_no_port_of_the_suite(self, session):
+        """Split, tipcalc's app (started by a test's fixture through the project's process)
+        serves the suite's browser through the one-way mirror; from where it runs no port of
+        the suite's namespace answers (chromedriver's listens there). On one process the app
+        shared the suite's loopback and found chromedriver's port."""
+        run = session["runs"][("tipcalc", "snoop")]
+        assert run["test_run"]["verdict_mode"] == "split", run["test_run"]
+        assert run["metrics"]["impl_rate"] == 1.0, run["notes"]
+        reports = list((session["where"] / "results").rglob(REPORT + ".ports"))
+        assert reports, "the app never answered a request: no scan"
+        for report in reports:
+            scan = json.loads(report.read_text())
+            assert scan["own"] and set(scan["open"]) <= {scan["own"]}, scan

@@ -9,7 +9,7 @@ the package, its output into a file the test opened, and ``subprocess.TimeoutExp
 test's class on a project class (``super()`` in its methods, the project's methods making and
 calling it), the project's warnings under ``pytest.warns``, a decorator of the project's on a
 test's function, an ``argparse.Namespace`` compared; a dict, list and set a project object holds, changed by
-the test and by the project, each seen by the other. The
+the test and by the project, each seen by the other; the truth of a value. The
 reference passes every requirement split; a project whose every object is equal to, ordered
 before and after, and an instance of everything (the oldest lie) passes none, and the run
 counts the refused answers.
@@ -38,6 +38,7 @@ REQUIREMENTS = requirements_md(
         ("R11", "Measures"),
         ("R12", "Subclasses, warnings and namespaces"),
         ("R13", "Containers the project holds"),
+        ("R14", "Truth"),
     ],
 )
 
@@ -124,6 +125,10 @@ def make(name, sides=None):
     if sides < 3:
         raise ShapeError(f"a {name} needs 3 sides, not {sides}")
     return Shape(name, sides)
+
+
+def is_regular(shape):
+    return shape.sides in (3, 4)
 
 
 def add_to(bag, item):
@@ -506,6 +511,12 @@ def test_warnings_and_namespaces():
     assert 0 < len(seen) <= 1000 and max(len(str(w.message)) for w in seen) <= 4096
 
 
+@pytest.mark.requirement("R14")
+def test_truth():
+    assert shapes.is_regular(shapes.make("sq"))
+    assert shapes.make("sq")  # the reference's own object: its truth is its own to give
+
+
 @pytest.mark.requirement("R13")
 def test_containers_the_project_holds():
     settings = shapes.Settings()
@@ -535,6 +546,8 @@ class _Below:
     def __gt__(self, other):
         return False
     __ge__ = __gt__
+    def __bool__(self):
+        return True
 
 
 def __getattr__(name):
@@ -644,3 +657,10 @@ class TestBatchSplitSemantics:
         verdicts = {r["id"]: r["verdict"] for r in record["requirements"]}
         assert verdicts["R11"] != "implemented", batch.output()
         assert record["test_run"]["refused_answers"] >= 1
+
+    def test_an_object_true_for_every_question_fails_where_the_reference_gives_a_bool(self, batch):
+        """``assert shapes.is_regular(...)``: the reference answers a bool, so the suite takes
+        a bool's truth there; the BELOW project's object, true whenever asked, passed before."""
+        record = batch.record("shapes", 2)
+        verdicts = {r["id"]: r["verdict"] for r in record["requirements"]}
+        assert verdicts["R14"] != "implemented", batch.output()

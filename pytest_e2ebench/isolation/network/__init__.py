@@ -44,6 +44,7 @@ from pathlib import Path
 
 from ...errors import InfrastructureError
 from .forward import Forwarder, SocketMaker
+from .mirror import Mirror
 
 SLIRP = "slirp4netns"
 DNS = "10.0.2.3"  # slirp4netns' DNS forwarder
@@ -52,7 +53,7 @@ INFO_LIMIT = 1 << 16  # bytes of bubblewrap's --info-fd JSON read at most
 _NS_GET_USERNS = 0xB701  # ioctl: the user namespace owning a namespace (linux/nsfs.h)
 FIX = "install slirp4netns (apt-get install slirp4netns)"
 
-__all__ = ["DNS", "FIX", "Forwarder", "SocketMaker", "UserNet", "missing", "resolv_conf"]
+__all__ = ["DNS", "FIX", "Forwarder", "Mirror", "SocketMaker", "UserNet", "missing", "resolv_conf"]
 
 
 def missing() -> str | None:
@@ -291,6 +292,11 @@ class UserNet:
                 raise self._error(f"forwarding: {err.decode(errors='replace')[-300:]}")
             _, received, _, _ = socket.recv_fds(mine, 16, len(ports))
         return [socket.socket(fileno=fd) for fd in received]
+
+    def helper(self, code: str, *args: str) -> tuple:
+        """Run the harness's ``code`` (given ``args``) in the namespace until the caller ends
+        it: (the harness's end of its socket pair, the process). :mod:`.mirror`'s watcher."""
+        return self._helper(code, *args, keep=True)
 
     def maker(self) -> SocketMaker:
         """A helper that makes TCP sockets in this namespace on request (:class:`SocketMaker`):
