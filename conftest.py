@@ -7,6 +7,8 @@ project's own test run's (issue 44: under them ``-n 2`` graded one task at a tim
 session recorded the decoys' values again, about 90 minutes against 18 from another folder).
 """
 
+import ast
+import functools
 import os
 import shutil
 import tempfile
@@ -75,26 +77,51 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent under -p no:xdist
 def pytest_xdist_make_scheduler(config, log):
-    """Under ``-n`` (xdist's ``load``): the tests of one ``TestBatch...`` class (the readers of
-    one shared benchmark session, tests/conftest.py's Batch) go to one worker, so the session
-    is run once; so do the ``TestShared...`` classes of one name in every file (the readers of
-    a session-scoped one, such as ``calc_session``). Every other test is handed out one at a
-    time, as with ``load``. (xdist's own ``loadgroup`` tags node ids in a way pytest 9 no
-    longer honours, so it groups nothing.)"""
+    """Under ``-n`` (xdist's ``load``): the tests of a class marked ``shares_session`` (the
+    readers of one shared benchmark session, ``helpers.batch.Batch``) go to one worker, so
+    the session is run once; a named one (``shares_session("calc_session")``) groups every
+    marked class of that name in every file. Every other test is handed out one at a time,
+    as with ``load``. The controller collects nothing, so the marks are read from the test
+    files' source (:func:`session_groups`). (xdist's own ``loadgroup`` tags node ids in a way
+    pytest 9 no longer honours, so it groups nothing.)"""
     if config.getvalue("dist") != "load" or _benchmark(config):
         return None  # an explicit --dist other than load, or a user's run: not ours
     from xdist.scheduler import LoadScopeScheduling
 
+    root = Path(str(config.rootpath))
+
     class BatchScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             parts = nodeid.split("::")
-            if len(parts) > 2 and parts[1].startswith("TestShared"):
-                return parts[1]  # every file's readers of one session-scoped session
-            if len(parts) > 2 and parts[1].startswith("TestBatch"):
-                return "::".join(parts[:2])
+            if len(parts) > 2:
+                group = session_groups(root / parts[0]).get(parts[1])
+                if group is not None:
+                    return group or "::".join(parts[:2])
             return nodeid
 
     return BatchScheduling(config, log)
+
+
+@functools.cache
+def session_groups(path: Path) -> dict[str, str]:
+    """The classes of a test file marked ``shares_session``: name -> the mark's group name
+    ("" for an unnamed mark: the class is its own group)."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    found = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for mark in node.decorator_list:
+            call = mark if isinstance(mark, ast.Call) else None
+            target = call.func if call is not None else mark
+            if isinstance(target, ast.Attribute) and target.attr == "shares_session":
+                args = call.args if call is not None else []
+                name = args[0].value if args and isinstance(args[0], ast.Constant) else ""
+                found[node.name] = str(name)
+    return found
 
 
 def pytest_configure(config):

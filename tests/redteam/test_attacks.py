@@ -11,8 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.attacks import PATCH_PYTEST
+from helpers.batch import Batch, batch_folder
+from helpers.tasks import CALC_CODE
 
-from conftest import CALC_CODE, Batch, batch_folder
 from pytest_e2ebench.isolation.sandbox import resolve_mode
 
 pytestmark = pytest.mark.skipif(
@@ -131,15 +133,6 @@ def test_attack_alone_scores_zero_on_its_target(pytester, tasks, results, attack
     _assert_contained(attack, results()["tasks"][0], log)
 
 
-PATCH_PYTEST = (
-    "import _pytest.reports\n"
-    "_orig = _pytest.reports.TestReport.from_item_and_call\n"
-    "def _forged(item, call):\n"
-    "    report = _orig(item, call)\n"
-    "    report.outcome = 'passed'\n"
-    "    return report\n"
-    "_pytest.reports.TestReport.from_item_and_call = staticmethod(_forged)\n"
-)
 # Looks for the probe's key in its own process environment, then signs forged lines with it.
 STEAL_KEY = (
     "import hashlib, hmac, json, os\n"
@@ -240,6 +233,7 @@ def attack_batch(request, tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.timeout(1000)  # its session's 12 runs, in its first reader's setup, when loaded
+@pytest.mark.shares_session
 class TestBatchAttacks:
     """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
 
@@ -393,7 +387,7 @@ def test_a_page_that_claims_its_own_pass_does_not_pass_the_judge(pytester, tasks
     """The judge's message held the final page as plain text under the harness's own headings,
     so a page could write a ``Result: Pass`` line of its own (the scripted judge, like a
     model, believed it). The app's text is now fenced by markers it cannot forge."""
-    from test_app import APP, make_app_task, run, scripted
+    from helpers.app import APP, make_app_task, run, scripted
 
     from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 
@@ -439,7 +433,7 @@ def test_a_project_run_by_the_llm_migrator_cannot_rewrite_the_tests_it_migrates(
     """The LLM migrator's shell runs the tests, so the project's code, in the sandbox with the
     whole scratch folder writable: at import it rewrote the tests being migrated (same number of
     assertions, so not "weakened") and a broken ``add`` passed the graded run."""
-    from test_llm_agents import ini
+    from helpers.llm import ini
 
     from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, tool_call
 

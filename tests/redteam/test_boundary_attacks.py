@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.tasks import CALC_CODE, TaskFactory
 
-from conftest import CALC_CODE, TaskFactory
 from pytest_e2ebench.report.terminal import PARTIAL_MARK
 
 GRADEBOOK = Path(__file__).resolve().parents[2] / "benchmark_tasks" / "gradebook"
@@ -117,6 +117,7 @@ def _run(session: dict, task: str, n: int) -> dict:
     return record
 
 
+@pytest.mark.shares_session
 class TestBatchBoundaryAttacks:
     """The readers of the one session over every hostile file (one xdist worker runs them all)."""
 

@@ -26,9 +26,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_app import make_command_app, scripted
+from helpers.app import make_command_app, scripted
+from helpers.tasks import TaskFactory
 
-from conftest import TaskFactory
 from pytest_e2ebench.isolation import network as usernet
 from pytest_e2ebench.isolation.sandbox import resolve_mode
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
@@ -301,10 +301,10 @@ def web_session(root: Path, agent: str, *extra: str) -> subprocess.Popen:
 @needs_bwrap
 @needs_slirp
 def test_a_hostile_session_beside_a_reference_web_run_changes_and_finds_nothing(tmp_path):
-    from test_boundary_net import Listener
-    from test_web import APP as WEB_APP
-    from test_web import SCRIPT as WEB_SCRIPT
-    from test_web import make_web_task
+    from helpers.net import Listener
+    from helpers.web import APP as WEB_APP
+    from helpers.web import SCRIPT as WEB_SCRIPT
+    from helpers.web import make_web_task
 
     roots = {name: tmp_path / name for name in ("victim", "attacker")}
     for root in roots.values():

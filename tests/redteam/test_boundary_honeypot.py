@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.honeypot import probe_run
 
 from pytest_e2ebench.evaluation import honeypot
 from pytest_e2ebench.isolation.sandbox import resolve_mode
@@ -261,6 +262,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.shares_session
 class TestBatchHoneypotForgers:
     """The readers of the one session over every honeypot forger (one xdist worker runs them all)."""
 
@@ -412,26 +414,6 @@ def value(text):
             test.__code__ = passes.__code__
     return 0
 """
-
-
-def probe_run(pytester, monkeypatch, project: str, tests: str) -> dict:
-    from pytest_e2ebench.evaluation.runner import read_probe
-    from pytest_e2ebench.probe import PROBE_DIR
-
-    out = pytester.path / "probe.jsonl"
-    monkeypatch.setenv("PYTHONPATH", f"{PROBE_DIR}:{pytester.path}")
-    monkeypatch.setenv("E2EBENCH_PROBE_OUT", str(out))
-    monkeypatch.setenv("E2EBENCH_PROBE_SUITE", str(pytester.path / "tests"))
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytester.makepyfile(project=project)
-    (pytester.path / "tests").mkdir()
-    (pytester.path / "tests" / "test_it.py").write_text(tests)
-    pytester.runpytest_subprocess("-p", "e2ebench_probe", "-p", "no:cacheprovider", "tests")
-    probe = read_probe(out, "")
-    return {
-        "changed": [c for rec in probe["tamper"] for c in rec["changed"]],
-        "outcomes": {t["nodeid"].rpartition("::")[2]: t["outcome"] for t in probe["tests"]},
-    }
 
 
 def test_what_honest_libraries_do_is_no_evidence(pytester, monkeypatch):

@@ -33,9 +33,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_web import APP, SCRIPT, make_web_task
+from helpers.net import Listener
+from helpers.tasks import TaskFactory
+from helpers.web import APP, SCRIPT, make_web_task
 
-from conftest import TaskFactory
 from pytest_e2ebench.isolation import network as usernet
 from pytest_e2ebench.isolation.sandbox import Sandbox, resolve_mode
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
@@ -45,29 +46,6 @@ needs_bwrap = pytest.mark.skipif(
 )
 needs_slirp = pytest.mark.skipif(usernet.missing() is not None, reason=usernet.FIX)
 SECRET = "E2EBENCH_TEST_SECRET_TOKEN"
-
-
-class Listener:
-    """A harness-side TCP listener that records every connection it accepts."""
-
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        self.sock = socket.create_server((host, 0))
-        self.port = self.sock.getsockname()[1]
-        self.hits: list[tuple] = []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, peer = self.sock.accept()
-            except OSError:
-                return
-            self.hits.append(peer)
-            with conn:
-                conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello")
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @pytest.fixture
@@ -388,7 +366,7 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_
 def test_a_command_app_with_network_cannot_reach_its_driver_its_browser_or_the_host(
     pytester, tasks, results, listeners
 ):
-    from test_app import make_command_app, run, scripted
+    from helpers.app import make_command_app, run, scripted
 
     loop, _ = listeners
     make_command_app(tasks, SNOOP)

@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_boundary_parse import raw_reads
+from helpers.structure import raw_reads
 
 from pytest_e2ebench.environment import wheel
 from pytest_e2ebench.environment.requirements import InstallRefused

@@ -31,9 +31,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from test_stages import MUTANTS  # the calc task's add-subtracts mutant
+from helpers.stages import MUTANTS  # the calc task's add-subtracts mutant
+from helpers.tasks import TaskFactory
 
-from conftest import TaskFactory
 from pytest_e2ebench.methods.stages.variants import VARIANT_NOTE, variant_source, write_variant
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,6 +170,7 @@ def _implement(session: dict, agent: str, run: int) -> dict:
     return record["metrics"]
 
 
+@pytest.mark.shares_session
 class TestBatchStages:
     """The readers of the one stage session (one xdist worker runs them all)."""
 
@@ -227,6 +228,7 @@ def projecteval_session(tmp_path_factory) -> dict:
     return {"done": done, "records": {r["agent"]: r for r in document["tasks"]}}
 
 
+@pytest.mark.shares_session
 class TestBatchProjectEvalEcho:
     """The readers of the one ProjectEval session with the echo program (on one xdist worker)."""
 

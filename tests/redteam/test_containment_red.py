@@ -16,15 +16,14 @@ import os
 import subprocess
 
 import pytest
-import test_containment
+from helpers import containment
 
 from pytest_e2ebench.isolation import limits
 
-arena = test_containment.arena  # the fixture
 # needs bubblewrap; the probe forgers attack the one-process run's evidence layers (what guards
 # the suites that cannot run split: a split run keeps them away from the probe, issue 39)
-pytestmark = [test_containment.pytestmark, pytest.mark.usefixtures("inprocess_verdicts")]
-FILL_ADD = test_containment.FILL_ADD
+pytestmark = [containment.NEEDS_BWRAP, pytest.mark.usefixtures("inprocess_verdicts")]
+FILL_ADD = containment.FILL_ADD
 
 QUOTA = limits.Limits().quota_bytes
 MEMORY = limits.Limits().memory
@@ -458,15 +457,16 @@ VARIANTS = {**FORGERS, **CONTAINED}
 @pytest.fixture(scope="module")
 def probe_forgers(request, tmp_path_factory):
     names = list(VARIANTS)
-    with test_containment.arena_batch(request, tmp_path_factory, "probe", names) as arenas:
+    with containment.arena_batch(request, tmp_path_factory, "probe", names) as arenas:
         for name, made in arenas.items():
             VARIANTS[name](made)
-        test_containment.grade_batch(arenas)
+        containment.grade_batch(arenas)
         yield arenas
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(test_containment.BATCH_TIMEOUT + 100)
+@pytest.mark.timeout(containment.BATCH_TIMEOUT + 100)
+@pytest.mark.shares_session
 class TestBatchProbeForgers:
     """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all): the
     probe's forgers, the overlay's apply step and the cgroup's lingerers."""

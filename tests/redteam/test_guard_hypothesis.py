@@ -5,7 +5,7 @@ the tool's code, not a change to the suite; the same move made by project code i
 from __future__ import annotations
 
 import pytest
-from test_boundary_honeypot import probe_run
+from helpers.honeypot import probe_run
 
 pytest.importorskip("hypothesis")
 

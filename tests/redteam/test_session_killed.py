@@ -21,11 +21,9 @@ import time
 from pathlib import Path
 
 import pytest
-from test_resume import descendants, processes, survivors
+from helpers.processes import descendants, processes, survivors
+from helpers.tasks import CALC_CODE
 
-from conftest import CALC_CODE
-
-# Each sleeper first leaves a mark in its sandbox's /tmp (a tmpfs the harness mounted in the
 # host's namespace, in the session's temporary folder): the moment to kill is after it.
 MARK = "e2ebench-asleep"
 SLEEPER = f"touch /tmp/{MARK} && exec sleep 300"  # the cmd: agent's command

@@ -16,8 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.batch import Batch, batch_folder
+from helpers.tasks import CALC_CODE, CALC_TESTS, PYPROJECT
 
-from conftest import CALC_CODE, CALC_TESTS, PYPROJECT, Batch, batch_folder
 from pytest_e2ebench.evaluation import honeypot, tamper
 from pytest_e2ebench.evaluation.runner import read_probe
 from pytest_e2ebench.grading.metrics import suite_metrics
@@ -224,6 +225,7 @@ def _graded(batch: Batch, variant: str) -> dict:
 
 @pytest.mark.slow
 @needs_bwrap
+@pytest.mark.shares_session
 class TestBatchTamper:
     """The readers of one session (a ``TestBatch`` class: one xdist worker runs them all)."""
 

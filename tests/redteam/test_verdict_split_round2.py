@@ -31,7 +31,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_verdict_split import graded
+from helpers.split_attacks import graded
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "benchmark_tasks"
@@ -311,6 +311,7 @@ def _reports(session, task: str, suffix: str) -> list[Path]:
     return [p for p in found if f"/{task}/" in str(p)]
 
 
+@pytest.mark.shares_session
 class TestBatchSplitAttacksRound2:
     @pytest.mark.parametrize("task", TASKS)
     def test_the_reference_passes_split(self, session, task):

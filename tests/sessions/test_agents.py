@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from conftest import CALC_CODE
+from helpers.tasks import CALC_CODE
 
 PLUGIN_AGENT = '''
 from pathlib import Path

@@ -7,11 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from conftest import CALC_CODE, CALC_TESTS, SharedSession, batch_folder
+from helpers.batch import SharedSession, batch_folder
+from helpers.tasks import CALC_CODE, CALC_TESTS
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session("calc_session")
 class TestSharedCalc:
     """Readers of tests/conftest.py's one calc session (reference, nop, ``dir:out`` whose run 1
     has R2 broken): on one xdist worker with every other file's ``TestSharedCalc``."""
@@ -132,6 +133,7 @@ def calc_variants(request, tmp_path_factory) -> SharedSession:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchCalcVariants:
     """dir: submissions of the calc task that each need only their own run (one session)."""
 

@@ -9,6 +9,7 @@ REUSED = "reused calc-0.1-py3-none-any.whl, built earlier from identical content
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session("calc_session")
 class TestSharedCalc:
     """Readers of tests/conftest.py's calc session (reference x2, nop x2, ``dir:out`` x2)."""
 

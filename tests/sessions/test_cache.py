@@ -11,8 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.batch import Batch, batch_folder, run_result
+from helpers.tasks import CALC_CODE
 
-from conftest import CALC_CODE, Batch, batch_folder, run_result
 from pytest_e2ebench.schema import results_problems
 
 RUN = Path(".e2ebench/dir-outputs/calc/run-1")
@@ -78,6 +79,7 @@ def cache_chain(request, tmp_path_factory) -> dict[str, Step]:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchCache:
     """The readers of the one chain of sessions (one xdist worker runs it)."""
 

@@ -9,8 +9,8 @@ import json
 import os
 
 import pytest
+from helpers.batch import CALC_MUTANT, Batch, batch_folder
 
-from conftest import CALC_MUTANT, Batch, batch_folder
 from pytest_e2ebench.run import census_store
 
 # what differs between two sessions of the same runs: the time they took
@@ -29,6 +29,7 @@ def written_at(run_dir, stage: str) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session("calc_session")
 class TestSharedCalc:
     """Read with the suite's calc session (its reference's run kept the census in the suite's
     store): the root conftest's scheduler runs it on that session's worker."""

@@ -111,7 +111,7 @@ def test_the_page_shows_its_greet_button(e2e_app):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_a_check_drives_the_served_app_in_a_browser(pytester, tasks, results):
-    from test_web import make_web_task
+    from helpers.web import make_web_task
 
     root = make_web_task(tasks)
     tasks.write(root / "checks" / "test_page.py", APP_CHECK)

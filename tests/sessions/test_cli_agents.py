@@ -26,8 +26,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.batch import Batch, batch_folder
 
-from conftest import Batch, batch_folder
 from pytest_e2ebench.environment.source import cache_root
 from pytest_e2ebench.tools.testing.cli_scripts import Dispatcher, Driver, reference_files
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
@@ -236,6 +236,7 @@ def record(results: dict, agent: str, task: str) -> dict:
     raise AssertionError(f"no record of {agent} on {task}: {json.dumps(results)[:2000]}")
 
 
+@pytest.mark.shares_session
 class TestBatchCLIAgents:
     """The readers of the one batch (one xdist worker builds it: the root conftest)."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from xml.etree import ElementTree
 
-from conftest import CALC_CODE
+from helpers.tasks import CALC_CODE
 
 CALC_ADD, CALC_SUB = CALC_CODE["add"], CALC_CODE["sub"]
 

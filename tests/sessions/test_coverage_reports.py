@@ -89,6 +89,7 @@ def test_the_tests_are_not_measured_as_the_project(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session("calc_session")
 class TestSharedCalc:
     """A reader of tests/conftest.py's one calc session (with --e2e-cov-report=term,html and
     --e2e-cov-xml=ci/coverage.xml): on one xdist worker with every other ``TestSharedCalc``."""

@@ -8,7 +8,7 @@ import hashlib
 import json
 
 import pytest
-from test_vendor import seed_package
+from helpers.vendor import seed_package
 
 from pytest_e2ebench.cli import main
 

@@ -18,12 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_containment import ROOT_ATTACKS, arena  # noqa: F401 - the fixture
-from test_resume import TASK_IDS, count, descendants, manifests, processes
-from test_resume import comparable as run_metrics
-from test_xdist import comparable, summaries
-
-from conftest import CALC_CODE
+from helpers.containment import ROOT_ATTACKS
+from helpers.processes import TASK_IDS, count, descendants, manifests, processes
+from helpers.processes import comparable as run_metrics
+from helpers.tasks import CALC_CODE
+from helpers.xdist import comparable, summaries
 
 needs_ray = pytest.mark.skipif(
     importlib.util.find_spec("ray") is None,

@@ -8,6 +8,7 @@ import shutil
 import time
 
 import pytest
+from helpers.report import hostile_document
 
 from pytest_e2ebench.probe.e2ebench_web import CHROMIUM_FLAGS, OFFLINE_FLAG
 
@@ -17,6 +18,7 @@ def _pct(value):
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session("calc_session")
 class TestSharedCalc:
     """Readers of tests/conftest.py's one calc session, which writes report.html (reference,
     nop, ``dir:out`` with R2 broken in run 1, two runs each): on one xdist worker with every
@@ -87,65 +89,10 @@ class TestSharedCalc:
             driver.quit()
 
 
-PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
-
-
-def _hostile_document(tmp_path):
-    from pytest_e2ebench.grading.metrics import METRIC_KEYS
-    from pytest_e2ebench.report.results import build
-
-    run_dir = tmp_path / "out" / "a" / "t" / "run-1"
-    shots = run_dir / "eval" / "extended" / "artifacts"
-    shots.mkdir(parents=True)
-    (shots / "ok.png").write_bytes(PNG_BYTES)
-    (shots / "not-a-png.png").write_bytes(b"<svg onload=alert(1)>")
-    outside = tmp_path / "outside.png"
-    outside.write_bytes(PNG_BYTES + b"outside")
-    (shots / "link.png").symlink_to(outside)
-    failing = [
-        {
-            "nodeid": f"tests/t.feature::test_{name}",
-            "outcome": "failed",
-            "message": "<img src=x onerror=alert(1)>",
-            "properties": {"screenshot": str(path)},
-        }
-        for name, path in (
-            ("ok", shots / "ok.png"),
-            ("fake", shots / "not-a-png.png"),
-            ("link", shots / "link.png"),
-            ("outside", outside),
-            ("dotdot", shots / ".." / ".." / ".." / ".." / ".." / ".." / "outside.png"),
-        )
-    ]
-    metrics = dict.fromkeys(METRIC_KEYS)
-    metrics["impl_rate"] = 0.0
-    record = {
-        "task": "t",
-        "agent": "a",
-        "run": 1,
-        "status": "ok",
-        "metrics": metrics,
-        "requirements": [
-            {
-                "id": "R1",
-                "title": "<script>alert(1)</script>",
-                "verdict": "not_implemented",
-                "tests": 5,
-                "passed": 0,
-                "failing": failing,
-            }
-        ],
-        "notes": ["</pre><script>alert(2)</script>"],
-        "task_meta": {"kind": "web", "created": "2026-01-01"},
-        "dir": str(run_dir),
-    }
-    return build([record])
-
-
 def test_html_report_escapes_and_embeds_only_the_runs_own_screenshots(tmp_path):
     from pytest_e2ebench.report.html import render
 
-    html = render(_hostile_document(tmp_path))
+    html = render(hostile_document(tmp_path))
     assert "<script" not in html and "<img src=x" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert html.count("data:image/png;base64,") == 1  # ok.png only: no fake, link or outside

@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.batch import CALC_MUTANT
+from helpers.tasks import CALC_CODE, TaskFactory
 
-from conftest import CALC_CODE, CALC_MUTANT, TaskFactory
 from pytest_e2ebench import cli
 from pytest_e2ebench.tools.importers import gate
 

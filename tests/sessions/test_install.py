@@ -21,9 +21,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from test_attacks import PATCH_PYTEST as FORGE  # makes every test pass, if it ever runs
+from helpers.attacks import PATCH_PYTEST as FORGE  # makes every test pass, if it ever runs
+from helpers.batch import SharedSession, batch_folder
+from helpers.tasks import CALC_CODE, CALC_TESTS
 
-from conftest import CALC_CODE, CALC_TESTS, SharedSession, batch_folder
 from pytest_e2ebench.environment import finder, integrity, venv, wheel
 from pytest_e2ebench.environment.requirements import InstallRefused, build_system, vet
 from pytest_e2ebench.errors import InfrastructureError
@@ -557,6 +558,7 @@ def wheels(request, tmp_path_factory) -> SharedSession:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchWheels:
     """The readers of the one session of handmade wheels (one xdist worker builds it)."""
 

@@ -409,7 +409,7 @@ def test_hostile_entries_are_dropped_and_the_rest_is_graded(pytester, tasks, res
     """Links out (environment, /dev/zero, a loop), a FIFO, a non-UTF-8 name, a module nested
     too deeply for the parser and one too large to parse: the run is graded like the correct
     calculator it also is, and nothing of the harness leaks into the copy."""
-    from conftest import CALC_CODE
+    from helpers.tasks import CALC_CODE
 
     tasks.make()
     out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)
@@ -438,7 +438,7 @@ def test_hostile_entries_are_dropped_and_the_rest_is_graded(pytester, tasks, res
 
 
 def test_a_40_mb_source_file_is_contained(pytester, tasks, results) -> None:
-    from conftest import CALC_CODE
+    from helpers.tasks import CALC_CODE
 
     tasks.make()
     out = tasks.reference(pytester.path / "out" / "calc", CALC_CODE)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_app import make_app_task
-from test_llm_agents import calc_files, ini, write_all
-from test_web import APP, SCRIPT, make_web_task
+from helpers.app import make_app_task
+from helpers.llm import calc_files, ini, write_all
+from helpers.tasks import CALC_TESTS
+from helpers.web import APP, SCRIPT, make_web_task
 
-from conftest import CALC_TESTS
 from pytest_e2ebench.agents.kinds import check_delivery, stated_testids
 from pytest_e2ebench.taskmodel.task import load_task
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_llm_agents import ini
-from test_migration import renamed_project
+from helpers.llm import ini
+from helpers.migration import renamed_project
 
 from pytest_e2ebench.judge.llm import aggregate, cohen_kappa, parse_vote
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply, tool_call

@@ -9,28 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.batch import SharedSession, batch_folder
+from helpers.migration import renamed_project
+from helpers.tasks import CALC_CODE, CALC_TESTS
 
-from conftest import CALC_CODE, CALC_TESTS, SharedSession, batch_folder
 from pytest_e2ebench.migrate.static import similarity
-
-RENAMED = {  # same behaviour, package renamed and two functions renamed
-    "add": "def add_numbers(a, b):\n    return a + b\n",
-    "sub": "def subtract(a, b):\n    return a - b\n",
-    "mul": CALC_CODE["mul"],
-}
-
-
-def renamed_project(tasks, where):
-    tasks.write(
-        where / "pyproject.toml",
-        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
-        '[project]\nname = "calculator"\nversion = "1.0"\n',
-    )
-    tasks.write(
-        where / "calculator" / "__init__.py", "from .ops import add_numbers, mul, subtract\n"
-    )
-    tasks.write(where / "calculator" / "ops.py", "".join(RENAMED.values()))
-    return where
 
 
 def test_without_migration_the_renamed_project_fails(pytester, tasks, results):
@@ -136,6 +119,7 @@ def test_weakened_and_dropped_tests_count_as_failed(pytester, tasks, results):
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session("calc_session")
 class TestSharedCalc:
     """A reader of tests/conftest.py's one calc session (the reference has no tests of its
     own): on one xdist worker with every other ``TestSharedCalc``."""
@@ -366,6 +350,7 @@ def migrated(request, tmp_path_factory) -> SharedSession:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchMigration:
     """The readers of the one migration session (one xdist worker builds it)."""
 

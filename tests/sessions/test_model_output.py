@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_llm_agents import calc_files, ini
+from helpers.llm import calc_files, ini
 
 from pytest_e2ebench.agents import textcalls
 from pytest_e2ebench.agents.sdagent import fit_context

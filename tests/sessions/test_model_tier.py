@@ -17,7 +17,7 @@ import json
 import os
 
 import pytest
-from test_llm_agents import ini
+from helpers.llm import ini
 
 pytestmark = [pytest.mark.model, pytest.mark.timeout(3600)]  # a 1.5B model on a busy machine
 PRICE = "0.1 0.4"  # a made-up price per million tokens, so that cost is recorded

@@ -147,6 +147,7 @@ def run_session(root: Path, *args: str, timeout: float = 900):
     )
 
 
+@pytest.mark.shares_session
 class TestBatchCoverageSession:
     """The readers of the one coverage session (one xdist worker runs them all)."""
 
@@ -249,7 +250,7 @@ def test_last_failed_checks_only_the_folders_it_reruns(pytester, tasks):
     """Issue 44: ``--lf`` after a session that left a task out stopped with "no output folder
     for 1 selected task(s)": the check counted the tasks --lf would not run, in one process
     and under ``-n`` alike."""
-    from conftest import CALC_MUTANT
+    from helpers.batch import CALC_MUTANT
 
     tasks.make("calc")
     tasks.make("other")
@@ -281,7 +282,7 @@ def test_missing_dir_output_skip_and_the_ini_twin(pytester, tasks):
 @pytest.fixture(scope="module")
 def plain_session(tmp_path_factory):
     """reference and nop on a calc task's R2, beside a task whose task.toml does not parse."""
-    from conftest import TaskFactory
+    from helpers.tasks import TaskFactory
 
     root = tmp_path_factory.mktemp("plain")
     factory = TaskFactory(root)
@@ -293,6 +294,7 @@ def plain_session(tmp_path_factory):
     return run_session(root, *args, "-q")
 
 
+@pytest.mark.shares_session
 class TestBatchPlainSession:
     """The readers of the one plain session (one xdist worker runs them all)."""
 

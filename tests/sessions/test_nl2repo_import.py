@@ -4,7 +4,7 @@ builds from its pinned sdist and passes every upstream test, graded per test mod
 
 from __future__ import annotations
 
-from nl2repo_sample import index, write_task
+from helpers.nl2repo_sample import index, write_task
 
 from pytest_e2ebench.cli import main
 

@@ -7,7 +7,7 @@ import textwrap
 import time
 
 import pytest
-from test_llm_agents import ini
+from helpers.llm import ini
 
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, error, reply
 

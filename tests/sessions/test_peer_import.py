@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from deveval_sample import FILES
+from helpers.deveval_sample import FILES
+from helpers.tasks import git
 
-from conftest import git
 from pytest_e2ebench.cli import main
 from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
 from pytest_e2ebench.tools.verify import compare, junit_verdicts
@@ -89,7 +89,7 @@ def _dataset(tmp: Path, url: str, commit: str) -> Path:
 
 @pytest.mark.slow
 def test_e2edevbench_import_commit_reference_and_verify(pytester, tasks, capsys):
-    from conftest import CALC_TESTS
+    from helpers.tasks import CALC_TESTS
 
     upstream = tasks.reference(pytester.path / "upstream", __import__("conftest").CALC_CODE)
     # the project's own tests know nothing of requirements: the dataset's tracing maps them

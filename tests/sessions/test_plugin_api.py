@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_stages import ARCHITECTURE, CLASS, SEQUENCE
+from helpers.stages import ARCHITECTURE, CLASS, SEQUENCE
 
 from pytest_e2ebench.agents import AgentOutcome
 from pytest_e2ebench.contracts import (

@@ -64,7 +64,7 @@ def test_writer_shows_changed_lines_at_most_every_few_seconds(tmp_path):
 
 def test_a_plain_session_shows_live_progress(pytester, tasks):
     """Without -n or -s the run's line still reaches the terminal (past output capturing)."""
-    from test_llm_agents import ini
+    from helpers.llm import ini
 
     from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, tool_call
 
@@ -113,7 +113,7 @@ def test_every_long_step_names_itself_and_no_line_stands_still(pytester, tasks, 
     before it), and while one goes on its line moves at least every E2EBENCH_PROGRESS_SECONDS:
     under -n (the controller prints the workers' files) and in a plain session (the run's own
     heartbeat thread prints past output capturing). The project's own tests take 8 s."""
-    from conftest import CALC_CODE, CALC_TESTS
+    from helpers.tasks import CALC_CODE, CALC_TESTS
 
     # tests of its own: the reference's values for them are recorded in this session
     tasks.make(tests={"test_calc.py": f"{CALC_TESTS}\n# the progress test's own task\n"})

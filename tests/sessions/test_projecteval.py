@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 import tomli_w
+from helpers.batch import SharedSession, batch_folder
 
-from conftest import SharedSession, batch_folder
 from pytest_e2ebench.errors import TaskError
 from pytest_e2ebench.methods.projecteval import masker, passk, similarity
 from pytest_e2ebench.taskmodel.task import load_task
@@ -331,6 +331,7 @@ def pv_answers(request, tmp_path_factory) -> SharedSession:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchParameterAnswers:
     """The readers of the one session of the two answers (one xdist worker builds it)."""
 

@@ -13,8 +13,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.batch import Batch, batch_folder, run_result
 
-from conftest import Batch, batch_folder, run_result
 from pytest_e2ebench.methods.projecteval.masker import mask_tree
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
 
@@ -215,6 +215,7 @@ def cascades(request, tmp_path_factory) -> dict[int, dict]:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchCascades:
     """The readers of the two cascade sessions (one xdist worker runs them)."""
 

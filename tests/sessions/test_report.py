@@ -9,6 +9,7 @@ from pytest_e2ebench.report.results import build
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session("calc_session")
 class TestSharedCalc:
     """Readers of tests/conftest.py's one calc session (reference, nop, ``dir:out`` whose run 1
     has R2 broken, two runs each): on one xdist worker with every other ``TestSharedCalc``."""

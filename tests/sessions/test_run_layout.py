@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from conftest import PYPROJECT, SharedSession, batch_folder
+from helpers.batch import SharedSession, batch_folder
+from helpers.tasks import PYPROJECT
 
 REQUIREMENTS = """\
 # calc
@@ -163,6 +163,7 @@ def layout_session(request, tmp_path_factory) -> SharedSession:
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchRunLayout:
     @pytest.mark.parametrize("task", ["hyp", "rooted"])
     def test_the_reference_passes_untampered(self, layout_session, task):

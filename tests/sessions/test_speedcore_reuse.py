@@ -10,8 +10,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from helpers.tasks import TaskFactory
 
-from conftest import TaskFactory
 from pytest_e2ebench.environment import backend, venv
 from pytest_e2ebench.isolation.sandbox import Sandbox, resolve_mode
 from pytest_e2ebench.methods.stages import testing

@@ -19,9 +19,10 @@ process's home: none of them may run in the suite's process (whose command line 
 from __future__ import annotations
 
 import pytest
+from helpers.batch import Batch, batch_folder
+from helpers.tasks import PYPROJECT as CONFTEST_PYPROJECT
+from helpers.tasks import requirements_md
 
-from conftest import PYPROJECT as CONFTEST_PYPROJECT
-from conftest import Batch, batch_folder, requirements_md
 from pytest_e2ebench.isolation.sandbox import resolve_mode
 
 REQUIREMENTS = requirements_md(
@@ -194,6 +195,7 @@ def _verdicts(record: dict) -> dict[str, str]:
 ALL_IMPLEMENTED = dict.fromkeys(("R1", "R2", "R3", "R4"), "implemented")
 
 
+@pytest.mark.shares_session
 class TestBatchSplitProjectCwd:
     def test_the_reference_passes_every_requirement_split_from_the_copy(self, batch):
         record = batch.record("notes", 1, agent="reference")

@@ -18,8 +18,9 @@ counts the refused answers.
 from __future__ import annotations
 
 import pytest
+from helpers.batch import Batch, batch_folder
+from helpers.tasks import requirements_md
 
-from conftest import Batch, batch_folder, requirements_md
 from pytest_e2ebench.isolation.sandbox import resolve_mode
 
 REQUIREMENTS = requirements_md(
@@ -636,6 +637,7 @@ def batch(request, tmp_path_factory):
         yield batch
 
 
+@pytest.mark.shares_session
 class TestBatchSplitSemantics:
     def test_the_reference_passes_every_requirement_split(self, batch):
         record = batch.record("shapes", 1, agent="reference")

@@ -12,56 +12,19 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers.batch import Batch, SharedSession, batch_folder, run_result
+from helpers.stages import ARCHITECTURE, CLASS, MUTANTS, SEQUENCE
+from helpers.tasks import CALC_TESTS, TaskFactory
 
-from conftest import CALC_TESTS, Batch, SharedSession, TaskFactory, batch_folder, run_result
 from pytest_e2ebench.methods.stages import parse_stages
 from pytest_e2ebench.methods.stages.design import f1, swap_outcome, tree_files, win_rates
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply
 
-CLASS = """\
-classDiagram
-    class Calculator {
-        +add(a, b) int
-        +sub(a, b) int
-    }
-    class Multiplier {
-        +mul(a, b) int
-    }
-    Calculator --> Multiplier
-"""
-SEQUENCE = """\
-sequenceDiagram
-    participant User
-    participant Calculator
-    participant Multiplier
-    User->>Calculator: add(1, 2)
-    Calculator->>Multiplier: mul(3, 4)
-    Multiplier-->>User: 12
-"""
-ARCHITECTURE = """\
-calc/
-├── pyproject.toml
-└── calc/
-    ├── __init__.py
-    ├── add.py
-    ├── sub.py
-    └── mul.py
-"""
 EXAMPLES = {
     "plain.py": "from calc import add\nassert add(2, 3) == 5\n",
     # six is not a dependency of the test tools, so only a dependency file naming it helps
     "with_six.py": "import six\nfrom calc import mul\nassert six.PY3 and mul(2, 3) == 6\n",
 }
-MUTANTS = """\
-[[mutant]]
-name = "add-subtracts"
-class = "wrong_logic"
-fails = ["R1"]
-[[mutant.edit]]
-file = "calc/add.py"
-old = "return a + b"
-new = "return a - b"
-"""
 
 
 @pytest.fixture
@@ -313,7 +276,7 @@ def test_markdown_wrapped_designs_and_trees_without_slashes():
 
 @pytest.mark.slow
 def test_deveval_import_converts_and_every_stage_of_the_reference_scores_100(pytester, results):
-    from deveval_sample import write_sample
+    from helpers.deveval_sample import write_sample
 
     from pytest_e2ebench.cli import main
 
@@ -422,6 +385,7 @@ def stage_outcomes(
 
 
 @pytest.mark.slow
+@pytest.mark.shares_session
 class TestBatchStages:
     """The readers of the one stages session (one xdist worker builds it)."""
 

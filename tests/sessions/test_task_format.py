@@ -8,8 +8,8 @@ import io
 import tarfile
 
 import pytest
+from helpers.tasks import CALC_CODE, git
 
-from conftest import CALC_CODE, git
 from pytest_e2ebench.errors import InfrastructureError, TaskError
 from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
 from pytest_e2ebench.taskmodel.testconf import reference_ini

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import CALC_CODE
+from helpers.tasks import CALC_CODE
+from helpers.xdist import comparable, summaries
 
 COUNTING_AGENT = """
 import os
@@ -36,23 +37,6 @@ class Counting(Agent):
 def pytest_e2ebench_make_agent(spec, config):
     return Counting() if spec == "counting" else None
 """
-
-WITHOUT_TIMES = ("duration_s",)
-
-
-def comparable(doc: dict) -> list:
-    out = []
-    for run in doc["tasks"]:
-        metrics = {k: v for k, v in run["metrics"].items() if k not in WITHOUT_TIMES}
-        out.append((run["task"], run["agent"], run["run"], run["requirements"], metrics))
-    return out
-
-
-def summaries(doc: dict) -> dict:
-    return {
-        agent: {k: v for k, v in stats.items() if k not in WITHOUT_TIMES}
-        for agent, stats in doc["summary"].items()
-    }
 
 
 def test_parallel_equals_serial_and_builds_each_run_once(pytester, tasks, results, monkeypatch):

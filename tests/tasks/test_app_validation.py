@@ -201,8 +201,8 @@ def test_the_gui_judge_on_a_bundled_web_task_agrees_with_its_scenarios(tmp_path,
     # under --selfcheck only (issue 27: 132 s); the judge itself is checked by the test above
     # on a task made here. loancalc: the reference, the empty project and a mutant whose upper limit is exclusive
     # (its scenarios fail R6 only). The cases are tests/web_app_plans.py's, carried out in the
-    # real app by the scripted tester; the full six tasks: tests/validate_web_apps.py.
-    from validate_web_apps import run
+    # real app by the scripted tester; the full six tasks: tests/helpers/validate_web_apps.py.
+    from helpers.validate_web_apps import run
 
     args = ["-k", "loancalc", "--variant", "reference", "--variant", "empty"]
     assert run([str(tmp_path), *args, "--variant", "upper-limit-exclusive"]) == 0

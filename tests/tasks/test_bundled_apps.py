@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from app_plans import BUNDLED
-from test_llm_agents import ini
+from helpers.app_plans import BUNDLED
+from helpers.llm import ini
 
 from pytest_e2ebench.taskmodel.mutants import materialize
 from pytest_e2ebench.taskmodel.task import find_task_dirs, load_task

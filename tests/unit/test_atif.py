@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_proxy import PRICING, post
+from helpers.proxy import PRICING, post
 
 from pytest_e2ebench.proxy import Budget, Meter, MeteringProxy, Upstream
 from pytest_e2ebench.proxy import atif as to_atif
@@ -116,11 +116,11 @@ def test_export_writes_the_trajectory_of_a_run_made_before(tmp_path):
 def test_the_html_report_shows_each_step_with_its_calls_and_results(tmp_path):
     """Issue 42: the report's trajectory was the first 40 raw lines of the proxy's log; now
     each step of the run's ATIF document, its tool calls and their results (escaped)."""
-    from test_html_report import _hostile_document
+    from helpers.report import hostile_document
 
     from pytest_e2ebench.report.html import render
 
-    document = _hostile_document(tmp_path)
+    document = hostile_document(tmp_path)
     record = document["tasks"][0]
     run = tmp_path / "out" / "a" / "t" / "run-1"
     meter = Meter(run / "agent" / "proxy.jsonl", PRICING, Budget())

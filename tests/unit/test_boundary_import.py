@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from deveval_sample import write_sample
+from helpers.deveval_sample import write_sample
 
 from pytest_e2ebench.tools.importers import deveval, projecteval, realdevbench
 from pytest_e2ebench.untrusted import peer
@@ -269,7 +269,7 @@ def _one_failed_case(tmp_path, more_code: str = "", **fields) -> str:
     """Import the E2EDev sample with its Counter_01 case R2/1 changed (``fields`` replaced,
     ``more_code`` added to its step code): the project imports, that case alone fails; its
     reason."""
-    from e2edev_sample import write_sample
+    from helpers.e2edev_sample import write_sample
 
     from pytest_e2ebench.tools.importers import e2edev
 

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.structure import PARSERS, raw_reads
 
 from pytest_e2ebench.errors import AgentFileError
 from pytest_e2ebench.taskmodel.task import load_task
@@ -99,12 +100,9 @@ ALLOWED = {
     "tools/testing/dialects.py": "test double: requests from the agents the harness runs",
 }
 
-# names under which the boundary modules are imported (``from ..untrusted import peer``)
-BOUNDARY_MODULES = {"parse", "peer", "intake"}
-_PARSERS = {("json", "load"), ("json", "loads"), ("tomllib", "load"), ("tomllib", "loads")}
 # Parsers of other formats a project or a peer can write (XML of JUnit or coverage reports:
 # entity expansion; archives; pickles run code): each a raw read too, under any alias.
-_PARSERS |= {
+PARSERS |= {
     *(
         (m, f)
         for m in ("xml.etree.ElementTree", "xml.etree.cElementTree")
@@ -124,79 +122,6 @@ _PARSERS |= {
     ("plistlib", "load"),
     ("plistlib", "loads"),
 }
-_PARSER_MODULES = {m for m, _ in _PARSERS}
-_READ_METHODS = ("read_text", "read_bytes", "open")
-
-
-def _aliases(tree: ast.AST) -> dict[str, str]:
-    """Local name -> module, for ``import json``, ``import json as j`` and ``from xml.etree
-    import ElementTree as ET`` (so a renamed module is no way around the scan)."""
-    names = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                top = a.name.partition(".")[0]  # ``import xml.etree.ElementTree`` binds xml
-                names[a.asname or top] = a.name if a.asname else top
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for a in node.names:
-                names[a.asname or a.name] = f"{node.module}.{a.name}"
-    return names
-
-
-def _module_of(value: ast.expr, aliases: dict[str, str]) -> str:
-    """The module a call's object names: an alias resolved (``ET`` -> xml.etree.ElementTree,
-    ``xml.etree.ElementTree`` as written)."""
-    if isinstance(value, ast.Name):
-        return aliases.get(value.id, value.id)
-    return ast.unparse(value) if isinstance(value, ast.Attribute) else ""
-
-
-def _writes(call: ast.Call, mode_index: int) -> bool:
-    """Whether the call opens for writing only (a literal mode with w, a or x)."""
-    mode = call.args[mode_index] if len(call.args) > mode_index else None
-    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
-    return (
-        isinstance(mode, ast.Constant)
-        and isinstance(mode.value, str)
-        and any(c in mode.value for c in "wax")
-    )
-
-
-def raw_reads(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, what) for every raw read primitive called in ``tree``."""
-    found = []
-    aliases = _aliases(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "") in _PARSER_MODULES:
-            found += [
-                (node.lineno, f"from {node.module} import {a.name}")
-                for a in node.names
-                if (node.module, a.name) in _PARSERS
-            ]
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        if isinstance(func, ast.Name) and func.id == "open" and not _writes(node, 1):
-            found.append((node.lineno, "open()"))
-        elif (
-            isinstance(func, ast.Name)
-            and func.id == "getattr"
-            and len(node.args) > 1
-            and isinstance(node.args[1], ast.Constant)
-            and node.args[1].value in _READ_METHODS
-        ):
-            found.append((node.lineno, f"getattr(..., {node.args[1].value!r})()"))
-        elif not isinstance(func, ast.Attribute):
-            continue
-        elif (_module_of(func.value, aliases), func.attr) in _PARSERS:
-            found.append((node.lineno, f"{ast.unparse(func)}()"))
-        elif isinstance(func.value, ast.Name) and func.value.id in BOUNDARY_MODULES:
-            continue  # parse.read_text(...), peer.read_text(...): the boundary's functions
-        elif func.attr in ("read_text", "read_bytes"):
-            found.append((node.lineno, f".{func.attr}()"))
-        elif func.attr == "open" and not _writes(node, 0):
-            found.append((node.lineno, f"{ast.unparse(func)}()"))
-    return sorted(found)
 
 
 @functools.cache

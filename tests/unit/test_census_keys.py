@@ -10,8 +10,8 @@ import shutil
 import sys
 
 import pytest
+from helpers.tasks import TaskFactory
 
-from conftest import TaskFactory
 from pytest_e2ebench.grading.verdicts import census
 from pytest_e2ebench.run import census_store
 from pytest_e2ebench.run.plan import STAGE_FORMAT, RunPlan

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from deveval_sample import FILES
+from helpers.deveval_sample import FILES
 
 from pytest_e2ebench.environment.source import SourceError, fetch_commit
 from pytest_e2ebench.tools.importers import deveval, e2edevbench

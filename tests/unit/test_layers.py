@@ -17,121 +17,20 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers.structure import (
+    PACKAGE,
+    ROOT,
+    Import,
+    all_imports,
+    imports_in,
+    long_functions,
+    module_files,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = "pytest_e2ebench"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-
-
-@dataclass(frozen=True)
-class Import:
-    """One first-party import: ``source`` imports ``target`` (a module), for ``names``."""
-
-    source: str
-    target: str
-    names: tuple[str, ...]
-    line: int
-    attribute: bool = False  # a ``module._name`` access, not an import statement
-
-    def where(self) -> str:
-        """``module:line`` of the import, for a failure message."""
-        return f"{self.source}:{self.line}"
-
-
-def module_files() -> dict[str, Path]:
-    """Every module of the package by dotted name (a package by its ``__init__``'s name)."""
-    found = {}
-    for path in sorted((ROOT / PACKAGE).rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
-    return found
-
-
-def _is_package(path: Path) -> bool:
-    return path.name == "__init__.py"
-
-
-def _absolute(module: str, path: Path, node: ast.ImportFrom) -> str:
-    """The absolute module a ``from … import`` names, with its relative dots resolved."""
-    if not node.level:
-        return node.module or ""
-    package = module.split(".") if _is_package(path) else module.split(".")[:-1]
-    base = package[: len(package) - node.level + 1]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
-def _is_script_block(node: ast.AST) -> bool:
-    """``if __name__ == "__main__":`` -- code that runs only when the file is run as a script,
-    as the module ``__main__`` (the top of any import chain), never when it is imported."""
-    test = getattr(node, "test", None)
-    return (
-        isinstance(node, ast.If)
-        and isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
-    )
-
-
-def _walk_module(tree: ast.Module):
-    """Every node of a module, its script block (``if __name__ == "__main__":``) left out."""
-    todo = [n for n in tree.body if not _is_script_block(n)]
-    while todo:
-        node = todo.pop()
-        yield node
-        todo.extend(ast.iter_child_nodes(node))
-
-
-def _imports_in(module: str, path: Path, modules: dict[str, Path]) -> list[Import]:
-    """The first-party imports of one module, and its ``alias._private`` attribute accesses."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    found: list[Import] = []
-    bound: dict[str, str] = {}  # a local name bound to a first-party module
-    for node in _walk_module(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] != PACKAGE:
-                    continue
-                found.append(Import(module, alias.name, (), node.lineno))
-                if alias.asname:
-                    bound[alias.asname] = alias.name
-        elif isinstance(node, ast.ImportFrom):
-            base = _absolute(module, path, node)
-            if base.split(".")[0] != PACKAGE:
-                continue
-            loose = []
-            for alias in node.names:
-                child = f"{base}.{alias.name}"
-                if child in modules:
-                    found.append(Import(module, child, (), node.lineno))
-                    bound[alias.asname or alias.name] = child
-                else:
-                    loose.append(alias.name)
-            if loose:
-                found.append(Import(module, base, tuple(loose), node.lineno))
-    for node in _walk_module(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in bound
-            and node.attr.startswith("_")
-            and not node.attr.startswith("__")
-        ):
-            target = bound[node.value.id]
-            found.append(Import(module, target, (node.attr,), node.lineno, attribute=True))
-    return [i for i in found if i.target in modules and i.target != module]
-
-
-def all_imports() -> list[Import]:
-    """The first-party imports of the whole package."""
-    modules = module_files()
-    return [i for name, path in modules.items() for i in _imports_in(name, path, modules)]
 
 
 def _ancestors(module: str) -> list[str]:
@@ -301,19 +200,6 @@ def layer_breaks(imports: list[Import], text: str | None = None) -> list[tuple[I
 # --- function sizes (informational) -------------------------------------------------------------
 
 
-def long_functions(limit: int) -> list[tuple[str, str, int]]:
-    """``(module, function, lines)`` of every function longer than ``limit`` lines."""
-    found = []
-    for module, path in module_files().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                size = node.end_lineno - node.lineno + 1
-                if size > limit:
-                    found.append((module, node.name, size))
-    return sorted(found, key=lambda f: -f[2])
-
-
 def function_level_imports() -> list[tuple[str, int]]:
     """``(module, line)`` of every first-party import made inside a function."""
     found = []
@@ -420,8 +306,8 @@ def test_layer_check_sees_a_climbing_import():
 def test_cycle_finder_sees_a_function_level_cycle(tmp_path):
     """The graph walker itself, on a two-module cycle hidden in a function, relative import."""
     source = "def f():\n    from .b import g\n"
-    tree_a = _imports_in(f"{PACKAGE}.a", _write(tmp_path / "a.py", source), _fake_modules())
-    tree_b = _imports_in(
+    tree_a = imports_in(f"{PACKAGE}.a", _write(tmp_path / "a.py", source), _fake_modules())
+    tree_b = imports_in(
         f"{PACKAGE}.b", _write(tmp_path / "b.py", "import pytest_e2ebench.a\n"), _fake_modules()
     )
     graph = {m: {} for m in _fake_modules()}
@@ -434,7 +320,7 @@ def test_cycle_finder_sees_a_function_level_cycle(tmp_path):
 
 def test_private_finder_sees_names_and_attributes(tmp_path):
     source = "from . import b\nfrom .b import _x\n\ndef f():\n    return b._y\n"
-    found = _imports_in(f"{PACKAGE}.a", _write(tmp_path / "a.py", source), _fake_modules())
+    found = imports_in(f"{PACKAGE}.a", _write(tmp_path / "a.py", source), _fake_modules())
     assert sorted(n for i in private_imports(found) for n in i.names) == ["_x", "_y"]
 
 

@@ -7,8 +7,7 @@ import stat
 import subprocess
 
 import pytest
-from test_localmodel import CHUNKS, MODEL, sha
-from test_localmodel import index as index  # noqa: F401 - the fixture, used by name
+from helpers.localmodel import CHUNKS, MODEL, sha
 
 from pytest_e2ebench.tools import localmodel
 from pytest_e2ebench.tools.localmodel import ModelError, ModelSpec, PrebuiltServer

@@ -13,8 +13,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from test_localmodel import index as index  # noqa: F401 - the fixture, used by name
-from test_localmodel import publish
+from helpers.localmodel import publish
 
 from pytest_e2ebench.tools import localmodel
 from pytest_e2ebench.tools.localmodel import PrebuiltServer

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pluggy
 import pytest
-from test_layers import PACKAGE, ROOT, all_imports, long_functions
+from helpers.structure import PACKAGE, ROOT, all_imports, long_functions
 
 from pytest_e2ebench import hookspecs
 from pytest_e2ebench.contracts import DesignJudgement, ReportSection, check_design

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import CALC_CODE, TaskFactory
+from helpers.tasks import CALC_CODE, TaskFactory
+
 from pytest_e2ebench.isolation.intake import MAX_SOURCE_BYTES
 from pytest_e2ebench.migrate import bounded
 from pytest_e2ebench.migrate.static import migrate

@@ -11,7 +11,7 @@ import os
 import subprocess
 
 import pytest
-from nl2repo_sample import index, write_task
+from helpers.nl2repo_sample import index, write_task
 
 from pytest_e2ebench.taskmodel.task import load_task
 from pytest_e2ebench.tools.importers import fetch, nl2repo

@@ -516,6 +516,7 @@ NEAR_THE_SUITE = ["edit distance", "constant delta", "learned"]
 READINGS = [f"{n} ({way})" for n in GROUP_FEATURES for way in ("max", "min")]
 
 
+@pytest.mark.shares_session
 class TestBatchRecogniser:
     """One measurement read by every test: the scheduler (conftest.py) gives a
     ``TestBatch`` class to one xdist worker, so the 27 s of it are spent once, not once

@@ -9,10 +9,10 @@ import http.client
 import json
 import threading
 import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler
 
 import pytest
+from helpers.proxy import PRICING, post
 from openai import OpenAI
 
 from pytest_e2ebench.llm.accounting import Pricing, shipped_prices
@@ -21,7 +21,6 @@ from pytest_e2ebench.proxy.server import LoopbackServer
 from pytest_e2ebench.proxy.tape import content_hash
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM, reply, tool_call
 
-PRICING = Pricing(prices={"m": (1.0, 2.0, 0.5)})
 USER = [{"role": "user", "content": "hi"}]
 SCRIPT = [
     tool_call(
@@ -33,18 +32,6 @@ SCRIPT = [
     ),
     reply("done", prompt_tokens=200, completion_tokens=5),
 ]
-
-
-def post(url: str, body: dict) -> tuple[int, bytes]:
-    """POST JSON; the status and raw body (errors too)."""
-    request = urllib.request.Request(
-        url, json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
 
 
 def proxied(tmp_path, upstream, budget=None, tape=None):

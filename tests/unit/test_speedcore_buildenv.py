@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers.tasks import inodes
 
-from conftest import inodes
 from pytest_e2ebench.environment import backend, venv
 
 

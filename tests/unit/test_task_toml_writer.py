@@ -41,7 +41,7 @@ def test_a_hostile_title_round_trips(tmp_path, title):
 
 def test_e2edev_import_keeps_a_hostile_overview_as_the_title(tmp_path):
     """importers/e2edev.py wrote ``title = "{title}"``: a backslash made the file invalid."""
-    from e2edev_sample import write_sample
+    from helpers.e2edev_sample import write_sample
 
     from pytest_e2ebench.tools.importers.e2edev import import_all
 

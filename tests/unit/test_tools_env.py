@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.tasks import inodes
 
-from conftest import inodes
 from pytest_e2ebench.environment import integrity, venv
 
 TOOLS = list(venv.tool_requirements())

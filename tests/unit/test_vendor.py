@@ -6,19 +6,11 @@ import hashlib
 import json
 
 import pytest
+from helpers.vendor import seed_package
 
 from pytest_e2ebench.environment import vendor
 from pytest_e2ebench.environment.vendor import Package, VendorError, locate
 from pytest_e2ebench.errors import InfrastructureError
-
-
-def seed_package(cache, name: str, version: str, files: dict[str, str]) -> None:
-    """A package as the vendor cache keeps it after ``npm pack`` (what fetch() would leave)."""
-    root = cache / "vendor" / "npm" / f"{name.replace('/', '+')}@{version}"
-    for rel, text in {"package.json": json.dumps({"name": name}), **files}.items():
-        (root / "package" / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / "package" / rel).write_text(text)
-    (root / ".complete").write_text(f"{name}@{version}\n")
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ page shows it (pomodoro's phase is styled upper-case: ``"BREAK"``, while its fie
 
 from __future__ import annotations
 
-from app_plans import case
+from helpers.app_plans import case
 
 
 def hexcode(code: str, how: str = "Enter") -> list[tuple]:

@@ -1,7 +1,7 @@
 """The GUI judge validated on the six bundled web tasks, with the scripted endpoint.
 
-``python tests/validate_web_apps.py OUT [-k TASK ...] [-- PYTEST_ARGS]`` starts a scripted
-model that writes the cases of :mod:`tests.web_app_plans` and carries them out through the
+``python tests/helpers/validate_web_apps.py OUT [-k TASK ...] [-- PYTEST_ARGS]`` starts a scripted
+model that writes the cases of :mod:`helpers.web_app_plans` and carries them out through the
 accessibility tree, then runs ``python -m pytest_e2ebench.methods.app.validate`` on the web tasks
 (reference, empty project, every mutant) and prints its numbers. See docs/apps.md.
 """
@@ -12,13 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 for where in (ROOT, ROOT / "tests"):  # run as a script from anywhere
     if str(where) not in sys.path:
         sys.path.insert(0, str(where))
 
-from web_app_plans import WEB_APPS  # noqa: E402
-
+from helpers.web_app_plans import WEB_APPS  # noqa: E402
 from pytest_e2ebench.methods.app.validate import main as validate  # noqa: E402
 from pytest_e2ebench.tools.testing.scripted_app import app_judge_script  # noqa: E402
 from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM  # noqa: E402

@@ -13,7 +13,7 @@ import tarfile
 import threading
 from pathlib import Path
 
-from conftest import PYPROJECT
+from helpers.tasks import PYPROJECT
 
 SPEC = """\
 ## Introduction and Goals of the Calc Project
