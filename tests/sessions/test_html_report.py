@@ -17,6 +17,13 @@ def _pct(value):
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
+def _run_section(html: str, run_id: str) -> str:
+    """The HTML of one run's section of the page."""
+    start = html.index(f'data-run="{run_id}"')
+    end = html.find("<details id=", start + 1)
+    return html[start : end if end != -1 else len(html)]
+
+
 @pytest.mark.slow
 class TestSharedCalc:
     """Readers of tests/conftest.py's one calc session, which writes report.html (reference,
@@ -86,6 +93,23 @@ class TestSharedCalc:
             print(json.dumps({"load_s": round(loaded, 3), "bytes": len(driver.page_source)}))
         finally:
             driver.quit()
+
+    def test_each_run_shows_the_files_it_wrote_as_a_diff(self, calc_session):
+        html = (calc_session.root / "report.html").read_text()
+        doc = calc_session.results()
+        for rec in doc["tasks"]:
+            written = rec["agent_run"]["details"]["diff"]
+            assert written.startswith(rec["dir"]) and written.endswith("repo.diff")
+        reference = _run_section(html, "reference--calc--run-1")
+        assert "Files written" in reference
+        assert re.search(r'data-file="[^"]*add\.py"', reference)
+        assert '<span class="add">+    return a + b</span>' in reference
+        # run 1 of dir:out is the mutant: its sub adds; run 2's subtracts
+        assert '<span class="add">+    return a + b</span>' in re.sub(
+            r"def add.*?</pre>", "", _run_section(html, "dir-out--calc--run-1"), flags=re.S
+        )
+        assert "+    return a - b" in _run_section(html, "dir-out--calc--run-2")
+        assert "Files written" not in _run_section(html, "nop--calc--run-1")  # nothing written
 
 
 PNG_BYTES = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
@@ -162,35 +186,6 @@ def test_ini_twins_write_the_report_and_the_coverage_xml(pytester, tasks):
 
 
 # -- the trajectory viewer (issue 42, item 2) -------------------------------------------------
-
-
-def _run_section(html: str, run_id: str) -> str:
-    """The HTML of one run's section of the page."""
-    start = html.index(f'data-run="{run_id}"')
-    end = html.find("<details id=", start + 1)
-    return html[start : end if end != -1 else len(html)]
-
-
-@pytest.mark.slow
-class TestSharedCalcFiles:
-    """The files each run of the calc session wrote, as a diff against its empty workspace."""
-
-    def test_each_run_shows_the_files_it_wrote_as_a_diff(self, calc_session):
-        html = (calc_session.root / "report.html").read_text()
-        doc = calc_session.results()
-        for rec in doc["tasks"]:
-            written = rec["agent_run"]["details"]["diff"]
-            assert written.startswith(rec["dir"]) and written.endswith("repo.diff")
-        reference = _run_section(html, "reference--calc--run-1")
-        assert "Files written" in reference
-        assert re.search(r'data-file="[^"]*add\.py"', reference)
-        assert '<span class="add">+    return a + b</span>' in reference
-        # run 1 of dir:out is the mutant: its sub adds; run 2's subtracts
-        assert '<span class="add">+    return a + b</span>' in re.sub(
-            r"def add.*?</pre>", "", _run_section(html, "dir-out--calc--run-1"), flags=re.S
-        )
-        assert "+    return a - b" in _run_section(html, "dir-out--calc--run-2")
-        assert "Files written" not in _run_section(html, "nop--calc--run-1")  # nothing written
 
 
 def _steps(run_dir, calls):
