@@ -103,7 +103,7 @@ class TestSharedCalc:
         reference = _run_section(html, "reference--calc--run-1")
         assert "Files written" in reference
         assert re.search(r'data-file="[^"]*add\.py"', reference)
-        assert '<span class="add">+    return a + b</span>' in reference
+        assert '<span class="add">+    return a + b</span>\n' in reference  # a line each
         # run 1 of dir:out is the mutant: its sub adds; run 2's subtracts
         assert '<span class="add">+    return a + b</span>' in re.sub(
             r"def add.*?</pre>", "", _run_section(html, "dir-out--calc--run-1"), flags=re.S
