@@ -282,6 +282,7 @@ def test_the_diff_follows_no_link_and_bounds_what_it_shows(tmp_path):
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "q.sql").write_text("select 1;\n-- x\nselect 2;\n")
+    (workspace / "kept.txt").write_text("k\n" * diff.FILE_BYTES)  # large, left as given
     given = diff.snapshot(workspace)
     (workspace / "q.sql").write_text("select 1;\nselect 2;\n")
     (workspace / "blob.bin").write_bytes(b"\x00\x01\x02")
@@ -292,7 +293,7 @@ def test_the_diff_follows_no_link_and_bounds_what_it_shows(tmp_path):
     written = diff.write(Path(record["dir"]), given, workspace)
     record["agent_run"] = {"details": {"diff": str(written)}}
     html = render(document)
-    assert "SECRET" not in html and "peek.txt" not in html
+    assert "SECRET" not in html and "peek.txt" not in html and "kept.txt" not in html
     assert "Binary files /dev/null and b/blob.bin differ" in html
     assert f"huge.txt: larger than {diff.FILE_BYTES} bytes, not shown" in html
     assert '<span class="del">--- x</span>' in html  # a line of q.sql, not a header
