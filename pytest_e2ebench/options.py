@@ -57,7 +57,8 @@ def addoption(parser: pytest.Parser) -> None:
             "repository), dir:PATH (folders another tool wrote), cmd:COMMAND (a command run "
             "in the sandbox), the LLM agents vanilla, sdagent-single, sdagent-dt, sdagent-ddt "
             "(--e2e-model, --e2e-llm-base-url), the CLI agents claude-code, codex, "
-            "mini-swe-agent, gemini-cli, aider, qwen-code (installed pinned on first use), or a "
+            "mini-swe-agent, gemini-cli, aider, qwen-code, opencode (installed pinned on first "
+            "use), or a "
             "plugin's agent; docs/agents.md. Without it only the project's own tests run.",
             {"metavar": "NAME[,NAME...]"},
         ),

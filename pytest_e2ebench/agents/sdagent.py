@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 from ..environment import venv
@@ -339,6 +340,7 @@ class _State:
         self.first_test_step: int | None = None
         self.roles: list[dict] = []
         self.notes: list[str] = []  # why roles ended early, and the step limit
+        self.mark = time.monotonic()  # the end of the last step logged
         path.write_text("")
 
     def add(self, completion) -> None:
@@ -355,12 +357,16 @@ class _State:
             self.co2 = (self.co2 or 0.0) + completion.co2_g
 
     def log(self, role: str, completion, observations: list[dict], dropped: int = 0) -> None:
+        now = time.monotonic()
         line = {
             "step": self.steps,
+            "time": time.time(),
+            "seconds": round(now - self.mark, 3),  # the model's call and the step's tools
             "role": role,
             "completion": completion.to_dict(),
             "observations": observations,
             "context_dropped": dropped,  # older tool outputs shortened before this call
         }
+        self.mark = now
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")

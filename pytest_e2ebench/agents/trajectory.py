@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import AgentFileError
-from ..proxy.atif import ATIF_FILE, document
+from ..proxy.atif import ATIF_FILE, document, timestamp
 from ..untrusted import parse
 
 MAX_LOG = 256 << 20
@@ -46,8 +46,10 @@ def write_atif(log: Path, agent: str, model: str) -> Path:
 
 def _step(number: int, entry: dict, model: str) -> dict:
     completion = entry["completion"]
+    seconds = entry.get("seconds")
     step = {
         "step_id": number,
+        "timestamp": timestamp(entry.get("time")),
         "source": "agent",
         "model_name": model or None,
         "message": str(completion.get("content") or ""),
@@ -56,6 +58,7 @@ def _step(number: int, entry: dict, model: str) -> dict:
             "completion_tokens": completion.get("completion_tokens"),
             "cached_tokens": completion.get("cached_prompt_tokens"),
             "cost_usd": completion.get("cost_usd"),
+            "extra": {"latency_s": seconds if isinstance(seconds, int | float) else None},
         },
         "extra": {"role": entry.get("role"), "context_dropped": entry.get("context_dropped")},
     }

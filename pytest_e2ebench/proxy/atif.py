@@ -196,7 +196,7 @@ def _agent_step(number: int, kind: str, entry: dict, pending: dict) -> dict:
     text, calls = _ANSWERS[kind](_events(str(entry.get("response") or "")))
     step = {
         "step_id": number,
-        "timestamp": _timestamp(entry.get("time")),
+        "timestamp": timestamp(entry.get("time")),
         "source": "agent",
         "model_name": entry.get("model") or None,
         "message": text,
@@ -221,7 +221,8 @@ def _agent_step(number: int, kind: str, entry: dict, pending: dict) -> dict:
     return step
 
 
-def _timestamp(value) -> str | None:
+def timestamp(value) -> str | None:
+    """An epoch time as ATIF's ISO 8601 timestamp, None when it is not a number."""
     if not isinstance(value, int | float):
         return None
     return dt.datetime.fromtimestamp(value, dt.UTC).isoformat()

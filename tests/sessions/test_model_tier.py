@@ -15,6 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 from helpers.llm import ini
@@ -36,7 +43,7 @@ def local_model():
     from pytest_e2ebench.tools import localmodel
 
     spec = localmodel.MODELS[os.environ.get("E2EBENCH_LOCAL_MODEL", "qwen2.5-coder-1.5b")]
-    kind = os.environ.get("E2EBENCH_LOCAL_SERVER", "prebuilt")  # xllamacpp for Gemma here
+    kind = os.environ.get("E2EBENCH_LOCAL_SERVER", "auto")  # chosen by the CPU's features
     with localmodel.serve(spec, server=kind, max_tokens=MAX_TOKENS) as server:
         yield server.base_url, server.model
 
@@ -201,3 +208,63 @@ def test_recorded_session_replays_offline_with_identical_metrics(
     replayed = finished(replayed_run, results)
     strip = lambda m: {k: v for k, v in m.items() if k != "duration_s"}  # noqa: E731
     assert strip(replayed["metrics"]) == strip(recorded["metrics"])
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as page:
+            return page.status == 200
+    except OSError:
+        return False
+
+
+def _gone(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":  # ended, its parent (init, for an orphan) not yet told
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_a_kill_while_the_model_loads_stops_the_server(tmp_path, signum):
+    """Issue 42: ``kill`` of ``e2ebench model serve`` while the model loaded left the server
+    running on its port (its handler was installed once the server answered). Now SIGTERM
+    stops it by its pid, and even SIGKILL of the command ends it (PR_SET_PDEATHSIG)."""
+    from pytest_e2ebench.tools import localmodel
+
+    localmodel.fetch_model()  # cached by the tier; a download is not what is measured here
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [sys.executable, "-m", "pytest_e2ebench.cli", "model", "serve", "--port", str(port)]
+    with (tmp_path / "serve.log").open("w") as log:
+        serve = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    servers: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not _children(serve.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        servers = _children(serve.pid)
+        assert servers, (tmp_path / "serve.log").read_text()
+        assert not _healthy(port)  # still loading
+        serve.send_signal(signum)
+        serve.wait(timeout=60)
+        assert _gone(servers[0], 30), "the server outlived the command"
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait()
+        for pid in servers:  # an orphan of a failed check: ended by its pid
+            if not _gone(pid, 0.5):
+                os.kill(pid, signal.SIGKILL)

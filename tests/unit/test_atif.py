@@ -136,6 +136,6 @@ def test_the_html_report_shows_each_step_with_its_calls_and_results(tmp_path):
     written = to_atif.write(meter.log, run / "agent" / to_atif.ATIF_FILE, "aider", "1", "m", {})
     record["agent_run"] = {"details": {"atif": str(written)}}
     html = render(document)
-    assert "(3 steps, ATIF)" in html and "step 2 · agent · create" in html
+    assert "(3 steps, ATIF" in html and "step 2 · agent · <code>create</code>" in html
     assert "&lt;script&gt;x&lt;/script&gt;" in html and "<script>x" not in html
     assert "&lt;b&gt;x&lt;/b&gt;.py" in html

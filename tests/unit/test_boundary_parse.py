@@ -81,7 +81,8 @@ ALLOWED = {
     "environment/source.py": "the harness's download cache (hash-checked sdists) and its markers",
     "environment/vendor.py": "npm's answers and packages pinned by hash, in the harness's cache",
     "environment/sri.py": "npm's copies of vendored files, from the harness's vendor cache",
-    "tools/localmodel.py": "model downloads checked by hash, and the harness's server log",
+    "tools/localmodel.py": "model downloads checked by hash, the harness's server log, and "
+    "/proc/cpuinfo's flags",
     "methods/stages/mermaid.py": "the harness's own parser script in its cache",
     "methods/app/validate.py": "results.json of a session the harness ran",
     "tools/testing/scripted_llm.py": "test double: requests from the harness's own client",

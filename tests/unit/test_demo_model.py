@@ -36,8 +36,10 @@ def first(agent: str, where: Path) -> dict:
     if agent == "gemini-cli":
         tools = [{"functionDeclarations": [{"name": "write_file"}]}]
         return {"contents": [{"role": "user", "parts": [{"text": text}]}], "tools": tools}
-    tool = "bash" if agent == "mini-swe-agent" else "write_file"
-    tools = [{"type": "function", "function": {"name": tool}}]
+    names = {"mini-swe-agent": ["bash"], "opencode": ["bash", "write", "todowrite", "read"]}
+    tools = [
+        {"type": "function", "function": {"name": n}} for n in names.get(agent, ["write_file"])
+    ]
     return {"messages": [{"role": "user", "content": text}], "tools": tools}
 
 
@@ -67,7 +69,7 @@ def called(agent: str, body: dict, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "agent", ["claude-code", "codex", "gemini-cli", "qwen-code", "mini-swe-agent"]
+    "agent", ["claude-code", "codex", "gemini-cli", "qwen-code", "mini-swe-agent", "opencode"]
 )
 def test_a_cli_agent_told_only_the_path_gets_the_reference_file_by_file(agent, tmp_path):
     """Before, the demo model looked for the requirements' text, which a CLI agent's prompt

@@ -220,6 +220,40 @@ def qwen_code(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -
     return Launch(argv, env, {".qwen/settings.json": json.dumps(settings)})
 
 
+# the platform package's own binary (Bun-compiled); its ``baseline`` build needs no AVX2, so it
+# starts on any x86-64 CPU. The main package's bin/ is a stub its install script replaces.
+OPENCODE_BINARY = "node_modules/opencode-linux-x64-baseline/bin/opencode"
+
+
+def opencode(tool: Path, proxy: str, model: str, prompt: str, max_steps: int) -> Launch:
+    """opencode's ``run`` with ``--auto`` (permissions granted), its model the only one of an
+    OpenAI-compatible provider whose base URL is the proxy (chat completions, streamed; the
+    AI SDK's openai-compatible provider is built into the binary), the model catalogue's
+    fetch, updates and sharing off, at most ``max_steps`` steps of its build agent."""
+    config = {
+        "provider": {
+            "e2ebench": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "e2ebench proxy",
+                "options": {"baseURL": proxy, "apiKey": DUMMY_KEY},
+                "models": {model: {"name": model}},
+            }
+        },
+        "model": f"e2ebench/{model}",
+        "small_model": f"e2ebench/{model}",
+        "autoupdate": False,
+        "share": "disabled",
+        "agent": {"build": {"steps": max_steps}},
+    }
+    argv = [str(tool / OPENCODE_BINARY), "run", "-m", f"e2ebench/{model}", "--auto", prompt]
+    env = {
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    }
+    return Launch(argv, env, {".config/opencode/opencode.json": json.dumps(config)})
+
+
 SPECS = {
     spec.name: spec
     for spec in (
@@ -275,6 +309,19 @@ SPECS = {
             # npm writes a lock without the other platforms' builds of a clipboard package
             # it declares with an empty version, then `npm ci` calls that lock out of sync;
             # `npm install` with the lock still checks every locked package's integrity
+            npm_install=("install", "--no-save"),
+        ),
+        CLISpec(
+            "opencode",
+            "opencode-ai",
+            "1.18.33",
+            "npm",
+            "OpenAI chat completions (streamed, openai-compatible provider)",
+            OPENCODE_BINARY,
+            opencode,
+            address_space=64 << 30,  # Bun's JavaScriptCore reserves its heap's cage up front
+            # the lock holds only this platform's builds of its optional binaries: `npm ci`
+            # calls it out of sync (as qwen-code's); `npm install` checks the locked hashes
             npm_install=("install", "--no-save"),
         ),
         CLISpec(

@@ -81,6 +81,7 @@ RUN_TOOL = {
     "mini-swe-agent": "bash",
     "gemini-cli": "run_shell_command",
     "qwen-code": "run_shell_command",
+    "opencode": "bash",
 }
 CODEX_TOOLS = ("exec_command", "shell", "shell_command")
 _TASK = re.compile(r"/([A-Za-z0-9_.-]+)/run-\d+/agent/requirements\.md")
@@ -97,6 +98,8 @@ def agent_of(tools: set[str], body: dict | None = None) -> str | None:
         return "gemini-cli" if body is None or "contents" in body else "qwen-code"
     if any(t in tools for t in CODEX_TOOLS):
         return "codex"
+    if {"bash", "write", "todowrite"} <= tools:  # opencode (its bash would read as mini's)
+        return "opencode"
     if "bash" in tools:
         return "mini-swe-agent"
     return None
@@ -192,12 +195,16 @@ class Driver:
                 return tool_call("shell", {"command": ["bash", "-lc", command]})
             # exec_command (0.169) takes its shell line as ``cmd``
             return tool_call(tool, {"cmd" if tool == "exec_command" else "command": command})
+        if self.agent == "opencode":  # its bash tool asks what the command is for
+            return tool_call("bash", {"command": command, "description": "run a command"})
         return tool_call(RUN_TOOL[self.agent], {"command": command})
 
     def _write(self, tools: set[str], path: str, text: str, body: dict):
         if self.agent in ("claude-code", "gemini-cli", "qwen-code"):
             tool = "Write" if self.agent == "claude-code" else "write_file"
             return tool_call(tool, {"file_path": f"{_cwd(body)}/{path}", "content": text})
+        if self.agent == "opencode":
+            return tool_call("write", {"filePath": f"{_cwd(body)}/{path}", "content": text})
         return self._run(tools, heredoc(path, text))
 
 

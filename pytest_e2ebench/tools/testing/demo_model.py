@@ -175,7 +175,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         "(any LLM agent works: vanilla, sdagent-dt, ...; so does any built-in CLI agent: "
-        "claude-code, codex, aider, mini-swe-agent, gemini-cli, qwen-code, which writes the "
+        "claude-code, codex, aider, mini-swe-agent, gemini-cli, qwen-code, opencode, which "
+        "writes the "
         f"files through its own tools; {PRICES!r} is a made-up price, so the cost column fills "
         "in; Ctrl-C stops the server)",
         flush=True,
