@@ -224,7 +224,7 @@ def test_the_diff_follows_no_link_and_bounds_what_it_shows(tmp_path):
     from pytest_e2ebench.environment import diff
     from pytest_e2ebench.report.html import render
 
-    document = _hostile_document(tmp_path)
+    document = hostile_document(tmp_path)
     record = document["tasks"][0]
     workspace = tmp_path / "ws"
     workspace.mkdir()
