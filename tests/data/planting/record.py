@@ -1,4 +1,4 @@
-"""Record the bundled tasks' decoy entries into this folder (tests/unit/test_planting_recogniser.py
+"""Record the bundled tasks' decoy entries into this folder (tests/tasks/test_planting_recogniser.py
 and tests/tasks/test_planting_reference.py read them): the real stage,
 :func:`pytest_e2ebench.evaluation.planting.values.recorded`, each reference run in the sandbox.
 ``python tests/data/planting/record.py [TASK ...]`` from the checkout.

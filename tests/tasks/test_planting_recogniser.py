@@ -584,7 +584,7 @@ class TestBatchRecogniser:
 
     if (
         __name__ == "__main__"
-    ):  # the numbers, without pytest: python tests/unit/test_planting_recogniser.py
+    ):  # the numbers, without pytest: python tests/tasks/test_planting_recogniser.py
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
