@@ -14,6 +14,28 @@ BOUNDARY_MODULES = {"parse", "peer", "intake"}
 PARSERS = {("json", "load"), ("json", "loads"), ("tomllib", "load"), ("tomllib", "loads")}
 
 
+# Parsers of other formats a project or a peer can write (XML of JUnit or coverage reports:
+# entity expansion; archives; pickles run code): each a raw read too, under any alias.
+PARSERS |= {
+    *(
+        (m, f)
+        for m in ("xml.etree.ElementTree", "xml.etree.cElementTree")
+        for f in ("parse", "iterparse", "fromstring", "fromstringlist", "XML", "XMLParser")
+    ),
+    ("xml.dom.minidom", "parse"),
+    ("xml.dom.minidom", "parseString"),
+    ("xml.sax", "parse"),
+    ("xml.sax", "parseString"),
+    ("zipfile", "ZipFile"),
+    ("tarfile", "open"),
+    ("shelve", "open"),
+    ("pickle", "load"),
+    ("pickle", "loads"),
+    ("marshal", "load"),
+    ("marshal", "loads"),
+    ("plistlib", "load"),
+    ("plistlib", "loads"),
+}
 _PARSER_MODULES = {m for m, _ in PARSERS}
 
 

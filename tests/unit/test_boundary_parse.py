@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers.structure import PARSERS, raw_reads
+from helpers.structure import raw_reads
 
 from pytest_e2ebench.errors import AgentFileError
 from pytest_e2ebench.taskmodel.task import load_task
@@ -99,29 +99,6 @@ ALLOWED = {
     "proxy/tape.py": "the proxy's own tape of answers, written by the harness",
     "tools/testing/cli_scripts.py": "test double: the task's reference files it hands an agent",
     "tools/testing/dialects.py": "test double: requests from the agents the harness runs",
-}
-
-# Parsers of other formats a project or a peer can write (XML of JUnit or coverage reports:
-# entity expansion; archives; pickles run code): each a raw read too, under any alias.
-PARSERS |= {
-    *(
-        (m, f)
-        for m in ("xml.etree.ElementTree", "xml.etree.cElementTree")
-        for f in ("parse", "iterparse", "fromstring", "fromstringlist", "XML", "XMLParser")
-    ),
-    ("xml.dom.minidom", "parse"),
-    ("xml.dom.minidom", "parseString"),
-    ("xml.sax", "parse"),
-    ("xml.sax", "parseString"),
-    ("zipfile", "ZipFile"),
-    ("tarfile", "open"),
-    ("shelve", "open"),
-    ("pickle", "load"),
-    ("pickle", "loads"),
-    ("marshal", "load"),
-    ("marshal", "loads"),
-    ("plistlib", "load"),
-    ("plistlib", "loads"),
 }
 
 
