@@ -141,7 +141,9 @@ def junit_verdicts(root: ET.Element, repo: Path, rel: Path) -> dict[str, str]:
                 break
         if path is None or not path.is_relative_to(rel):
             continue
-        file = (Path("tests") / path.relative_to(rel)).as_posix()  # as the harness names it
+        # as the harness names it: a suite of one module is tests/<module>, like a folder's
+        inside = Path(rel.name) if path == rel else path.relative_to(rel)
+        file = (Path("tests") / inside).as_posix()
         nodeid = "::".join([file, *inner, name]) if name else file
         outcome = "passed"
         for tag, word in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):

@@ -1,6 +1,6 @@
 """A tiny NL2Repo-Bench dataset and a package index serving its project's sdists, written by
-the tests (no peer data is committed): task ``calc``, whose upstream project ``calc`` has two
-releases on the index, 0.2 (five test cases) and 0.1 (four, the dataset's count)."""
+the tests (no peer data is committed): task ``calc``, whose upstream project ``calc`` has
+releases on the index, by default 0.2 (five test cases) and 0.1 (four, the dataset's count)."""
 
 from __future__ import annotations
 
@@ -42,17 +42,19 @@ TEST_SUB = (
     "from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n\n\n"
     "class TestSub:\n    def test_negative(self):\n        assert sub(3, 5) == -2\n"
 )
-NEWER_TEST = "\n\ndef test_sub_zero():\n    assert sub(0, 0) == 0\n"
+NEWER_TEST = "\n\ndef test_sub_zero_{n}():\n    assert sub(0, 0) == 0\n"
 
 
-def sdist(version: str) -> bytes:
-    """The sdist ``calc-<version>.tar.gz`` (0.2 has one test more than 0.1)."""
+def sdist(version: str, suite: str = "tests") -> bytes:
+    """The sdist ``calc-<version>.tar.gz``: release 0.K has 3 + K test cases (0.1 four, 0.2
+    five, ...), in the folder ``suite``."""
+    newer = "".join(NEWER_TEST.format(n=n) for n in range(1, int(version.split(".")[1])))
     files = {
         "PKG-INFO": f"Metadata-Version: 2.1\nName: calc\nVersion: {version}\n",
         "pyproject.toml": PYPROJECT.format(name="calc").replace("0.1", version),
         "calc/__init__.py": CODE,
-        "tests/test_add.py": TEST_ADD,
-        "tests/test_sub.py": TEST_SUB + (NEWER_TEST if version == "0.2" else ""),
+        f"{suite}/test_add.py": TEST_ADD,
+        f"{suite}/test_sub.py": TEST_SUB + newer,
     }
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
@@ -80,9 +82,10 @@ def write_task(root: Path, name: str = "calc", count: int = 4, **files: str) -> 
 
 
 @contextlib.contextmanager
-def index(versions: tuple[str, ...] = ("0.1", "0.2")):
-    """A PEP 691 package index on 127.0.0.1 serving the sdists of ``calc``; its simple URL."""
-    archives = {f"calc-{v}.tar.gz": sdist(v) for v in versions}
+def index(versions: tuple[str, ...] = ("0.1", "0.2"), suite: str = "tests"):
+    """A PEP 691 package index on 127.0.0.1 serving the sdists of ``calc`` (their tests in
+    ``suite``); its simple URL."""
+    archives = {f"calc-{v}.tar.gz": sdist(v, suite) for v in versions}
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 - the http.server interface

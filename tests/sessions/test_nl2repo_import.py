@@ -1,6 +1,7 @@
 """NL2Repo-Bench's import through a benchmark session (issue 43): the task written from a tiny
 dataset and a package index on 127.0.0.1 (tests/nl2repo_sample.py) has a reference that
-builds from its pinned sdist and passes every upstream test, graded per test module."""
+builds from its pinned sdist and passes every upstream test, graded per test module; the empty
+project passes none."""
 
 from __future__ import annotations
 
@@ -30,3 +31,8 @@ def test_imported_task_reference_passes(pytester, results, capsys, monkeypatch):
     (task,) = results()["tasks"]
     assert task["metrics"]["passed"] == 4
     assert task["suites"]["extended"]["total"] == 4
+    # the empty project passes nothing of the upstream suite
+    result = pytester.runpytest("--e2e-agent=nop", "--e2e-tasks=tasks", "--e2e-out=nop")
+    result.assert_outcomes(failed=2)
+    (task,) = results("nop")["tasks"]
+    assert (task["metrics"]["passed"], task["suites"]["extended"]["total"]) == (0, 4)

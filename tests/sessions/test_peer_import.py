@@ -147,3 +147,15 @@ def test_junit_report_becomes_harness_node_ids(tmp_path):
     agree, count, lines = compare(harness, peer)
     assert (agree, count) == (3, 4)
     assert lines == ["tests/test_a.py::TestK::test_y: harness passed, pytest failed"]
+
+
+def test_a_suite_of_one_module_keeps_its_name(tmp_path):
+    """fuzzywuzzy's suite is ``test_fuzzywuzzy.py`` at the sdist's root: the harness names its
+    tests ``tests/test_fuzzywuzzy.py::...`` (they were compared as ``tests/.::...``)."""
+    (tmp_path / "test_fuzz.py").write_text("")
+    xml = ET.fromstring(
+        '<testsuites><testsuite><testcase classname="test_fuzz.RatioTest" name="testEqual"/>'
+        "</testsuite></testsuites>"
+    )
+    peer = junit_verdicts(xml, tmp_path, Path("test_fuzz.py"))
+    assert peer == {"tests/test_fuzz.py::RatioTest::testEqual": "passed"}

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 from helpers.nl2repo_sample import index, write_task
 
-from pytest_e2ebench.taskmodel.task import load_task
+from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
 from pytest_e2ebench.tools.importers import fetch, nl2repo
 from pytest_e2ebench.untrusted.archive import manifest_digest
 
@@ -139,3 +139,90 @@ def test_fetch_takes_the_pinned_archive_from_a_mirror_path(tmp_path, local_index
     assert not (source / "main.py").exists()
     assert fetch.import_fetched(dataset, source, tmp_path / "dest" / "tasks") == 0
     assert load_task(tmp_path / "dest" / "tasks" / "nl2repo-calc").id == "nl2repo-calc"
+
+
+@pytest.fixture
+def long_history(monkeypatch, tmp_path):
+    """An index with nine releases of calc, 0.1 (four test cases) to 0.9 (twelve)."""
+    monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    with index(tuple(f"0.{k}" for k in range(1, 10))) as url:
+        monkeypatch.setenv("UV_DEFAULT_INDEX", url)
+        yield url
+
+
+def test_the_history_is_bisected_for_the_datasets_count(tmp_path, long_history):
+    write_task(tmp_path / "test_files", count=7)
+    (report,) = nl2repo.import_all(tmp_path, tmp_path / "out", DAY)
+    assert (report.pypi, report.found, report.agreed) == ("calc==0.4", 7, True)
+    # four downloads, not the six a walk back from the newest takes
+    assert [t.split(":")[0] for t in report.tried] == [
+        "calc==0.9",
+        "calc==0.5",
+        "calc==0.3",
+        "calc==0.4",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("suite", "listed", "path"),
+    [
+        ("calc/tests", ["tests"], "calc/tests"),  # moved into the package upstream
+        ("test", ["tests"], "test"),  # renamed
+        ("tests", ["src/tests/test_add.py", "src/tests/test_sub.py"], "tests"),  # src/ dropped
+    ],
+)
+def test_a_suite_that_moved_upstream_is_found(tmp_path, monkeypatch, suite, listed, path):
+    monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    write_task(tmp_path / "test_files", **{"test_files.json": json.dumps(listed)})
+    with index(suite=suite) as url:
+        monkeypatch.setenv("UV_DEFAULT_INDEX", url)
+        (report,) = nl2repo.import_all(tmp_path, tmp_path / "out", DAY)
+    assert (report.error, report.pypi, report.found) == (None, "calc==0.1", 4)
+    assert f"the dataset's {', '.join(listed)} is {path} here" in report.notes
+    task = fetch_reference(load_task(tmp_path / "out" / "nl2repo-calc"))
+    assert len(task.tests) == 3  # two functions (one parametrised) and a method
+
+
+def test_the_commands_variables_reach_the_tests_and_their_files_are_named(tmp_path, local_index):
+    commands = [
+        "echo \"__version__ = '0.0.1'\" > calc/version.py",
+        "SETUPTOOLS_SCM_PRETEND_VERSION_FOR_CALC=0.0.1 pip install -e .",
+        "set AWS_DEFAULT_REGION=us-east-1",
+        "PYTHONPATH=. pytest tests",
+    ]
+    write_task(tmp_path / "test_files", **{"test_commands.json": json.dumps(commands)})
+    (report,) = nl2repo.import_all(tmp_path, tmp_path / "out", DAY)
+    task = load_task(tmp_path / "out" / "nl2repo-calc")
+    # the build's variable is not the tests'; PYTHONPATH is the harness's own
+    assert dict(task.settings.env) == {"AWS_DEFAULT_REGION": "us-east-1"}
+    assert any(n.startswith("not kept: field 'tests.env.PYTHONPATH'") for n in report.notes)
+    text = (tmp_path / "out" / "nl2repo-calc" / "requirements.md").read_text()
+    assert "    echo \"__version__ = '0.0.1'\" > calc/version.py\n" in text
+
+
+def test_the_sdists_own_test_file_names_count(tmp_path, monkeypatch):
+    """tqdm's suite is ``tests/tests_*.py`` with ``python_files = tests_*.py``."""
+    monkeypatch.setenv("E2EBENCH_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "calc"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "tests_add.py").write_text("def test_one():\n    pass\n")
+    assert nl2repo.static_tests(root, "tests") == []
+    (root / "setup.cfg").write_text("[tool:pytest]\npython_files = tests_*.py\n")
+    assert [t.nodeid for t in nl2repo.static_tests(root, "tests")] == [
+        "tests/tests_add.py::test_one"
+    ]
+
+
+def test_no_part_of_the_title_alone_is_a_project_name():
+    peer = nl2repo.Peer(
+        "fastapi-users", "## Introduction and Goals of the FastAPI Users Project\n", 1, (), ()
+    )
+    assert nl2repo.project_names(peer) == ["FastAPI-Users", "python-fastapi-users"]
+
+
+def test_the_module_the_examples_import_is_asked_for():
+    spec = "## Introduction and Goals of the Python-Paillier Project\n\n```python\n"
+    spec += "from phe import paillier\nimport os\nfrom phe.util import x\nimport phe\n```\n"
+    peer = nl2repo.Peer("paillier", spec, 1, (), ())
+    assert nl2repo.project_names(peer) == ["Python-Paillier", "paillier", "phe"]
+    assert nl2repo.spec_module("import os\nimport os\nimport os\n") == []  # the stdlib's

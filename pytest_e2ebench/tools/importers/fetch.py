@@ -51,6 +51,8 @@ class Dataset:
     licence: str
     grade: str  # the pytest command that grades the import ({tasks}: DEST/tasks)
     importer: str = ""  # name in the importers (default: ``name``)
+    files: int = 0  # regular files kept
+    size: str = ""  # their size, as measured when pinned
 
     @property
     def url(self) -> str:
@@ -164,11 +166,22 @@ def import_fetched(dataset: Dataset, source: Path, tasks: Path) -> int:
     return module.run(args)
 
 
+def listing() -> str:
+    """Every dataset ``fetch`` knows: its repository, pinned commit, size and licence."""
+    lines = ["datasets (e2ebench fetch NAME DEST):"]
+    for name, data in sorted(DATASETS.items()):
+        lines.append(f"  {name}: {data.repo} at {data.commit}, {', '.join(data.keep)}/")
+        lines.append(f"      {data.files} files, {data.size}; licence: {data.licence}")
+    for name, why in sorted(UNPINNED.items()):
+        lines.append(f"  {name}: not pinned: {why.split(':', 1)[0]}")
+    return "\n".join(lines)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The command line of ``e2ebench fetch``."""
-    parser.add_argument("dataset", choices=sorted([*DATASETS, *UNPINNED]))
+    """The command line of ``e2ebench fetch`` (no NAME: the list of datasets)."""
+    parser.add_argument("dataset", nargs="?", choices=sorted([*DATASETS, *UNPINNED]))
     parser.add_argument(
-        "dest", type=Path, help="a new folder: source/ (the peer's files) and tasks/"
+        "dest", nargs="?", type=Path, help="a new folder: source/ (the peer's files) and tasks/"
     )
     parser.add_argument(
         "--mirror",
@@ -180,8 +193,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Fetch, check, import and print the grading command; 1 on any refusal."""
+    """Fetch, check, import and print the grading command; 1 on any refusal. Without a
+    dataset, list them."""
     name, dest = args.dataset, args.dest
+    if name is None:
+        print(listing())
+        return 0
+    if dest is None:
+        print(f"e2ebench fetch {name}: give DEST, a new folder to fetch into", file=sys.stderr)
+        return 2
     if name in UNPINNED:
         print(f"e2ebench fetch {name}: {UNPINNED[name]}", file=sys.stderr)
         return 1

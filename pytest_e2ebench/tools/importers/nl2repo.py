@@ -7,16 +7,19 @@ how it was run and ``test_case_count.txt`` how many test cases it has. The suite
 in the dataset; it is the upstream project's. ``e2ebench import nl2repo SRC OUT`` reads the
 user's copy (the ``test_files`` folder, or the repository holding it) and writes, per task:
 
-* the reference: the project's PyPI sdist of the newest version (of at most
-  :data:`MAX_VERSIONS`, newest first, and :data:`MAX_SDISTS` in all) whose suite, counted
-  statically (``taskmodel.testindex``: functions times literal ``parametrize`` lists), has the
-  dataset's count; else the closest within :data:`COUNT_TOLERANCE`, or the closest below it
-  (a parameter list computed at collection counts 1 here), reported as not agreed; the gate
-  then counts what pytest collects;
+* the reference: the project's PyPI sdist (:func:`project_names`, :func:`choose_release`)
+  whose suite, counted statically (``taskmodel.testindex``: functions times literal
+  ``parametrize`` lists), has the dataset's count, found by bisecting the project's history
+  (:class:`Search`, at most :data:`MAX_SDISTS` downloads); else the closest within
+  :data:`COUNT_TOLERANCE`, or the closest below it (a parameter list computed at collection
+  counts 1 here), reported as not agreed; the gate then counts what pytest collects. A suite
+  the sdist keeps elsewhere than the dataset says is looked for where it moved
+  (:func:`relocated`);
 * ``requirements.md``: ``start.md`` verbatim, then one ``### R<n>`` per test module of that
   suite, naming the specification's sections about the module's subject;
 * ``task.toml``: ``[source] pypi`` + ``sha256``, ``[tests] path`` (the sdist's
-  ``test_files.json`` path), run from the project's root as NL2Repo runs it.
+  ``test_files.json`` path), run from the project's root as NL2Repo runs it, with the
+  variables the dataset's test commands set (:func:`command_steps`).
 
 Every file of the dataset is peer data: read through ``untrusted`` (bounded, no link
 followed); a task whose files are refused is that task's report entry, and the others go on.
@@ -39,7 +42,8 @@ from ...environment.requirements import parse_requirement
 from ...environment.source import SourceError, fetch_sdist, index_files
 from ...errors import AgentFileError
 from ...isolation.intake import parse_python
-from ...taskmodel.testindex import StaticTest, is_test_module, module_tests
+from ...taskmodel.testconf import parse_settings, reference_ini
+from ...taskmodel.testindex import Naming, StaticTest, is_test_module, module_tests
 from ...untrusted import parse
 from ...untrusted.peer import beneath, relative_path, safe_id
 from ...untrusted.peer import read_text as peer_text
@@ -48,15 +52,19 @@ from . import e2edevbench, fresh_folder, write_report, write_task_toml
 
 MAX_SPEC_BYTES = 4 << 20  # start.md: the largest of the 104 is 393 KB (ydata-profiling)
 MAX_SMALL_BYTES = 64 << 10  # test_case_count.txt, test_files.json, test_commands.json
-MAX_NAMES = 4  # project names asked of the package index per task
-MAX_VERSIONS = 6  # releases of one project tried, newest first
-MAX_SDISTS = 10  # sdists downloaded per task, all names together
+MAX_NAMES = 5  # project names asked of the package index per task
+MAX_SDISTS = 12  # sdists downloaded per task, all names together (a bisection of ~100 takes 8)
 MAX_TEST_FILES = 2000  # test modules scanned in one release
 COUNT_TOLERANCE = 0.1  # a closest count this near the dataset's is imported, marked not agreed
-TITLE = re.compile(
-    r"^#{1,4}\s*(?:Introduction and Goals of the\s+)?(?P<name>.+?)(?:\s+Project)?\s*$",
-    re.IGNORECASE,
+# the project's name in the specification's title: "Introduction and Goals of the Jinja2
+# Project", "Introduction to the Cachier Project", "FastVector Project Introduction and ...";
+# a title of at most three words is the name itself ("Sklearn-pandas")
+TITLES = (
+    re.compile(r"\b(?:of|to) the (?P<name>.+?)(?:_main)? Project\b", re.IGNORECASE),
+    re.compile(r"^(?P<name>[^ ].*?)(?:_main)? Project\b", re.IGNORECASE),
+    re.compile(r"^(?P<name>\S+(?: \S+){0,2})$"),
 )
+IMPORT_LINE = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 HEADING = re.compile(r"^(#{2,4})\s+(\S.*?)\s*#*\s*$")
 REQUIREMENT_LIKE = re.compile(r"^(?=###\s+R[0-9])", re.MULTILINE)  # the loader reads these as ours
 PIP_INSTALL = re.compile(r"^(?:python\s+-m\s+)?pip3?\s+install\s+(.*)$")
@@ -139,18 +147,33 @@ def read_peer(root: Path, name: str) -> Peer:
     return Peer(name, spec, int(raw), paths, tuple(commands or ()))
 
 
+def spec_module(spec: str) -> list[str]:
+    """The module the specification's examples import most (``from phe import paillier``:
+    the project is ``phe``), when at least three lines do and it is not the standard
+    library's."""
+    counts: dict[str, int] = {}
+    for match in IMPORT_LINE.finditer(spec):
+        counts[match[1]] = counts.get(match[1], 0) + 1
+    top = max(counts, key=counts.get, default="")
+    return [top] if counts.get(top, 0) >= 3 and top not in sys.stdlib_module_names else []
+
+
 def project_names(peer: Peer) -> list[str]:
-    """Names to ask the package index for, most likely first: the specification's title
-    ("Introduction and Goals of the Jinja2 Project"), then the folder's name and its variants
-    (``python-`` added or removed, a ``-master``/``-stable`` suffix removed)."""
+    """Names to ask the package index for, most likely first: the project's name in the
+    specification's title (:data:`TITLES`), the folder's name and its variants
+    (``python-`` added or removed, a ``-master``/``-stable`` suffix removed; the module its
+    examples import, :func:`spec_module`). Never a part of
+    the title alone: "ArXiv MCP Server" is not ``arxiv``, "FastAPI Users" not ``fastapi``."""
     names: list[str] = []
-    first = next((ln for ln in peer.spec.splitlines() if ln.strip()), "")
-    match = TITLE.match(first.strip())
-    if match and first.lstrip().startswith("#"):
-        title = match["name"].strip()
-        names += [title.replace(" ", "-"), title.split()[0] if title.split() else title]
+    first = next((ln for ln in peer.spec.splitlines() if ln.strip()), "").strip("\ufeff \t")
+    if first.startswith("#"):
+        title = first.lstrip("#").strip()
+        found = next((m for m in (t.search(title) for t in TITLES) if m), None)
+        if found and found["name"].lower() not in ("project", "the"):
+            names.append(found["name"].strip().replace(" ", "-"))
     base = re.sub(r"-(master|stable|main|v[0-9]+)$", "", peer.name, flags=re.IGNORECASE)
-    names += [peer.name, base, base.removeprefix("python-"), f"python-{base}"]
+    names += [peer.name, base, *spec_module(peer.spec), base.removeprefix("python-")]
+    names.append(f"python-{base}")
     unique: dict[str, str] = {}
     for name in names:
         if NAME.fullmatch(name):
@@ -160,7 +183,7 @@ def project_names(peer: Peer) -> list[str]:
 
 def releases(name: str) -> list[tuple[str, dict]]:
     """The sdists of ``name`` on the package index, newest version first (no pre-release, no
-    yanked file), at most MAX_VERSIONS: ``(name==version, index entry)``."""
+    yanked file): ``(name==version, index entry)``."""
     found = []
     for entry in index_files(name):
         try:
@@ -174,7 +197,7 @@ def releases(name: str) -> list[tuple[str, dict]]:
             found.append((version, entry))
     found.sort(key=lambda pair: pair[0], reverse=True)
     project = canonicalize_name(name)  # the index's name, not the title's spelling
-    return [(f"{project}=={v}", e) for v, e in found[:MAX_VERSIONS]]
+    return [(f"{project}=={v}", e) for v, e in found]
 
 
 def tests_path(root: Path, paths: tuple[str, ...]) -> tuple[str | None, list[str]]:
@@ -192,10 +215,58 @@ def tests_path(root: Path, paths: tuple[str, ...]) -> tuple[str | None, list[str
     return chosen, [p for p in present if p != chosen and not p.startswith(chosen + "/")]
 
 
+def command_paths(commands: tuple[str, ...]) -> list[str]:
+    """The paths the dataset's pytest commands name (``pytest ... test_schema.py``)."""
+    found: list[str] = []
+    for command in commands:
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            continue
+        if not any(Path(w).name == "pytest" for w in words):
+            continue
+        for word in words:
+            word = word.removeprefix("/workspace/")
+            if not word.startswith("-") and (word.endswith(".py") or word in ("test", "tests")):
+                found.append(word)
+    return found
+
+
+def relocated(root: Path, peer: Peer) -> list[str]:
+    """Where the sdist keeps a suite none of whose listed paths it has: the suite folder
+    moved upstream since the dataset's commit (``tests`` in ``test``, in the package as
+    ``deslib/tests``, ``src/pytz/tests`` as ``pytz/tests``), a module the test commands name,
+    else the test modules at the sdist's root named after the task (fuzzywuzzy's
+    ``test_fuzzywuzzy.py``)."""
+    wanted: list[str] = []
+    folders = sorted(
+        p.name for p in root.iterdir() if p.is_dir() and not p.is_symlink() and p.name[0] != "."
+    )
+    for listed in [*peer.paths, *command_paths(peer.commands)]:
+        parts = Path(listed.rstrip("/")).parts
+        wanted += [Path(*parts[i:]).as_posix() for i in range(1, len(parts))]  # src/ dropped
+        if parts and parts[-1] in ("test", "tests"):
+            for name in ("tests", "test"):
+                wanted += [name, *(f"{d}/{name}" for d in folders)]
+                wanted += [f"src/{d}/{name}" for d in folders]
+        wanted.append(listed)
+    present = [w for w in dict.fromkeys(wanted) if beneath(root, w).exists()]
+    if present:
+        return present
+    own = {peer.name.lower().replace("-", "_"), re.sub(r"^python[-_]", "", peer.name.lower())}
+    return sorted(  # fuzzywuzzy's test_fuzzywuzzy.py, not another project's test_brownout.py
+        p.name
+        for p in root.iterdir()
+        if p.is_file() and is_test_module(p) and any(o in p.stem.lower() for o in own)
+    )
+
+
 def static_tests(root: Path, path: str) -> list[StaticTest]:
-    """The tests of the release's suite at ``path`` as pytest's default naming finds them,
+    """The tests of the release's suite at ``path`` as pytest's naming finds them (the
+    sdist's own ``python_files``, as the harness honours it),
     read bounded without following links; node ids start with ``tests/``."""
     base = beneath(root, path)
+    naming = Naming.from_ini(reference_ini(root)[0])  # tqdm's python_files = tests_*.py
     if base.is_file():
         files = [(path, f"tests/{Path(path).name}")]
     else:
@@ -204,7 +275,7 @@ def static_tests(root: Path, path: str) -> list[StaticTest]:
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(names):
                 rel = Path(top, name).relative_to(root).as_posix()
-                if is_test_module(Path(name)):
+                if naming.is_file(name):
                     files.append((rel, f"tests/{Path(top, name).relative_to(base).as_posix()}"))
     found: list[StaticTest] = []
     for rel, label in files[:MAX_TEST_FILES]:
@@ -232,38 +303,90 @@ def try_release(pin: str, entry: dict, peer: Peer, report: TaskReport) -> Releas
     try:
         path, _ = tests_path(root, peer.paths)
         if path is None:
+            path, _ = tests_path(root, tuple(relocated(root, peer)))
+        if path is None:
             report.tried.append(f"{pin}: the sdist ships none of {', '.join(peer.paths)}")
             return None
         release = Release(pin, sha, root, path, static_tests(root, path), _uploaded(entry))
     except AgentFileError as exc:
         report.tried.append(f"{pin}: refused ({exc})")
         return None
-    report.tried.append(f"{pin}: {release.count} test cases in {path}")
+    if release.count:
+        report.tried.append(f"{pin}: {release.count} test cases in {path}")
+    else:  # the folder, but no test by the names pytest collects (or a helpers' folder only)
+        report.tried.append(f"{pin}: no test pytest's naming collects in {path}")
     return release
 
 
+class Search:
+    """The releases of one project probed for the dataset's count, within a download budget.
+
+    A project's suite grows over its releases, so the count falls going back in time: the
+    newest release that ships the suite is probed, and when its count is above the dataset's
+    the history is bisected (newest first, so equal counts keep the newer release). When the
+    newest does not ship the suite, the history is sampled for one that does (older sdists
+    often shipped their tests)."""
+
+    def __init__(self, candidates: list, peer: Peer, report: TaskReport, budget: int):
+        self.candidates, self.peer, self.report, self.budget = candidates, peer, report, budget
+        self.probed: dict[int, Release | None] = {}
+
+    def probe(self, index: int) -> Release | None:
+        if index not in self.probed and self.budget > 0:
+            self.budget -= 1
+            self.probed[index] = try_release(*self.candidates[index], self.peer, self.report)
+        return self.probed.get(index)
+
+    def first_shipping(self) -> int | None:
+        last = len(self.candidates) - 1
+        for index in dict.fromkeys([0, last // 4, last // 2, 3 * last // 4, last]):
+            if self.probe(index) is not None:
+                return index
+        return None
+
+    def run(self) -> Release | None:
+        """The release with the dataset's count, else the closest of those probed."""
+        low = self.first_shipping()  # its count is above the dataset's, or the loop ends
+        high = len(self.candidates)  # the first release known to be below it (or none)
+        while low is not None and self.budget > 0 and high - low > 1:
+            if self.probed[low].count <= self.peer.count:
+                break
+            middle = (low + high) // 2
+            found = self.probe(middle)
+            if found is not None and found.count == self.peer.count:
+                break
+            if found is not None and found.count > self.peer.count:
+                low = middle
+            else:  # below the count, or no suite in the sdist yet: older than the one sought
+                high = middle
+        shipped = [r for _, r in sorted(self.probed.items()) if r is not None and r.count]
+        return min(shipped, key=lambda r: abs(r.count - self.peer.count), default=None)
+
+    @property
+    def suite_found(self) -> bool:
+        """Whether a release probed has the suite's folder (whether or not it has tests)."""
+        return any(r is not None for r in self.probed.values())
+
+
 def choose_release(peer: Peer, report: TaskReport) -> Release:
-    """The release whose suite has the dataset's count (newest first), else the closest
-    within COUNT_TOLERANCE; ValueError saying why none can be the reference."""
+    """The release whose suite has the dataset's count (see :class:`Search`), else the closest
+    within COUNT_TOLERANCE or below, of the first name (most likely first) whose sdists ship
+    the suite (a later name may be another project: "synthetic" is not synthetic-data-kit);
+    ValueError saying why none can be the reference."""
     best: Release | None = None
-    downloads, known = 0, False
+    budget, known = MAX_SDISTS, False
     for name in project_names(peer):
         try:
             candidates = releases(name)
         except SourceError:  # no such project on the index
             continue
         known = known or bool(candidates)
-        for pin, entry in candidates:
-            if downloads >= MAX_SDISTS:
-                break
-            downloads += 1
-            release = try_release(pin, entry, peer, report)
-            if release is None:
-                continue
-            if release.count == peer.count:
-                return release
-            if best is None or abs(release.count - peer.count) < abs(best.count - peer.count):
-                best = release
+        search = Search(candidates, peer, report, budget)
+        found = search.run() if candidates else None
+        budget = search.budget
+        if search.suite_found:  # the first name whose sdists ship the suite is the project
+            best = found
+            break
     if best is not None and abs(best.count - peer.count) <= COUNT_TOLERANCE * peer.count:
         return best
     if best is not None and best.count < peer.count:
@@ -277,6 +400,11 @@ def choose_release(peer: Peer, report: TaskReport) -> Release:
     if not known:
         names = ", ".join(project_names(peer))
         raise ValueError(f"no sdist on the package index under any of: {names}")
+    if best is None and any("no test pytest's naming" in t for t in report.tried):
+        raise ValueError(
+            f"the sdists tried ship {', '.join(peer.paths)}, but no test in it by the names "
+            "pytest collects"
+        )
     if best is None:
         raise ValueError(f"no sdist tried ships the tests ({', '.join(peer.paths)})")
     raise ValueError(
@@ -375,6 +503,31 @@ def command_requirements(commands: tuple[str, ...]) -> list[str]:
     return out
 
 
+def command_steps(commands: tuple[str, ...]) -> tuple[dict[str, str], list[str]]:
+    """What the dataset's test commands set up besides installing: the variables its test run
+    gets (``set AWS_DEFAULT_REGION=us-east-1``, ``export X=1``, ``X=1 pytest``) and the steps
+    that write files into the project before it is installed (``echo "__version__ = '0.0.1'"
+    > tqdm/version.py``). A variable given to ``pip install`` only is the build's, not the
+    tests' (``SETUPTOOLS_SCM_PRETEND_VERSION_FOR_TQDM``: an sdist has its version in PKG-INFO)."""
+    env: dict[str, str] = {}
+    writes: list[str] = []
+    for command in commands:
+        for part in re.split(r"&&|\|\||;", command):
+            try:
+                words = shlex.split(part)
+            except ValueError:
+                continue
+            if words[:1] in (["set"], ["export"]):
+                words = words[1:]
+            assigned = [w for w in words if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", w)]
+            rest = words[len(assigned) :] if words[: len(assigned)] == assigned else words
+            if not rest or Path(rest[0]).name == "pytest" or rest[:3] == ["python", "-m", "pytest"]:
+                env.update(w.split("=", 1) for w in assigned)
+            if rest[:1] == ["echo"] and any(w in (">", ">>") for w in rest):
+                writes.append(part.strip())
+    return env, writes
+
+
 def _module_files(release: Release) -> list[str]:
     """The release's test modules (and conftest.py files) as paths in the unpacked sdist."""
     if (release.root / release.path).is_file():
@@ -409,6 +562,36 @@ def environment(release: Release, peer: Peer, report: TaskReport) -> str:
     return "\n".join(code)
 
 
+def requirements_text(peer: Peer, sections: list[str], writes: list[str]) -> str:
+    """``requirements.md``: the specification, then the requirements; the files the dataset's
+    commands write before installing are named, since nothing writes them here."""
+    spec = REQUIREMENT_LIKE.sub("#", peer.spec.rstrip())  # a spec's "### R1" is not ours
+    intro = (
+        "The upstream project's own test suite grades this library, one requirement per test "
+        "module of it (NL2Repo-Bench's task; docs/datasets.md)."
+    )
+    if writes:
+        steps = "\n".join(f"    {w}" for w in writes)
+        intro += (
+            "\n\nNL2Repo-Bench's own run writes these files into the project before installing "
+            f"it:\n\n{steps}\n\nHere the project is installed as you leave it: include what "
+            "they write."
+        )
+    return f"{spec}\n\n## Requirements\n\n{intro}\n\n" + "\n".join(sections)
+
+
+def test_env(peer: Peer, report: TaskReport, folder: Path) -> dict[str, str]:
+    """The variables the dataset's commands give the test run, as the loader accepts them (a
+    name the harness sets itself is dropped, and said)."""
+    env, _ = command_steps(peer.commands)
+    problems: list[str] = []
+    kept = dict(parse_settings({"env": env}, folder, None, False, "", problems).env)
+    if env:
+        report.notes.append(f"the dataset's test commands set {', '.join(sorted(env))}")
+    report.notes += [f"not kept: {p.split(': ', 1)[-1]}" for p in problems]
+    return kept
+
+
 def import_task(root: Path, name: str, out: Path, created: dt.date) -> TaskReport:
     """Write the task of the dataset folder ``root/name`` under ``out``; what happened."""
     report = TaskReport(name=name)
@@ -424,6 +607,8 @@ def import_task(root: Path, name: str, out: Path, created: dt.date) -> TaskRepor
     report.agreed = release.count == peer.count
     if left_out:
         report.notes.append(f"listed but outside the suite's path {release.path}: {left_out}")
+    if release.path not in peer.paths:
+        report.notes.append(f"the dataset's {', '.join(peer.paths)} is {release.path} here")
     sections, mapping = requirements(peer, release)
     if not sections:
         report.error = f"{release.pin}: no test pytest would collect in {release.path}"
@@ -433,14 +618,10 @@ def import_task(root: Path, name: str, out: Path, created: dt.date) -> TaskRepor
     task = task_id(name)
     folder = fresh_folder(out, task)
     folder.mkdir(parents=True)
-    spec = REQUIREMENT_LIKE.sub("#", peer.spec.rstrip())  # a spec's "### R1" is not ours
-    intro = (
-        "The upstream project's own test suite grades this library, one requirement per test "
-        "module of it (NL2Repo-Bench's task; docs/datasets.md)."
-    )
-    (folder / "requirements.md").write_text(
-        f"{spec}\n\n## Requirements\n\n{intro}\n\n" + "\n".join(sections), encoding="utf-8"
-    )
+    _, writes = command_steps(peer.commands)
+    text = requirements_text(peer, sections, writes)
+    (folder / "requirements.md").write_text(text, encoding="utf-8")
+    env = test_env(peer, report, folder)
     tests = {
         "path": release.path,
         "timeout": 60,
@@ -451,10 +632,11 @@ def import_task(root: Path, name: str, out: Path, created: dt.date) -> TaskRepor
         "plugins": e2edevbench.plugins_of(plugins, report.test_requires),
         "requires": e2edevbench.non_plugins(report.test_requires),
         **({"python": report.python} if report.python else {}),
+        **({"env": env} if env else {}),
         "requirements": mapping,
     }
     first = next((ln for ln in peer.spec.splitlines() if ln.strip()), name)
-    meta = {"id": task, "title": first.strip("# ").strip()[:120] or name, "kind": "library"}
+    meta = {"id": task, "title": first.strip("\ufeff# ").strip()[:120] or name, "kind": "library"}
     source = {"pypi": release.pin, "sha256": release.sha256}
     meta |= {"language": "python", "created": release.uploaded or created, "source": source}
     write_task_toml(folder, {**meta, "tests": tests})
