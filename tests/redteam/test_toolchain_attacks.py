@@ -100,8 +100,9 @@ def test_disarmed_gtest_assertions_are_caught_by_the_canary(tmp_path):
     header = repo / "include" / "rpn.h"
     header.write_text(header.read_text() + DISARM_GTEST)
     extended, implemented = _verdicts(task, repo, tmp_path)
-    assert "unit: the report says the harness's canary test passed (it must fail)" in (
-        extended["tamper_evidence"]
+    assert (
+        "unit: the report says the harness's canary test passed (it must fail)"
+        in (extended["tamper_evidence"])
     )
     assert not any(implemented[r] for r in ("R1", "R2"))
 

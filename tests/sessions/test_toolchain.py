@@ -61,5 +61,5 @@ def test_a_toolchain_task_says_what_is_wrong_with_its_table(tmp_path):
     with pytest.raises(Exception) as caught:
         load_task(root)
     text = str(caught.value)
-    assert "toolchain.suites[0].format = 'x': use one of gtest, node, jest, exit" in text
+    assert "toolchain.suites[0].format = 'x': use one of gtest, node, tap, jest, exit" in text
     assert "toolchain.requirements.R2 names 'elsewhere::T'" in text

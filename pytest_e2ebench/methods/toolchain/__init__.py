@@ -21,11 +21,12 @@ from ...taskmodel.sections import SectionSource, TaskSection, string_lists
 from ...taskmodel.testindex import StaticTest
 
 KIND = "toolchain"
-# the verdicts' formats: gtest's JUnit XML (GTEST_OUTPUT), Node's JUnit reporter, Jest's
-# --json report, and the run command's exit status (one test: the suite itself)
-FORMATS = ("gtest", "node", "jest", "exit")
+# the verdicts' formats: gtest's JUnit XML (GTEST_OUTPUT), Node's JUnit reporter (Node >=
+# 20.13), TAP (Node's tap reporter, any Node >= 18), Jest's --json report, and the run
+# command's exit status (one test: the suite itself)
+FORMATS = ("gtest", "node", "tap", "jest", "exit")
 LANGUAGES = ("c", "cpp", "javascript", "typescript", "java", "shell")
-FIELDS = ("name", "build", "run", "format", "coverage", "canary", "timeout")
+FIELDS = ("name", "build", "run", "format", "coverage", "canary", "timeout", "programs")
 # what the agent is told to deliver, by language (the task's ``[toolchain] deliver`` replaces it)
 DELIVERY = {
     "cpp": "Deliver a C++ project built with make (g++, C++17; googletest is installed).",
@@ -51,10 +52,13 @@ class Suite:
     coverage: str = ""
     canary: str = ""
     timeout: float = 0.0  # 0: the session's --e2e-timeout
+    # an exit suite passes only if these files exist after its run: the programs it tests (an
+    # acceptance script that exits 0 whatever happens passes no project that built nothing)
+    programs: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         """JSON-able form (a stage key part)."""
-        return dataclasses.asdict(self)
+        return {**dataclasses.asdict(self), "programs": list(self.programs)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,15 +134,23 @@ def parse_suite(raw: object, number: int, where: str, problems: list[str]) -> Su
     timeout = raw.get("timeout", 0)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
         bad.append(f"{field}.timeout = {timeout!r} must be a positive number of seconds")
-    if fmt in ("gtest", "node", "jest") and not texts["canary"]:
+    if fmt != "exit" and not texts["canary"]:
         bad.append(
             f"{field}.canary is missing; name the test file the harness appends its canary "
             'test to (a test that must fail), e.g. canary = "unit_tests/test_stack.cpp"'
         )
+    programs = raw.get("programs", [])
+    if not isinstance(programs, list) or not all(
+        isinstance(p, str) and p and ".." not in p.split("/") and not p.startswith("/")
+        for p in programs
+    ):
+        bad.append(f'{field}.programs must be a list of relative paths, e.g. ["graph"]')
     problems.extend(bad)
     if bad:
         return None
-    return Suite(name, run, fmt, texts["build"], texts["coverage"], texts["canary"], timeout)
+    return Suite(
+        name, run, fmt, texts["build"], texts["coverage"], texts["canary"], timeout, tuple(programs)
+    )
 
 
 def parse_toolchain(source: SectionSource) -> ToolchainSpec | None:

@@ -17,6 +17,7 @@ for coverage, from ``lcov --capture`` (gcov's data) or Node's lcov reporter.
 
 from __future__ import annotations
 
+import re
 import secrets
 from pathlib import Path, PurePosixPath
 
@@ -26,7 +27,11 @@ from ...untrusted.parse import decode, loads_json, loads_xml, read_data
 MAX_REPORT_BYTES = 8 << 20
 MAX_MESSAGE = 800
 CANARY_SUITE = "E2ebenchCanary"
-JOINERS = {"gtest": ".", "node": " > "}
+JOINERS = {"gtest": ".", "node": " > ", "tap": " > "}
+TAP_INDENT = 4  # Node's TAP reporter: four spaces a level of subtests
+_TAP_RESULT = re.compile(r"^(\s*)(not )?ok \d+(?: - (.*?))?(?: # (SKIP|TODO)\b.*)?$", re.IGNORECASE)
+_TAP_SUBTEST = re.compile(r"^(\s*)# Subtest: (.*)$")
+_TAP_ERROR = re.compile(r"^\s*error: (.*)$")
 
 
 def canary_name(fmt: str, token: str) -> str:
@@ -68,20 +73,25 @@ def read_report(folder: Path, name: str, fmt: str) -> list[dict] | None:
         return None
     if fmt == "jest":
         return _jest(loads_json(data, f"the {fmt} report"))
+    if fmt == "tap":
+        return tap_records(decode(data, "the tap report"))
     return _junit(loads_xml(data, f"the {fmt} report"), JOINERS[fmt])
 
 
 def _junit(root, joiner: str) -> list[dict]:
-    """JUnit XML's test cases, each named by its enclosing suites (not the root) and itself."""
+    """JUnit XML's test cases in document order, each named by its enclosing suites (not the
+    root) and itself."""
     found: list[dict] = []
-    stack = [(root, ())]
+    stack = [(iter(root), ())]
     while stack:  # iterative: the parser bounded the depth, this keeps the stack flat too
-        element, names = stack.pop()
-        for child in reversed(list(element)):
-            if child.tag == "testsuite":
-                stack.append((child, (*names, child.get("name", ""))))
-            elif child.tag == "testcase":
-                found.append(_case(child, names, joiner))
+        children, names = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+        elif child.tag == "testsuite":
+            stack.append((iter(child), (*names, child.get("name", ""))))
+        elif child.tag == "testcase":
+            found.append(_case(child, names, joiner))
     return found
 
 
@@ -101,6 +111,43 @@ def _case(case, names: tuple, joiner: str) -> dict:
         duration = 0.0
     name = joiner.join([*(n for n in names if n), case.get("name", "")])
     return {"id": name, "outcome": outcome, "message": message[:MAX_MESSAGE], "duration": duration}
+
+
+def tap_records(text: str) -> list[dict]:
+    """Node's TAP (``--test-reporter=tap``): each test's result line, named by the subtests
+    enclosing it (``describe`` blocks); a suite's own line (a name others extend) is left out."""
+    names: list[str] = []
+    found: list[dict] = []
+    for line in text.splitlines():
+        header = _TAP_SUBTEST.match(line)
+        if header:
+            level = len(header[1]) // TAP_INDENT
+            names = [*names[:level], *[""] * (level - len(names)), _tap_name(header[2])]
+            continue
+        result = _TAP_RESULT.match(line)
+        if result:
+            level = len(result[1]) // TAP_INDENT
+            path = [*names[:level], _tap_name(result[3] or "")]
+            outcome = "skipped" if result[4] else "failed" if result[2] else "passed"
+            found.append({"path": path, "outcome": outcome, "message": "", "duration": 0.0})
+            continue
+        error = _TAP_ERROR.match(line)
+        last = found[-1] if found else None
+        if last is not None and last["outcome"] == "failed" and last["message"] in ("", "|-"):
+            if error or last["message"]:  # a block scalar's first line is the message
+                said = error[1] if error else line.strip()
+                last["message"] = said.strip("'\"")[:MAX_MESSAGE]
+    paths = {tuple(r["path"]) for r in found}
+    suites = {p[:n] for p in paths for n in range(1, len(p))}
+    return [
+        {**{k: v for k, v in r.items() if k != "path"}, "id": JOINERS["tap"].join(r["path"])}
+        for r in found
+        if tuple(r["path"]) not in suites
+    ]
+
+
+def _tap_name(text: str) -> str:
+    return text.strip().replace("\\#", "#")
 
 
 def _jest(value: object) -> list[dict]:

@@ -186,6 +186,9 @@ def _run_suite(run: SuiteRun, sandbox: Sandbox, timeout: float) -> dict:
     if suite.format == "exit":
         passed = done.returncode == 0 and not done.timed_out
         message = "" if passed else f"exit status {done.returncode}: {done.tail(8)}"[-800:]
+        unbuilt = [p for p in suite.programs if not _built(run.work / p)]
+        if passed and unbuilt:
+            passed, message = False, f"exit status 0, but {', '.join(unbuilt)} was not built"
         records = [{"id": suite.name, "outcome": "passed" if passed else "failed",
                     "message": message, "duration": done.duration_s}]  # fmt: skip
     elif records is None or done.timed_out:
@@ -230,8 +233,7 @@ def _one_by_one(run: SuiteRun, sandbox: Sandbox, timeout: float, records, done) 
     if run.suite.format != "gtest":
         return [{"id": "", "outcome": "failed", "message": f"the suite {why}", "duration": 0.0}]
     binary = run.suite.run.split()[0]
-    built = run.work / binary
-    if built.is_symlink() or not built.is_file():  # nothing built: nothing to run alone
+    if not _built(run.work / binary):  # nothing built: nothing to run alone
         message = f"the suite {why}; {binary} was not built"
         return [{"id": t, "outcome": "failed", "message": message, "duration": 0.0}
                 for t in run.expected]  # fmt: skip
@@ -280,6 +282,11 @@ def _record(suite: Suite, rec: dict) -> dict:
         "message": rec.get("message", ""),
         "duration": rec.get("duration", 0.0),
     }
+
+
+def _built(path: Path) -> bool:
+    """A regular file (not a link) the project's build left at ``path``."""
+    return not path.is_symlink() and path.is_file()
 
 
 def _said(done) -> dict:
