@@ -14,6 +14,7 @@ import pytest
 
 from pytest_e2ebench.grading.verdicts import PASSING, effective_tests
 from pytest_e2ebench.isolation.sandbox import machine_sandbox
+from pytest_e2ebench.methods.toolchain import written
 from pytest_e2ebench.methods.toolchain.runner import run_suites
 from pytest_e2ebench.taskmodel.task import load_task
 from pytest_e2ebench.tools.importers.deveval import import_all
@@ -32,6 +33,8 @@ CONFIG = {
     "required_files": ["expected_outputs/*", "inputs/*", "makefile_test"],
     "unit_test_script": "make -f makefile_test run_tests; ./run_tests",
     "acceptance_test_script": "chmod +x acceptance_tests/test.sh;./acceptance_tests/test.sh",
+    "coarse_unit_test_prompt": {"unit_tests/test_rpn.cpp": "Write gtest tests of Stack."},
+    "coarse_acceptance_test_prompt": {},
 }
 
 
@@ -96,3 +99,16 @@ def test_deveval_cpp_repositories_become_toolchain_tasks(tmp_path):
         tests = effective_tests(task, extended)
         assert len(tests) == 5 and extended["tamper_evidence"] == []
         assert {t["outcome"] in PASSING for t in tests} == {expected}, tests
+    # DevEval's unit-test stage (it has prompts for it; none for acceptance tests): the
+    # reference's own tests pass the oracle with coverage, an empty answer does not
+    assert task.toolchain.stage_suite("acceptance-tests") is None
+    suite, folder, prompt = task.toolchain.stage_suite("unit-tests")
+    assert (suite.name, folder, prompt) == ("unit", "unit_tests", "Write gtest tests of Stack.")
+    answer = tmp_path / "answer"
+    shutil.copytree(task.tests_dir / "unit_tests", answer / "unit_tests")
+    graded = written.grade(task, "unit-tests", answer, tmp_path / "w1", machine_sandbox(), 120)
+    assert graded["items"]["oracle"] == {"passed": True, "message": ""}, graded
+    assert graded["tests"] == 4 and graded["metrics"]["statement_coverage"] > 0.5
+    graded = written.grade(task, "unit-tests", tmp_path / "empty", tmp_path / "w2", None, 120)
+    assert graded["items"]["oracle"]["passed"] is False
+    assert graded["metrics"]["oracle_pass"] == 0.0

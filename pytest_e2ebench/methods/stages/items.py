@@ -42,9 +42,11 @@ def run_items(collector: pytest.File, task: Task, agent: Agent, run: int) -> lis
 
 
 def _gradable(task: Task, stage: str) -> bool:
-    """A toolchain task's stages besides implement are its design only: the setup stage
-    installs a Python dependency file and the test stages run pytest tests (issue 43)."""
-    return getattr(task, "toolchain", None) is None or stage == "design"
+    """A toolchain task's stages besides implement: its design, and the test-writing stages
+    its ``[toolchain.stages]`` names (issue 43); the setup stage installs a Python dependency
+    file."""
+    spec = getattr(task, "toolchain", None)
+    return spec is None or stage == "design" or spec.stage_suite(stage) is not None
 
 
 class StageItem(pytest.Item):

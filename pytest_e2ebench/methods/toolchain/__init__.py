@@ -73,6 +73,16 @@ class ToolchainSpec:
     deliver: str = ""
     # npm packages the tests need, installed from the task's lockfile (never the project's)
     npm_lock: str = ""
+    # DevEval's test-writing stages: stage -> (suite, folder of the test folder, instruction)
+    stages: tuple[tuple[str, str, str, str], ...] = ()
+
+    def stage_suite(self, stage: str) -> tuple[Suite, str, str] | None:
+        """The suite, test folder and instruction of a test-writing stage (None: none)."""
+        for name, suite, folder, prompt in self.stages:
+            if name == stage:
+                found = next(s for s in self.suites if s.name == suite)
+                return found, folder, prompt
+        return None
 
     def static_tests(self) -> list[StaticTest]:
         """The tests every run is counted on, each with its requirements."""
@@ -98,6 +108,7 @@ class ToolchainSpec:
             "suites": [s.to_dict() for s in self.suites],
             "requirements": {rid: list(ids) for rid, ids in self.requirements},
             "npm_lock": self.npm_lock,
+            "stages": [list(entry) for entry in self.stages],
         }
 
 
@@ -188,7 +199,35 @@ def parse_toolchain(source: SectionSource) -> ToolchainSpec | None:
         problems.append(f"{where}: fields 'toolchain.deliver' and 'toolchain.npm_lock' are strings")
         deliver, lock = "", ""
     tools = _strings(table, "tools", where, problems)
-    return ToolchainSpec(str(language), tuple(tools), tuple(suites), requirements, deliver, lock)
+    stages = _stages(table, suites, where, problems)
+    return ToolchainSpec(
+        str(language), tuple(tools), tuple(suites), requirements, deliver, lock, stages
+    )
+
+
+TEST_STAGES = ("acceptance-tests", "unit-tests")
+
+
+def _stages(table: dict, suites, where: str, problems: list[str]) -> tuple:
+    """``[toolchain.stages]``: each test-writing stage's suite, folder and instruction, e.g.
+    ``unit-tests = {suite = "unit", folder = "unit_tests", prompt = "..."}``."""
+    raw = table.get("stages", {})
+    known = {s.name for s in suites}
+    found = []
+    for stage, entry in raw.items() if isinstance(raw, dict) else []:
+        entry = entry if isinstance(entry, dict) else {}
+        suite, folder, prompt = (entry.get(k, "") for k in ("suite", "folder", "prompt"))
+        texts = all(isinstance(v, str) for v in (suite, folder, prompt))
+        if stage not in TEST_STAGES or not texts or suite not in known or not folder:
+            problems.append(
+                f"{where}: toolchain.stages.{stage} must be one of {', '.join(TEST_STAGES)} = "
+                '{suite = "<a suite>", folder = "<its test folder>", prompt = "..."}'
+            )
+            continue
+        found.append((stage, suite, folder.strip("/"), prompt))
+    if not isinstance(raw, dict):
+        problems.append(f"{where}: field 'toolchain.stages' must be a table")
+    return tuple(found)
 
 
 def _requirements(table: dict, suites, where: str, problems: list[str]) -> tuple:

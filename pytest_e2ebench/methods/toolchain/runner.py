@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import resource
 import shutil
 from pathlib import Path
@@ -34,6 +35,8 @@ from .reports import read_report as parse_report
 REPORT = "report.out"
 LCOV = "coverage.info"
 MAX_BOUND_FILES = 2_000  # the task's files bound one by one; above, their folders
+MAX_LISTED = 5_000  # lines of a gtest binary's --gtest_list_tests read
+_GTEST_NAME = re.compile(r"[A-Za-z_][\w/]*")  # a gtest suite or test name (TEST_P: with /)
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -238,7 +241,7 @@ def _one_by_one(run: SuiteRun, sandbox: Sandbox, timeout: float, records, done) 
         return [{"id": t, "outcome": "failed", "message": message, "duration": 0.0}
                 for t in run.expected]  # fmt: skip
     found: list[dict] = []
-    for test in run.expected:
+    for test in run.expected or _listed(run, sandbox, binary, timeout):
         command = f"{binary} --gtest_filter='{test}:{run.canary}'"
         alone, step = _test_step(run, sandbox, command, timeout, name="alone")
         alone = alone or []
@@ -247,6 +250,22 @@ def _one_by_one(run: SuiteRun, sandbox: Sandbox, timeout: float, records, done) 
             alone = [{"id": test, "outcome": "failed", "message": message, "duration": 0.0}]
         found += [r for r in alone if r["id"] == test]
     return found
+
+
+def _listed(run: SuiteRun, sandbox: Sandbox, binary: str, timeout: float) -> list[str]:
+    """A gtest binary's tests as it lists them (``--gtest_list_tests``: ``Suite.`` lines, each
+    test indented below), for a suite the task lists no tests of (an agent's written tests);
+    the canary left out, names not C++ identifiers refused."""
+    done = _step(run, sandbox, "list", f"{binary} --gtest_list_tests", timeout)
+    found, suite = [], ""
+    for line in done.output.splitlines()[:MAX_LISTED]:
+        name = line.split("#", 1)[0].rstrip()
+        if _GTEST_NAME.fullmatch(name.strip().rstrip(".")):
+            if not line.startswith(" "):
+                suite = name.rstrip(".")
+            elif suite:
+                found.append(f"{suite}.{name.strip()}")
+    return [t for t in dict.fromkeys(found) if t != run.canary]
 
 
 def _coverage(run: SuiteRun, sandbox: Sandbox, timeout: float) -> dict | None:

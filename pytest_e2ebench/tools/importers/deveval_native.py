@@ -155,7 +155,7 @@ def _required(repo: Path, config: dict, into: list[Path]) -> list[str]:
 def _toolchain(repo: Path, root: Path, config: dict, suites: dict) -> dict:
     """The task's ``[toolchain]`` table, from DevEval's scripts and the test sources."""
     if config.get("language") == "javascript":
-        return _jest_toolchain(repo, root, suites)
+        return _jest_toolchain(repo, root, config, suites)
     tests = root / "tests"
     has_makefile = (tests / "makefile_test").is_file()
     makefile = text_of(tests, tests / "makefile_test") if has_makefile else ""
@@ -181,7 +181,22 @@ def _toolchain(repo: Path, root: Path, config: dict, suites: dict) -> dict:
         "tools": tools,
         "suites": [unit, accept],
         "requirements": {"R1": ["acceptance"], "R2": list(dict.fromkeys(ids))},
+        "stages": _stages(repo, config, suites, {"unit": "unit", "acceptance": "acceptance"}),
     }
+
+
+def _stages(repo: Path, config: dict, suites: dict, names: dict) -> dict:
+    """``[toolchain.stages]``: DevEval's test-writing stages the repository has prompts for
+    (its ``coarse_*_test_prompt``), each with its suite, folder and the prompts."""
+    found = {}
+    for kind, suite in names.items():
+        prompts = config.get(f"coarse_{kind}_test_prompt")
+        if not isinstance(prompts, dict) or not prompts:
+            continue  # DevEval has no such stage for this repository
+        text = "\n\n".join(str(v) for v in prompts.values())[:20_000]
+        folder = suites[kind].relative_to(repo).as_posix()
+        found[f"{kind}-tests"] = {"suite": suite, "folder": folder, "prompt": text}
+    return found
 
 
 def _programs(repo: Path, folder: Path) -> list[str]:
@@ -206,7 +221,7 @@ def _adapted(script: str) -> str:
     return re.sub(r"\bpython\b(?!3)", "python3", script)
 
 
-def _jest_toolchain(repo: Path, root: Path, suites: dict) -> dict:
+def _jest_toolchain(repo: Path, root: Path, config: dict, suites: dict) -> dict:
     """A Jest repository's table: one suite (DevEval's unit and acceptance tests are the same
     folder), its tests named as Jest's ``fullName``; the lockfile installed by npm ci."""
     tests = root / "tests"
@@ -225,6 +240,7 @@ def _jest_toolchain(repo: Path, root: Path, suites: dict) -> dict:
         "npm_lock": "package-lock.json",
         "suites": [suite],
         "requirements": {"R1": unique, "R2": unique},
+        "stages": _stages(repo, config, suites, {"unit": "jest", "acceptance": "jest"}),
     }
 
 
