@@ -144,4 +144,7 @@ def test_a_js_project_that_disarms_assert_or_exits_early_scores_nothing(tmp_path
     roman.write_text(wrong + "process.exit(0);\n")
     exited, implemented = _verdicts(task, repo, tmp_path / "exited")
     assert not any(implemented.values())
-    assert exited["tamper_evidence"] or not exited["tests"]
+    # Node's runner takes the file that exited 0 for one passing test: the canary is missing
+    assert exited["tamper_evidence"] == [
+        "unit: the report lacks the harness's canary test (it must fail)"
+    ]
