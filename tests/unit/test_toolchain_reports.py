@@ -12,9 +12,12 @@ from pytest_e2ebench.errors import AgentFileError
 from pytest_e2ebench.methods.toolchain.reports import (
     canary_name,
     contradictions,
+    lcov_maps,
     lcov_totals,
     read_report,
     tap_records,
+    totals_of,
+    union,
 )
 from pytest_e2ebench.untrusted.parse import loads_xml
 
@@ -186,3 +189,20 @@ def test_lcov_totals_merge_a_files_sections_and_leave_out_others(tmp_path):
 def test_the_xml_parser_refuses_entities_depth_and_bad_syntax(data, said):
     with pytest.raises(AgentFileError, match=said.replace("(", r"\(")):
         loads_xml(data, "report")
+
+
+def test_two_suites_coverage_is_their_union(tmp_path):
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    _write(one.mkdir() or one, "SF:src/a.c\nDA:1,1\nDA:2,0\nBRDA:2,0,0,0\nend_of_record\n", "c")
+    _write(two.mkdir() or two, "SF:src/a.c\nDA:1,0\nDA:2,3\nBRDA:2,0,0,1\nend_of_record\n", "c")
+    maps = union(lcov_maps(one, "c", Path("/w"), set()), lcov_maps(two, "c", Path("/w"), set()))
+    # each alone covers one of the two lines; together both, and the branch
+    assert totals_of(*maps) == {
+        "statements": 2,
+        "covered_lines": 2,
+        "branches": 1,
+        "covered_branches": 1,
+        "files": 1,
+    }
+    assert union(None, maps) == maps

@@ -195,10 +195,17 @@ def contradictions(records: list[dict], canary: str, returncode: int | None) -> 
 
 
 def lcov_totals(folder: Path, name: str, root: Path, excluded: set[str]) -> dict | None:
-    """The coverage totals of the lcov tracefile ``folder/name`` over the project's files
-    (paths under ``root``, or relative; not the task's own files ``excluded``, relative).
+    """The coverage totals of the lcov tracefile ``folder/name`` (:func:`lcov_maps`)."""
+    maps = lcov_maps(folder, name, root, excluded)
+    return totals_of(*maps) if maps is not None else None
 
-    Counted from the ``DA`` (line, hits) and ``BRDA`` (line, block, branch, taken) records, a
+
+def lcov_maps(folder: Path, name: str, root: Path, excluded: set[str]) -> tuple | None:
+    """Each line and branch of the project's files in the lcov tracefile ``folder/name``, and
+    whether it was covered (paths under ``root``, or relative; not the task's own files
+    ``excluded``, relative); None: no file.
+
+    Read from the ``DA`` (line, hits) and ``BRDA`` (line, block, branch, taken) records, a
     file's records merged over its sections (a header compiled into two objects has two): a
     line or branch is covered if any section took it. (lcov 1.16 with gcc 12 writes no ``LF``
     / ``LH`` summaries, so they are not relied on.)"""
@@ -222,6 +229,24 @@ def lcov_totals(folder: Path, name: str, root: Path, excluded: set[str]) -> dict
             key = (current, *fields[:3])
             taken = fields[3].isdigit() and int(fields[3]) > 0
             branches[key] = branches.get(key, False) or taken
+    return lines, branches
+
+
+def union(one: tuple | None, two: tuple | None) -> tuple | None:
+    """Two runs' line and branch maps of the same files together: covered if either took it."""
+    if one is None or two is None:
+        return one or two
+    merged = []
+    for first, second in zip(one, two, strict=True):
+        both = dict(first)
+        for key, covered in second.items():
+            both[key] = both.get(key, False) or covered
+        merged.append(both)
+    return tuple(merged)
+
+
+def totals_of(lines: dict, branches: dict) -> dict | None:
+    """The coverage record of line and branch maps (None: no line of the project)."""
     if not lines:
         return None
     return {

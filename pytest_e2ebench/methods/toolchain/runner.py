@@ -29,8 +29,9 @@ from ...errors import AgentFileError, InfrastructureError
 from ...isolation.intake import IntakeLimits, copy_tree
 from ...isolation.sandbox import Sandbox
 from . import Suite, ToolchainSpec
-from .reports import canary_name, canary_source, contradictions, lcov_totals, new_token
+from .reports import canary_name, canary_source, contradictions, lcov_maps, new_token, totals_of
 from .reports import read_report as parse_report
+from .reports import union as coverage_union
 
 REPORT = "report.out"
 LCOV = "coverage.info"
@@ -79,14 +80,15 @@ def run_suites(
     sandbox = dataclasses.replace(
         sandbox, limits=dataclasses.replace(sandbox.limits, address_space=resource.RLIM_INFINITY)
     )  # V8 reserves far more address space than it uses; memory stays bounded (cgroup)
-    tests, evidence, suites, coverage = [], [], {}, None
+    tests, evidence, suites, maps = [], [], {}, None
     for suite in spec.suites:
         prepared = _prepare(task, suite, repo, eval_dir / suite.name, node_modules)
         result = _run_suite(prepared, sandbox, suite.timeout or timeout)
         tests += result.pop("tests")
         evidence += [f"{suite.name}: {e}" for e in result.pop("tamper_evidence")]
-        coverage = _merge(coverage, result.get("coverage"))
+        maps = coverage_union(maps, result.pop("maps"))  # the suites' coverage together
         suites[suite.name] = result
+    coverage = totals_of(*maps) if maps is not None else _failed_coverage(suites)
     return {
         "status": "completed",
         # the tests run in the project's process: its report is cross-checked (the canary)
@@ -198,11 +200,12 @@ def _run_suite(run: SuiteRun, sandbox: Sandbox, timeout: float) -> dict:
         records = _one_by_one(run, sandbox, timeout, records or [], done)
     else:
         evidence = contradictions(records, run.canary, done.returncode)
-    coverage = _coverage(run, sandbox, timeout) if suite.coverage else None
+    coverage, maps = _coverage(run, sandbox, timeout) if suite.coverage else (None, None)
     return {
         "tests": [_record(suite, r) for r in records if r["id"] != run.canary],
         "tamper_evidence": evidence,
         "coverage": coverage,
+        "maps": maps,
         "steps": steps,
         "canary": run.canary if suite.format != "exit" else None,
     }
@@ -268,28 +271,26 @@ def _listed(run: SuiteRun, sandbox: Sandbox, binary: str, timeout: float) -> lis
     return [t for t in dict.fromkeys(found) if t != run.canary]
 
 
-def _coverage(run: SuiteRun, sandbox: Sandbox, timeout: float) -> dict | None:
-    """The suite's coverage totals from its lcov tracefile (None: no data)."""
+def _coverage(run: SuiteRun, sandbox: Sandbox, timeout: float) -> tuple:
+    """The suite's coverage totals from its lcov tracefile (None: no data), and its line and
+    branch maps (for the union of the suites)."""
     lcov = run.report / LCOV
     command = run.suite.coverage.replace("{lcov}", str(lcov))
     done = _step(run, sandbox, "coverage", command, timeout, writable=[run.report])
     try:
-        totals = lcov_totals(run.report, LCOV, run.work, set(run.task_files))
+        maps = lcov_maps(run.report, LCOV, run.work, set(run.task_files))
     except AgentFileError as exc:
-        return {"error": f"coverage report refused: {exc}"}
-    if totals is None and done.returncode != 0:
-        return {"error": f"coverage step failed (exit status {done.returncode}): {done.tail(3)}"}
-    return totals
+        return {"error": f"coverage report refused: {exc}"}, None
+    if maps is None and done.returncode != 0:
+        failed = f"coverage step failed (exit status {done.returncode}): {done.tail(3)}"
+        return {"error": failed}, None
+    return (totals_of(*maps) if maps is not None else None), maps
 
 
-def _merge(one: dict | None, two: dict | None) -> dict | None:
-    """Two suites' coverage added (of different runs of the same files: the larger of each
-    file's figures would be exact; added totals are not, so the larger suite's is kept)."""
-    if not two or "error" in two:
-        return one
-    if not one or "error" in one:
-        return two
-    return two if two.get("covered_lines", 0) > one.get("covered_lines", 0) else one
+def _failed_coverage(suites: dict) -> dict | None:
+    """No suite measured coverage: the first suite's error, if one failed to."""
+    errors = [s["coverage"] for s in suites.values() if (s.get("coverage") or {}).get("error")]
+    return errors[0] if errors else None
 
 
 def _record(suite: Suite, rec: dict) -> dict:
