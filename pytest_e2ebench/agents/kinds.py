@@ -50,6 +50,9 @@ def stated_testids(requirements: str) -> list[str]:
 
 def delivery(task) -> str:
     """The part of an agent's instructions that says what to deliver for ``task``'s kind."""
+    toolchain = getattr(task, "toolchain", None)
+    if toolchain is not None:  # a task built with its own toolchain says it (issue 43)
+        return toolchain.delivery()
     if task.kind == "web":
         ids = stated_testids(task.requirements_text)
         listed = f" ({', '.join(ids)})" if ids else ""
@@ -83,6 +86,9 @@ def delivery(task) -> str:
 
 def tooling(task) -> str:
     """What the agent's shell offers for the task's kind, and how to test there."""
+    if getattr(task, "toolchain", None) is not None:
+        tools = ", ".join(task.toolchain.tools) or "the system's"
+        return f"There is no network; the shell has the task's tools ({tools}) on PATH."
     if task.kind in PYTHON_KINDS:
         return (
             "There is no network: the shell's Python has pip, setuptools and pytest, so install "
@@ -96,6 +102,8 @@ def tooling(task) -> str:
 
 def check_delivery(task, workspace: Path) -> list[str]:
     """What the workspace lacks of the delivery ``task``'s kind asks for (empty: delivered)."""
+    if getattr(task, "toolchain", None) is not None:
+        return []  # its suites say what is missing: a build that fails fails its tests
     if task.kind in PYTHON_KINDS:
         if not any(_read(workspace, name) is not None for name in ("pyproject.toml", "setup.py")):
             return ["no pyproject.toml at the repository root: the project cannot be installed"]

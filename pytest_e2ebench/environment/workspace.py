@@ -31,6 +31,11 @@ DOC_DIRS = frozenset({"docs", "doc"})  # top-level documentation folders: not me
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 PYTHON_SUFFIXES = (".py",)
 WEB_SUFFIXES = (".html", ".htm", ".css", ".js", ".mjs")  # what a web app's code is written in
+# a toolchain task's (issue 43): C, C++, JavaScript (Node, Vue), TypeScript, Java
+TOOLCHAIN_SUFFIXES = (
+    *(".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"),
+    *(".js", ".mjs", ".cjs", ".ts", ".vue", ".java"),
+)
 # Bounds on what is read of a project (it is untrusted): intake's file limit, and files
 # larger than a parser would take are not code worth counting.
 MAX_CODE_FILES = 20_000
@@ -45,6 +50,8 @@ def suffixes_for(kind: str) -> tuple[str, ...]:
     """File suffixes of a task kind's code: Python, HTML/CSS/JS for ``web``, both for ``app``."""
     if kind == "app":
         return (*WEB_SUFFIXES, *PYTHON_SUFFIXES)
+    if kind == "toolchain":
+        return TOOLCHAIN_SUFFIXES
     return WEB_SUFFIXES if kind == "web" else PYTHON_SUFFIXES
 
 

@@ -18,8 +18,8 @@ import importlib
 
 # attribute -> the modules (relative to this package) whose attribute of that name adds to it
 BUILTIN = {
-    "TASK_SECTIONS": ("app", "projecteval.section"),
-    "EVALUATIONS": ("app.style",),
+    "TASK_SECTIONS": ("app", "projecteval.section", "toolchain"),
+    "EVALUATIONS": ("app.style", "toolchain.style"),
     "STAGE_RUNNERS": ("stages.run",),
 }
 

@@ -52,6 +52,9 @@ STAGE_INPUTS: dict[str, tuple[str, ...]] = {
         *("stage_judge", "stage_judge_model", "variant_format"),
     ),
     "cascade-grade": ("reference_hash", "projecteval", "checklist_raw"),
+    # a toolchain task's suites (methods.toolchain.style: its spec and npm packages upstream)
+    "toolchain-eval": ("tests_hash", "timeout", "requires", "test_timeout"),
+    "toolchain-npm": (),
 }
 
 

@@ -40,11 +40,15 @@ class SectionSource:
 class TaskSection:
     """A method's part of a task: ``name`` is the Task attribute it fills (None when the task
     has no such table), ``parse`` reads it; ``brief(task, text)``, when given, returns the
-    requirements document the agent gets for a task that has the section."""
+    requirements document the agent gets for a task that has the section. ``kind``: the task
+    kind the section adds (its tasks are valid with that kind); ``tests(value)`` then gives the
+    task's tests from the parsed value, in place of the scan of pytest modules."""
 
     name: str
     parse: Callable[[SectionSource], Any]
     brief: Callable[[Any, str], str] | None = None
+    kind: str | None = None
+    tests: Callable[[Any], list | None] | None = None
 
 
 _REGISTERED: dict[str, TaskSection] = {}
@@ -59,6 +63,19 @@ def sections() -> tuple[TaskSection, ...]:
     """Every section: the built-in methods' (``methods.builtin``), then those registered."""
     found = {section.name: section for section in methods.builtin("TASK_SECTIONS")}
     return tuple({**found, **_REGISTERED}.values())
+
+
+def string_lists(value: object) -> bool:
+    """True for a table whose every value is a list of strings (task.toml's requirement maps:
+    ``[tests.requirements]``, ``[toolchain.requirements]``)."""
+    return isinstance(value, dict) and all(
+        isinstance(v, list) and all(isinstance(g, str) for g in v) for v in value.values()
+    )
+
+
+def section_kinds() -> dict[str, TaskSection]:
+    """The task kinds the sections add, each with its section."""
+    return {section.kind: section for section in sections() if section.kind}
 
 
 def parse_sections(source: SectionSource) -> dict[str, Any]:

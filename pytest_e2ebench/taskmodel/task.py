@@ -22,7 +22,7 @@ from ..run.cache import file_hash, tree_hash
 from .features import scan_features
 from .mutants import Mutant, parse_mutants
 from .reference import REFERENCE_DIR, RemoteReference, describe_reference
-from .sections import SectionSource, parse_sections, sections
+from .sections import SectionSource, parse_sections, section_kinds, sections, string_lists
 from .testconf import TestSettings, parse_settings
 from .testindex import Naming, StaticTest, apply_mapping, scan_tests
 
@@ -75,6 +75,8 @@ class Task:
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
     # app tasks: the launch contract (methods.app.AppSpec; issue #15), from its task section
     app: Any = None
+    # toolchain tasks: tools, suites and tests (methods.toolchain.ToolchainSpec; issue #43)
+    toolchain: Any = None
     # [tests.requirements]: requirement id -> node-id globs (for tests only a run reveals)
     requirement_map: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the task's own checks (checks/test_*.py, run with the harness's fixtures: issue #13.1)
@@ -278,7 +280,10 @@ def _with_files(root: Path, meta, kind, conf, requirements, reference, remote, p
     found = parse_sections(SectionSource(root, meta, kind, reference, problems))
     app = found.get("app")
     tests, excluded = [], []
-    if tests_dir is not None and app is None:  # an app task has no tests: an LLM writes cases
+    owner = section_kinds().get(kind)
+    if owner is not None and owner.tests is not None:  # a kind whose section lists its tests
+        tests = owner.tests(found.get(owner.name)) or []
+    elif tests_dir is not None and app is None:  # an app task has no tests: an LLM writes cases
         tests, excluded = _reference_tests(tests_dir, kind, conf, settings, pinned, name, problems)
     _check_mapping(where, conf["mapping"], requirements, problems)
     _check_tags(name, kind, requirements, tests, problems)
@@ -375,18 +380,21 @@ def _header(meta: dict, name: str, where: str, problems: list[str]) -> dict:
             f"{where}: field 'id' = {task_id!r} must match [a-z0-9][a-z0-9_-]*; rename the task"
         )
     title = _field(meta, "title", str, where, problems, 'title = "<one line>"')
+    kinds = (*KINDS, *section_kinds())
     kind = _field(
-        meta, "kind", str, where, problems, f'kind = "library" (one of {", ".join(KINDS)})'
+        meta, "kind", str, where, problems, f'kind = "library" (one of {", ".join(kinds)})'
     )
-    if kind is not None and kind not in KINDS:
+    if kind is not None and kind not in kinds:
         problems.append(
-            f"{where}: field 'kind' = {kind!r} is not a task kind; use one of {', '.join(KINDS)}"
+            f"{where}: field 'kind' = {kind!r} is not a task kind; use one of {', '.join(kinds)}"
         )
-    # A web app is HTML/CSS/JS; an app may be anything its launch contract starts; every other
-    # kind is a Python project.
+    # A web app is HTML/CSS/JS; an app may be anything its launch contract starts; a kind a
+    # section adds checks its language itself; every other kind is a Python project.
     expected_language = "javascript" if kind in ("web", "app") else "python"
     language = meta.get("language", expected_language)
-    if kind == "app" and not isinstance(language, str):
+    if kind in kinds[len(KINDS) :]:
+        pass  # the section's parse checks it
+    elif kind == "app" and not isinstance(language, str):
         problems.append(f"{where}: field 'language' = {language!r} must be a string")
     elif kind != "app" and language != expected_language:
         problems.append(
@@ -430,9 +438,7 @@ def _test_conf(meta: dict, where: str, problems: list[str]) -> dict:
         )
         timeout = DEFAULT_TEST_TIMEOUT
     mapping = test_conf.get("requirements", {})
-    if not isinstance(mapping, dict) or not all(
-        isinstance(v, list) and all(isinstance(g, str) for g in v) for v in mapping.values()
-    ):
+    if not string_lists(mapping):
         problems.append(
             f"{where}: field 'tests.requirements' must map requirement ids to lists "
             'of node-id globs, e.g. R1 = ["tests/test_x.py::test_a*"]'

@@ -21,6 +21,7 @@ import errno
 import json
 import re
 import tomllib
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from ..errors import AgentFileError
@@ -136,6 +137,8 @@ def _parsing(where: str, fmt: str, invalid: type[Exception]):
     parser's own error for bad syntax, named as not valid ``fmt``)."""
     try:
         yield
+    except AgentFileError:
+        raise  # a bound of the caller's, said already
     except invalid as exc:
         raise AgentFileError(where, f"not valid {fmt} ({_plain(exc)})") from None
     except (RecursionError, MemoryError) as exc:
@@ -162,6 +165,45 @@ def loads_json(
     with _parsing(where, "JSON", ValueError):
         value = json.loads(text)
     return scalar_strings(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+MAX_XML_ELEMENTS = 200_000
+# a document type declares entities (internal ones expand: the "billion laughs"; external ones
+# name files): a test report has no need of one, so none is parsed at all
+_DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+
+
+def loads_xml(
+    data: bytes, where: str, *, max_depth: int = MAX_DEPTH, max_elements: int = MAX_XML_ELEMENTS
+) -> ElementTree.Element:
+    """The root element of the XML document ``data`` (a test runner's JUnit report).
+
+    The caller has bounded ``data``'s size; here a document type declaration (and so any
+    entity) is refused before parsing, and the stream parser stops past ``max_depth`` levels
+    of nesting or ``max_elements`` elements. Raises AgentFileError for anything wrong.
+    """
+    if _DOCTYPE.search(data):
+        raise AgentFileError(where, "has a document type declaration (entities are not read)")
+    parser = ElementTree.XMLPullParser(events=("start", "end"))
+    depth = elements = 0
+    root = None
+    with _parsing(where, "XML", ElementTree.ParseError):
+        for start in range(0, len(data), 1 << 16):
+            parser.feed(data[start : start + (1 << 16)])
+            for event, element in parser.read_events():
+                if event == "start":
+                    depth, elements = depth + 1, elements + 1
+                    root = element if root is None else root
+                    if depth > max_depth or elements > max_elements:
+                        raise AgentFileError(
+                            where, f"nested deeper than {max_depth} or over {max_elements} elements"
+                        )
+                else:
+                    depth -= 1
+        parser.close()
+    if root is None:
+        raise AgentFileError(where, "not valid XML (no element)")
+    return root
 
 
 def scalar_strings(value: object) -> object:

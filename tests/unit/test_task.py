@@ -39,11 +39,11 @@ def test_valid_task_loads_with_tags_tests_and_sizes(tasks):
     [
         (
             'id = "calc"\ntitle = "x"\ncreated = 2026-01-01\n',
-            "calc/task.toml: field 'kind' is missing; add kind = \"library\" (one of library, cli, data, web, app)",
+            "calc/task.toml: field 'kind' is missing; add kind = \"library\" (one of library, cli, data, web, app, toolchain)",
         ),
         (
             'id = "calc"\ntitle = "x"\nkind = "game"\ncreated = 2026-01-01\n',
-            "calc/task.toml: field 'kind' = 'game' is not a task kind; use one of library, cli, data, web, app",
+            "calc/task.toml: field 'kind' = 'game' is not a task kind; use one of library, cli, data, web, app, toolchain",
         ),
         (
             'id = "other"\ntitle = "x"\nkind = "cli"\ncreated = 2026-01-01\n',

@@ -166,6 +166,10 @@ def reference_artefacts(task, stage: str, workspace: Path) -> None:
         refs = StageReferences(task.root)
         if refs.dependency_file.is_file():
             shutil.copy2(refs.dependency_file, workspace / DEPENDENCY_FILE)
+    elif getattr(task, "toolchain", None) is not None:  # its own test folder (issue 43)
+        found = task.toolchain.stage_suite(stage)
+        if found is not None and (task.tests_dir / found[1]).is_dir():
+            shutil.copytree(task.tests_dir / found[1], workspace / found[1], ignore=ignore)
     elif stage in ("acceptance-tests", "unit-tests"):
         folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
         own = task.tests_dir / Path(folder).name  # tests/acceptance or tests/unit, if split

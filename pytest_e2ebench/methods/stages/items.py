@@ -31,7 +31,7 @@ def run_items(collector: pytest.File, task: Task, agent: Agent, run: int) -> lis
         raise TaskError(str(task.root), refs.problems())
     items = []
     for stage in stages:
-        if task.kind == "web" or not refs.has(stage):
+        if task.kind == "web" or not refs.has(stage) or not _gradable(task, stage):
             continue
         for artefact in item_names(stage, refs):
             name = f"{task.id}[{agent.label}-run-{run}-{stage}-{artefact}]"
@@ -39,6 +39,14 @@ def run_items(collector: pytest.File, task: Task, agent: Agent, run: int) -> lis
             item.extra_keyword_matches.add(stage)
             items.append(item)
     return items
+
+
+def _gradable(task: Task, stage: str) -> bool:
+    """A toolchain task's stages besides implement: its design, and the test-writing stages
+    its ``[toolchain.stages]`` names (issue 43); the setup stage installs a Python dependency
+    file."""
+    spec = getattr(task, "toolchain", None)
+    return spec is None or stage == "design" or spec.stage_suite(stage) is not None
 
 
 class StageItem(pytest.Item):

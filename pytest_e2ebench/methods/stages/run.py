@@ -18,6 +18,8 @@ from ...run.generate import Ask, generate
 from ...run.plan import RunPlan
 from ...run.record import stage_record
 from ...taskmodel.mutants import MUTANTS_FILE
+from ..toolchain import written
+from ..toolchain.style import ToolchainSuite
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
@@ -62,6 +64,20 @@ INSTRUCTIONS = {
 }
 
 
+def instruction(stage: str, task=None) -> str:
+    """What the agent is asked to write in ``stage`` (a toolchain task's own test folder and
+    DevEval's prompt for it, for its test-writing stages)."""
+    found = task.toolchain.stage_suite(stage) if getattr(task, "toolchain", None) else None
+    if found is None:
+        return INSTRUCTIONS[stage]
+    suite, folder, prompt = found
+    return (
+        f"This is the {stage} stage: write the tests as files under {folder}/ ({suite.format} "
+        f"tests, built and run as the task's suite does: {suite.build or suite.run}). They will "
+        f"be run against the real implementation; write no implementation.\n\n{prompt}"
+    ).strip()
+
+
 def reveals_reference(stage: str, mode: str) -> bool:
     """True when ``stage``'s inputs hold the task's reference outputs (modular mode: the
     reference design, and for unit-tests the reference source)."""
@@ -84,9 +100,9 @@ def stage_inputs(task, agent_run_dir: Path, stage: str, mode: str, dest: Path) -
     return dest
 
 
-def brief(stage: str, inputs: Path) -> str:
+def brief(stage: str, inputs: Path, task=None) -> str:
     """The stage instruction and the inputs' text, for an LLM agent's prompt."""
-    parts = [f"# Stage: {stage}\n\n{INSTRUCTIONS[stage]}"]
+    parts = [f"# Stage: {stage}\n\n{instruction(stage, task)}"]
     used = 0
     for path in sorted(p for p in inputs.rglob("*") if p.is_file() and not p.is_symlink()):
         rel = path.relative_to(inputs).as_posix()
@@ -119,7 +135,7 @@ def evaluate(evaluator, ctx) -> dict:
         inputs = stage_dir / "inputs"
         shutil.rmtree(inputs, ignore_errors=True)
         stage_inputs(task, agent_run_dir, stage, mode, inputs)
-        ask = Ask(task, stage_dir, stage=stage, brief=brief(stage, inputs), inputs=inputs)
+        ask = Ask(task, stage_dir, stage=stage, brief=brief(stage, inputs, task), inputs=inputs)
         agent_data = generate(steps, ask)
         graded = steps.stage("stage-grade", "grade", repo_hash=agent_data["repo_hash"])
         grade = graded.load()
@@ -175,6 +191,9 @@ def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
     if stage == "setup":
         examples = StageReferences(task.root).examples
         return setup.grade(repo, task.reference_dir, examples, work, sandbox)
+    if getattr(task, "toolchain", None) is not None:  # its own suites, on the reference
+        modules = ToolchainSuite().environment(steps, repo, "").install.get("node_modules")
+        return written.grade(task, stage, repo, work, sandbox, ctx.settings.timeout, modules)
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
     shared = ctx.out / ".shared"
     return testing.grade(repo / folder, task, work, shared, sandbox, ctx.settings.timeout)

@@ -29,7 +29,6 @@ no tests) is listed with the reason and not written.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime as dt
 import re
 import shutil
@@ -39,93 +38,51 @@ from pathlib import Path
 from ...environment.requirements import InstallRefused, vet
 from ...errors import AgentFileError
 from ...isolation.intake import IntakeLimits
-from ...untrusted.parse import read_json
-from ...untrusted.peer import beneath, copy_file, copy_folder, relative_path
+from ...untrusted.peer import beneath, copy_file, relative_path
 from ...untrusted.peer import read_text as peer_text
 from . import add_arguments as shared_arguments
 from . import fresh_folder, write_report, write_task_toml
-
-CONFIG = "repo_config.json"
-DOCUMENTS = ("PRD", "UML_class", "UML_sequence", "architecture_design")
-SKIPPED = ("setup_shell_script.sh", ".git", "__pycache__", ".pytest_cache")
-REQUIREMENTS = """
-
-## Requirements added by the importer
-
-### R1: Acceptance tests
-
-The behaviour the PRD describes, as DevEval's acceptance tests check it.
-
-### R2: Unit tests
-
-The modules, classes and functions of the architecture, as DevEval's unit tests check them.
-"""
-
-
-@dataclasses.dataclass
-class RepoReport:
-    """What happened to one DevEval repository."""
-
-    repo: str
-    task: str | None = None
-    error: str | None = None
-    examples: int = 0
-    notes: list[str] = dataclasses.field(default_factory=list)
-
-
-class NotConvertible(Exception):
-    """The repository cannot become a task; the text says why."""
-
-
-def find_repos(src: Path) -> list[Path]:
-    """DevEval repository folders at or under ``src`` (those holding repo_config.json)."""
-    if (src / CONFIG).is_file():
-        return [src]
-    return sorted(p.parent for p in src.rglob(CONFIG) if not p.parent.is_symlink())
-
-
-def _config(repo: Path) -> dict:
-    config = read_json(repo, CONFIG)  # peer data: bounded, no link (AgentFileError)
-    if not isinstance(config, dict):
-        raise NotConvertible(f"{CONFIG}: not a JSON object")
-    if config.get("language", "python") != "python":
-        raise NotConvertible(f"language {config.get('language')!r}: only Python repositories")
-    return config
-
-
-def _named(repo: Path, config: dict, key: str, default: str) -> Path:
-    value = config.get(key, default)
-    if value == "":
-        return repo / value
-    # relative, no "..", no link on the way (AgentFileError otherwise)
-    return beneath(repo, relative_path(value, f"{CONFIG}: {key}"), f"{CONFIG}: {key}")
-
-
-def _block(text: str, language: str | None) -> str:
-    """The first fenced block (of ``language`` if given and present), else the text."""
-    fences = re.findall(r"^```+\s*([\w-]*)[^\n]*\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
-    chosen = [body for lang, body in fences if language is None or lang == language]
-    return (chosen or [body for _, body in fences] or [text])[0]
-
-
-def task_id(repo: Path) -> str:
-    """A task id from a repository folder name: lower case, ``[a-z0-9_-]``."""
-    slug = re.sub(r"[^a-z0-9_-]+", "-", repo.name.lower()).strip("-_")
-    return f"deveval-{slug or 'repo'}"
+from .deveval_native import import_native
+from .deveval_repo import (
+    CONFIG,
+    DOCUMENTS,
+    REQUIREMENTS,
+    NotConvertible,
+    RepoReport,
+    copy_noting,
+    find_repos,
+    named,
+    read_config,
+    task_id,
+    text_of,
+    write_design,
+    write_reference,
+)
 
 
 def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
-    """Write the task for one repository under ``out``; what happened, as a report."""
+    """Write the task for one repository under ``out``; what happened, as a report. A C/C++
+    or JavaScript repository becomes a toolchain task (:mod:`.deveval_native`)."""
+    try:
+        config = read_config(repo)
+    except (NotConvertible, AgentFileError) as exc:
+        return RepoReport(repo=repo.name, error=str(exc))
+    if config.get("language", "python") != "python":
+        return import_native(repo, out, created, config)
+    return _import_python(repo, out, created, config)
+
+
+def _import_python(repo: Path, out: Path, created: dt.date, config: dict) -> RepoReport:
+    """A Python repository's task (see the module's docstring)."""
     report = RepoReport(repo=repo.name)
     try:
-        config = _config(repo)
-        documents = {k: _named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
-        dependencies = _named(repo, config, "dependencies", "requirements.txt")
+        documents = {k: named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
+        dependencies = named(repo, config, "dependencies", "requirements.txt")
         suites = {
-            "acceptance": _named(repo, config, "acceptance_tests", "acceptance_tests"),
-            "unit": _named(repo, config, "unit_tests", "unit_tests"),
+            "acceptance": named(repo, config, "acceptance_tests", "acceptance_tests"),
+            "unit": named(repo, config, "unit_tests", "unit_tests"),
         }
-        _named(repo, config, "usage_examples", "examples")  # checked now, used when writing
+        named(repo, config, "usage_examples", "examples")  # checked now, used when writing
         if config.get("dependencies") == "":
             dependencies = None  # DevEval's way of saying: no dependency file
         files = [*documents.values(), *([dependencies] if dependencies else [])]
@@ -141,8 +98,8 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
             raise NotConvertible(
                 f"no test modules (test*.py, *_test.py) in the {' and '.join(empty)} tests"
             )
-        texts = {k: _text(repo, p) for k, p in documents.items()}
-        dependency_text = _text(repo, dependencies) if dependencies else None
+        texts = {k: text_of(repo, p) for k, p in documents.items()}
+        dependency_text = text_of(repo, dependencies) if dependencies else None
     except (NotConvertible, AgentFileError) as exc:
         report.error = str(exc)
         return report
@@ -158,41 +115,27 @@ def import_repo(repo: Path, out: Path, created: dt.date) -> RepoReport:
     return report
 
 
-def _text(repo: Path, path: Path) -> str:
-    """A dataset file's text (peer data: bounded, no link, UTF-8), or NotConvertible."""
-    text = peer_text(repo, path.relative_to(repo).as_posix())
-    if text is None:
-        raise NotConvertible(f"missing {path.name}")
-    return text
-
-
 def _write_task(repo, root, config, texts, dependency_text, created, report) -> None:
     """Write one repository's task folder; AgentFileError for a link out of the dataset."""
-    documents = {k: _named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
-    dependencies = _named(repo, config, "dependencies", "requirements.txt")
+    documents = {k: named(repo, config, k, f"{k}.md") for k in DOCUMENTS}
+    dependencies = named(repo, config, "dependencies", "requirements.txt")
     if dependency_text is None:
         dependencies = None
     suites = {
-        "acceptance": _named(repo, config, "acceptance_tests", "acceptance_tests"),
-        "unit": _named(repo, config, "unit_tests", "unit_tests"),
+        "acceptance": named(repo, config, "acceptance_tests", "acceptance_tests"),
+        "unit": named(repo, config, "unit_tests", "unit_tests"),
     }
-    examples = _named(repo, config, "usage_examples", "examples")
+    examples = named(repo, config, "usage_examples", "examples")
     root.mkdir(parents=True)
     _write_toml(repo, root, config, texts["PRD"], (dependencies, dependency_text), created, report)
     for kind, folder in suites.items():
-        _copy(repo, folder, root / "tests" / kind, report)
+        copy_noting(repo, folder, root / "tests" / kind, report)
     _data_beside_suites(repo, root, suites.values(), report)
-    _write_design(root, texts)
+    write_design(root, texts)
     _write_setup(repo, root, examples, dependency_text, report)
     elsewhere = {*documents.values(), *suites.values(), examples, repo / CONFIG}
     elsewhere |= {dependencies} if dependencies else set()
-    _copy(repo, repo, root / "reference", report)
-    for path in elsewhere:  # the copy holds no link: what is removed is the copy's own
-        copied = root / "reference" / path.relative_to(repo)
-        if copied.is_dir():
-            shutil.rmtree(copied)
-        elif copied.exists():
-            copied.unlink()
+    write_reference(repo, root, elsewhere, report)
 
 
 def _write_toml(repo, root, config, prd, dependency, created, report) -> None:
@@ -249,17 +192,6 @@ def _data_beside_suites(repo: Path, root: Path, suites, report: RepoReport) -> N
     report.notes.append("required files also at the suite's root (tests read them by __file__)")
 
 
-def _write_design(root: Path, texts: dict) -> None:
-    """design/: the UML documents' Mermaid blocks and the architecture's file tree."""
-    design = root / "design"
-    design.mkdir()
-    for key, name in (("UML_class", "class.mmd"), ("UML_sequence", "sequence.mmd")):
-        text = texts[key]
-        (design / name).write_text(_block(text, "mermaid").rstrip() + "\n", encoding="utf-8")
-    tree = _block(texts["architecture_design"], None)
-    (design / "architecture.txt").write_text(tree.rstrip() + "\n", encoding="utf-8")
-
-
 def _write_setup(repo, root, examples, dependency_text, report) -> None:
     """setup/: the dependency file and the example scripts with the data they read."""
     (root / "setup" / "examples").mkdir(parents=True)
@@ -267,21 +199,12 @@ def _write_setup(repo, root, examples, dependency_text, report) -> None:
     scripts = sorted(examples.glob("*.py")) if examples.is_dir() else []
     if scripts:  # the scripts with the data files they read (examples/HDFCLIFE.csv)
         shutil.rmtree(root / "setup" / "examples")
-        _copy(repo, examples, root / "setup" / "examples", report)
+        copy_noting(repo, examples, root / "setup" / "examples", report)
         scripts = sorted((root / "setup" / "examples").glob("*.py"))
     report.examples = len(scripts)
     if not scripts:
         report.notes.append("no example-usage scripts (*.py): the task has no setup stage")
         shutil.rmtree(root / "setup")
-
-
-def _copy(repo: Path, folder: Path, dest: Path, report: RepoReport) -> None:
-    """Copy a folder of the repository (peer data: untrusted.peer.copy_folder, no link
-    followed, a link out of the dataset refused); what was left out goes into the notes."""
-    rel = folder.relative_to(repo).as_posix() or "."
-    copied = copy_folder(repo, rel, dest, ignore=SKIPPED)
-    prefix = "" if rel == "." else f"{rel}/"
-    report.notes += [f"{prefix}{p}: left out ({why})" for p, why in copied.dropped]
 
 
 def _runtime_requirements(content: str, report: RepoReport) -> list[str]:
@@ -316,7 +239,7 @@ def _copy_data(repo: Path, config: dict, dependencies: Path | None, dest: Path, 
                 continue
             beneath(repo, rel.as_posix())  # no link on the way (AgentFileError)
             if source.is_dir():
-                _copy(repo, source, dest / rel, report)
+                copy_noting(repo, source, dest / rel, report)
             elif source.is_file():
                 copy_file(repo, rel.as_posix(), dest / rel, IntakeLimits().max_file_bytes)
             else:
@@ -338,7 +261,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command line of ``e2ebench import deveval``."""
     shared_arguments(
         parser,
-        "DevEval's benchmark_data/python folder, or one repository in it",
+        "DevEval's benchmark_data folder (python/, cpp/, javascript/, java/), or one repository",
         dt.date(2024, 3, 13),  # DevBench's first public release
         "release date written into each task.toml (default 2024-03-13)",
     )
