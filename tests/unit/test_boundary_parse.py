@@ -370,7 +370,7 @@ def test_each_reader_turns_deep_nesting_into_the_agents_failure(hostile):
     from pytest_e2ebench.methods.stages.setup import dependencies
 
     deep = "nested deeper than 64 levels"
-    spec = load_task(GRADEBOOK).projecteval
+    spec = load_task(GRADEBOOK).slots["projecteval"]
     answers = read_answers(hostile, spec)
     assert answers["values"] == {}
     assert set(answers["problems"].values()) == {f"parameters.json: {deep}"}

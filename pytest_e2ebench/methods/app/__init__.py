@@ -115,8 +115,13 @@ FEATURE_ID = re.compile(rf"^{FEATURE_PREFIX}\d+$")
 
 
 def app_section(source: SectionSource) -> AppSpec | None:
-    """The task model's ``app`` attribute: an app task's launch contract, else None."""
+    """The task's ``app`` slot: an app task's launch contract, else None."""
     return parse_app(source.meta, source.where, source.problems) if source.kind == "app" else None
 
 
-TASK_SECTIONS = (TaskSection("app", app_section),)
+TASK_SECTIONS = (TaskSection(NAME, app_section),)
+
+
+def app_spec(task) -> AppSpec | None:
+    """The launch contract of ``task`` (its ``app`` slot), None for a task of another kind."""
+    return task.slots.get(NAME)

@@ -11,7 +11,21 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, number
-from . import DEFAULT_STEPS, NAME, AppSettings, app_settings
+from . import DEFAULT_STEPS, NAME, TASK_SECTIONS, AppSettings, app_settings, app_spec
+from .style import EVALUATIONS
+
+# what the centre reads of this method without a session (pytest_e2ebench.methods.parts)
+__all__ = ["EVALUATIONS", "STAGE_INPUTS", "TASK_SECTIONS"]
+
+PLAN_SLOT = "apps"  # this method's slot of the run's plan (its entry point's name)
+# the stages of an app's evaluation and the plan's fields their keys are made of (run.plan)
+STAGE_INPUTS = {
+    "app-eval": (
+        *("materials", "apps.app", "apps.app_steps", "test_timeout", "apps.app_judge"),
+        *("timeout", "requirements", "apps.model", "apps.app_cases"),
+    ),
+    "app-cases": ("requirements", "apps.model", "apps.app_cases"),
+}
 
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 
@@ -53,15 +67,18 @@ def pytest_e2ebench_plan_fields(ctx) -> dict | None:
     """An app task's plan: its app table and the judging agent's steps, cases, judge and
     model (the keys of its cases and its evaluation)."""
     task, settings = ctx.task, ctx.settings
-    if task.app is None:
+    spec = app_spec(task)
+    if spec is None:
         return None
     app = app_settings(settings)
     return {
-        "app": task.app.to_dict(),
-        "app_steps": app.steps,
-        "app_cases": app.cases,
-        "app_judge": settings.judge,
-        "model": settings.model,
+        PLAN_SLOT: {
+            "app": spec.to_dict(),
+            "app_steps": app.steps,
+            "app_cases": app.cases,
+            "app_judge": settings.judge,
+            "model": settings.model,
+        }
     }
 
 

@@ -63,6 +63,16 @@ class ProjectEvalSpec:
     parameters: dict[str, str]  # name -> description (PD)
     canonical: dict[str, str]  # name -> the reference's value (CPV)
     skeleton_dir: Path | None  # a committed skeleton; None: masked from the reference
+    # the session's: --e2e-level (the input level the agent gets; None: requirements.md),
+    # --e2e-projecteval-mode=cascade at level 1 or 2 (checklist, skeleton, code), and a
+    # cascade step's document for the agent in place of the level's (#17)
+    level: int | None = None
+    cascade: bool = False
+    given: str | None = None
+
+    def refetched(self, new: ProjectEvalSpec) -> ProjectEvalSpec:
+        """The table parsed again with the fetched reference's files, at this level and mode."""
+        return dataclasses.replace(new, level=self.level, cascade=self.cascade, given=self.given)
 
     def to_dict(self) -> dict:
         """JSON-able facts for records and stage keys."""
@@ -83,11 +93,22 @@ class ProjectEvalSettings(MethodSettings):
 
     def session_task(self, task):
         """A ProjectEval ``task`` at the session's level and mode (other tasks unchanged)."""
-        if self.level is None or task.projecteval is None:
+        if self.level is None or spec_of(task) is None:
             return task
         # ProjectEval's cascade starts before the code at level 1 or 2 (level 3 is direct)
         cascade = self.mode == "cascade" and self.level < 3
-        return dataclasses.replace(task, level=self.level, cascade=cascade)
+        return with_spec(task, level=self.level, cascade=cascade)
+
+
+def spec_of(task) -> ProjectEvalSpec | None:
+    """ProjectEval's slot of ``task`` (its table, level and mode), None for another task."""
+    return task.slots.get(SECTION)
+
+
+def with_spec(task, **changes):
+    """``task`` with its ProjectEval slot changed (``level``, ``cascade``, ``given``)."""
+    spec = dataclasses.replace(spec_of(task), **changes)
+    return dataclasses.replace(task, slots=task.slots.replace(**{SECTION: spec}))
 
 
 def parse_checklist(data, where: str, problems: list[str]) -> list[ChecklistItem]:

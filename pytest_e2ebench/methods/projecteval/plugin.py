@@ -11,11 +11,49 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, source
-from . import LEVELS, MODES, SECTION, ProjectEvalSettings, report
+from ...run.runs import RunPart
+from . import LEVELS, MODES, SECTION, ProjectEvalSettings, report, spec_of
 from .cascade import run_cascade
 from .params import read_answers, write_pv_file
+from .section import TASK_SECTIONS
 from .similarity import indicators, over_bound
 from .skeleton import write_skeleton
+
+# what the centre reads of this method without a session (pytest_e2ebench.methods.parts)
+__all__ = ["PLAN_DEFAULTS", "PLAN_WHERE", "RUN_PARTS", "STAGE_INPUTS", "TASK_SECTIONS"]
+
+# The stages keyed on ProjectEval's slot of the plan (run.plan), and its field the core's
+# migration key reads: the repository path the parameter file names ("" for another task)
+STAGE_INPUTS = {
+    "migrated": ("projecteval.pv_repo",),
+    "similarity": ("reference_hash", "projecteval.projecteval"),
+    "cascade-grade": ("reference_hash", "projecteval.projecteval", "projecteval.checklist_raw"),
+}
+PLAN_DEFAULTS = {"projecteval.pv_repo": ""}
+PLAN_WHERE = ("projecteval.pv_repo",)  # where the run lives, not what it is (census_store)
+CASCADE = "cascade"  # ProjectEval's cascade mode (#17): its own run beside the direct one
+LEVEL_PREFIX = "level-"
+
+
+def run_part(task) -> str | None:
+    """The folder a run at a level is filed under: ``level-<l>[-cascade]`` (None: no level)."""
+    spec = spec_of(task)
+    if spec is None or spec.level is None:
+        return None
+    return f"{LEVEL_PREFIX}{spec.level}{'-' + CASCADE if spec.cascade else ''}"
+
+
+def record_part(record: dict) -> str | None:
+    """:func:`run_part` of a run's record (its ``level`` and ``projecteval_mode``)."""
+    level = record.get("level")
+    if level is None:
+        return None
+    return (
+        f"{LEVEL_PREFIX}{level}{'-' + CASCADE if record.get('projecteval_mode') == CASCADE else ''}"
+    )
+
+
+RUN_PARTS = (RunPart(run_part, record_part),)
 
 OPTIONS = (
     (
@@ -65,23 +103,33 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict:
 def pytest_itemcollected(item: pytest.Item) -> None:
     """``-k level2``, ``-k cascade``: a run's items at a level, or in the cascade mode."""
     task = getattr(item, "task", None)
-    if getattr(task, "level", None) is not None:
-        item.extra_keyword_matches.add(f"level{task.level}")
-    if getattr(task, "cascade", False):
-        item.extra_keyword_matches.add("cascade")
+    spec = spec_of(task) if task is not None else None
+    if spec is not None and spec.level is not None:
+        item.extra_keyword_matches.add(f"level{spec.level}")
+    if spec is not None and spec.cascade:
+        item.extra_keyword_matches.add(CASCADE)
 
 
 def pytest_e2ebench_plan_fields(ctx) -> dict | None:
     """A ProjectEval task's plan: its table, the checklist as written, and the repository
     path its parameter file names (the keys of the migration, similarity and cascade)."""
-    pe = ctx.task.projecteval
+    pe = spec_of(ctx.task)
     if pe is None:
         return None
-    return {
+    fields = {
         "projecteval": pe.to_dict(),
         "checklist_raw": tuple(pe.checklist_raw),
         "pv_repo": str(ctx.run_dir / "repo"),
     }
+    return {SECTION: fields}
+
+
+def pytest_e2ebench_error_extras(task) -> dict | None:
+    """A run at a level that ended in an error: its record's ``level`` (and mode)."""
+    spec = spec_of(task)
+    if spec is None or spec.level is None:
+        return None
+    return {"level": spec.level, **({"projecteval_mode": CASCADE} if spec.cascade else {})}
 
 
 @pytest.hookimpl(trylast=True)
@@ -94,7 +142,7 @@ def pytest_e2ebench_report_sections(config) -> list:
 def pytest_e2ebench_tests_migrated(repo, tests_dir, ctx) -> dict | None:
     """The agent's parameter values, checked, for the tests' ``pv`` fixture (#17); the
     migration record keeps them as ``parameters``."""
-    spec = ctx.task.projecteval
+    spec = spec_of(ctx.task)
     if spec is None:
         return None
     answers = read_answers(repo, spec)
@@ -106,7 +154,8 @@ def pytest_e2ebench_tests_migrated(repo, tests_dir, ctx) -> dict | None:
 def pytest_e2ebench_prepare_workspace(workspace, ctx) -> None:
     """Level 3: the code skeleton in the agent's workspace (#17)."""
     task = ctx.task
-    if task.projecteval is not None and task.level == 3 and ctx.agent.receives_materials:
+    spec = spec_of(task)
+    if spec is not None and spec.level == 3 and ctx.agent.receives_materials:
         write_skeleton(task, workspace)
 
 
@@ -115,16 +164,17 @@ def pytest_e2ebench_run_extras(steps, repo, repo_hash, migration) -> dict | None
     """The run's level, parameter answers and similarity indicators (cached); None for a
     task of another benchmark."""
     task = steps.ctx.task
-    if task.projecteval is None:
+    spec = spec_of(task)
+    if spec is None:
         return None
     stage = steps.stage("similarity", repo_hash=repo_hash)
     found = stage.load()
     if found is None:
         stage.reset()
-        found = stage.commit(indicators(task.projecteval, task.reference_dir, repo))
+        found = stage.commit(indicators(spec, task.reference_dir, repo))
     return {
-        "level": task.level,
-        "projecteval": {"level": task.level, "parameters": migration.get("parameters"), **found},
+        "level": spec.level,
+        "projecteval": {"level": spec.level, "parameters": migration.get("parameters"), **found},
         "notes": over_bound(found.get("similarity_notes") or {}),  # a comparison's bound
     }
 
@@ -134,4 +184,5 @@ def pytest_e2ebench_lead_in(steps):
     """``--e2e-projecteval-mode=cascade`` at level 1 or 2: the checklist and skeleton steps
     before the code (``cascade.Cascade``); None for any other run."""
     task = steps.ctx.task
-    return run_cascade(steps, task) if task.cascade else None
+    spec = spec_of(task)
+    return run_cascade(steps, task) if spec is not None and spec.cascade else None

@@ -34,6 +34,15 @@ from . import (
 )
 from .variants import VARIANT_FORMAT
 
+PLAN_SLOT = "stages"  # this method's slot of the run's plan (its entry point's name)
+# the key of a stage's grade: the task's reference artefacts, hashed, the judge and the format
+STAGE_INPUTS = {
+    "stage-grade": (
+        *("reference_hash", "stages.design_hash", "stages.setup_hash", "tests_hash"),
+        *("stages.mutants_hash", "stages.stage_judge", "stages.stage_judge_model"),
+        "stages.variant_format",
+    ),
+}
 BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
 INSTRUCTIONS = {
     "design": (
@@ -133,20 +142,20 @@ def evaluate(evaluator, ctx) -> dict:
 
 def stage_plan(plan: RunPlan, ctx) -> RunPlan:
     """The run's plan with the stage's own inputs, from which its grade's key is derived
-    (``run.plan.STAGE_INPUTS``): the task's design and setup folders, its mutants, the judge
-    and the variant's format."""
+    (:data:`STAGE_INPUTS`): the task's design and setup folders, its mutants, the judge and the
+    variant's format, in the method's slot of the plan."""
     task, settings = ctx.task, ctx.settings
     mutants = task.root / MUTANTS_FILE
     design_dir, setup_dir = task.root / "design", task.root / "setup"
-    return dataclasses.replace(
-        plan,
-        design_hash=tree_hash(design_dir) if design_dir.is_dir() else "",
-        setup_hash=tree_hash(setup_dir) if setup_dir.is_dir() else "",
-        mutants_hash=file_hash(mutants) if mutants.is_file() else "",
-        stage_judge=settings.judge,
-        stage_judge_model=settings.model if settings.judge != "tests" else "",
-        variant_format=VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
-    )
+    fields = {
+        "design_hash": tree_hash(design_dir) if design_dir.is_dir() else "",
+        "setup_hash": tree_hash(setup_dir) if setup_dir.is_dir() else "",
+        "mutants_hash": file_hash(mutants) if mutants.is_file() else "",
+        "stage_judge": settings.judge,
+        "stage_judge_model": settings.model if settings.judge != "tests" else "",
+        "variant_format": VARIANT_FORMAT,  # the written tests also run on the variant (#26)
+    }
+    return plan.with_slot(PLAN_SLOT, fields)
 
 
 def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
