@@ -301,15 +301,17 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict | None:
 
 @pytest.hookspec
 def pytest_e2ebench_plan_fields(ctx: RunContext) -> dict | None:
-    """Return the :class:`~pytest_e2ebench.run.plan.RunPlan` fields your method fills for the
-    run ``ctx`` (field name -> value), or None when the run's task is not yours. Every
-    implementation is called; the dicts are applied in turn.
+    """Return your method's fields of the :class:`~pytest_e2ebench.run.plan.RunPlan` of the run
+    ``ctx``, in your method's slot (``{slot: {field: value}}``, JSON-able values), or None when
+    the run's task is not yours. Every implementation is called; the slots are filled in turn.
 
-    Each stage's cache key is made of the plan's fields that ``run.plan.STAGE_INPUTS`` names
-    for it, so what a method's stages read must come through here (or its stage's own
-    upstream keys), never from the task or the settings behind the plan's back: ProjectEval
-    fills ``projecteval``, ``checklist_raw`` and ``pv_repo``; the apps ``app``, their steps,
-    cases, judge and model.
+    Each stage's cache key is made of the plan's fields its stage table names
+    (``run.plan.stage_inputs``: the core's tables and each method module's ``STAGE_INPUTS``,
+    a method's field written ``<slot>.<field>``), so what a method's stages read must come
+    through here (or its stage's own upstream keys), never from the task or the settings behind
+    the plan's back: ProjectEval fills ``projecteval`` (its table, the checklist as written,
+    the repository path of its parameter file); the apps fill ``apps`` (their table, steps,
+    cases, judge and model).
     """
 
 

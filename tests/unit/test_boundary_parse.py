@@ -92,6 +92,7 @@ ALLOWED = {
     "tools/testing/demo_model.py": "the task's reference files, served by the stand-in model",
     "tools/importers/__init__.py": "reads back the task.toml text the importer just wrote",
     "schema/__init__.py": "the package's own JSON Schema file",
+    "tools/importers/pins.py": "the package's own dataset pins (tools/importers/datasets.toml)",
     "environment/backend.py": "copies the wheel it built and inspected into its own store (harness zone)",
     "evaluation/planting/twins.py": "a harness copy of the task's reference tests (task content)",
     "proxy/tape.py": "the proxy's own tape of answers, written by the harness",
