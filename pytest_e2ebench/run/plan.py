@@ -1,7 +1,9 @@
 """The plan of one run: everything that decides its stages, resolved once and frozen.
 
-A stage's cache key is derived from the plan's fields that :data:`STAGE_INPUTS` names for it
-plus the keys (or hashes) of the stages it reads, never listed by hand where the stage runs.
+A stage's cache key is derived from the plan's fields that its stage table names
+(:func:`stage_inputs`: the core's :data:`STAGE_INPUTS` and each method's own) plus the keys (or
+hashes) of the stages it reads, never listed by hand where the stage runs. A method's fields are
+in its slot of :attr:`RunPlan.methods` (``<slot>.<field>`` in a table), not fields of the plan.
 The idea is SWE-bench's (its environment images are keyed by the hash of the spec that builds
 them): what is not in the plan cannot reach a stage, so a new input goes into the plan and the
 table, and the key follows. ``STAGE_FORMAT`` is part of every key (docs/architecture.md, "The

@@ -1,9 +1,10 @@
 """RealDevWorld's apps as a built-in plugin (docs/apps.md).
 
-Registered by :func:`pytest_e2ebench.plugin.pytest_configure` as ``e2ebench-apps``. An app
-task is evaluated by the ``AppCases`` evaluation style (``run.evaluation``); its record keys
-(``app``, SQ) come from that style. This module holds the hooks an outside plugin would
-implement for it (its options; it has none of the report or design hooks yet).
+An entry of the ``pytest_e2ebench.methods`` registry, registered as the plugin
+``e2ebench-apps``. An app task is evaluated by the ``AppCases`` evaluation style
+(``EVALUATIONS``); its record keys (``app``, SQ) come from that style. This module holds the
+hooks an outside plugin would implement for it (its options, its plan fields; it has none of
+the report or design hooks yet).
 """
 
 from __future__ import annotations

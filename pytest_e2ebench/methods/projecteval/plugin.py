@@ -3,7 +3,8 @@ workspace, the agent's parameter answers for its tests, the similarity indicator
 and its report section (Pass@K in results.json, similarity and the cascade's steps
 in the terminal), through the hooks an outside plugin would implement.
 
-Registered by :func:`pytest_e2ebench.plugin.pytest_configure` as ``e2ebench-projecteval``.
+An entry of the ``pytest_e2ebench.methods`` registry (``pytest_e2ebench.methods.BUILTIN``),
+registered as the pytest plugin ``e2ebench-projecteval``.
 """
 
 from __future__ import annotations
@@ -48,9 +49,8 @@ def record_part(record: dict) -> str | None:
     level = record.get("level")
     if level is None:
         return None
-    return (
-        f"{LEVEL_PREFIX}{level}{'-' + CASCADE if record.get('projecteval_mode') == CASCADE else ''}"
-    )
+    mode = f"-{CASCADE}" if record.get("projecteval_mode") == CASCADE else ""
+    return f"{LEVEL_PREFIX}{level}{mode}"
 
 
 RUN_PARTS = (RunPart(run_part, record_part),)
