@@ -123,7 +123,10 @@ def builtin_methods() -> tuple[tuple[object, str], ...]:
     ProjectEval, RealDevWorld's apps) and those installed in the ``pytest_e2ebench.methods``
     entry-point group, all through :func:`pytest_e2ebench.methods.registered`."""
 
-    return tuple((module, methods.PLUGIN_PREFIX + name) for name, module in methods.registered())
+    return tuple(
+        (methods.plugin_module(module), methods.PLUGIN_PREFIX + name)
+        for name, module in methods.registered()
+    )
 
 
 def builtin_report_sections() -> list:

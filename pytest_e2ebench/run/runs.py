@@ -1,8 +1,8 @@
 """One run's identity and context (issue #13.3; docs/plugins.md, "The run context").
 
 A :class:`RunKey` says which run: (task, agent, run index, the folder part a method files the
-run under, lifecycle stage). The part is a method's (:class:`RunPart`, the ``RUN_PARTS`` of its
-plugin module: ProjectEval's ``level-<l>[-cascade]``), never a field of the key's own.
+run under, lifecycle stage). The part is a method's (``methods.RunPart``, the ``RUN_PARTS`` of its
+method module: ProjectEval's ``level-<l>[-cascade]``), never a field of the key's own.
 It is frozen and hashable (the key of every per-run table of the harness) and crosses process
 boundaries as :meth:`RunKey.to_dict` (xdist, the Ray executor). :func:`run_folder` and
 :func:`folder_key` map a key to its folder under ``--e2e-out`` and back: they are the only code
@@ -41,16 +41,6 @@ RUN_PREFIX = "run-"
 STAGE_PREFIX = "stage-"
 LAYOUT = "<out>/<agent>/<task>[/<part>]/run-<n>[/stage-<stage>]"
 _FIELDS = ("task", "agent", "run", "part", "stage")
-
-
-@dataclasses.dataclass(frozen=True)
-class RunPart:
-    """A method's folder part of its runs (``RUN_PARTS`` of its plugin module): ``of_task``
-    gives it for a task as the session takes it, ``of_record`` for a run's record (how
-    results.json names a run); both None for a run that is not the method's."""
-
-    of_task: Callable[[Task], str | None]
-    of_record: Callable[[dict], str | None]
 
 
 def run_part(task: Task) -> str | None:
@@ -97,7 +87,7 @@ def _index_error(field: str, value: object) -> str | None:
 @dataclasses.dataclass(frozen=True)
 class RunKey:
     """Which run: the task id, the agent's label, the run index (from 1), the folder part a
-    method files it under (None for most: :class:`RunPart`) and the lifecycle stage
+    method files it under (None for most: ``methods.RunPart``) and the lifecycle stage
     (``implement`` for the run itself)."""
 
     task: str

@@ -12,21 +12,7 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, number
-from . import DEFAULT_STEPS, NAME, TASK_SECTIONS, AppSettings, app_settings, app_spec
-from .style import EVALUATIONS
-
-# what the centre reads of this method without a session (pytest_e2ebench.methods.parts)
-__all__ = ["EVALUATIONS", "STAGE_INPUTS", "TASK_SECTIONS"]
-
-PLAN_SLOT = "apps"  # this method's slot of the run's plan (its entry point's name)
-# the stages of an app's evaluation and the plan's fields their keys are made of (run.plan)
-STAGE_INPUTS = {
-    "app-eval": (
-        *("materials", "apps.app", "apps.app_steps", "test_timeout", "apps.app_judge"),
-        *("timeout", "requirements", "apps.model", "apps.app_cases"),
-    ),
-    "app-cases": ("requirements", "apps.model", "apps.app_cases"),
-}
+from . import DEFAULT_STEPS, NAME, PLAN_SLOT, AppSettings, app_settings, app_spec
 
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 

@@ -28,10 +28,27 @@ import re
 from pathlib import Path
 
 from ...run.settings import MethodSettings
+from .. import RunPart
 
 LEVELS = (1, 2, 3)
 MODES = ("direct", "cascade")  # --e2e-projecteval-mode (cascade: :mod:`.cascade`)
-SECTION = "projecteval"  # also its key in Settings.methods
+SECTION = "projecteval"  # also its key in Settings.methods, its task slot and its plan slot
+CASCADE = "cascade"  # the cascade mode (#17): its own run beside the direct one
+LEVEL_PREFIX = "level-"
+
+# the method's parts (pytest_e2ebench.methods): its hooks, its table of task.toml, the stages
+# keyed on its slot of the plan (run.plan) and its field the core's migration key reads (the
+# repository path the parameter file names; "" for another task, and where a run lives, not
+# what it is: not in the census store's key), the folder part of its runs
+PLUGIN = f"{__name__}.plugin"
+TASK_SECTIONS = f"{__name__}.section:TASK_SECTIONS"
+STAGE_INPUTS = {
+    "migrated": ("projecteval.pv_repo",),
+    "similarity": ("reference_hash", "projecteval.projecteval"),
+    "cascade-grade": ("reference_hash", "projecteval.projecteval", "projecteval.checklist_raw"),
+}
+PLAN_DEFAULTS = {"projecteval.pv_repo": ""}
+PLAN_WHERE = ("projecteval.pv_repo",)
 LEVEL1_FILE = "level1.md"
 CHECKLIST_FILE = "checklist.json"
 SKELETON_DIR = "skeleton"
@@ -103,6 +120,26 @@ class ProjectEvalSettings(MethodSettings):
 def spec_of(task) -> ProjectEvalSpec | None:
     """ProjectEval's slot of ``task`` (its table, level and mode), None for another task."""
     return task.slots.get(SECTION)
+
+
+def run_part(task) -> str | None:
+    """The folder a run at a level is filed under: ``level-<l>[-cascade]`` (None: no level)."""
+    spec = spec_of(task)
+    if spec is None or spec.level is None:
+        return None
+    return f"{LEVEL_PREFIX}{spec.level}{'-' + CASCADE if spec.cascade else ''}"
+
+
+def record_part(record: dict) -> str | None:
+    """:func:`run_part` of a run's record (its ``level`` and ``projecteval_mode``)."""
+    level = record.get("level")
+    if level is None:
+        return None
+    mode = f"-{CASCADE}" if record.get("projecteval_mode") == CASCADE else ""
+    return f"{LEVEL_PREFIX}{level}{mode}"
+
+
+RUN_PARTS = (RunPart(run_part, record_part),)
 
 
 def with_spec(task, **changes):

@@ -12,48 +12,11 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, source
-from ...run.runs import RunPart
-from . import LEVELS, MODES, SECTION, ProjectEvalSettings, report, spec_of
+from . import CASCADE, LEVELS, MODES, SECTION, ProjectEvalSettings, report, spec_of
 from .cascade import run_cascade
 from .params import read_answers, write_pv_file
-from .section import TASK_SECTIONS
 from .similarity import indicators, over_bound
 from .skeleton import write_skeleton
-
-# what the centre reads of this method without a session (pytest_e2ebench.methods.parts)
-__all__ = ["PLAN_DEFAULTS", "PLAN_WHERE", "RUN_PARTS", "STAGE_INPUTS", "TASK_SECTIONS"]
-
-# The stages keyed on ProjectEval's slot of the plan (run.plan), and its field the core's
-# migration key reads: the repository path the parameter file names ("" for another task)
-STAGE_INPUTS = {
-    "migrated": ("projecteval.pv_repo",),
-    "similarity": ("reference_hash", "projecteval.projecteval"),
-    "cascade-grade": ("reference_hash", "projecteval.projecteval", "projecteval.checklist_raw"),
-}
-PLAN_DEFAULTS = {"projecteval.pv_repo": ""}
-PLAN_WHERE = ("projecteval.pv_repo",)  # where the run lives, not what it is (census_store)
-CASCADE = "cascade"  # ProjectEval's cascade mode (#17): its own run beside the direct one
-LEVEL_PREFIX = "level-"
-
-
-def run_part(task) -> str | None:
-    """The folder a run at a level is filed under: ``level-<l>[-cascade]`` (None: no level)."""
-    spec = spec_of(task)
-    if spec is None or spec.level is None:
-        return None
-    return f"{LEVEL_PREFIX}{spec.level}{'-' + CASCADE if spec.cascade else ''}"
-
-
-def record_part(record: dict) -> str | None:
-    """:func:`run_part` of a run's record (its ``level`` and ``projecteval_mode``)."""
-    level = record.get("level")
-    if level is None:
-        return None
-    mode = f"-{CASCADE}" if record.get("projecteval_mode") == CASCADE else ""
-    return f"{LEVEL_PREFIX}{level}{mode}"
-
-
-RUN_PARTS = (RunPart(run_part, record_part),)
 
 OPTIONS = (
     (

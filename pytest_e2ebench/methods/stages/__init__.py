@@ -34,6 +34,19 @@ from ...run.settings import MethodSettings
 MODES = ("modular", "e2e")
 NAME = "stages"  # DevEval's key in Settings.methods
 
+# the method's parts (pytest_e2ebench.methods): its hooks, its lifecycle stages' runner, and the
+# key of a stage's grade (run.plan): the task's reference artefacts hashed, the judge, the format
+PLUGIN = f"{__name__}.plugin"
+STAGE_RUNNERS = f"{__name__}.run:STAGE_RUNNERS"
+PLAN_SLOT = "stages"  # the method's slot of the run's plan (its entry point's name)
+STAGE_INPUTS = {
+    "stage-grade": (
+        *("reference_hash", "stages.design_hash", "stages.setup_hash", "tests_hash"),
+        *("stages.mutants_hash", "stages.stage_judge", "stages.stage_judge_model"),
+        "stages.variant_format",
+    ),
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class StageSettings(MethodSettings):

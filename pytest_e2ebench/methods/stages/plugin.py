@@ -12,10 +12,6 @@ import pytest
 from ...contracts import DesignJudgement
 from ...options import add_options, source
 from . import MODES, NAME, STAGES, StageSettings, design, items, parse_stages, report
-from .run import STAGE_INPUTS, STAGE_RUNNERS
-
-# what the centre reads of this method without a session (pytest_e2ebench.methods.parts)
-__all__ = ["STAGE_INPUTS", "STAGE_RUNNERS"]
 
 OPTIONS = (
     (

@@ -23,6 +23,7 @@ from . import (
     ARTEFACT_PATHS,
     DESIGN_DIR,
     IMPLEMENT,
+    PLAN_SLOT,
     STAGES,
     UNIT_DIR,
     StageReferences,
@@ -34,15 +35,6 @@ from . import (
 )
 from .variants import VARIANT_FORMAT
 
-PLAN_SLOT = "stages"  # this method's slot of the run's plan (its entry point's name)
-# the key of a stage's grade: the task's reference artefacts, hashed, the judge and the format
-STAGE_INPUTS = {
-    "stage-grade": (
-        *("reference_hash", "stages.design_hash", "stages.setup_hash", "tests_hash"),
-        *("stages.mutants_hash", "stages.stage_judge", "stages.stage_judge_model"),
-        "stages.variant_format",
-    ),
-}
 BRIEF_BUDGET = 60_000  # characters of earlier-stage outputs shown in an LLM agent's brief
 INSTRUCTIONS = {
     "design": (
@@ -142,8 +134,8 @@ def evaluate(evaluator, ctx) -> dict:
 
 def stage_plan(plan: RunPlan, ctx) -> RunPlan:
     """The run's plan with the stage's own inputs, from which its grade's key is derived
-    (:data:`STAGE_INPUTS`): the task's design and setup folders, its mutants, the judge and the
-    variant's format, in the method's slot of the plan."""
+    (the method's ``STAGE_INPUTS``): the task's design and setup folders, its mutants, the
+    judge and the variant's format, in the method's slot of the plan."""
     task, settings = ctx.task, ctx.settings
     mutants = task.root / MUTANTS_FILE
     design_dir, setup_dir = task.root / "design", task.root / "setup"
