@@ -17,7 +17,6 @@ from .agents import Agent
 from .contracts import RECORD_PROPERTY as PROPERTY
 from .errors import InfrastructureError, RunFailed, TaskError
 from .grading.verdicts import IMPLEMENTED
-from .run.record import error_record
 from .run.settings import IMPLEMENT
 from .stash import AGENTS, EVALUATOR, SETTINGS
 from .taskmodel.task import Requirement, Task, at_level, fetch_reference, load_task
@@ -134,11 +133,10 @@ class RequirementItem(pytest.Item):
             failure = exc
         if failure is not None:
             # Failed outside the except block: one line, without the exception's chain.
-            run_dir = evaluator.run_dir(self.task, self.agent, self.run)
             if evaluator.first_delivery(self.task, self.agent, self.run):
                 # the task as the run had it (its fetched reference, when it got that far)
                 task = fetch_reference(self.task, download=False)
-                record = error_record(task, self.agent, self.run, run_dir, failure)
+                record = evaluator.error_record(task, self.agent, self.run, failure)
                 self.user_properties.append((PROPERTY, json.dumps(record)))
             what = (
                 "harness error (a bug of the harness or a plugin; the run is not graded)"

@@ -280,9 +280,17 @@ class ReportSection:
     ``write(tr, document)`` writes its terminal lines from the finished document through
     ``tr.write_sep``/``tr.write_line`` (the terminal reporter, or ``e2ebench report``'s
     stand-in); ``before_summary`` puts them above the run table instead of below it.
+
+    ``schema`` is the JSON Schema (draft 2020-12) of the section's value, and ``run_schema``
+    the schemas of the keys the method adds to a run's entry of ``tasks`` (name -> schema):
+    the schema results.json is validated against is the core's with every section's parts
+    (:func:`pytest_e2ebench.schema.results_schema`). A section without ``schema`` admits any
+    value.
     """
 
     key: str
     summarize: Callable[[list[dict], list[dict]], dict | None]
     write: Callable[[Any, dict], None] | None = None
     before_summary: bool = False
+    schema: dict | None = None
+    run_schema: dict | None = None

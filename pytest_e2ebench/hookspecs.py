@@ -238,20 +238,34 @@ def pytest_e2ebench_prepare_workspace(workspace: Path, ctx: RunContext) -> None:
 
 @pytest.hookspec
 def pytest_e2ebench_run_extras(
-    steps: Steps, repo: Path, repo_hash: str, migration: dict
+    steps: Steps, repo: Path, repo_hash: str, migration: dict, record: dict
 ) -> dict | None:
     """Extra figures of a run (a method's own metrics), once its tests are judged.
 
     :param steps: the run's cached stages (``steps.ctx`` is the run's context); cache your work
-        in ``steps.stage(table, **upstream)`` under a table of ``run.plan.STAGE_INPUTS``.
+        in ``steps.stage(table, **upstream)`` under a stage table of yours (``STAGE_INPUTS`` of
+        your method's module, ``run.plan.stage_inputs``).
     :param repo: the generated project (data only; never import or run it here) and
         ``repo_hash`` its content hash.
     :param migration: the run's migration record (what ``pytest_e2ebench_tests_migrated``
         added is in it).
+    :param record: the run's record as the harness built it (its ``requirements`` with their
+        verdicts, after ``-m`` and the tamper checks, and its ``metrics``); read it, do not
+        change it.
     :returns: None, or a JSON-able dict of keys to add to the run's record and its entry of
         results.json (ProjectEval's ``level`` and ``projecteval``: similarity and parameters).
         A key the record already has is refused as a plugin bug, but ``notes``: a list of
-        lines added to the record's notes (ProjectEval's: a comparison stopped at its bound).
+        lines added to the record's notes (ProjectEval's: a comparison stopped at its bound),
+        and ``metrics``: a dict of metrics added to the run's ``metrics`` (a name the record's
+        metrics have already is refused).
+    """
+
+
+@pytest.hookspec
+def pytest_e2ebench_error_extras(task: Task) -> dict | None:
+    """The keys your method adds to the record of a run of ``task`` that ended in an error
+    (the error path's twin of ``pytest_e2ebench_run_extras``: ProjectEval's ``level``), or
+    None. A key the record has already is refused as a plugin bug.
     """
 
 
@@ -287,15 +301,17 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict | None:
 
 @pytest.hookspec
 def pytest_e2ebench_plan_fields(ctx: RunContext) -> dict | None:
-    """Return the :class:`~pytest_e2ebench.run.plan.RunPlan` fields your method fills for the
-    run ``ctx`` (field name -> value), or None when the run's task is not yours. Every
-    implementation is called; the dicts are applied in turn.
+    """Return your method's fields of the :class:`~pytest_e2ebench.run.plan.RunPlan` of the run
+    ``ctx``, in your method's slot (``{slot: {field: value}}``, JSON-able values), or None when
+    the run's task is not yours. Every implementation is called; the slots are filled in turn.
 
-    Each stage's cache key is made of the plan's fields that ``run.plan.STAGE_INPUTS`` names
-    for it, so what a method's stages read must come through here (or its stage's own
-    upstream keys), never from the task or the settings behind the plan's back: ProjectEval
-    fills ``projecteval``, ``checklist_raw`` and ``pv_repo``; the apps ``app``, their steps,
-    cases, judge and model.
+    Each stage's cache key is made of the plan's fields its stage table names
+    (``run.plan.stage_inputs``: the core's tables and each method module's ``STAGE_INPUTS``,
+    a method's field written ``<slot>.<field>``), so what a method's stages read must come
+    through here (or its stage's own upstream keys), never from the task or the settings behind
+    the plan's back: ProjectEval fills ``projecteval`` (its table, the checklist as written,
+    the repository path of its parameter file); the apps fill ``apps`` (their table, steps,
+    cases, judge and model).
     """
 
 

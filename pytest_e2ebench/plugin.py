@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from . import hookspecs, judge, migrate, options
+from . import hookspecs, judge, methods, migrate, options
 from .agents import builtin, clitools, llm_agents, make_agents
 from .agents.builtin import check_missing, precheck_missing
 from .collect import RequirementItem, TaskFile, implement_first
@@ -24,9 +24,6 @@ from .isolation.sandbox import MODES, Sandbox, SandboxUnavailable, resolve_mode
 from .llm import factory
 from .llm.factory import require_endpoint
 from .llm.outage import OUTAGE_FILE, Outage, probe
-from .methods.app import plugin as app
-from .methods.projecteval import plugin as projecteval
-from .methods.stages import plugin as stages
 from .probe import compile_probe
 from .report.terminal import Reporter
 from .run.executor import RayExecutor
@@ -122,23 +119,20 @@ def _register_builtins(config: pytest.Config) -> None:
 
 
 def builtin_methods() -> tuple[tuple[object, str], ...]:
-    """The methods built into the harness, as (plugin module, name) pairs: DevEval's stages,
-    ProjectEval, RealDevWorld's apps (``pytest_e2ebench.methods.*.plugin``)."""
+    """The methods, as (plugin module, plugin name) pairs: the built-in ones (DevEval's stages,
+    ProjectEval, RealDevWorld's apps) and those installed in the ``pytest_e2ebench.methods``
+    entry-point group, all through :func:`pytest_e2ebench.methods.registered`."""
 
-    return (
-        (stages, "e2ebench-stages"),
-        (projecteval, "e2ebench-projecteval"),
-        (app, "e2ebench-apps"),
+    return tuple(
+        (methods.plugin_module(module), methods.PLUGIN_PREFIX + name)
+        for name, module in methods.registered()
     )
 
 
 def builtin_report_sections() -> list:
-    """The built-in methods' report sections, for ``e2ebench report`` (no pytest session)."""
-    found = []
-    for module, _ in builtin_methods():
-        hook = getattr(module, "pytest_e2ebench_report_sections", None)
-        found.extend(hook(config=None) if hook is not None else [])
-    return found
+    """The methods' report sections (built-in and installed), for ``e2ebench report`` and
+    ``compare`` (no pytest session) and for the schema they are validated against."""
+    return methods.report_sections()
 
 
 def _sandbox(config: pytest.Config, settings):

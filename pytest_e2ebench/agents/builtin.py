@@ -9,6 +9,7 @@ import pytest
 
 from ..errors import AgentError
 from ..isolation.intake import SKIP_PATTERNS, IntakeLimits, copy_tree
+from ..methods.projecteval import spec_of
 from ..methods.projecteval.skeleton import reference_step
 from ..methods.stages import reference_artefacts
 from ..run.cache import tree_hash
@@ -29,7 +30,7 @@ class ReferenceAgent(Agent):
         return task.reference_hash
 
     def generate(self, task: Task, run: int, workspace: Path, ctx: RunContext) -> AgentOutcome:
-        if task.projecteval is not None and ctx.stage in ("checklist", "skeleton"):
+        if spec_of(task) is not None and ctx.stage in ("checklist", "skeleton"):
             reference_step(task, ctx.stage, workspace)  # ProjectEval's cascade (#17)
             return AgentOutcome()
         if ctx.stage != "implement":

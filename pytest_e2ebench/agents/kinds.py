@@ -63,7 +63,7 @@ def delivery(task) -> str:
             f"the elements exactly the data-testid attributes the document states{listed}."
         )
     if task.kind == "app":
-        spec = task.app
+        spec = task.slots.get("app")  # the apps' launch contract (methods.app.AppSpec)
         if spec is not None and spec.launch == "command":
             command = " ".join(spec.command)
             return (
@@ -87,7 +87,7 @@ def delivery(task) -> str:
 def tooling(task) -> str:
     """What the agent's shell offers for the task's kind, and how to test there."""
     if getattr(task, "toolchain", None) is not None:
-        tools = ", ".join(task.toolchain.tools) or "the system's"
+        tools = ", ".join(task.slots.get("toolchain").tools) or "the system's"
         return f"There is no network; the shell has the task's tools ({tools}) on PATH."
     if task.kind in PYTHON_KINDS:
         return (
@@ -108,15 +108,16 @@ def check_delivery(task, workspace: Path) -> list[str]:
         if not any(_read(workspace, name) is not None for name in ("pyproject.toml", "setup.py")):
             return ["no pyproject.toml at the repository root: the project cannot be installed"]
         return []
-    if task.kind == "app" and task.app is not None and task.app.launch == "command":
-        named = [a for a in task.app.command if "/" in a or Path(a).suffix]
+    app = task.slots.get("app")
+    if task.kind == "app" and app is not None and app.launch == "command":
+        named = [a for a in app.command if "/" in a or Path(a).suffix]
         named = [a for a in named if not a.startswith("-") and "{" not in a]
         return [
             f"{a}: the launch command names it, but the repository has no such file"
             for a in named
             if not Path(a).is_absolute() and _read(workspace, a) is None
         ]
-    entry = (task.app.entry if task.app is not None else "") or ENTRY_PAGE
+    entry = (app.entry if app is not None else "") or ENTRY_PAGE
     page = _read(workspace, entry)
     if page is None:
         return [f"no {entry} at the repository root: there is no page to load"]

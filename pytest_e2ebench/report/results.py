@@ -16,42 +16,19 @@ from ..grading.metrics import summarize
 from ..grading.stats import METHOD
 from ..run.cache import write_json
 from ..run.runs import RunKey
+from ..schema import results_problems
 from ..untrusted.parse import loads_json
 
 SCHEMA = "e2ebench-results/1"
-_RUN_KEYS = (
-    "task",
-    "agent",
-    "agent_spec",
-    "run",
-    "status",
-    "error",
-    "requirements",
-    "metrics",
-    "suites",
-    "migration",
-    "llm_judge",
-    "agent_run",
-    "install",
-    "test_run",
-    "containment",
-    "intake",
-    "web",
-    "app",
-    "notes",
-    "selection",
-    "level",
-    "projecteval_mode",
-    "projecteval",
-    "task_meta",
-    "dir",
-)
+# a run record's own bookkeeping, never in results.json; every other key of it is (the harness's,
+# a judge's, a method's: run/record.py is the one builder of records)
+RECORD_ONLY = frozenset({"schema", "judge_extra"})
 
 
 def run_key(record: dict) -> str:
-    """``agent/task/run-N`` (``agent/task/level-L[-cascade]/run-N``): how results.json names
-    one run."""
-    return RunKey.of_record(record).name  # a ProjectEval level is a run of its own (#17)
+    """``agent/task/run-N`` (``agent/task/<part>/run-N``, a method's part: ProjectEval's
+    ``level-L[-cascade]``): how results.json names one run."""
+    return RunKey.of_record(record).name
 
 
 def build(
@@ -68,10 +45,7 @@ def build(
     ``projecteval``, a plugin's own): each summarizes the records, or is left out.
     """
     ordered = sorted(records, key=lambda r: (r["task"], r["agent"], r["run"]))
-    tasks = [
-        {k: rec[k] for k in (*_RUN_KEYS, *rec.get("judge_extra", ())) if k in rec}
-        for rec in ordered
-    ]
+    tasks = [{k: v for k, v in rec.items() if k not in RECORD_ONLY} for rec in ordered]
     fresh = sorted(run_key(r) for r in ordered) if refreshed is None else sorted(refreshed)
     summary = summarize(ordered)
     for agent, stats in summary.items():
@@ -102,7 +76,8 @@ class ResultsError(E2EBenchError, ValueError):
 
 
 def load(path: Path) -> dict:
-    """A results document, checked; :class:`ResultsError` names the file and what is wrong."""
+    """A results document, checked against its schema; :class:`ResultsError` names the file and
+    what is wrong."""
     try:
         # bounded in depth: a results file from elsewhere of 100,000 "[" raised RecursionError
         document = loads_json(path.read_text(encoding="utf-8"), str(path))
@@ -120,6 +95,15 @@ def load(path: Path) -> dict:
         isinstance(r, dict) and {"task", "agent", "run"} <= r.keys() for r in document["tasks"]
     ):
         raise ResultsError(f"{path}: field tasks must be a list of run records (task, agent, run)")
+    problems = results_problems(document)  # the core's schema and every method's part
+    if problems:
+        shown = "\n  ".join(problems[:10]) + (
+            f"\n  ... {len(problems) - 10} more" * (len(problems) > 10)
+        )
+        raise ResultsError(
+            f"{path}: does not match the results.json schema (pytest_e2ebench/schema; a "
+            f"method's section needs its plugin installed):\n  {shown}"
+        )
     return document
 
 

@@ -27,13 +27,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import __version__
+from .. import __version__, methods
 from ..environment.source import cache_root
 from ..errors import AgentFileError
 from ..grading.verdicts import base_nodeid
 from ..untrusted import parse
 from .cache import key_of, tree_hash, write_json
-from .plan import STAGE_INPUTS, RunPlan
+from .plan import RunPlan, stage_inputs
+from .runs import run_part
 
 if TYPE_CHECKING:
     from ..taskmodel.task import Task
@@ -43,7 +44,7 @@ FORMAT = 1  # of an entry; bump when what is stored or how it is drawn changes
 MAX_BYTES = 32 << 20  # an entry's file, read back (a task of ~100,000 cases fits)
 # The plan's fields that say where a run lives, not what it is: the reference's run 1 of the
 # same task in another --e2e-out folder has the same census.
-WHERE = frozenset({"run_dir", "pv_repo", "not_before"})
+WHERE = frozenset({"run_dir", "not_before"})
 # The stages graded after the census was drawn from the test run (pipeline.Evaluator._verdicts):
 # their inputs cannot change it.
 AFTER_CENSUS = ("checks", "judge", "similarity")
@@ -64,26 +65,29 @@ def store() -> Path | None:
 
 
 def key_fields() -> tuple[str, ...]:
-    """The fields of :class:`RunPlan` in the key: all but :data:`WHERE` and those only the
-    stages of :data:`AFTER_CENSUS` read."""
+    """The fields of :class:`RunPlan` in the key: all but :data:`WHERE` (and the methods'
+    ``PLAN_WHERE``) and those only the stages of :data:`AFTER_CENSUS` read; a method's field
+    (``<slot>.<field>``) when a stage table names it."""
+    tables = stage_inputs()
     before = {
-        name for table, names in STAGE_INPUTS.items() if table not in AFTER_CENSUS for name in names
+        name for table, names in tables.items() if table not in AFTER_CENSUS for name in names
     }
-    after_only = {name for table in AFTER_CENSUS for name in STAGE_INPUTS[table]} - before
-    skipped = WHERE | after_only
-    return tuple(f.name for f in dataclasses.fields(RunPlan) if f.name not in skipped)
+    after_only = {name for table in AFTER_CENSUS for name in tables.get(table, ())} - before
+    skipped = WHERE | set(methods.parts("PLAN_WHERE")) | after_only
+    core = [f.name for f in dataclasses.fields(RunPlan) if f.name != "methods"]
+    named = sorted({name for names in tables.values() for name in names if "." in name})
+    return tuple(name for name in (*core, *named) if name not in skipped)
 
 
 def census_key(plan: RunPlan, task: Task, sandbox_mode: str) -> str:
     """The key of the census of the reference run ``plan`` (its run 1) of ``task``."""
-    fields = {name: getattr(plan, name) for name in key_fields()}
+    fields = {name: plan.value(name) for name in key_fields()}
     # the task is what its folder holds (a PyPI-sourced reference: plan.reference_hash and
-    # tests_hash), at the session's ProjectEval level and mode
+    # tests_hash), filed under the folder part a method gives its runs (ProjectEval's level)
     about = {
         "id": task.id,
         "kind": task.kind,
-        "level": task.level,
-        "cascade": task.cascade,
+        "part": run_part(task),
         "content": tree_hash(task.root),
     }
     harness = (__version__, harness_digest(), sys.executable)

@@ -202,7 +202,7 @@ class WebScenarios(TestSuite):
 
 
 # The evaluation style of each task kind; the methods add theirs (RealDevWorld's apps:
-# ``methods.app.style``) through their modules' ``EVALUATIONS`` (``methods.builtin``).
+# ``methods.app.style``) through their modules' ``EVALUATIONS`` (``methods.parts``).
 EVALUATIONS: dict[str, Evaluation] = {
     "library": TestSuite(),
     "cli": TestSuite(),
@@ -214,4 +214,4 @@ EVALUATIONS: dict[str, Evaluation] = {
 def evaluation_for(task: Task) -> Evaluation:
     """The evaluation of ``task``'s kind."""
     found = EVALUATIONS.get(task.kind)
-    return found if found is not None else dict(methods.builtin("EVALUATIONS"))[task.kind]
+    return found if found is not None else dict(methods.parts("EVALUATIONS"))[task.kind]

@@ -139,7 +139,7 @@ class Evaluator:
                 # the task as the run had it (its fetched reference, when it got that far)
                 ctx = self.context(fetch_reference(task, download=False), agent, run)
                 if not isinstance(result, dict):
-                    result = error_record(ctx.task, agent, run, ctx.run_dir, result)
+                    result = self.error_record(ctx.task, agent, run, result)
                 ctx.record = result
                 self.config.hook.pytest_e2ebench_run_finished(
                     config=self.config,
@@ -151,6 +151,13 @@ class Evaluator:
         if isinstance(result, InfrastructureError | RunFailed):
             raise result
         return result
+
+    def error_record(self, task: Task, agent: Agent, run: int, exc: BaseException) -> dict:
+        """The record of the run (task, agent, run) that ended with ``exc``, with the keys the
+        methods add to it (``pytest_e2ebench_error_extras``): the one builder of the error
+        record, for the run's hook and its first item alike."""
+        extras = self.config.hook.pytest_e2ebench_error_extras(task=task)
+        return error_record(task, agent, run, self.run_dir(task, agent, run), exc, extras)
 
     def settle_implements(self, task_id: str, revealing: str) -> None:
         """Before the stage ``revealing`` shows the reference of ``task_id`` to an agent: have
@@ -196,7 +203,7 @@ class Evaluator:
             if stage == IMPLEMENT:
                 return self._evaluate(ctx)
             self.stage_now = stage
-            return dict(methods.builtin("STAGE_RUNNERS"))[stage](self, ctx)  # DevEval's
+            return dict(methods.parts("STAGE_RUNNERS"))[stage](self, ctx)  # DevEval's
         except (KeyboardInterrupt, pytest.exit.Exception):
             raise
         except BaseException as exc:  # noqa: BLE001 - every run ends with a record (#13.5)
@@ -289,23 +296,24 @@ class Evaluator:
             self.now("judge")
             tests, judgement = self._verdicts(steps, repo, repo_hash, env, outcomes)
             code = code_size(repo, suffixes_for(ctx.task.kind))
-            extras = run_extras(steps, repo, repo_hash, outcomes.migration)
-        self.now("record")
-        record = build_record(
-            ctx.task,
-            ctx.agent,
-            ctx.key.run,
-            ctx.run_dir,
-            cascade.total(agent_data) if cascade is not None else agent_data,
-            env.install,
-            outcomes.test_run,
-            code,
-            outcomes.migration,
-            tests,
-            judgement,
-            self.selected.get(ctx.key) if self.selected is not None else None,
-        )
-        attach_extras(record, extras)  # a method's figures (ProjectEval's similarity)
+            self.now("record")
+            record = build_record(
+                ctx.task,
+                ctx.agent,
+                ctx.key.run,
+                ctx.run_dir,
+                cascade.total(agent_data) if cascade is not None else agent_data,
+                env.install,
+                outcomes.test_run,
+                code,
+                outcomes.migration,
+                tests,
+                judgement,
+                self.selected.get(ctx.key) if self.selected is not None else None,
+            )
+            # a method's figures (ProjectEval's similarity), its stages cached in the run
+            extras = run_extras(steps, repo, repo_hash, outcomes.migration, record)
+        attach_extras(record, extras)
         if cascade is not None:
             cascade.finish(record, agent_data)
         return record

@@ -1,7 +1,9 @@
 """The plan of one run: everything that decides its stages, resolved once and frozen.
 
-A stage's cache key is derived from the plan's fields that :data:`STAGE_INPUTS` names for it
-plus the keys (or hashes) of the stages it reads, never listed by hand where the stage runs.
+A stage's cache key is derived from the plan's fields that its stage table names
+(:func:`stage_inputs`: the core's :data:`STAGE_INPUTS` and each method's own) plus the keys (or
+hashes) of the stages it reads, never listed by hand where the stage runs. A method's fields are
+in its slot of :attr:`RunPlan.methods` (``<slot>.<field>`` in a table), not fields of the plan.
 The idea is SWE-bench's (its environment images are keyed by the hash of the spec that builds
 them): what is not in the plan cannot reach a stage, so a new input goes into the plan and the
 table, and the key follows. ``STAGE_FORMAT`` is part of every key (docs/architecture.md, "The
@@ -11,14 +13,17 @@ stage-cache format").
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import methods
 from ..environment.venv import fingerprint
 from ..evaluation import split
 from ..evaluation.checks import CHECKS_DIR
 from ..evaluation.planting import twins
+from ..stash import Slots
 from ..taskmodel.testconf import TestSettings
 from .cache import Stage, key_of, tree_hash
 
@@ -31,31 +36,36 @@ if TYPE_CHECKING:
 # stage cached before could hold a migration or verdicts that a hostile project forged.
 STAGE_FORMAT = 6
 
-# The plan's fields each stage's key is made of (besides the upstream keys its caller passes).
+# The plan's fields each stage's key is made of (besides the upstream keys its caller passes):
+# the core's tables. A method adds its own tables, or names of its own to a core table, in its
+# plugin module's ``STAGE_INPUTS`` (pytest_e2ebench.methods.parts): a method's field is
+# ``<slot>.<field>``, read from its slot of ``RunPlan.methods`` and keyed by ``<field>`` alone.
 STAGE_INPUTS: dict[str, tuple[str, ...]] = {
     # the agent's output: the task as asked, its stage and inputs come with the ask
     "repo": ("agent", "run", "materials"),
     "venv": ("venv_tools", "requires", "run_dir", "python"),
     "web-venv": ("venv_tools", "requires"),
-    "migrated": ("pv_repo", "tests_hash", "migrate_reference", "migrate", "migrate_model"),
+    "migrated": ("tests_hash", "migrate_reference", "migrate", "migrate_model"),
     "eval": ("test_timeout", "timeout", "test_settings", "planting", "verdict"),
-    "app-eval": (
-        *("materials", "app", "app_steps", "test_timeout", "app_judge", "timeout"),
-        *("requirements", "model", "app_cases"),
-    ),
-    "app-cases": ("requirements", "model", "app_cases"),
     "checks": ("checks", "timeout"),
     "judge": ("judge", "judge_model"),
-    "similarity": ("reference_hash", "projecteval"),
-    "stage-grade": (
-        *("reference_hash", "design_hash", "setup_hash", "tests_hash", "mutants_hash"),
-        *("stage_judge", "stage_judge_model", "variant_format"),
-    ),
-    "cascade-grade": ("reference_hash", "projecteval", "checklist_raw"),
-    # a toolchain task's suites (methods.toolchain.style: its spec and npm packages upstream)
-    "toolchain-eval": ("tests_hash", "timeout", "requires", "test_timeout"),
-    "toolchain-npm": (),
 }
+
+
+@functools.cache
+def stage_inputs() -> dict[str, tuple[str, ...]]:
+    """Every stage table: the core's (:data:`STAGE_INPUTS`) with the methods' added."""
+    tables = dict(STAGE_INPUTS)
+    for table, names in methods.parts("STAGE_INPUTS"):
+        tables[table] = (*tables.get(table, ()), *names)
+    return tables
+
+
+@functools.cache
+def plan_defaults() -> dict[str, object]:
+    """A method field's value when its slot does not hold it (``PLAN_DEFAULTS`` of the methods'
+    modules, ``<slot>.<field>`` -> value; else None)."""
+    return dict(methods.parts("PLAN_DEFAULTS"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +82,6 @@ class RunPlan:
     venv_tools: dict = dataclasses.field(default_factory=dict)  # venv.fingerprint()
     tests_hash: str = ""
     reference_hash: str = ""
-    pv_repo: str = ""  # ProjectEval (its plugin fills it): the repository path in the pv file
     migrate: str = "none"
     migrate_reference: str = ""  # the reference hash when the migration reads it
     migrate_model: str = ""
@@ -84,28 +93,28 @@ class RunPlan:
     checks: str = ""  # the tree hash of the task's checks/
     judge: str = "tests"  # the judge mode the run is graded with
     judge_model: str = ""
-    # filled by the methods (hook pytest_e2ebench_plan_fields): the apps'
-    app: dict | None = None
-    app_steps: int = 0
-    app_cases: int = 0
-    app_judge: str = ""  # --e2e-judge of an app run (the LLM-score baseline)
-    model: str = ""  # the model that writes and judges an app's cases
-    # ProjectEval's
-    projecteval: dict | None = None
-    checklist_raw: tuple = ()
-    # a lifecycle stage's grade (DevEval): the task's reference artefacts, hashed
-    design_hash: str = ""
-    setup_hash: str = ""
-    mutants_hash: str = ""
-    stage_judge: str = ""
-    stage_judge_model: str = ""
-    variant_format: int = 0
+    # the methods' fields by slot (hook pytest_e2ebench_plan_fields): {slot: {field: value}}
+    methods: Slots = Slots()
     not_before: float = 0.0  # --e2e-rerun: manifests written before the session are stale
     stage_format: int = STAGE_FORMAT
 
+    def value(self, name: str) -> object:
+        """The plan's field ``name``: a core field, or a method's ``<slot>.<field>``."""
+        slot, dot, field = name.partition(".")
+        if not dot:
+            return getattr(self, name)
+        found = self.methods.get(slot) or {}
+        return found[field] if field in found else plan_defaults().get(name)
+
+    def with_slot(self, slot: str, fields: dict) -> RunPlan:
+        """This plan with ``fields`` in the method slot ``slot`` (added to what it holds)."""
+        merged = {**(self.methods.get(slot) or {}), **fields}
+        return dataclasses.replace(self, methods=self.methods.replace(**{slot: merged}))
+
     def key(self, table: str, **upstream: object) -> str:
-        """The cache key of the stage ``table`` (an entry of :data:`STAGE_INPUTS`)."""
-        fields = {name: getattr(self, name) for name in STAGE_INPUTS[table]}
+        """The cache key of the stage ``table`` (an entry of :func:`stage_inputs`). A method's
+        field is keyed by its own name, as when it was a field of the plan: the keys stay."""
+        fields = {name.rpartition(".")[2]: self.value(name) for name in stage_inputs()[table]}
         return key_of(table, self.stage_format, fields, upstream)
 
     def stage(self, folder: Path, table: str, name: str = "", **upstream: object) -> Stage:
@@ -148,10 +157,11 @@ def plan_run(ctx: RunContext, evaluation, started_at: float) -> RunPlan:
         judge_model=settings.model if judge != "tests" else "",
         not_before=started_at if settings.rerun else 0.0,
     )
-    # the methods fill in their own fields (ProjectEval's, the apps'); a lifecycle stage's
-    # inputs (design_hash, ... variant_format) are filled by methods.stages.run.stage_plan
-    for fields in ctx.config.hook.pytest_e2ebench_plan_fields(ctx=ctx):
-        plan = dataclasses.replace(plan, **(fields or {}))
+    # the methods fill in their own slots ({slot: {field: value}}); a lifecycle stage's
+    # inputs are filled by its runner
+    for found in ctx.config.hook.pytest_e2ebench_plan_fields(ctx=ctx):
+        for slot, fields in (found or {}).items():
+            plan = plan.with_slot(slot, fields)
     return plan
 
 

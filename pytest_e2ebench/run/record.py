@@ -196,19 +196,19 @@ def task_meta(task: Task) -> dict:
     }
 
 
-def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseException) -> dict:
-    """The record of a run the harness could not evaluate (metrics are None, never 0).
+def error_record(
+    task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseException, extras=()
+) -> dict:
+    """The record of a run the harness could not evaluate (metrics are None, never 0), with
+    the keys the methods add to it (``extras``: what ``pytest_e2ebench_error_extras`` gave,
+    ProjectEval's ``level``; kept in results.json like a run's extras, a clash a ValueError).
 
     ``error.kind`` is ``infrastructure`` for an InfrastructureError and ``harness`` for any
     other exception (:class:`RunFailed`); ``error.traceback`` is the file with the traceback.
     """
     stage = getattr(exc, "stage", "harness")
     kind = "harness" if isinstance(exc, RunFailed) else "infrastructure"
-    level = {"level": task.level} if task.level is not None else {}  # ProjectEval (#17)
-    if task.cascade:
-        level["projecteval_mode"] = "cascade"
-    return {
-        **level,
+    record = {
         "schema": RECORD_SCHEMA,
         "task": task.id,
         "agent": agent.label,
@@ -232,6 +232,10 @@ def error_record(task: Task, agent: Agent, run: int, run_dir: Path, exc: BaseExc
         "task_meta": task_meta(task),
         "dir": str(run_dir),
     }
+    found = [dict(extra or {}) for extra in extras]
+    add_keys(record, found, "pytest_e2ebench_error_extras")
+    record["judge_extra"] = sorted({k for extra in found for k in extra})
+    return record
 
 
 def _stage_head(task, agent, run: int, stage: str, status: str) -> dict:
@@ -280,23 +284,35 @@ def error_stage_record(task, agent, run: int, stage: str, stage_dir: Path, exc) 
     }
 
 
-def run_extras(steps, repo: Path, repo_hash: str, migration: dict) -> dict:
-    """The keys methods and plugins add to a run's record (``pytest_e2ebench_run_extras``:
-    ProjectEval's ``level`` and ``projecteval``); ``notes``: the lines they add to its notes."""
+def run_extras(steps, repo: Path, repo_hash: str, migration: dict, record: dict) -> dict:
+    """The keys methods and plugins add to a run's ``record`` (``pytest_e2ebench_run_extras``:
+    ProjectEval's ``level`` and ``projecteval``); ``notes``: the lines they add to its notes,
+    ``metrics``: the metrics they add to its metrics."""
     found = steps.config.hook.pytest_e2ebench_run_extras(
-        steps=steps, repo=repo, repo_hash=repo_hash, migration=migration
+        steps=steps, repo=repo, repo_hash=repo_hash, migration=migration, record=record
     )
     notes = [str(n) for extra in found for n in (extra or {}).get("notes") or ()]
-    keys = [{k: v for k, v in (extra or {}).items() if k != "notes"} for extra in found]
+    metrics = [(extra or {}).get("metrics") for extra in found]
+    metrics = add_keys({}, [m for m in metrics if m], "pytest_e2ebench_run_extras")
+    keys = [
+        {k: v for k, v in (extra or {}).items() if k not in ("notes", "metrics")} for extra in found
+    ]
     extras = add_keys({}, keys, "pytest_e2ebench_run_extras")
-    return {**extras, "notes": notes} if notes else extras
+    return {
+        **extras,
+        **({"notes": notes} if notes else {}),
+        **({"metrics": metrics} if metrics else {}),
+    }
 
 
 def attach_extras(record: dict, extras: dict) -> dict:
     """The run's record with what ``pytest_e2ebench_run_extras`` gave: keys it does not have
-    yet, kept in results.json like a judge's (``judge_extra`` lists them), and its notes."""
+    yet, kept in results.json like a judge's (``judge_extra`` lists them), its notes, and its
+    metrics among the run's."""
     extras = dict(extras)
     record["notes"] = [*record.get("notes", ()), *extras.pop("notes", ())]
+    if "metrics" in extras:  # a method's metrics among the run's
+        add_keys(record["metrics"], [extras.pop("metrics")], "pytest_e2ebench_run_extras")
     add_keys(record, [extras], "pytest_e2ebench_run_extras")
     record["judge_extra"] = sorted({*record.get("judge_extra", ()), *extras})
     return record

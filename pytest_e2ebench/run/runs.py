@@ -1,11 +1,12 @@
 """One run's identity and context (issue #13.3; docs/plugins.md, "The run context").
 
-A :class:`RunKey` says which run: (task, agent, run index, ProjectEval level, lifecycle stage,
-ProjectEval mode).
+A :class:`RunKey` says which run: (task, agent, run index, the folder part a method files the
+run under, lifecycle stage). The part is a method's (``methods.RunPart``, the ``RUN_PARTS`` of its
+method module: ProjectEval's ``level-<l>[-cascade]``), never a field of the key's own.
 It is frozen and hashable (the key of every per-run table of the harness) and crosses process
 boundaries as :meth:`RunKey.to_dict` (xdist, the Ray executor). :func:`run_folder` and
 :func:`folder_key` map a key to its folder under ``--e2e-out`` and back: they are the only code
-that knows the layout, ``<out>/<agent>/<task>[/level-<l>[-cascade]]/run-<n>[/stage-<stage>]``.
+that knows the layout, ``<out>/<agent>/<task>[/<part>]/run-<n>[/stage-<stage>]``.
 
 A :class:`RunContext` is built once per run and handed to every stage of the pipeline, to the
 agent, the migrator, the judge and the ``pytest_e2ebench_run_finished`` hook: the key, the
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Protocol
 
+from .. import methods
 from ..contracts import RunRecord
 from ..llm.factory import make_llm
 from ..stash import OUTAGE, SANDBOX
@@ -36,11 +38,19 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 RUN_PREFIX = "run-"
-LEVEL_PREFIX = "level-"
 STAGE_PREFIX = "stage-"
-CASCADE = "cascade"  # ProjectEval's cascade mode (#17): its own run beside the direct one
-LAYOUT = "<out>/<agent>/<task>[/level-<level>[-cascade]]/run-<n>[/stage-<stage>]"
-_FIELDS = ("task", "agent", "run", "level", "stage", "mode")
+LAYOUT = "<out>/<agent>/<task>[/<part>]/run-<n>[/stage-<stage>]"
+_FIELDS = ("task", "agent", "run", "part", "stage")
+
+
+def run_part(task: Task) -> str | None:
+    """The folder part of ``task``'s runs: the first a method gives, or None."""
+    return next((p for part in methods.parts("RUN_PARTS") if (p := part.of_task(task))), None)
+
+
+def record_part(record: dict) -> str | None:
+    """The folder part of the run ``record`` is the record of, or None."""
+    return next((p for part in methods.parts("RUN_PARTS") if (p := part.of_record(record))), None)
 
 
 class RunAgent(Protocol):
@@ -59,6 +69,14 @@ def name_problem(field: str, value: object) -> str | None:
     return None
 
 
+def _part_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a run's folder part, or None."""
+    problem = name_problem("part", value)
+    if problem is None and value.startswith((RUN_PREFIX, STAGE_PREFIX)):
+        return f"part {value!r} cannot start with {RUN_PREFIX!r} or {STAGE_PREFIX!r}"
+    return problem
+
+
 def _index_error(field: str, value: object) -> str | None:
     """Why ``value`` is not a positive integer, or None."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -68,29 +86,25 @@ def _index_error(field: str, value: object) -> str | None:
 
 @dataclasses.dataclass(frozen=True)
 class RunKey:
-    """Which run: the task id, the agent's label, the run index (from 1), the ProjectEval
-    level (None for other tasks), the lifecycle stage (``implement`` for the run itself) and
-    the ProjectEval mode (``"cascade"``, or None for the direct mode and other tasks)."""
+    """Which run: the task id, the agent's label, the run index (from 1), the folder part a
+    method files it under (None for most: ``methods.RunPart``) and the lifecycle stage
+    (``implement`` for the run itself)."""
 
     task: str
     agent: str
     run: int
-    level: int | None = None
+    part: str | None = None
     stage: str = IMPLEMENT
-    mode: str | None = None
 
     def __post_init__(self) -> None:
         problems = [
             name_problem("task", self.task),
             name_problem("agent", self.agent),
             _index_error("run", self.run),
-            None if self.level is None else _index_error("level", self.level),
+            None if self.part is None else _part_problem(self.part),
             None
             if self.stage in STAGES
             else f"stage must be one of {', '.join(STAGES)}, got {self.stage!r}",
-            None
-            if self.mode is None or (self.mode == CASCADE and self.level is not None)
-            else f"mode must be None or {CASCADE!r} (with a level), got {self.mode!r}",
         ]
         problems = [p for p in problems if p]
         if problems:
@@ -98,20 +112,14 @@ class RunKey:
 
     @classmethod
     def of(cls, task: Task, agent: RunAgent, run: int, stage: str = IMPLEMENT) -> RunKey:
-        """The key of ``agent``'s run ``run`` of ``task`` (at the task's level, if any)."""
-        return cls(task.id, agent.label, run, task.level, stage, CASCADE if task.cascade else None)
+        """The key of ``agent``'s run ``run`` of ``task`` (in its method's part, if any)."""
+        return cls(task.id, agent.label, run, run_part(task), stage)
 
     @classmethod
     def of_record(cls, record: dict) -> RunKey:
         """The key of a run record or stage record (results.json's ``tasks`` and ``stages``)."""
-        return cls(
-            record["task"],
-            record["agent"],
-            record["run"],
-            record.get("level"),
-            record.get("stage", IMPLEMENT),
-            CASCADE if record.get("projecteval_mode") == CASCADE else None,
-        )
+        stage = record.get("stage", IMPLEMENT)
+        return cls(record["task"], record["agent"], record["run"], record_part(record), stage)
 
     def to_dict(self) -> dict:
         """JSON-able form: every field, always."""
@@ -119,14 +127,14 @@ class RunKey:
 
     @classmethod
     def from_dict(cls, data: dict) -> RunKey:
-        """The inverse of :meth:`to_dict`; ``level``, ``stage`` and ``mode`` may be left out."""
+        """The inverse of :meth:`to_dict`; ``part`` and ``stage`` may be left out."""
         if not isinstance(data, dict):
             raise ValueError(f"a run key is a dict, got {type(data).__name__}")
         missing = [k for k in _FIELDS[:3] if k not in data]
         unknown = sorted(set(data) - set(_FIELDS))
         if missing or unknown:
             raise ValueError(
-                "a run key has task, agent and run (and optionally level, stage and mode): "
+                "a run key has task, agent and run (and optionally part and stage): "
                 + "; ".join(
                     [f"missing {', '.join(missing)}"] * bool(missing)
                     + [f"unknown {', '.join(unknown)}"] * bool(unknown)
@@ -140,7 +148,7 @@ class RunKey:
 
     @property
     def name(self) -> str:
-        """``agent/task/run-N`` (``agent/task/level-L/run-N``; ``…/stage-S`` for a stage): how
+        """``agent/task/run-N`` (``agent/task/<part>/run-N``; ``…/stage-S`` for a stage): how
         results.json names the run (its folder relative to ``--e2e-out``)."""
         return run_folder(PurePath(), self).as_posix()
 
@@ -161,8 +169,8 @@ class RunKey:
 def run_folder(out: PurePath, key: RunKey) -> Path:
     """The folder of the run ``key`` under ``out`` (see :data:`LAYOUT`)."""
     folder = out / key.agent / key.task
-    if key.level is not None:
-        folder = folder / f"{LEVEL_PREFIX}{key.level}{'-' + key.mode if key.mode else ''}"
+    if key.part is not None:
+        folder = folder / key.part
     folder = folder / f"{RUN_PREFIX}{key.run}"
     if key.stage != IMPLEMENT:
         folder = folder / f"{STAGE_PREFIX}{key.stage}"
@@ -186,19 +194,12 @@ def folder_key(out: PurePath, folder: PurePath) -> RunKey:
     stage = IMPLEMENT
     if len(parts) in (4, 5) and parts[-1].startswith(STAGE_PREFIX):
         stage = parts.pop()[len(STAGE_PREFIX) :]
-    level = mode = None
-    if len(parts) == 4:
-        part = parts.pop(2)
-        if part.endswith(f"-{CASCADE}"):
-            part, mode = part.removesuffix(f"-{CASCADE}"), CASCADE
-        level = _number(part, LEVEL_PREFIX)
-        if level is None:
-            parts = []  # the third part is neither level-<l> nor followed by a stage
+    part = parts.pop(2) if len(parts) == 4 else None
     run = _number(parts[-1], RUN_PREFIX) if len(parts) == 3 else None
     try:
         if run is None:
             raise ValueError("its parts do not match the layout")
-        key = RunKey(parts[1], parts[0], run, level, stage, mode)
+        key = RunKey(parts[1], parts[0], run, part, stage)
     except ValueError as exc:
         raise ValueError(
             f"{folder} is not a run folder ({exc}); a run's folder is {LAYOUT}"
@@ -212,7 +213,7 @@ def run_folders(out: Path, agent: str = "*") -> list[tuple[RunKey, Path]]:
     """The runs found under ``out`` (of ``agent``'s label, or every agent's), with their
     folders, stages included; folders that are not runs' are passed over."""
     found = []
-    for pattern in (f"{RUN_PREFIX}*", f"{LEVEL_PREFIX}*/{RUN_PREFIX}*"):
+    for pattern in (f"{RUN_PREFIX}*", f"*/{RUN_PREFIX}*"):
         for folder in out.glob(f"{agent}/*/{pattern}"):
             for candidate in (folder, *folder.glob(f"{STAGE_PREFIX}*")):
                 try:

@@ -1,18 +1,18 @@
 """A method's table of task.toml (``[app]``, ``[projecteval]``): parsed when a task loads and
-kept on the :class:`~pytest_e2ebench.taskmodel.task.Task`, without the task model naming the
-method.
+kept in its slot of the :class:`~pytest_e2ebench.taskmodel.task.Task` (``task.slots[name]``),
+without the task model naming the method.
 
-A method registers a :class:`TaskSection` (``register``); the built-in methods' sections are
-their modules' ``TASK_SECTIONS``, loaded on first use (:func:`pytest_e2ebench.methods.builtin`,
-as pytest loads its own plugins from a list of names). A section's ``parse`` reads its table
-and appends problems (file, field, fix) to the task's list; its ``brief`` rewrites the
-requirements document an agent gets (ProjectEval's levels).
+A method's sections are its plugin module's ``TASK_SECTIONS``, the built-in methods' and an
+installed method's alike (:func:`pytest_e2ebench.methods.parts`: entry points of the
+``pytest_e2ebench.methods`` group); ``register`` adds one in-process. A section's ``parse``
+reads its table and appends problems (file, field, fix) to the task's list; its ``brief``
+rewrites the requirements document an agent gets (ProjectEval's levels).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +38,12 @@ class SectionSource:
 
 @dataclasses.dataclass(frozen=True)
 class TaskSection:
-    """A method's part of a task: ``name`` is the Task attribute it fills (None when the task
-    has no such table), ``parse`` reads it; ``brief(task, text)``, when given, returns the
-    requirements document the agent gets for a task that has the section. ``kind``: the task
-    kind the section adds (its tasks are valid with that kind); ``tests(value)`` then gives the
-    task's tests from the parsed value, in place of the scan of pytest modules."""
+    """A method's part of a task: ``name`` is the task's slot it fills (``Task.slots``; no slot
+    when ``parse`` gives None: the task has no such table), ``parse`` reads it;
+    ``brief(task, text)``, when given, returns the requirements document the agent gets for a
+    task that has the section. ``kind``: the task kind the section adds (its tasks are valid
+    with that kind); ``tests(value)`` then gives the task's tests from the parsed value, in
+    place of the scan of pytest modules."""
 
     name: str
     parse: Callable[[SectionSource], Any]
@@ -60,8 +61,9 @@ def register(section: TaskSection) -> None:
 
 
 def sections() -> tuple[TaskSection, ...]:
-    """Every section: the built-in methods' (``methods.builtin``), then those registered."""
-    found = {section.name: section for section in methods.builtin("TASK_SECTIONS")}
+    """Every section: the methods' (``methods.parts``: built-in and installed), then those
+    registered in-process."""
+    found = {section.name: section for section in methods.parts("TASK_SECTIONS")}
     return tuple({**found, **_REGISTERED}.values())
 
 
@@ -76,6 +78,18 @@ def string_lists(value: object) -> bool:
 def section_kinds() -> dict[str, TaskSection]:
     """The task kinds the sections add, each with its section."""
     return {section.kind: section for section in sections() if section.kind}
+
+
+def refetched(before: Mapping[str, Any], fetched: Mapping[str, Any]) -> dict[str, Any]:
+    """The slots of a task whose reference was just fetched: each section parsed again with the
+    reference's files (``fetched``), keeping what the session set on the slot before (a value
+    with a ``refetched(new)`` method gives its state to the new one: ProjectEval's level)."""
+    found = dict(fetched)
+    for name, new in fetched.items():
+        old = before.get(name)
+        if old is not None and hasattr(old, "refetched"):
+            found[name] = old.refetched(new)
+    return found
 
 
 def parse_sections(source: SectionSource) -> dict[str, Any]:

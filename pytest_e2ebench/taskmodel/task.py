@@ -13,16 +13,23 @@ import re
 import shutil
 import tomllib
 from pathlib import Path
-from typing import Any
 
 from ..environment.web import ENTRY_PAGE
 from ..environment.workspace import code_size, suffixes_for
 from ..errors import E2EBenchError, TaskError
 from ..run.cache import file_hash, tree_hash
+from ..stash import Slots
 from .features import scan_features
 from .mutants import Mutant, parse_mutants
 from .reference import REFERENCE_DIR, RemoteReference, describe_reference
-from .sections import SectionSource, parse_sections, section_kinds, sections, string_lists
+from .sections import (
+    SectionSource,
+    parse_sections,
+    refetched,
+    section_kinds,
+    sections,
+    string_lists,
+)
 from .testconf import TestSettings, parse_settings
 from .testindex import Naming, StaticTest, apply_mapping, scan_tests
 
@@ -73,10 +80,6 @@ class Task:
     test_requires: tuple[str, ...] = ()
     mutants: tuple[Mutant, ...] = ()
     network: bool = False  # web tasks: the app may load resources from the internet (a CDN)
-    # app tasks: the launch contract (methods.app.AppSpec; issue #15), from its task section
-    app: Any = None
-    # toolchain tasks: tools, suites and tests (methods.toolchain.ToolchainSpec; issue #43)
-    toolchain: Any = None
     # [tests.requirements]: requirement id -> node-id globs (for tests only a run reveals)
     requirement_map: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the task's own checks (checks/test_*.py, run with the harness's fixtures: issue #13.1)
@@ -84,14 +87,10 @@ class Task:
     # how the reference tests run: cwd, data, env, plugins, pytest settings, exclusions
     settings: TestSettings = TestSettings()
     excluded: tuple[tuple[str, str], ...] = ()  # (node id, reason): tests not run nor graded
-    # [projecteval]: levels and parameters (methods.projecteval.ProjectEvalSpec; #17)
-    projecteval: Any = None
     browser: bool = False  # [tests] browser: the pytest tests drive Chromium themselves
-    level: int | None = None  # --e2e-level: the ProjectEval input level the agent gets
-    # --e2e-projecteval-mode=cascade at level 1 or 2: checklist, skeleton, code (#17)
-    cascade: bool = False
-    # a cascade step's document for the agent in place of requirements_text (#17)
-    given: str | None = None
+    # the methods' data, one slot per task section (taskmodel.sections): the apps' launch
+    # contract under "app", ProjectEval's table, level and mode under "projecteval", ...
+    slots: Slots = Slots()
 
     @property
     def materials_dir(self) -> Path | None:
@@ -107,11 +106,9 @@ class Task:
     @property
     def requirements_text(self) -> str:
         """The requirements document, as given to agents (at its level, for ProjectEval)."""
-        if self.given is not None:
-            return self.given
         text = self.requirements_file.read_text(encoding="utf-8")
         for section in sections():  # a method's own document (ProjectEval's levels)
-            if section.brief is not None and getattr(self, section.name, None) is not None:
+            if section.brief is not None and section.name in self.slots:
                 text = section.brief(self, text)
         return text
 
@@ -300,7 +297,7 @@ def _with_files(root: Path, meta, kind, conf, requirements, reference, remote, p
         "settings": settings,
         "mutants": tuple(mutants),
         "checks": tuple(checks),
-        **found,
+        "slots": Slots(found),
     }
 
 
@@ -324,7 +321,10 @@ def fetch_reference(task: Task, *, download: bool = True) -> Task:
             files = _FETCHED[task.remote] = _fetched_files(task.remote)
         except E2EBenchError:  # a run that fetches it says what is wrong
             files = None
-    return dataclasses.replace(task, **files) if files is not None else task
+    if files is None:
+        return task
+    slots = Slots(refetched(task.slots, files["slots"]))  # the session's level stays
+    return dataclasses.replace(task, **{**files, "slots": slots})
 
 
 # a fetched reference's Task fields, once per process (the files are cached on disk)

@@ -67,7 +67,7 @@ def test_a_valid_app_task_has_features_as_requirements(tasks):
     task = load_task(make_app_task(tasks))
     assert [r.id for r in task.requirements] == ["F1", "F2", "F3"]
     assert task.requirements[0].tags == ("core",)
-    assert task.app.launch == "static" and task.tests == ()
+    assert task.slots["app"].launch == "static" and task.tests == ()
 
 
 def test_a_command_app_needs_its_command(tasks):

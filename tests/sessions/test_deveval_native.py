@@ -76,14 +76,14 @@ def test_deveval_cpp_repositories_become_toolchain_tasks(tmp_path):
     assert reports["rpn"].error is None, reports["rpn"]
     task = load_task(tmp_path / "out" / "deveval-rpn")
     assert task.kind == "toolchain" and task.language == "cpp"
-    unit, acceptance = task.toolchain.suites
+    unit, acceptance = task.slots["toolchain"].suites
     assert (unit.build, unit.run, unit.format) == (
         "make -f makefile_test run_tests",
         "./run_tests",
         "gtest",
     )
     assert acceptance.run == "bash acceptance_tests/test.sh" and acceptance.programs == ("rpn",)
-    assert dict(task.toolchain.requirements)["R2"] == (
+    assert dict(task.slots["toolchain"].requirements)["R2"] == (
         "unit::Stack.PushPop",
         "unit::Stack.PopEmptyThrows",
         "unit::Eval.Arithmetic",
@@ -101,8 +101,8 @@ def test_deveval_cpp_repositories_become_toolchain_tasks(tmp_path):
         assert {t["outcome"] in PASSING for t in tests} == {expected}, tests
     # DevEval's unit-test stage (it has prompts for it; none for acceptance tests): the
     # reference's own tests pass the oracle with coverage, an empty answer does not
-    assert task.toolchain.stage_suite("acceptance-tests") is None
-    suite, folder, prompt = task.toolchain.stage_suite("unit-tests")
+    assert task.slots["toolchain"].stage_suite("acceptance-tests") is None
+    suite, folder, prompt = task.slots["toolchain"].stage_suite("unit-tests")
     assert (suite.name, folder, prompt) == ("unit", "unit_tests", "Write gtest tests of Stack.")
     answer = tmp_path / "answer"
     shutil.copytree(task.tests_dir / "unit_tests", answer / "unit_tests")

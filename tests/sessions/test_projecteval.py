@@ -19,7 +19,7 @@ import tomli_w
 from helpers.batch import SharedSession, batch_folder
 
 from pytest_e2ebench.errors import TaskError
-from pytest_e2ebench.methods.projecteval import masker, passk, similarity
+from pytest_e2ebench.methods.projecteval import masker, passk, similarity, with_spec
 from pytest_e2ebench.taskmodel.task import load_task
 from pytest_e2ebench.tools.importers import projecteval as importer
 
@@ -43,9 +43,7 @@ def gradebook(pytester) -> Path:
 
 def test_level_briefs_grow_and_carry_the_parameter_request():
     task = load_task(GRADEBOOK)
-    import dataclasses
-
-    one, two, three = (dataclasses.replace(task, level=n).requirements_text for n in (1, 2, 3))
+    one, two, three = (with_spec(task, level=n).requirements_text for n in (1, 2, 3))
     assert "## Checklist" not in one and "## Checklist" in two and "## Skeleton" in three
     assert (
         "`gradebook.py`" in three
@@ -159,7 +157,7 @@ def test_assignment_ignores_order_and_counts_what_is_missing():
 def test_checklist_similarity_self_shuffled_truncated():
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("all_minilm_l6_v2")
-    items = [i.sentence() for i in load_task(GRADEBOOK).projecteval.checklist]
+    items = [i.sentence() for i in load_task(GRADEBOOK).slots["projecteval"].checklist]
     assert similarity.checklist_similarity(items, items) == pytest.approx(1.0, abs=1e-5)
     shuffled = items[:]
     random.Random(3).shuffle(shuffled)
@@ -266,7 +264,7 @@ def test_importer_writes_valid_tasks_and_reports_what_it_skipped(tmp_path, capsy
     )
     assert "  2_2 Main / Clip: uses the system clipboard (pyperclip)" in out
     task = load_task(tmp_path / "out" / "projecteval-2")
-    assert task.projecteval.canonical == {"r1_entry": "main.py", "r1_word": "hello"}
+    assert task.slots["projecteval"].canonical == {"r1_entry": "main.py", "r1_word": "hello"}
     assert [t.requirements for t in task.tests] == [("R1",)]
     assert (task.root / "tests" / "materials" / "2-input.txt").is_file()
 

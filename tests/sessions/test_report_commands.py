@@ -50,12 +50,18 @@ def test_full_session_replaces_the_file(pytester, tasks, results):
 def _record(agent, task, run, verdicts):
     metrics = dict.fromkeys(METRIC_KEYS)
     metrics["impl_rate"] = sum(verdicts) / len(verdicts)
+    # a run's record as results.json holds it (report and compare validate what they read)
     return {
         "task": task,
         "agent": agent,
+        "agent_spec": agent,
         "run": run,
+        "status": "ok",
         "metrics": metrics,
-        "task_meta": {"created": "2026-01-02"},
+        "suites": {"original": None, "extended": None, "all": None},
+        "notes": [],
+        "dir": f"/out/{agent}/{task}/run-{run}",
+        "task_meta": {"title": task, "kind": "library", "created": "2026-01-02", "source": ""},
         "requirements": [
             {"id": f"R{i}", "verdict": "implemented" if ok else "not_implemented"}
             for i, ok in enumerate(verdicts, 1)
@@ -126,3 +132,22 @@ def test_report_names_a_bad_file(tmp_path, capsys):
         main(["report", str(bad)])
     err = capsys.readouterr().err
     assert f"{bad}: schema is 'other/1', not 'e2ebench-results/1'" in err
+
+
+def test_report_and_compare_validate_what_they_read_against_the_schema(tmp_path, capsys):
+    """Issue 41: a file that is results.json in shape but not by its schema (a rate above 1, a
+    top-level key no method installed here adds) is refused, naming the file and each value."""
+    good = _write(tmp_path / "good.json", [_record("x", "t", 1, [True])])
+    document = json.loads((tmp_path / "good.json").read_text())
+    document["tasks"][0]["metrics"]["impl_rate"] = 1.5
+    document["rubric"] = {"agents": {}}  # a method's section, its plugin not installed here
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    for argv in (["report", str(bad)], ["compare", good, str(bad), "--agent-b", "x"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        err = capsys.readouterr().err
+        assert f"{bad}: does not match the results.json schema" in err
+        assert "tasks/0/metrics/impl_rate: 1.5 is greater than the maximum of 1" in err
+        assert "(document): Additional properties are not allowed ('rubric' was unexpected)" in err
+    assert main(["report", good]) == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
 from pathlib import Path, PurePath
 
@@ -17,11 +18,11 @@ KEYS = [
     RunKey("semver.kit-2", "sdagent-dt", 3),
     RunKey("zähler-ü", "cmd-my_agent.v2+x", 12),
     RunKey("level-2", "run-1", 1),  # parts that look like layout words are still names
-    RunKey("pe-task", "vanilla", 2, level=3),
+    RunKey("pe-task", "vanilla", 2, part="level-3"),
     RunKey("stage-x", "dir-out", 1, stage="design"),
-    RunKey("dev.eval", "vanilla", 4, level=1, stage="unit-tests"),
-    RunKey("pe-task", "vanilla", 2, level=1, mode="cascade"),
-    RunKey("level-1-cascade", "cmd-x", 1, level=2, mode="cascade"),
+    RunKey("dev.eval", "vanilla", 4, part="level-1", stage="unit-tests"),
+    RunKey("pe-task", "vanilla", 2, part="level-1-cascade"),
+    RunKey("level-1-cascade", "cmd-x", 1, part="level-2-cascade"),
 ]
 
 
@@ -36,9 +37,9 @@ def test_a_key_survives_json_pickle_and_its_folder(key):
 def test_the_folder_layout_is_the_one_of_earlier_versions():
     """Resume and caching of existing out folders depend on these exact paths."""
     assert run_folder(OUT, RunKey("calc", "reference", 1)) == OUT / "reference/calc/run-1"
-    assert run_folder(OUT, RunKey("t", "a", 2, level=3)) == OUT / "a/t/level-3/run-2"
+    assert run_folder(OUT, RunKey("t", "a", 2, part="level-3")) == OUT / "a/t/level-3/run-2"
     assert run_folder(OUT, RunKey("t", "a", 2, stage="setup")) == OUT / "a/t/run-2/stage-setup"
-    cascade = RunKey("t", "a", 2, level=1, mode="cascade")  # ProjectEval's cascade (#17)
+    cascade = RunKey("t", "a", 2, part="level-1-cascade")  # ProjectEval's cascade (#17)
     assert run_folder(OUT, cascade) == OUT / "a/t/level-1-cascade/run-2"
     key = RunKey("calc", "sdagent-dt", 2)
     assert (key.name, key.scope, key.slug) == (
@@ -48,19 +49,21 @@ def test_the_folder_layout_is_the_one_of_earlier_versions():
     )
     # the LLM cache's tapes are named by the whole run, agent included: two agents with a role
     # of the same name (sdagent-dt's and sdagent-ddt's developer) never share one
-    assert RunKey("t", "a", 2, level=3).scope == "a/t/level-3/run-2"
+    assert RunKey("t", "a", 2, part="level-3").scope == "a/t/level-3/run-2"
     assert RunKey("t", "a", 2, stage="design").scope == "a/t/run-2/stage-design"
-    assert RunKey("t", "b", 2, level=3).scope != RunKey("t", "a", 2, level=3).scope
+    assert RunKey("t", "b", 2, part="level-3").scope != RunKey("t", "a", 2, part="level-3").scope
 
 
 def test_of_record_names_runs_as_results_json_does():
     record = {"task": "t", "agent": "a", "run": 1, "level": 2, "status": "ok"}
-    assert RunKey.of_record(record) == RunKey("t", "a", 1, level=2)
+    # the part of a record is its method's (ProjectEval's RunPart reads level and mode)
+    assert RunKey.of_record(record) == RunKey("t", "a", 1, part="level-2")
     assert RunKey.of_record({**record, "stage": "design"}).stage == "design"
     cascade = RunKey.of_record({**record, "projecteval_mode": "cascade"})
-    assert cascade == RunKey("t", "a", 1, level=2, mode="cascade")
-    with pytest.raises(ValueError, match="mode must be None or 'cascade' .with a level."):
-        RunKey("t", "a", 1, mode="cascade")
+    assert cascade == RunKey("t", "a", 1, part="level-2-cascade")
+    assert RunKey.of_record({"task": "t", "agent": "a", "run": 1}).part is None
+    with pytest.raises(ValueError, match="part 'run-2' cannot start with 'run-' or 'stage-'"):
+        RunKey("t", "a", 1, part="run-2")
 
 
 @pytest.mark.parametrize(
@@ -71,7 +74,8 @@ def test_of_record_names_runs_as_results_json_does():
         ("reference/calc/run-01", "do not match the layout"),
         ("reference/calc/run-x", "do not match the layout"),
         ("reference/calc/run-1/repo", "do not match the layout"),
-        ("reference/calc/level-x/run-1", "do not match the layout"),
+        ("reference/calc/run-1/run-2", "part 'run-1' cannot start with"),
+        ("reference/calc/a/b/run-1", "do not match the layout"),
         ("reference/calc/run-1/stage-deploy", "stage must be one of design, setup"),
         ("reference/calc/run-1/stage-implement", "is not a run folder;"),
         ("progress", "do not match the layout"),
@@ -83,7 +87,7 @@ def test_a_folder_that_is_not_a_run_is_refused_clearly(folder, why):
         folder_key(OUT, OUT / folder)
     message = str(info.value)
     assert why in message and str(OUT / folder) in message
-    assert "<out>/<agent>/<task>[/level-<level>[-cascade]]/run-<n>[/stage-<stage>]" in message
+    assert "<out>/<agent>/<task>[/<part>]/run-<n>[/stage-<stage>]" in message
 
 
 def test_a_folder_outside_the_out_folder_is_refused():
@@ -100,7 +104,8 @@ def test_a_folder_outside_the_out_folder_is_refused():
         ({"task": "t", "agent": "a", "run": 0}, "run must be a positive integer"),
         ({"task": "t", "agent": "a", "run": True}, "run must be a positive integer"),
         ({"task": "t", "agent": "a", "run": "1"}, "run must be a positive integer"),
-        ({"task": "t", "agent": "a", "run": 1, "level": 0}, "level must be a positive"),
+        ({"task": "t", "agent": "a", "run": 1, "part": "a/b"}, "part 'a/b' cannot be a folder"),
+        ({"task": "t", "agent": "a", "run": 1, "level": 2}, "unknown level"),
         ({"task": "t", "agent": "a", "run": 1, "stage": "deploy"}, "stage must be one of"),
         ({"task": "t", "agent": "a"}, "missing run"),
         ({"task": "t", "agent": "a", "run": 1, "seed": 3}, "unknown seed"),
@@ -126,6 +131,7 @@ def test_a_context_made_by_hand_derives_its_key_from_its_folder(pytestconfig):
 CTX_PLUGIN = '''
 """A third-party plugin that reads the run context in every hook that is about a run."""
 import json
+import os
 import os
 
 from pytest_e2ebench.run.runs import RunContext, folder_key
@@ -166,7 +172,9 @@ def test_a_plugin_hook_receives_the_run_context_and_reads_the_key(
 ):
     tasks.make()
     pytester.makepyfile(e2e_ctxplugin=CTX_PLUGIN)
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    # the plugin's folder, then the harness's copy under test (a worktree's, when set)
+    inherited = [os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pytester.path), *inherited]))
     seen = pytester.path / "seen.jsonl"
     monkeypatch.setenv("CTX_SEEN", str(seen))
     result = pytester.runpytest_subprocess(
@@ -190,9 +198,8 @@ def test_a_plugin_hook_receives_the_run_context_and_reads_the_key(
             "task": "calc",
             "agent": "reference",
             "run": run,
-            "level": None,
+            "part": None,
             "stage": "implement",
-            "mode": None,
         }
         assert entry["key"] == entry["from_dir"]  # the folder and the key agree
         assert (entry["task"], entry["agent"], entry["dir"]) == ("calc", "reference", dirs[run])
@@ -234,7 +241,7 @@ def test_progress_names_a_run_by_its_key(tmp_path):
     from pytest_e2ebench.run.progress import Monitor, progress_file, writer
 
     out = tmp_path / "out"
-    keys = [RunKey("calc", "sdagent-dt", 2), RunKey("pe", "vanilla", 1, level=3)]
+    keys = [RunKey("calc", "sdagent-dt", 2), RunKey("pe", "vanilla", 1, part="level-3")]
     keys.append(RunKey("dev", "vanilla", 1, stage="design"))
     for key in keys:
         path = progress_file(out, key)
@@ -259,7 +266,7 @@ def test_run_folders_finds_the_runs_of_an_out_folder(tmp_path):
     keys = [
         RunKey("calc", "reference", 1),
         RunKey("calc", "reference", 2, stage="design"),
-        RunKey("pe", "reference", 1, level=2),
+        RunKey("pe", "reference", 1, part="level-2"),
         RunKey("calc", "vanilla", 1),
     ]
     for key in keys:

@@ -94,6 +94,7 @@ ALLOWED = {
     "tools/testing/demo_model.py": "the task's reference files, served by the stand-in model",
     "tools/importers/__init__.py": "reads back the task.toml text the importer just wrote",
     "schema/__init__.py": "the package's own JSON Schema file",
+    "tools/importers/pins.py": "the package's own dataset pins (tools/importers/datasets.toml)",
     "environment/backend.py": "copies the wheel it built and inspected into its own store (harness zone)",
     "evaluation/planting/twins.py": "a harness copy of the task's reference tests (task content)",
     "proxy/tape.py": "the proxy's own tape of answers, written by the harness",
@@ -273,7 +274,7 @@ def test_each_reader_turns_deep_nesting_into_the_agents_failure(hostile):
     from pytest_e2ebench.methods.stages.setup import dependencies
 
     deep = "nested deeper than 64 levels"
-    spec = load_task(GRADEBOOK).projecteval
+    spec = load_task(GRADEBOOK).slots["projecteval"]
     answers = read_answers(hostile, spec)
     assert answers["values"] == {}
     assert set(answers["problems"].values()) == {f"parameters.json: {deep}"}

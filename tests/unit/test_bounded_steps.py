@@ -101,7 +101,7 @@ def test_the_code_similarity_of_a_huge_project_stops_at_its_bound(tmp_path, monk
     monkeypatch.setattr(similarity, "CODE_SECONDS", 2.0)
     task = load_task(GRADEBOOK)
     start = time.monotonic()
-    found = similarity.indicators(task.projecteval, task.reference_dir, repo)
+    found = similarity.indicators(task.slots["projecteval"], task.reference_dir, repo)
     assert time.monotonic() - start < 15
     note = found["similarity_notes"]["skeleton"]
     assert note == (

@@ -15,10 +15,22 @@ from helpers.tasks import TaskFactory
 from pytest_e2ebench.grading.verdicts import census
 from pytest_e2ebench.run import census_store
 from pytest_e2ebench.run.plan import STAGE_FORMAT, RunPlan
+from pytest_e2ebench.stash import Slots
 from pytest_e2ebench.taskmodel.task import load_task
 
 # what the key leaves out: where the run lives, and what only the checks and the judge read
-NOT_IN_KEY = {"run_dir", "pv_repo", "not_before", "checks", "judge", "judge_model"}
+NOT_IN_KEY = {"run_dir", "projecteval.pv_repo", "not_before", "checks", "judge", "judge_model"}
+# a method's fields are in the key too (``<slot>.<field>``, a method's stage tables name them)
+METHOD_FIELDS = {"apps.app", "apps.model", "projecteval.checklist_raw", "stages.variant_format"}
+
+
+def changed(plan: RunPlan, name: str) -> RunPlan:
+    """``plan`` with its field ``name`` (a core field, or a method's ``<slot>.<field>``) changed."""
+    value = other(plan.value(name))
+    if "." not in name:
+        return dataclasses.replace(plan, **{name: value})
+    slot, _, field = name.partition(".")
+    return plan.with_slot(slot, {field: value})
 
 
 @pytest.fixture
@@ -38,7 +50,7 @@ def plan_of(task, where: str = "/out/reference/calc/run-1") -> RunPlan:
         venv_tools={"python": sys.version, "tools": ("coverage==7",)},
         tests_hash=task.tests_hash,
         reference_hash=task.reference_hash,
-        pv_repo=f"{where}/repo",
+        methods=Slots({"projecteval": {"pv_repo": f"{where}/repo"}}),
         migrate="static",
         test_timeout=30.0,
         timeout=600.0,
@@ -62,8 +74,11 @@ def other(value: object) -> object:
 
 
 def test_the_key_covers_every_field_of_the_plan_but_where_and_after():
-    fields = {f.name for f in dataclasses.fields(RunPlan)}
-    assert set(census_store.key_fields()) == fields - NOT_IN_KEY
+    fields = {f.name for f in dataclasses.fields(RunPlan)} - {"methods"}
+    core = {name for name in census_store.key_fields() if "." not in name}
+    assert core == fields - NOT_IN_KEY
+    assert METHOD_FIELDS <= set(census_store.key_fields())
+    assert not NOT_IN_KEY & set(census_store.key_fields())
     for name in ("migrate", "timeout", "test_timeout", "venv_tools", "tests_hash", "planting"):
         assert name in census_store.key_fields()
 
@@ -71,8 +86,7 @@ def test_the_key_covers_every_field_of_the_plan_but_where_and_after():
 @pytest.mark.parametrize("name", census_store.key_fields())
 def test_changing_an_input_of_the_plan_changes_the_key(task, name):
     plan = plan_of(task)
-    changed = dataclasses.replace(plan, **{name: other(getattr(plan, name))})
-    assert census_store.census_key(changed, task, "bwrap") != census_store.census_key(
+    assert census_store.census_key(changed(plan, name), task, "bwrap") != census_store.census_key(
         plan, task, "bwrap"
     )
 
@@ -80,8 +94,7 @@ def test_changing_an_input_of_the_plan_changes_the_key(task, name):
 @pytest.mark.parametrize("name", sorted(NOT_IN_KEY))
 def test_where_the_run_lives_and_the_judge_do_not_change_the_key(task, name):
     plan = plan_of(task)
-    changed = dataclasses.replace(plan, **{name: other(getattr(plan, name))})
-    assert census_store.census_key(changed, task, "bwrap") == census_store.census_key(
+    assert census_store.census_key(changed(plan, name), task, "bwrap") == census_store.census_key(
         plan, task, "bwrap"
     )
 
@@ -96,7 +109,7 @@ def test_the_same_task_in_another_folder_has_the_same_key(task, tmp_path):
 
 
 def _changes(task, monkeypatch) -> dict:
-    """Each input outside the plan, changed: the task's content, id, level and mode, the
+    """Each input outside the plan, changed: the task's content, id, its runs' folder part, the
     sandbox mode, the harness's version, code, interpreter and entry format, the stage
     format."""
     tests = task.root / "tests" / "test_calc.py"
@@ -107,8 +120,8 @@ def _changes(task, monkeypatch) -> dict:
         ),
         "a test": lambda: tests.write_text(tests.read_text() + "\n# changed\n"),
         "id": lambda: dataclasses.replace(task, id="calc2"),
-        "level": lambda: dataclasses.replace(task, level=2),
-        "cascade": lambda: dataclasses.replace(task, cascade=True),
+        # the folder part a method files the task's runs under (ProjectEval's level and mode)
+        "part": lambda: monkeypatch.setattr(census_store, "run_part", lambda task: "level-2"),
         "sandbox": lambda: "sandbox",
         "version": lambda: monkeypatch.setattr(census_store, "__version__", "99"),
         "code": lambda: monkeypatch.setattr(census_store, "harness_digest", lambda: "edited"),
@@ -118,7 +131,7 @@ def _changes(task, monkeypatch) -> dict:
     }
 
 
-CHANGES = ("task.toml", "a test", "id", "level", "cascade", "sandbox", "version", "code")
+CHANGES = ("task.toml", "a test", "id", "part", "sandbox", "version", "code")
 CHANGES += ("interpreter", "format", "stage format")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_e2ebench.cli import main
-from pytest_e2ebench.errors import AgentFileError
+from pytest_e2ebench.errors import AgentFileError, E2EBenchError
 from pytest_e2ebench.taskmodel.task import load_task
 from pytest_e2ebench.tools.importers import fetch
 from pytest_e2ebench.untrusted.archive import ArchiveLimits, manifest_digest, unpack
@@ -259,3 +259,15 @@ def test_a_dev_group_s_documentation_and_lint_tools_are_not_test_requirements(tm
     found = declared_test_requirements(tmp_path)
     # requests: what types-requests types, which no dependency declares (round 10's stub rule)
     assert found == ["pytest-asyncio>=0.23", "mongomock", "buildkit", "requests"]
+
+
+def test_the_dataset_pins_are_the_harness_own_file_and_a_missing_one_is_said(tmp_path):
+    """Issue 41: the pins were read through the untrusted parser and a missing file became {}
+    (a wheel without datasets.toml: ``e2ebench fetch`` knew no dataset and said nothing)."""
+    assert {"projecteval", "nl2repo"} <= set(fetch.load_datasets())
+    missing = tmp_path / "datasets.toml"
+    with pytest.raises(E2EBenchError, match=r"datasets.toml: missing; this install .* reinstall"):
+        fetch.load_datasets(missing)
+    missing.write_text("[projecteval\n")
+    with pytest.raises(E2EBenchError, match=r"datasets.toml: not valid TOML"):
+        fetch.load_datasets(missing)

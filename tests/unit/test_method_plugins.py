@@ -22,7 +22,7 @@ from helpers.structure import PACKAGE, ROOT, all_imports, long_functions
 from pytest_e2ebench import hookspecs
 from pytest_e2ebench.contracts import DesignJudgement, ReportSection, check_design
 from pytest_e2ebench.methods.app import AppSettings, app_settings
-from pytest_e2ebench.methods.projecteval import ProjectEvalSettings
+from pytest_e2ebench.methods.projecteval import ProjectEvalSettings, spec_of, with_spec
 from pytest_e2ebench.plugin import builtin_methods, builtin_report_sections
 from pytest_e2ebench.report import results
 from pytest_e2ebench.report.terminal import write_sections
@@ -33,7 +33,7 @@ from pytest_e2ebench.run.settings import Settings
 from pytest_e2ebench.taskmodel.task import at_level, load_task
 
 METHODS = f"{PACKAGE}.methods"
-# The centre: it reaches a method only through hooks and the names methods.builtin loads.
+# The centre: it reaches a method only through hooks and the parts methods.parts loads.
 CENTRE = (f"{PACKAGE}.run", f"{PACKAGE}.taskmodel", f"{PACKAGE}.report")
 # Functions allowed over 80 lines: declarative tables only (issue 28), at their size today.
 LONG_ALLOWED = {
@@ -66,7 +66,8 @@ def test_the_run_the_task_model_and_the_reporter_import_no_method():
     ]
     assert not found, (
         "the centre names a method (add a hook in hookspecs.py, or an entry the method's module "
-        "exposes through methods.BUILTIN, instead):\n  " + "\n  ".join(found)
+        "exposes through its plugin module, loaded by methods.parts, instead):\n  "
+        + "\n  ".join(found)
     )
 
 
@@ -174,7 +175,8 @@ def test_settings_hold_no_method_field():
     assert app_settings(settings) == AppSettings()  # without the plugin: the defaults
     at_two = dataclasses.replace(settings, methods={"projecteval": ProjectEvalSettings(level=2)})
     gradebook = load_task(GRADEBOOK)
-    assert at_level(gradebook, at_two).level == 2 and at_level(gradebook, settings).level is None
+    assert spec_of(at_level(gradebook, at_two)).level == 2
+    assert spec_of(at_level(gradebook, settings)).level is None
 
 
 def _too_long(limit: int, allowed: dict[str, int]) -> list[str]:
@@ -306,6 +308,7 @@ def test_a_methods_report_section_is_rebuilt_as_it_was_written(stored, key):
     stages = document.get("stages", {}).get("runs", [])
     rebuilt = results.build(document["tasks"], stage_records=stages, sections=SECTIONS)
     assert rebuilt[key] == document[key]
+    assert rebuilt["tasks"] == document["tasks"]  # each run's entry, its methods' keys too
     assert key not in results.build(document["tasks"], stage_records=stages)
     assert {*rebuilt} - {*document} == set()
 
@@ -327,9 +330,11 @@ def test_a_plugins_report_section_joins_results_json_and_the_summary():
 
 def test_the_task_model_gets_the_methods_sections_without_naming_them():
     gradebook, app = load_task(GRADEBOOK), load_task(SALESBOARD)
-    assert gradebook.projecteval is not None and gradebook.app is None
-    assert app.app is not None and app.projecteval is None
-    two = dataclasses.replace(gradebook, level=2).requirements_text
+    assert list(gradebook.slots) == ["projecteval"] and list(app.slots) == ["app"]
+    assert not {"app", "projecteval", "level", "cascade", "given"} & {
+        f.name for f in dataclasses.fields(type(app))
+    }  # a method's data is in its slot, never a field of the core's Task (issue 41)
+    two = with_spec(gradebook, level=2).requirements_text
     assert "## Checklist" in two and "## Checklist" not in gradebook.requirements_text
     assert type(evaluation_for(app)).__name__ == "AppCases"
     assert type(evaluation_for(gradebook)).__name__ == "TestSuite"
@@ -342,5 +347,9 @@ def test_a_methods_run_extras_join_the_record_and_never_replace_its_keys():
     errored = {**record, "agent": "a", "run": 1, "status": "error", "metrics": None}
     kept = results.build([errored])["tasks"][0]
     assert kept["projecteval"] == {"similarity": {}} and kept["level"] == 1
-    with pytest.raises(ValueError, match="run_extras returned metrics, which the record has"):
-        attach_extras(record, {"metrics": None})
+    attach_extras(record, {"metrics": {"rubric_score": 0.5}})  # a method's metric joins them
+    assert record["metrics"] == {"rubric_score": 0.5} and "metrics" not in record["judge_extra"]
+    with pytest.raises(ValueError, match="run_extras returned rubric_score, which the record has"):
+        attach_extras(record, {"metrics": {"rubric_score": 1.0}})
+    with pytest.raises(ValueError, match="run_extras returned task, which the record has"):
+        attach_extras(record, {"task": "x"})

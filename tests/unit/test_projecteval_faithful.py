@@ -90,7 +90,7 @@ def test_console_project_imported_with_its_start_file_and_peer_numbering(importe
         "run has not"
     ]
     task = load_task(out / "projecteval-18")
-    assert task.projecteval.canonical == {
+    assert task.slots["projecteval"].canonical == {
         "r1_command": "1",
         "r1_expected_output": "",
         "start_file": "game.py",
@@ -124,7 +124,7 @@ def test_start_file_is_the_only_or_the_guarded_program():
 
 def test_an_empty_value_is_taken_only_where_the_canonical_one_is_empty(imported, tmp_path):
     out, _ = imported
-    spec = load_task(out / "projecteval-18").projecteval
+    spec = load_task(out / "projecteval-18").slots["projecteval"]
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "parameters.json").write_text(

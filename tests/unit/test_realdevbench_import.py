@@ -48,7 +48,7 @@ def test_projects_become_app_tasks_with_features_and_materials(tmp_path, capsys)
     assert "NOT IMPORTED test_dataset.jsonl:3: no 'label'" in printed
 
     recipes = load_task(out / "recipe-cards")
-    assert recipes.kind == "app" and recipes.app.scenario == "display"
+    assert recipes.kind == "app" and recipes.slots["app"].scenario == "display"
     assert recipes.reference_dir is None  # RealDevBench has no reference apps
     assert [r.title for r in recipes.requirements] == ["Recipe grid", "Search"]
     text = recipes.requirements_text

@@ -26,7 +26,7 @@ import pytest
 from ...environment.web import ENTRY_PAGE
 from ...isolation.intake import IntakeLimits, copy_tree, read_bytes, walk
 from ...isolation.sandbox import Sandbox
-from ...methods.app import AppSpec
+from ...methods.app import AppSpec, app_spec
 from ...methods.app.session import BrowserSession
 from ...probe import project_env
 from ...taskmodel.task import Requirement, Task, fetch_reference, load_task
@@ -218,7 +218,7 @@ def e2e_app(pytestconfig: pytest.Config, e2e_task: Task):
     work = Path(context["work"]) / "app"
     app_dir = work / "project"
     copy_tree(Path(context["repo"]), app_dir, IntakeLimits())
-    spec = e2e_task.app or AppSpec(entry=ENTRY_PAGE, network=e2e_task.network)
+    spec = app_spec(e2e_task) or AppSpec(entry=ENTRY_PAGE, network=e2e_task.network)
     with BrowserSession(
         python=Path(context["python"]),
         app_dir=app_dir,

@@ -22,7 +22,20 @@ LAUNCH_MODES = ("static", "command")
 SCENARIOS = ("display", "analysis", "data", "game")  # RealDevBench's four scenarios
 DEFAULT_CASES = (15, 20)  # RealDevWorld §3.2: 15-20 test cases per app
 DEFAULT_STEPS = 20  # actions per test case of the app judge's browser agent
-NAME = "app"  # the apps' key in Settings.methods
+NAME = "app"  # the apps' key in Settings.methods, and their task slot
+
+# the method's parts (pytest_e2ebench.methods): its hooks, its task kind's evaluation style,
+# and the stages of an app's evaluation with the plan fields their keys are made of (run.plan)
+PLUGIN = f"{__name__}.plugin"
+EVALUATIONS = f"{__name__}.style:EVALUATIONS"
+PLAN_SLOT = "apps"  # the method's slot of the run's plan (its entry point's name)
+STAGE_INPUTS = {
+    "app-eval": (
+        *("materials", "apps.app", "apps.app_steps", "test_timeout", "apps.app_judge"),
+        *("timeout", "requirements", "apps.model", "apps.app_cases"),
+    ),
+    "app-cases": ("requirements", "apps.model", "apps.app_cases"),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,8 +128,13 @@ FEATURE_ID = re.compile(rf"^{FEATURE_PREFIX}\d+$")
 
 
 def app_section(source: SectionSource) -> AppSpec | None:
-    """The task model's ``app`` attribute: an app task's launch contract, else None."""
+    """The task's ``app`` slot: an app task's launch contract, else None."""
     return parse_app(source.meta, source.where, source.problems) if source.kind == "app" else None
 
 
-TASK_SECTIONS = (TaskSection("app", app_section),)
+TASK_SECTIONS = (TaskSection(NAME, app_section),)
+
+
+def app_spec(task) -> AppSpec | None:
+    """The launch contract of ``task`` (its ``app`` slot), None for a task of another kind."""
+    return task.slots.get(NAME)

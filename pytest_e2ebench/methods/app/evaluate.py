@@ -18,6 +18,7 @@ from pathlib import Path
 from ...isolation.intake import IntakeLimits, copy_tree
 from ...run.cache import remove
 from ...taskmodel.task import MATERIALS_DIR
+from . import app_spec
 from .agent import run_case
 from .judge import judge_case, llm_score
 from .llmcall import Asker
@@ -55,7 +56,7 @@ class _Sessions:
             BrowserSession(
                 python=self.python,
                 app_dir=self.app_dir,
-                spec=self.task.app,
+                spec=app_spec(self.task),
                 work=self.eval_dir / f"session-{self.count}",
                 sandbox=self.sandbox,
                 timeout=self.timeout,

@@ -1,9 +1,10 @@
 """RealDevWorld's apps as a built-in plugin (docs/apps.md).
 
-Registered by :func:`pytest_e2ebench.plugin.pytest_configure` as ``e2ebench-apps``. An app
-task is evaluated by the ``AppCases`` evaluation style (``run.evaluation``); its record keys
-(``app``, SQ) come from that style. This module holds the hooks an outside plugin would
-implement for it (its options; it has none of the report or design hooks yet).
+An entry of the ``pytest_e2ebench.methods`` registry, registered as the plugin
+``e2ebench-apps``. An app task is evaluated by the ``AppCases`` evaluation style
+(``EVALUATIONS``); its record keys (``app``, SQ) come from that style. This module holds the
+hooks an outside plugin would implement for it (its options, its plan fields; it has none of
+the report or design hooks yet).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, number
-from . import DEFAULT_STEPS, NAME, AppSettings, app_settings
+from . import DEFAULT_STEPS, NAME, PLAN_SLOT, AppSettings, app_settings, app_spec
 
 DEFAULT_APP_CASES = "15-20"  # RealDevWorld §3.2
 
@@ -53,15 +54,18 @@ def pytest_e2ebench_plan_fields(ctx) -> dict | None:
     """An app task's plan: its app table and the judging agent's steps, cases, judge and
     model (the keys of its cases and its evaluation)."""
     task, settings = ctx.task, ctx.settings
-    if task.app is None:
+    spec = app_spec(task)
+    if spec is None:
         return None
     app = app_settings(settings)
     return {
-        "app": task.app.to_dict(),
-        "app_steps": app.steps,
-        "app_cases": app.cases,
-        "app_judge": settings.judge,
-        "model": settings.model,
+        PLAN_SLOT: {
+            "app": spec.to_dict(),
+            "app_steps": app.steps,
+            "app_cases": app.cases,
+            "app_judge": settings.judge,
+            "model": settings.model,
+        }
     }
 
 

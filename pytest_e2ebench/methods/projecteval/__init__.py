@@ -28,10 +28,27 @@ import re
 from pathlib import Path
 
 from ...run.settings import MethodSettings
+from .. import RunPart
 
 LEVELS = (1, 2, 3)
 MODES = ("direct", "cascade")  # --e2e-projecteval-mode (cascade: :mod:`.cascade`)
-SECTION = "projecteval"  # also its key in Settings.methods
+SECTION = "projecteval"  # also its key in Settings.methods, its task slot and its plan slot
+CASCADE = "cascade"  # the cascade mode (#17): its own run beside the direct one
+LEVEL_PREFIX = "level-"
+
+# the method's parts (pytest_e2ebench.methods): its hooks, its table of task.toml, the stages
+# keyed on its slot of the plan (run.plan) and its field the core's migration key reads (the
+# repository path the parameter file names; "" for another task, and where a run lives, not
+# what it is: not in the census store's key), the folder part of its runs
+PLUGIN = f"{__name__}.plugin"
+TASK_SECTIONS = f"{__name__}.section:TASK_SECTIONS"
+STAGE_INPUTS = {
+    "migrated": ("projecteval.pv_repo",),
+    "similarity": ("reference_hash", "projecteval.projecteval"),
+    "cascade-grade": ("reference_hash", "projecteval.projecteval", "projecteval.checklist_raw"),
+}
+PLAN_DEFAULTS = {"projecteval.pv_repo": ""}
+PLAN_WHERE = ("projecteval.pv_repo",)
 LEVEL1_FILE = "level1.md"
 CHECKLIST_FILE = "checklist.json"
 SKELETON_DIR = "skeleton"
@@ -63,6 +80,16 @@ class ProjectEvalSpec:
     parameters: dict[str, str]  # name -> description (PD)
     canonical: dict[str, str]  # name -> the reference's value (CPV)
     skeleton_dir: Path | None  # a committed skeleton; None: masked from the reference
+    # the session's: --e2e-level (the input level the agent gets; None: requirements.md),
+    # --e2e-projecteval-mode=cascade at level 1 or 2 (checklist, skeleton, code), and a
+    # cascade step's document for the agent in place of the level's (#17)
+    level: int | None = None
+    cascade: bool = False
+    given: str | None = None
+
+    def refetched(self, new: ProjectEvalSpec) -> ProjectEvalSpec:
+        """The table parsed again with the fetched reference's files, at this level and mode."""
+        return dataclasses.replace(new, level=self.level, cascade=self.cascade, given=self.given)
 
     def to_dict(self) -> dict:
         """JSON-able facts for records and stage keys."""
@@ -83,11 +110,42 @@ class ProjectEvalSettings(MethodSettings):
 
     def session_task(self, task):
         """A ProjectEval ``task`` at the session's level and mode (other tasks unchanged)."""
-        if self.level is None or task.projecteval is None:
+        if self.level is None or spec_of(task) is None:
             return task
         # ProjectEval's cascade starts before the code at level 1 or 2 (level 3 is direct)
         cascade = self.mode == "cascade" and self.level < 3
-        return dataclasses.replace(task, level=self.level, cascade=cascade)
+        return with_spec(task, level=self.level, cascade=cascade)
+
+
+def spec_of(task) -> ProjectEvalSpec | None:
+    """ProjectEval's slot of ``task`` (its table, level and mode), None for another task."""
+    return task.slots.get(SECTION)
+
+
+def run_part(task) -> str | None:
+    """The folder a run at a level is filed under: ``level-<l>[-cascade]`` (None: no level)."""
+    spec = spec_of(task)
+    if spec is None or spec.level is None:
+        return None
+    return f"{LEVEL_PREFIX}{spec.level}{'-' + CASCADE if spec.cascade else ''}"
+
+
+def record_part(record: dict) -> str | None:
+    """:func:`run_part` of a run's record (its ``level`` and ``projecteval_mode``)."""
+    level = record.get("level")
+    if level is None:
+        return None
+    mode = f"-{CASCADE}" if record.get("projecteval_mode") == CASCADE else ""
+    return f"{LEVEL_PREFIX}{level}{mode}"
+
+
+RUN_PARTS = (RunPart(run_part, record_part),)
+
+
+def with_spec(task, **changes):
+    """``task`` with its ProjectEval slot changed (``level``, ``cascade``, ``given``)."""
+    spec = dataclasses.replace(spec_of(task), **changes)
+    return dataclasses.replace(task, slots=task.slots.replace(**{SECTION: spec}))
 
 
 def parse_checklist(data, where: str, problems: list[str]) -> list[ChecklistItem]:

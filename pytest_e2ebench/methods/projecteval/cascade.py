@@ -37,7 +37,15 @@ from ...isolation.intake import SKIP_PATTERNS, IntakeLimits, copy_tree, walk
 from ...run.cache import tree_hash
 from ...run.generate import Ask, generate
 from ...untrusted.parse import loads_json, read_text
-from . import CHECKLIST_FILE, LEVEL1_FILE, PARAMETERS_FILE, brief, parse_checklist
+from . import (
+    CHECKLIST_FILE,
+    LEVEL1_FILE,
+    PARAMETERS_FILE,
+    brief,
+    parse_checklist,
+    spec_of,
+    with_spec,
+)
 from .similarity import (
     MAX_FILE_BYTES,
     Unavailable,
@@ -161,7 +169,7 @@ def _grade_checklist(task, repo: Path, work: Path) -> dict:
     items, _text, why = read_checklist(repo)
     if items is None:
         return {"similarity": 0.0, "failed": why}
-    reference = [i.sentence() for i in task.projecteval.checklist]
+    reference = [i.sentence() for i in spec_of(task).checklist]
     value, note = _measure(lambda: checklist_similarity(reference, [i.sentence() for i in items]))
     return {"similarity": value, "similarity_note": note, "items": len(items)}
 
@@ -214,21 +222,21 @@ def _step(steps, task, step: str, inputs: dict) -> dict:
 def run_cascade(steps, task) -> Cascade:
     """The steps before the code of the run ``steps.ctx`` of ``task`` at its level (1 or 2)."""
     run_dir = steps.ctx.run_dir
-    spec = task.projecteval
-    plain = dataclasses.replace(task, given=None, cascade=False)
+    spec = spec_of(task)
+    plain = with_spec(task, given=None, cascade=False)
     project = f"# Project\n\n{spec.level1}\n"
     done: list[dict] = []
     checklist = spec.checklist
     raw = json.dumps(list(spec.checklist_raw), indent=2, ensure_ascii=False)
-    if task.level == 1:
-        asked = dataclasses.replace(plain, given=project)
+    if spec.level == 1:
+        asked = with_spec(plain, given=project)
         record = _step(steps, asked, CHECKLIST, {LEVEL1_FILE: project})
         done.append(record)
         if record["status"] == "failed":
             return _ended(task, done, record)
         checklist, raw, _ = read_checklist(run_dir / f"cascade-{CHECKLIST}" / "repo")
     shown = brief(spec, 2, "", [], checklist).split("\n## Parameters")[0]
-    asked = dataclasses.replace(plain, given=shown)
+    asked = with_spec(plain, given=shown)
     record = _step(steps, asked, SKELETON, {CHECKLIST_FILE: raw})
     done.append(record)
     if record["status"] == "failed":
@@ -236,7 +244,7 @@ def run_cascade(steps, task) -> Cascade:
     skeleton = run_dir / f"cascade-{SKELETON}" / "repo"
     files = [f for f in _files(skeleton) if f not in (CHECKLIST_FILE, PARAMETERS_FILE)]
     code_brief = brief(spec, 3, "", files[:MAX_LISTED], checklist)
-    return Cascade(dataclasses.replace(task, given=code_brief), done, skeleton=skeleton)
+    return Cascade(with_spec(task, given=code_brief), done, skeleton=skeleton)
 
 
 def _ended(task, steps: list[dict], failed: dict) -> Cascade:

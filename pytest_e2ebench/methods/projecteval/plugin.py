@@ -3,7 +3,8 @@ workspace, the agent's parameter answers for its tests, the similarity indicator
 and its report section (Pass@K in results.json, similarity and the cascade's steps
 in the terminal), through the hooks an outside plugin would implement.
 
-Registered by :func:`pytest_e2ebench.plugin.pytest_configure` as ``e2ebench-projecteval``.
+An entry of the ``pytest_e2ebench.methods`` registry (``pytest_e2ebench.methods.BUILTIN``),
+registered as the pytest plugin ``e2ebench-projecteval``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from ...options import add_options, source
-from . import LEVELS, MODES, SECTION, ProjectEvalSettings, report
+from . import CASCADE, LEVELS, MODES, SECTION, ProjectEvalSettings, report, spec_of
 from .cascade import run_cascade
 from .params import read_answers, write_pv_file
 from .similarity import indicators, over_bound
@@ -65,23 +66,33 @@ def pytest_e2ebench_settings(config: pytest.Config) -> dict:
 def pytest_itemcollected(item: pytest.Item) -> None:
     """``-k level2``, ``-k cascade``: a run's items at a level, or in the cascade mode."""
     task = getattr(item, "task", None)
-    if getattr(task, "level", None) is not None:
-        item.extra_keyword_matches.add(f"level{task.level}")
-    if getattr(task, "cascade", False):
-        item.extra_keyword_matches.add("cascade")
+    spec = spec_of(task) if task is not None else None
+    if spec is not None and spec.level is not None:
+        item.extra_keyword_matches.add(f"level{spec.level}")
+    if spec is not None and spec.cascade:
+        item.extra_keyword_matches.add(CASCADE)
 
 
 def pytest_e2ebench_plan_fields(ctx) -> dict | None:
     """A ProjectEval task's plan: its table, the checklist as written, and the repository
     path its parameter file names (the keys of the migration, similarity and cascade)."""
-    pe = ctx.task.projecteval
+    pe = spec_of(ctx.task)
     if pe is None:
         return None
-    return {
+    fields = {
         "projecteval": pe.to_dict(),
         "checklist_raw": tuple(pe.checklist_raw),
         "pv_repo": str(ctx.run_dir / "repo"),
     }
+    return {SECTION: fields}
+
+
+def pytest_e2ebench_error_extras(task) -> dict | None:
+    """A run at a level that ended in an error: its record's ``level`` (and mode)."""
+    spec = spec_of(task)
+    if spec is None or spec.level is None:
+        return None
+    return {"level": spec.level, **({"projecteval_mode": CASCADE} if spec.cascade else {})}
 
 
 @pytest.hookimpl(trylast=True)
@@ -94,7 +105,7 @@ def pytest_e2ebench_report_sections(config) -> list:
 def pytest_e2ebench_tests_migrated(repo, tests_dir, ctx) -> dict | None:
     """The agent's parameter values, checked, for the tests' ``pv`` fixture (#17); the
     migration record keeps them as ``parameters``."""
-    spec = ctx.task.projecteval
+    spec = spec_of(ctx.task)
     if spec is None:
         return None
     answers = read_answers(repo, spec)
@@ -106,7 +117,8 @@ def pytest_e2ebench_tests_migrated(repo, tests_dir, ctx) -> dict | None:
 def pytest_e2ebench_prepare_workspace(workspace, ctx) -> None:
     """Level 3: the code skeleton in the agent's workspace (#17)."""
     task = ctx.task
-    if task.projecteval is not None and task.level == 3 and ctx.agent.receives_materials:
+    spec = spec_of(task)
+    if spec is not None and spec.level == 3 and ctx.agent.receives_materials:
         write_skeleton(task, workspace)
 
 
@@ -115,16 +127,17 @@ def pytest_e2ebench_run_extras(steps, repo, repo_hash, migration) -> dict | None
     """The run's level, parameter answers and similarity indicators (cached); None for a
     task of another benchmark."""
     task = steps.ctx.task
-    if task.projecteval is None:
+    spec = spec_of(task)
+    if spec is None:
         return None
     stage = steps.stage("similarity", repo_hash=repo_hash)
     found = stage.load()
     if found is None:
         stage.reset()
-        found = stage.commit(indicators(task.projecteval, task.reference_dir, repo))
+        found = stage.commit(indicators(spec, task.reference_dir, repo))
     return {
-        "level": task.level,
-        "projecteval": {"level": task.level, "parameters": migration.get("parameters"), **found},
+        "level": spec.level,
+        "projecteval": {"level": spec.level, "parameters": migration.get("parameters"), **found},
         "notes": over_bound(found.get("similarity_notes") or {}),  # a comparison's bound
     }
 
@@ -134,4 +147,5 @@ def pytest_e2ebench_lead_in(steps):
     """``--e2e-projecteval-mode=cascade`` at level 1 or 2: the checklist and skeleton steps
     before the code (``cascade.Cascade``); None for any other run."""
     task = steps.ctx.task
-    return run_cascade(steps, task) if task.cascade else None
+    spec = spec_of(task)
+    return run_cascade(steps, task) if spec is not None and spec.cascade else None

@@ -90,4 +90,17 @@ def summarize_projecteval(records: list[dict], stage_records: list[dict]) -> dic
     return {"pass_at_k": summarize_passk(records)}
 
 
-SECTION = ReportSection("projecteval", summarize_projecteval, write_projecteval)
+# results.json's "projecteval" (Pass@K) and the keys ProjectEval adds to a run's entry
+SCHEMA = {
+    "type": "object",
+    "required": ["pass_at_k"],
+    "properties": {"pass_at_k": {"type": "object"}},
+}
+RUN_SCHEMA = {
+    "level": {"enum": [1, 2, 3, None]},
+    "projecteval_mode": {"const": "cascade"},
+    "projecteval": {"type": "object"},
+}
+SECTION = ReportSection(
+    "projecteval", summarize_projecteval, write_projecteval, schema=SCHEMA, run_schema=RUN_SCHEMA
+)

@@ -1,10 +1,10 @@
 """ProjectEval's part of the task model: the ``[projecteval]`` table as the task's
-``projecteval`` attribute, and the requirements document at the task's level (#17)."""
+``projecteval`` slot, and the requirements document at the task's level (#17)."""
 
 from __future__ import annotations
 
 from ...taskmodel.sections import SectionSource, TaskSection
-from . import ProjectEvalSpec, brief, parse_projecteval
+from . import SECTION, ProjectEvalSpec, brief, parse_projecteval, spec_of
 from .skeleton import skeleton_files
 
 
@@ -14,9 +14,13 @@ def projecteval_section(source: SectionSource) -> ProjectEvalSpec | None:
 
 
 def task_brief(task, text: str) -> str:
-    """The document at the task's level (``task.level``; level 3 lists the skeleton's files)."""
-    files = skeleton_files(task) if task.level == 3 else []
-    return brief(task.projecteval, task.level, text, files)
+    """The document at the task's level (level 3 lists the skeleton's files), or a cascade
+    step's own."""
+    spec = spec_of(task)
+    if spec.given is not None:
+        return spec.given
+    files = skeleton_files(task) if spec.level == 3 else []
+    return brief(spec, spec.level, text, files)
 
 
-TASK_SECTIONS = (TaskSection("projecteval", projecteval_section, task_brief),)
+TASK_SECTIONS = (TaskSection(SECTION, projecteval_section, task_brief),)

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import CHECKLIST_FILE
+from . import CHECKLIST_FILE, spec_of
 from .masker import NOT_COPIED, mask_tree
 
 CHECKLIST, SKELETON, CODE = "checklist", "skeleton", "code"  # the cascade's steps (#17)
@@ -19,7 +19,7 @@ def _kept(rel: Path) -> bool:
 
 def skeleton_files(task) -> list[str]:
     """The files of ``task``'s skeleton (posix paths), committed or masked from reference/."""
-    spec = task.projecteval
+    spec = spec_of(task)
     root = spec.skeleton_dir if spec.skeleton_dir is not None else task.reference_dir
     if root is None:
         return []
@@ -32,7 +32,7 @@ def skeleton_files(task) -> list[str]:
 
 def write_skeleton(task, dest: Path) -> list[str]:
     """Write ``task``'s skeleton into ``dest`` (the agent's workspace); return its files."""
-    spec = task.projecteval
+    spec = spec_of(task)
     if spec.skeleton_dir is not None:
         shutil.copytree(
             spec.skeleton_dir, dest, ignore=shutil.ignore_patterns(*NOT_COPIED), dirs_exist_ok=True
@@ -46,7 +46,7 @@ def write_skeleton(task, dest: Path) -> list[str]:
 def reference_step(task, step: str, workspace: Path) -> None:
     """The oracle's artefact of ``step``: the task's own checklist or skeleton."""
     if step == CHECKLIST:
-        text = json.dumps(list(task.projecteval.checklist_raw), indent=2, ensure_ascii=False)
+        text = json.dumps(list(spec_of(task).checklist_raw), indent=2, ensure_ascii=False)
         (workspace / CHECKLIST_FILE).write_text(text + "\n", encoding="utf-8")
     elif step == SKELETON:
         write_skeleton(task, workspace)

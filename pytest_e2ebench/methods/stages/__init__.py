@@ -30,9 +30,23 @@ from pathlib import Path
 from ...run.settings import IMPLEMENT as IMPLEMENT
 from ...run.settings import STAGES as STAGES
 from ...run.settings import MethodSettings
+from ..toolchain import toolchain_of
 
 MODES = ("modular", "e2e")
 NAME = "stages"  # DevEval's key in Settings.methods
+
+# the method's parts (pytest_e2ebench.methods): its hooks, its lifecycle stages' runner, and the
+# key of a stage's grade (run.plan): the task's reference artefacts hashed, the judge, the format
+PLUGIN = f"{__name__}.plugin"
+STAGE_RUNNERS = f"{__name__}.run:STAGE_RUNNERS"
+PLAN_SLOT = "stages"  # the method's slot of the run's plan (its entry point's name)
+STAGE_INPUTS = {
+    "stage-grade": (
+        *("reference_hash", "stages.design_hash", "stages.setup_hash", "tests_hash"),
+        *("stages.mutants_hash", "stages.stage_judge", "stages.stage_judge_model"),
+        "stages.variant_format",
+    ),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,8 +180,8 @@ def reference_artefacts(task, stage: str, workspace: Path) -> None:
         refs = StageReferences(task.root)
         if refs.dependency_file.is_file():
             shutil.copy2(refs.dependency_file, workspace / DEPENDENCY_FILE)
-    elif getattr(task, "toolchain", None) is not None:  # its own test folder (issue 43)
-        found = task.toolchain.stage_suite(stage)
+    elif toolchain_of(task) is not None:  # its own test folder (issue 43)
+        found = toolchain_of(task).stage_suite(stage)
         if found is not None and (task.tests_dir / found[1]).is_dir():
             shutil.copytree(task.tests_dir / found[1], workspace / found[1], ignore=ignore)
     elif stage in ("acceptance-tests", "unit-tests"):

@@ -1,8 +1,8 @@
 """DevEval's lifecycle stages as a built-in plugin (docs/stages.md): the pairwise design judge
 and the ``stages`` report section, through the hooks an outside plugin would implement.
 
-Registered by :func:`pytest_e2ebench.plugin.pytest_configure` as ``e2ebench-stages``; the
-implementations are ``trylast``, so a plugin's own wins.
+An entry of the ``pytest_e2ebench.methods`` registry, registered as the plugin
+``e2ebench-stages``; the implementations are ``trylast``, so a plugin's own wins.
 """
 
 from __future__ import annotations

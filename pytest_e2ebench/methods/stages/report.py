@@ -79,4 +79,41 @@ def write_stages(tr, document: dict) -> None:
 
 
 # above the run table, as the stage table has always been
-SECTION = ReportSection("stages", summarize_stages, write_stages, before_summary=True)
+# results.json's "stages": each lifecycle stage's record (run/record.py's stage_record)
+STAGE_RUN_SCHEMA = {
+    "type": "object",
+    "required": ["task", "agent", "run", "stage", "status", "metrics", "notes", "dir"],
+    "properties": {
+        "task": {"type": "string", "minLength": 1},
+        "agent": {"type": "string", "minLength": 1},
+        "run": {"type": "integer", "minimum": 1},
+        "stage": {"enum": ["design", "setup", "acceptance-tests", "unit-tests"]},
+        "status": {"enum": ["ok", "error"]},
+        "error": {
+            "type": "object",
+            "required": ["type", "message"],
+            "properties": {"type": {"type": "string"}, "message": {"type": "string"}},
+        },
+        "items": {"type": "object"},
+        "metrics": {"type": ["object", "null"]},
+        "notes": {"type": "array", "items": {"type": "string"}},
+        "dir": {"type": "string"},
+    },
+    "allOf": [
+        {
+            "if": {"properties": {"status": {"const": "error"}}},
+            "then": {"required": ["error"], "properties": {"metrics": {"type": "null"}}},
+        }
+    ],
+}
+SCHEMA = {
+    "type": "object",
+    "required": ["runs", "summary"],
+    "properties": {
+        "runs": {"type": "array", "items": STAGE_RUN_SCHEMA},
+        "summary": {"type": "object"},
+    },
+}
+SECTION = ReportSection(
+    "stages", summarize_stages, write_stages, before_summary=True, schema=SCHEMA
+)

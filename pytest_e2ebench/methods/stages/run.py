@@ -18,13 +18,14 @@ from ...run.generate import Ask, generate
 from ...run.plan import RunPlan
 from ...run.record import stage_record
 from ...taskmodel.mutants import MUTANTS_FILE
-from ..toolchain import written
+from ..toolchain import toolchain_of, written
 from ..toolchain.style import ToolchainSuite
 from . import (
     ACCEPTANCE_DIR,
     ARTEFACT_PATHS,
     DESIGN_DIR,
     IMPLEMENT,
+    PLAN_SLOT,
     STAGES,
     UNIT_DIR,
     StageReferences,
@@ -67,7 +68,8 @@ INSTRUCTIONS = {
 def instruction(stage: str, task=None) -> str:
     """What the agent is asked to write in ``stage`` (a toolchain task's own test folder and
     DevEval's prompt for it, for its test-writing stages)."""
-    found = task.toolchain.stage_suite(stage) if getattr(task, "toolchain", None) else None
+    spec = toolchain_of(task)
+    found = spec.stage_suite(stage) if spec is not None else None
     if found is None:
         return INSTRUCTIONS[stage]
     suite, folder, prompt = found
@@ -149,20 +151,20 @@ def evaluate(evaluator, ctx) -> dict:
 
 def stage_plan(plan: RunPlan, ctx) -> RunPlan:
     """The run's plan with the stage's own inputs, from which its grade's key is derived
-    (``run.plan.STAGE_INPUTS``): the task's design and setup folders, its mutants, the judge
-    and the variant's format."""
+    (the method's ``STAGE_INPUTS``): the task's design and setup folders, its mutants, the
+    judge and the variant's format, in the method's slot of the plan."""
     task, settings = ctx.task, ctx.settings
     mutants = task.root / MUTANTS_FILE
     design_dir, setup_dir = task.root / "design", task.root / "setup"
-    return dataclasses.replace(
-        plan,
-        design_hash=tree_hash(design_dir) if design_dir.is_dir() else "",
-        setup_hash=tree_hash(setup_dir) if setup_dir.is_dir() else "",
-        mutants_hash=file_hash(mutants) if mutants.is_file() else "",
-        stage_judge=settings.judge,
-        stage_judge_model=settings.model if settings.judge != "tests" else "",
-        variant_format=VARIANT_FORMAT,  # the written tests also run on the variant (issue 26)
-    )
+    fields = {
+        "design_hash": tree_hash(design_dir) if design_dir.is_dir() else "",
+        "setup_hash": tree_hash(setup_dir) if setup_dir.is_dir() else "",
+        "mutants_hash": file_hash(mutants) if mutants.is_file() else "",
+        "stage_judge": settings.judge,
+        "stage_judge_model": settings.model if settings.judge != "tests" else "",
+        "variant_format": VARIANT_FORMAT,  # the written tests also run on the variant (#26)
+    }
+    return plan.with_slot(PLAN_SLOT, fields)
 
 
 def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:

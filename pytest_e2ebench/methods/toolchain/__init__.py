@@ -263,4 +263,17 @@ def toolchain_tests(spec: ToolchainSpec | None) -> list[StaticTest] | None:
     return spec.static_tests() if spec is not None else None
 
 
-TASK_SECTIONS = (TaskSection("toolchain", parse_toolchain, kind=KIND, tests=toolchain_tests),)
+TASK_SECTIONS = (TaskSection(KIND, parse_toolchain, kind=KIND, tests=toolchain_tests),)
+# the method's parts (pytest_e2ebench.methods): its task kind's evaluation style, and the
+# stages of a toolchain task's evaluation with the plan fields their keys are made of
+EVALUATIONS = f"{__name__}.style:EVALUATIONS"
+STAGE_INPUTS = {
+    # a toolchain task's suites (.style: its spec and npm packages upstream)
+    "toolchain-eval": ("tests_hash", "timeout", "requires", "test_timeout"),
+    "toolchain-npm": (),
+}
+
+
+def toolchain_of(task) -> ToolchainSpec | None:
+    """A task's ``[toolchain]`` table as parsed (its slot), or None for any other task."""
+    return task.slots.get(KIND)

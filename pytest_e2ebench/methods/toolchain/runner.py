@@ -28,7 +28,7 @@ from pathlib import Path
 from ...errors import AgentFileError, InfrastructureError
 from ...isolation.intake import IntakeLimits, copy_tree
 from ...isolation.sandbox import Sandbox
-from . import Suite, ToolchainSpec
+from . import Suite, ToolchainSpec, toolchain_of
 from .reports import canary_name, canary_source, contradictions, lcov_maps, new_token, totals_of
 from .reports import read_report as parse_report
 from .reports import union as coverage_union
@@ -70,7 +70,7 @@ def run_suites(
 ) -> dict:
     """Every suite of ``task`` on the project ``repo``: the test run's ``extended`` record
     (tests by ``<suite>::<id>``, tamper evidence, coverage), as the grading reads it."""
-    spec: ToolchainSpec = task.toolchain
+    spec: ToolchainSpec = toolchain_of(task)
     missing = spec.missing_tools()
     if missing:
         raise InfrastructureError(

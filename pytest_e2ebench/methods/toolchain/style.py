@@ -18,6 +18,7 @@ from ...errors import InfrastructureError
 from ...run.cache import file_hash, key_of, locked
 from ...run.evaluation import Environment, Outcomes
 from ...run.plan import Steps
+from . import toolchain_of
 from .runner import ENV, run_suites
 
 NPM_TIMEOUT = 900.0
@@ -33,7 +34,8 @@ class ToolchainSuite:
 
     def requires(self, task) -> tuple[str, ...]:
         """The tools the task names (part of the plan; nothing is installed for them)."""
-        return tuple(task.toolchain.tools) if task.toolchain is not None else ()
+        spec = toolchain_of(task)
+        return tuple(spec.tools) if spec is not None else ()
 
     def migration(self, settings) -> str:
         """The task's tests run as they are: nothing is migrated."""
@@ -46,7 +48,7 @@ class ToolchainSuite:
     def environment(self, steps: Steps, repo: Path, repo_hash: str) -> Environment:
         """The task's npm packages (shared by every run of the task), if it pins any."""
         task = steps.ctx.task
-        spec = task.toolchain
+        spec = toolchain_of(task)
         if not spec.npm_lock:
             return Environment(Path(sys.executable), {"method": "toolchain", "ok": True}, "")
         lock = task.tests_dir / spec.npm_lock
@@ -65,7 +67,7 @@ class ToolchainSuite:
         """Every suite of the task on the project (cached)."""
         task, ctx = steps.ctx.task, steps.ctx
         steps.now("tests")
-        spec = task.toolchain.to_dict()
+        spec = toolchain_of(task).to_dict()
         stage = steps.stage("toolchain-eval", "eval", repo_hash=repo_hash, env=env.key, spec=spec)
         test_run = stage.load()
         if test_run is None:

@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 from ...isolation.intake import IntakeLimits, copy_tree
+from . import KIND, toolchain_of
 from .runner import run_suites
 
 
@@ -37,7 +38,7 @@ def grade(
 ) -> dict:
     """The stage's grade (as :func:`pytest_e2ebench.methods.stages.testing.grade` gives it);
     ``node_modules``: the task's npm packages (the implement stage's environment)."""
-    suite, folder, _ = task.toolchain.stage_suite(stage)
+    suite, folder, _ = toolchain_of(task).stage_suite(stage)
     written = repo / folder
     if written.is_symlink() or not written.is_dir() or not any(written.iterdir()):
         message = f"no tests in {folder}/"
@@ -48,9 +49,11 @@ def grade(
     copy_tree(written, tests / folder, IntakeLimits(), ignore=(".git",))
     canary = _canary_file(suite, folder, tests / folder) if suite.format != "exit" else ""
     spec = dataclasses.replace(
-        task.toolchain, suites=(dataclasses.replace(suite, canary=canary),), requirements=()
+        toolchain_of(task), suites=(dataclasses.replace(suite, canary=canary),), requirements=()
     )
-    variant = dataclasses.replace(task, tests_dir=tests, tests=(), toolchain=spec)
+    variant = dataclasses.replace(
+        task, tests_dir=tests, tests=(), slots=task.slots.replace(**{KIND: spec})
+    )
     extended = run_suites(
         variant, task.reference_dir, work / "eval", sandbox, timeout, node_modules
     )

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from ...errors import AgentFileError
 from ...untrusted.archive import ArchiveLimits, manifest_digest, manifest_text, unpack
-from ...untrusted.parse import read_toml
 from . import gate
+from .pins import PINS_FILE, read_pins
 
 DOWNLOAD_TIMEOUT = 120  # seconds without data before a download is given up
 MAX_DOWNLOAD_BYTES = 1 << 30  # the largest archive here (DevEval's) is ~60 MB compressed
@@ -60,12 +60,12 @@ class Dataset:
         return f"https://github.com/{self.repo}/archive/{self.commit}.tar.gz"
 
 
-DATASETS_FILE = Path(__file__).with_name("datasets.toml")  # the pins, one table a dataset
+DATASETS_FILE = PINS_FILE  # the pins, one table a dataset
 
 
 def load_datasets(path: Path = DATASETS_FILE) -> dict[str, Dataset]:
     """The pinned datasets of ``datasets.toml`` (the harness's own file), by name."""
-    table = read_toml(path.parent, path.name) or {}
+    table = read_pins(path)
     return {
         name: Dataset(name=name, **{**entry, "keep": tuple(entry["keep"])})
         for name, entry in table.items()
