@@ -92,3 +92,30 @@ def test_a_cli_agent_told_only_the_path_gets_the_reference_file_by_file(agent, t
         assert path in arguments  # each file in turn, through the agent's own tool
     last = demo_model.answer(body, titles)
     assert (last.calls[0][0] == "bash") if agent == "mini-swe-agent" else not last.calls
+
+
+def test_aider_gets_the_whole_reference_once_whatever_its_prompt_already_holds(tmp_path):
+    """aider's prompt has assistant turns of its own before the model says anything: its edit
+    format's examples (fenced files) and an "Ok." after each file it shows. The demo model
+    counted those as its answers and replied "Done." (the run wrote nothing: 0.0); it answers
+    with every reference file in the whole format, then "Done." once that answer is in."""
+    titles = demo_model.task_titles(TASKS)
+    requirements = (TASKS / "gradebook" / "requirements.md").read_text()
+    body = {
+        "messages": [
+            {"role": "system", "content": "Act as an expert developer. Return a file listing."},
+            {"role": "user", "content": "Change the greeting in hello.py."},
+            {"role": "assistant", "content": "hello.py\n```\nprint('hi')\n```"},
+            {"role": "user", "content": f"Here are some READ ONLY files:\n{requirements}"},
+            {"role": "assistant", "content": "Ok, I will use these files as references."},
+            {"role": "user", "content": PROMPT.format(where=tmp_path, agent="aider")},
+        ]
+    }
+    step = demo_model.answer(body, titles)
+    files = reference_files(TASKS / "gradebook")
+    assert not step.calls and all(f"{path}\n```\n" in step.content for path, _ in files), step
+    body["messages"] += [
+        {"role": "assistant", "content": step.content},
+        {"role": "user", "content": "I committed the changes."},
+    ]
+    assert demo_model.answer(body, titles).content == "Done."

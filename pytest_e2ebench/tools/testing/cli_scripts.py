@@ -145,6 +145,20 @@ def actions_done(body: dict, agent: str) -> int:
     return done
 
 
+def _said(body: dict, text: str) -> bool:
+    """Whether the model already said ``text`` in the conversation ``body`` holds (aider's
+    prompt has assistant turns of its own: examples of its edit format, "Ok." after each file
+    it shows, so the turns alone do not say whether the model answered)."""
+    for turn in _assistant_turns(body):
+        content = turn.get("content")
+        parts = content if isinstance(content, list) else [content]
+        for part in parts:
+            said = part.get("text") if isinstance(part, dict) else part
+            if isinstance(said, str) and text in said:
+                return True
+    return False
+
+
 class Driver:
     """The script of one agent run: ``actions`` are ``("write", path, text)`` or
     ``("run", command)``, one per main-loop call, then a message that ends the work."""
@@ -172,8 +186,9 @@ class Driver:
         """The step of main-loop call ``index`` (counted from 0): the next action, or the
         message that ends the work once they are all done."""
         tools = tool_names(body)
-        if self.agent == "aider":
-            return reply(self._whole() if index == 0 else "Done.")
+        if self.agent == "aider":  # one answer: the files, unless the conversation holds it
+            whole = self._whole()
+            return reply("Done." if _said(body, whole) else whole)
         if index < len(self.actions):
             action = self.actions[index]
             if action[0] == "write":
