@@ -279,14 +279,15 @@ class TestBatchCLIAgents:
         command = [line for line in batch.demo_printed if "--e2e-agent=claude-code" in line]
         assert "--e2e-model=demo-model --e2e-llm-base-url=http://127.0.0.1:" in command[0]
         files = len(reference_files(BUNDLED / "gradebook"))
-        assert metrics["steps"] >= files + 1  # a file per call, then the last message
+        # a file per call, then the last message; aider writes every file in its one answer
+        assert metrics["steps"] >= (1 if agent == "aider" else files + 1)
         assert metrics["tokens_sent"] > 0 and metrics["tokens_generated"] > 0
         assert metrics["cost_usd"] > 0
         atif = pytest.importorskip("atif")
         where = Path(run["agent_run"]["details"]["atif"])
         trajectory = atif.Trajectory.model_validate_json(where.read_text())
         calls = [s for s in trajectory.steps if s.source == "agent" and s.tool_calls]
-        assert len(calls) >= files, trajectory.steps
+        assert len(calls) >= (0 if agent == "aider" else files), trajectory.steps
 
     def test_writing_nothing_scores_zero(self, batch):
         assert record(batch.recorded, "claude-code", "calcnil")["metrics"]["impl_rate"] == 0.0
