@@ -121,7 +121,7 @@ def demo_model(root: Path, tasks: str):
 
 
 def demo_session(batch: Batch, agents) -> None:
-    """claude-code and codex on the bundled gradebook against ``e2ebench demo-model``, with the
+    """``agents`` on the bundled gradebook against ``e2ebench demo-model``, with the
     command it prints for a CLI agent (issue 42, item 3)."""
     shutil.copytree(BUNDLED / "gradebook", batch.root / "demo-tasks" / "gradebook")
     with demo_model(batch.root, "demo-tasks") as (url, printed):
@@ -217,7 +217,7 @@ def batch(request, tmp_path_factory):
                 "calc and not calcn",
             )
         batch.budget = results(batch, "budget")
-        demo_session(batch, DEFAULT_AGENTS)
+        demo_session(batch, chosen_agents(request.config))
         changed_replays(batch)
         yield batch
 
@@ -266,24 +266,28 @@ class TestBatchCLIAgents:
         if agent != "aider":  # aider writes its files in its answer's text, with no tool call
             assert any(s.tool_calls and s.observation for s in agent_steps), trajectory.steps
 
-    @pytest.mark.parametrize("agent", DEFAULT_AGENTS)
-    def test_the_demo_model_drives_the_agent_to_the_reference(self, batch, agent):
+    @pytest.mark.parametrize("agent", AGENTS)
+    def test_the_demo_model_drives_the_agent_to_the_reference(self, batch, agent, request):
         """Issue 42, item 3: the agent is told only the requirements' path; the demo model
-        reads it, knows the task and writes its reference through the agent's own tools."""
+        reads it, knows the task and writes its reference through the agent's own tools
+        (every built-in CLI agent with --cli-agents)."""
+        if agent not in chosen_agents(request.config):
+            pytest.skip(f"{agent}: its install takes minutes; run with --cli-agents")
         run = record(batch.demo, agent, "gradebook")
         metrics = run["metrics"]
         assert metrics["impl_rate"] == 1.0, run["agent_run"]  # 0.0 before, in one step
         command = [line for line in batch.demo_printed if "--e2e-agent=claude-code" in line]
         assert "--e2e-model=demo-model --e2e-llm-base-url=http://127.0.0.1:" in command[0]
         files = len(reference_files(BUNDLED / "gradebook"))
-        assert metrics["steps"] >= files + 1  # a file per call, then the last message
+        # a file per call, then the last message; aider writes every file in its one answer
+        assert metrics["steps"] >= (1 if agent == "aider" else files + 1)
         assert metrics["tokens_sent"] > 0 and metrics["tokens_generated"] > 0
         assert metrics["cost_usd"] > 0
         atif = pytest.importorskip("atif")
         where = Path(run["agent_run"]["details"]["atif"])
         trajectory = atif.Trajectory.model_validate_json(where.read_text())
         calls = [s for s in trajectory.steps if s.source == "agent" and s.tool_calls]
-        assert len(calls) >= files, trajectory.steps
+        assert len(calls) >= (0 if agent == "aider" else files), trajectory.steps
 
     def test_writing_nothing_scores_zero(self, batch):
         assert record(batch.recorded, "claude-code", "calcnil")["metrics"]["impl_rate"] == 0.0
