@@ -83,5 +83,5 @@ def test_the_default_model_pins_every_chunk_of_the_instruct_model():
 
 
 def test_an_unknown_server_kind_is_named(index):
-    with pytest.raises(ModelError, match="choose one of prebuilt, xllamacpp, source"):
+    with pytest.raises(ModelError, match="choose one of auto, prebuilt, xllamacpp, source"):
         localmodel.server_binary("docker")
