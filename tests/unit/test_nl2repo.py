@@ -13,6 +13,7 @@ import subprocess
 import pytest
 from helpers.nl2repo_sample import index, write_task
 
+from pytest_e2ebench.errors import AgentFileError
 from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
 from pytest_e2ebench.tools.importers import fetch, nl2repo
 from pytest_e2ebench.untrusted.archive import manifest_digest
@@ -226,3 +227,11 @@ def test_the_module_the_examples_import_is_asked_for():
     peer = nl2repo.Peer("paillier", spec, 1, (), ())
     assert nl2repo.project_names(peer) == ["Python-Paillier", "paillier", "phe"]
     assert nl2repo.spec_module("import os\nimport os\nimport os\n") == []  # the stdlib's
+
+
+def test_a_suite_that_is_not_python_3_is_refused(tmp_path):
+    """boto 2's suite is Python 2: the task would not load."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    print 'x'\n")
+    with pytest.raises(AgentFileError, match="tests/test_a.py: is not Python 3"):
+        nl2repo.static_tests(tmp_path, "tests")

@@ -264,7 +264,8 @@ def relocated(root: Path, peer: Peer) -> list[str]:
 def static_tests(root: Path, path: str) -> list[StaticTest]:
     """The tests of the release's suite at ``path`` as pytest's naming finds them (the
     sdist's own ``python_files``, as the harness honours it),
-    read bounded without following links; node ids start with ``tests/``."""
+    read bounded without following links; node ids start with ``tests/``; AgentFileError when
+    a test module is not Python 3 the harness reads (the task would not load)."""
     base = beneath(root, path)
     naming = Naming.from_ini(reference_ini(root)[0])  # tqdm's python_files = tests_*.py
     if base.is_file():
@@ -280,8 +281,9 @@ def static_tests(root: Path, path: str) -> list[StaticTest]:
     found: list[StaticTest] = []
     for rel, label in files[:MAX_TEST_FILES]:
         tree = parse_python(root, rel)
-        if tree is not None:
-            found += module_tests(tree, label)
+        if tree is None:  # the task would not load (boto 2's suite is Python 2)
+            raise AgentFileError(rel, "is not Python 3 the harness can read")
+        found += module_tests(tree, label)
     return found
 
 
@@ -405,6 +407,9 @@ def choose_release(peer: Peer, report: TaskReport) -> Release:
             f"the sdists tried ship {', '.join(peer.paths)}, but no test in it by the names "
             "pytest collects"
         )
+    refused = [t for t in report.tried if ": refused (" in t]
+    if best is None and refused:
+        raise ValueError(f"the sdists that ship the suite are refused: {refused[0]}")
     if best is None:
         raise ValueError(f"no sdist tried ships the tests ({', '.join(peer.paths)})")
     raise ValueError(
