@@ -34,7 +34,9 @@ _SILENT_EXCEPTIONS = (KeyboardInterrupt, GeneratorExit)  # never raised as such 
 
 def _base_value(obj):
     """The builtin value inside an instance of a subclass of a plain type, read by the plain
-    type's own methods (an override of ``__eq__`` or ``__str__`` plays no part), or None."""
+    type's own methods (an override of ``__eq__`` or ``__str__`` plays no part), or None. The
+    object's own type decides, not its ``__class__`` (which says what the object likes)."""
+    real = type(obj)
     for kind, read in (
         (bool, None),
         (int, int.__int__),
@@ -47,7 +49,7 @@ def _base_value(obj):
         (frozenset, lambda o: frozenset(frozenset.__iter__(o))),
         (set, lambda o: set(set.__iter__(o))),
     ):
-        if isinstance(obj, kind) and read is not None:
+        if issubclass(real, kind) and read is not None:
             return {"v": read(obj)}
     return None
 
