@@ -1,8 +1,8 @@
 """Verdicts the graded project cannot reach, round 3 (issue 39): task-blind attacks on the split run.
 
 One benchmark session grades, on semverkit and on ``words`` (a small library whose reference
-returns plain strings, sets and dicts, as most libraries' functions do), a package with no
-implementation written without knowledge of any task:
+returns plain strings, sets and dicts, as most libraries' functions do), packages with no
+implementation written without knowledge of any task, and one honest project that hangs:
 
 * ``yes``: every name is a function returning an object that is a ``str`` (a subclass), whose
   every public method answers ``True`` to whatever it is given, and whose ``__class__`` says
@@ -15,7 +15,14 @@ implementation written without knowledge of any task:
   refused answer). Now an attribute of an object read where the reference read that attribute
   of no object of its (the site and the name: format 7 of the recorded values) is the builtin
   value's own, read in the suite's process, or refused: the project's methods never see the
-  argument, and ``__class__`` is the builtin value's type.
+  argument, and ``__class__`` is the builtin value's type. ``yes-object``: the same answers
+  from an object that is no ``str``: refused, counted.
+* ``sleeper`` (not a hack: an honest project with one function that never returns): the
+  test's timeout interrupted the project's process with ``_thread.interrupt_main()``, which
+  only sets a flag checked after the blocking call returns, so ``time.sleep(3600)`` went on
+  and every later test of the suite failed on its timeout too (in one process, only that
+  test: pytest-timeout's signal ends the sleep). The host now sends itself a real ``SIGINT``
+  (``signal.pthread_kill``), which ends the blocking call; the other requirements pass.
 """
 
 from __future__ import annotations
@@ -30,8 +37,8 @@ from helpers.tasks import TaskFactory, requirements_md
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "benchmark_tasks"
 TASKS = ("words", "semverkit")
-VARIANTS = {1: "reference", 2: "yes", 3: "yes-object"}
-SKIP = {"words": (), "semverkit": ("yes-object",)}
+VARIANTS = {1: "reference", 2: "yes", 3: "yes-object", 4: "sleeper"}
+SKIP = {"words": (), "semverkit": ("yes-object", "sleeper")}
 
 WORDS_REQUIREMENTS = requirements_md(
     "words",
@@ -130,6 +137,14 @@ def main(argv=None):
 """
 
 
+# the reference, but one function never returns (a blocking call: a sleep, a lock, a read)
+SLEEPER = """
+
+def header(title):
+    import time
+
+    time.sleep(3600)
+"""
 YES_OBJECT = YES.replace(
     "class _Yes(str):", "class _Yes:\n    def __init__(self, text):\n        pass\n"
 )
@@ -146,9 +161,10 @@ def _package(task: str) -> str:
 
 
 def _write(run: Path, task: str, variant: str) -> None:
-    if variant == "reference" and task == "words":
+    if variant in ("reference", "sleeper") and task == "words":
         TaskFactory(run).reference(run, {}, "words")
-        (run / "words" / "__init__.py").write_text(WORDS_CODE.lstrip("\n"))
+        code = WORDS_CODE if variant == "reference" else WORDS_CODE + SLEEPER
+        (run / "words" / "__init__.py").write_text(code.lstrip("\n"))
         return
     if variant == "reference":
         shutil.copytree(BUNDLED / task / "reference", run)
@@ -164,7 +180,7 @@ def _task(task: str, where: Path) -> None:
     factory = TaskFactory(where.parent.parent)
     factory.make(
         "words", requirements=WORDS_REQUIREMENTS, tests={"test_words.py": WORDS_TESTS},
-        code={}, package="words",
+        code={}, package="words", toml_extra="[tests]\ntimeout = 10\n",
     )  # fmt: skip
     (where / "reference" / "words" / "__init__.py").write_text(WORDS_CODE.lstrip("\n"))
 
@@ -200,3 +216,12 @@ class TestBatchSplitAttacksRound3:
         """A str subclass is read as the str inside it; any other object is refused, counted."""
         run = session["runs"][("words", "yes-object")]
         assert run["test_run"]["refused_answers"] >= 3, run["test_run"]
+
+    def test_a_call_that_never_returns_fails_its_own_test_only(self, session):
+        """Before: R3 and R4 (run after the hanging R2) failed on their timeouts too."""
+        run = session["runs"][("words", "sleeper")]
+        verdicts = {r["id"]: r["verdict"] for r in run["requirements"]}
+        assert verdicts == {
+            "R1": "implemented", "R2": "not_implemented", "R3": "implemented",
+            "R4": "implemented",
+        }, run["requirements"]  # fmt: skip
