@@ -49,7 +49,7 @@ HOST_MODULE = "e2ebench_host"
 CHANNEL_ENV = "E2EBENCH_SPLIT_FDS"
 HOST_GRACE = 20.0  # seconds the project's process has to end once the suite's has
 SIDES_ENV = "E2EBENCH_SPLIT_SIDES"  # probe/e2ebench_sides.py: the reference's sides' file
-MAX_SIDES = 4096  # sites one run reports (e2ebench_sides.MAX_SIDES)
+MAX_SIDES = 16384  # sites one run reports (e2ebench_sides.MAX_SIDES)
 # The split run is the default wherever a suite can run so; E2EBENCH_VERDICT_MODE=inprocess in
 # the harness's environment grades every suite in one process, with the evidence layers only.
 MODE_ENV = "E2EBENCH_VERDICT_MODE"

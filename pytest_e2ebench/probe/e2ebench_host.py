@@ -12,7 +12,6 @@ Standard library only, like the probe.
 
 from __future__ import annotations
 
-import _thread
 import builtins
 import contextlib
 import copy
@@ -34,7 +33,9 @@ _SILENT_EXCEPTIONS = (KeyboardInterrupt, GeneratorExit)  # never raised as such 
 
 def _base_value(obj):
     """The builtin value inside an instance of a subclass of a plain type, read by the plain
-    type's own methods (an override of ``__eq__`` or ``__str__`` plays no part), or None."""
+    type's own methods (an override of ``__eq__`` or ``__str__`` plays no part), or None. The
+    object's own type decides, not its ``__class__`` (which says what the object likes)."""
+    real = type(obj)
     for kind, read in (
         (bool, None),
         (int, int.__int__),
@@ -47,7 +48,7 @@ def _base_value(obj):
         (frozenset, lambda o: frozenset(frozenset.__iter__(o))),
         (set, lambda o: set(set.__iter__(o))),
     ):
-        if isinstance(obj, kind) and read is not None:
+        if issubclass(real, kind) and read is not None:
             return {"v": read(obj)}
     return None
 
@@ -418,10 +419,14 @@ class Host:
 
     def interrupted(self, fd: int) -> None:
         """On each byte of ``fd`` (the test timed out), interrupt the request being answered:
-        the project's code raises KeyboardInterrupt, and the suite's next request goes on."""
+        the project's code raises KeyboardInterrupt, and the suite's next request goes on. A
+        real signal, not ``_thread.interrupt_main()``: that only sets a flag checked once a
+        blocking call returns, so a project's ``time.sleep(3600)`` (a lock's wait, a read) went
+        on and every later test of the suite timed out too."""
+        main = threading.main_thread().ident
         while os.read(fd, 1):
             if self.busy:
-                _thread.interrupt_main()
+                signal.pthread_kill(main, signal.SIGINT)
 
     def ask(self, op: str, args: list):
         """A request of this side's (a callback called): the answer, serving the suite's
@@ -622,6 +627,9 @@ def main(argv: list[str]) -> None:
     sys.stdin = io.StringIO("")
     # the suite's process gone: a write to the channel ends this one instead of raising
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # a test's timeout is a SIGINT (Host.interrupted), even where the harness's start left it
+    # ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     HOST.serve()
 
 

@@ -24,7 +24,10 @@ import os
 import sys
 
 SIDES_ENV = "E2EBENCH_SPLIT_SIDES"  # the harness's file of the reference's sides (a JSON list)
-MAX_SIDES = 4096  # keys reported by one run
+MAX_SIDES = 16384  # keys reported by one run (comparisons, truths and attributes read)
+# reported first when a run saw more keys than it reports: a table that holds it is no table
+# (every site is answered as in a run without one), never one that refuses the sites left out
+OVERFLOW = "*"
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
@@ -87,7 +90,10 @@ class Sides:
     def __init__(self, suite: str, table: list | None) -> None:
         self.suite = os.path.realpath(suite) + os.sep if suite else ""
         self.table = None if table is None else {str(k) for k in table}
+        if self.table is not None and OVERFLOW in self.table:
+            self.table = None
         self.seen: set[str] = set()
+        self.overflow = False
         self._files: dict[str, tuple[str, dict[int, str]] | None] = {}
 
     def _module(self, path: str) -> tuple[str, dict[int, str]] | None:
@@ -108,12 +114,30 @@ class Sides:
             frame = frame.f_back
         return ""
 
-    def plain_only(self, depth: int = 2) -> bool:
-        """Whether the current comparison's site takes plain data only (noted as seen)."""
+    def plain_only(self, depth: int = 2, name: str | None = None) -> bool:
+        """Whether the current comparison's site takes plain data only (noted as seen); with
+        ``name``, whether the attribute ``name`` read there of an object does (its key is the
+        site's and the name: ``assert text.startswith(x)`` where the reference's ``text`` was
+        a ``str`` read no attribute of an object of its)."""
         key = self.site(depth + 1)
-        if len(self.seen) < MAX_SIDES:
-            self.seen.add(key)
+        if name is not None:
+            key = f"{key}.{name}"
+        if key not in self.seen:
+            if len(self.seen) < MAX_SIDES:
+                self.seen.add(key)
+            else:
+                self.overflow = True
         return self.table is not None and key not in self.table
+
+    def asked_here(self, depth: int = 2) -> bool:
+        """Whether the code the caller's ``depth`` up is the suite's own (a test, a fixture, a
+        helper of its folder), not a library's it called (pytest explaining a failed
+        assertion reads attributes of what it shows; those stay the project's answers)."""
+        return self._module(sys._getframe(depth).f_code.co_filename) is not None
+
+    def reported(self) -> list[str]:
+        """The keys seen, :data:`OVERFLOW` first when some were not kept."""
+        return ([OVERFLOW] if self.overflow else []) + sorted(self.seen)
 
 
 def load(suite: str) -> Sides:

@@ -578,7 +578,7 @@ def _checked(handle, real: tuple, check: tuple):
     reply = _ask(
         "checked", handle, [list(check), list(real)] if first else [list(real), list(check)]
     )
-    if not isinstance(reply, dict):
+    if type(reply) is not dict:
         raise SplitError("the project's process answered a comparison off the schema")
     if "v" in reply:
         return reply, None
@@ -609,19 +609,43 @@ def _ambiguous(answer):
     return value
 
 
-def _converted(handle, op: str, other, asked: str = ""):
-    """``handle <op> other`` at a site where the reference's value was plain data: decided
-    here on the builtin value inside ``handle`` (a subclass of a plain type), else refused.
-    ``asked``: what the test asked, for the refusal (a comparison with ``other``'s type)."""
+# what the builtin value inside a project object may be (a handle there would be asked again)
+_BUILTIN_VALUES = frozenset(wire.PLAIN_SCALARS) | {bytes, tuple, list, dict, set, frozenset}
+
+
+def _inside(handle, asked: str):
+    """The builtin value inside ``handle`` (a subclass of a plain type) at a site where the
+    reference's value was plain data, else refused (counted). ``asked``: what the test asked."""
     reply = _ask("checked", handle, [])
-    if not isinstance(reply, dict) or "v" not in reply:
-        asked = asked or f"compared with a {type(other).__name__}"
+    value = reply.get("v", _GONE) if type(reply) is dict else _GONE
+    if type(value) not in _BUILTIN_VALUES:
         _lied(f"an object where the reference's value was plain data ({asked})")
         raise NotPlainData(
             "the project returned an object where the reference returns plain data "
             f"({asked}): the test takes plain data here"
         )
-    return _BUILTIN_OPS[op](reply["v"], other)
+    return value
+
+
+def _converted(handle, op: str, other, asked: str = ""):
+    """``handle <op> other`` at a site where the reference's value was plain data: decided
+    here on the builtin value inside ``handle`` (a subclass of a plain type), else refused.
+    ``asked``: what the test asked, for the refusal (a comparison with ``other``'s type)."""
+    value = _inside(handle, asked or f"compared with a {type(other).__name__}")
+    return _BUILTIN_OPS[op](value, other)
+
+
+def _attribute(handle, name: str):
+    """``handle.name``: the project's answer where the reference read ``name`` of an object of
+    its at this site; elsewhere (its value was plain data there) the builtin value's own
+    attribute, read here, else refused. A ``str`` subclass's ``startswith``, or an object's
+    whose every method says yes, never sees the test's argument (``text.startswith(x)``,
+    ``tags.issubset(x)``); ``__class__`` is the builtin value's type (``isinstance``). Only
+    what the suite's own code reads (a library's reads, pytest's, are the project's answers)."""
+    if not SIDES.asked_here(3) or not SIDES.plain_only(name=name):
+        return _ask("getattr", handle, name)
+    value = _inside(handle, f"its {name} read")
+    return type(value) if name == "__class__" else getattr(value, name)
 
 
 def _equal(handle, other) -> object:
@@ -696,11 +720,11 @@ class Handle:
 
     def __getattribute__(self, name):
         if name in _EXPLICIT:  # ``a.__eq__(b)`` asked in so many words: the project's answer
-            return _ask("getattr", self, name)
+            return _attribute(self, name)  # (where the reference's value was an object)
         return object.__getattribute__(self, name)
 
     def __getattr__(self, name):
-        return _ask("getattr", self, name)
+        return _attribute(self, str(name))
 
     def __setattr__(self, name, value) -> None:
         _ask("setattr", self, name, value)
@@ -709,8 +733,8 @@ class Handle:
         _ask("delattr", self, name)
 
     @property
-    def __class__(self):
-        return _ask("getattr", self, "__class__")
+    def __class__(self):  # isinstance(handle, str): the builtin value's type off the sides
+        return _attribute(self, "__class__")
 
     def __call__(self, *args, **kwargs):
         mutable = {**dict(enumerate(args)), **kwargs}
@@ -1188,6 +1212,8 @@ def _abc_instancecheck(local):
     def instancecheck(cls, instance):
         if type(instance) is not Handle:
             return local(cls, instance)
+        if SIDES.asked_here(2) and SIDES.plain_only(name="__class__"):  # as isinstance(x, str)
+            return local(cls, _inside(instance, "its __class__ read"))
         module = getattr(cls, "__module__", "")
         if module.partition(".")[0] not in sys.stdlib_module_names:
             return False
@@ -1240,7 +1266,7 @@ def pytest_sessionfinish(session) -> None:
             "kind": "split",
             "lies": LIARS["count"],
             "examples": LIARS["examples"],
-            "sides": sorted(SIDES.seen),
+            "sides": SIDES.reported(),
         }
     )
     try:

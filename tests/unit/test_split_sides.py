@@ -51,12 +51,18 @@ def test_each_statement_of_a_test_has_a_key_of_its_own(tmp_path):
     assert "def test_parse():" not in at  # a function is no site: its statements are
 
 
-def test_a_site_outside_the_suite_has_no_key_and_the_table_decides(tmp_path):
+def _suite_module(tmp_path, text: str) -> tuple:
+    """A suite folder with one module ``test_x.py`` of ``text``, and that module's names."""
     inside = tmp_path / "suite"
     inside.mkdir()
-    (inside / "test_x.py").write_text("def check(s):\n    return s.site(1)\n")
+    (inside / "test_x.py").write_text(text)
     namespace: dict = {}
-    exec(compile((inside / "test_x.py").read_text(), str(inside / "test_x.py"), "exec"), namespace)
+    exec(compile(text, str(inside / "test_x.py"), "exec"), namespace)
+    return inside, namespace
+
+
+def test_a_site_outside_the_suite_has_no_key_and_the_table_decides(tmp_path):
+    inside, namespace = _suite_module(tmp_path, "def check(s):\n    return s.site(1)\n")
     table = sides.Sides(str(inside), [])
     key = namespace["check"](table)
     assert key.startswith("test_x.py:") and len(key) > len("test_x.py:")
@@ -92,3 +98,27 @@ def test_a_liar_checks_number_does_not_say_which_was_the_tests(monkeypatch):
             assert other != value and type(other) is type(value)
             assert len(str(abs(other))) == len(str(abs(value))) or type(value) is float
         assert 0.45 < right / 4000 < 0.55, right
+
+
+def test_a_table_the_run_could_not_hold_whole_is_no_table(tmp_path, monkeypatch):
+    """A recording run that saw more keys than it reports says so first; a table with that
+    mark answers every site as a run without a table does, never refusing the keys it lost
+    (before: the keys past the bound were dropped, and an honest object there refused)."""
+    monkeypatch.setattr(sides, "MAX_SIDES", 3)
+    inside, namespace = _suite_module(
+        tmp_path, "def check(s, name):\n    return s.plain_only(1, name)\n"
+    )
+    recording = sides.Sides(str(inside), None)
+    for name in ("a", "b", "c", "d"):  # an attribute read per name: a key of its own each
+        namespace["check"](recording, name)
+    reported = recording.reported()
+    assert reported[0] == sides.OVERFLOW and len(reported) == 4
+    assert all(k.startswith("test_x.py:") and k.endswith((".a", ".b", ".c")) for k in reported[1:])
+    assert sides.Sides(str(inside), reported).plain_only() is False
+    assert sides.Sides(str(inside), reported[1:]).plain_only() is True
+
+
+def test_only_the_suites_own_code_is_asked_here(tmp_path):
+    inside, namespace = _suite_module(tmp_path, "def check(s):\n    return s.asked_here(1)\n")
+    assert namespace["check"](sides.Sides(str(inside), [])) is True
+    assert sides.Sides(str(inside), []).asked_here(1) is False  # this file is no suite's
