@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers.deveval_sample import FILES
-from helpers.tasks import git
+from helpers.tasks import CALC_CODE, git
 
 from pytest_e2ebench.cli import main
 from pytest_e2ebench.taskmodel.task import fetch_reference, load_task
@@ -91,7 +91,7 @@ def _dataset(tmp: Path, url: str, commit: str) -> Path:
 def test_e2edevbench_import_commit_reference_and_verify(pytester, tasks, capsys):
     from helpers.tasks import CALC_TESTS
 
-    upstream = tasks.reference(pytester.path / "upstream", __import__("conftest").CALC_CODE)
+    upstream = tasks.reference(pytester.path / "upstream", CALC_CODE)
     # the project's own tests know nothing of requirements: the dataset's tracing maps them
     untagged = "\n".join(ln for ln in CALC_TESTS.splitlines() if "requirement" not in ln)
     tasks.write(upstream / "tests" / "test_calc.py", untagged + "\n")

@@ -25,7 +25,7 @@ APPS = [load_task(d) for d in find_task_dirs(ROOT)]
 
 
 def test_there_are_bundled_apps_of_each_scenario_with_a_csv_material():
-    assert {t.app.scenario for t in APPS} == {"display", "analysis", "data", "game"}
+    assert {t.slots["app"].scenario for t in APPS} == {"display", "analysis", "data", "game"}
     assert all(t.kind == "app" and t.requirements and t.mutants for t in APPS)
     materials = [t for t in APPS if t.materials_dir is not None]
     assert [p.suffix for t in materials for p in t.materials_dir.iterdir()] == [".csv"]

@@ -22,6 +22,15 @@ def _imported(tree: ast.Module) -> list[tuple[int, str]]:
             found += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             found.append((node.lineno, node.module))
+        elif (  # __import__("conftest"), importlib.import_module("test_x")
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", ""))
+            in ("__import__", "import_module")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append((node.lineno, node.args[0].value))
     return found
 
 
