@@ -50,7 +50,7 @@ def stated_testids(requirements: str) -> list[str]:
 
 def delivery(task) -> str:
     """The part of an agent's instructions that says what to deliver for ``task``'s kind."""
-    toolchain = getattr(task, "toolchain", None)
+    toolchain = task.slots.get("toolchain")
     if toolchain is not None:  # a task built with its own toolchain says it (issue 43)
         return toolchain.delivery()
     if task.kind == "web":
@@ -86,7 +86,7 @@ def delivery(task) -> str:
 
 def tooling(task) -> str:
     """What the agent's shell offers for the task's kind, and how to test there."""
-    if getattr(task, "toolchain", None) is not None:
+    if task.slots.get("toolchain") is not None:
         tools = ", ".join(task.slots.get("toolchain").tools) or "the system's"
         return f"There is no network; the shell has the task's tools ({tools}) on PATH."
     if task.kind in PYTHON_KINDS:
@@ -102,7 +102,7 @@ def tooling(task) -> str:
 
 def check_delivery(task, workspace: Path) -> list[str]:
     """What the workspace lacks of the delivery ``task``'s kind asks for (empty: delivered)."""
-    if getattr(task, "toolchain", None) is not None:
+    if task.slots.get("toolchain") is not None:
         return []  # its suites say what is missing: a build that fails fails its tests
     if task.kind in PYTHON_KINDS:
         if not any(_read(workspace, name) is not None for name in ("pyproject.toml", "setup.py")):

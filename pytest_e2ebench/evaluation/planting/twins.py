@@ -41,8 +41,9 @@ from ..honeypot import Candidate
 
 # part of the recorded values' cache key: bump when the recording changes (4: sides kept, 5: every
 # comparison of an object of the reference's and its `in` are sides, not only those with a
-# literal, 6: and where its truth was asked, 7: and each attribute read of one, by name)
-FORMAT = 7
+# literal, 6: and where its truth was asked, 7: and each attribute read of one, by name, 8: the
+# recording run has the task's test libraries and Chromium, as a graded run)
+FORMAT = 8
 # part of the evaluation's cache key with FORMAT: bump when the planting changes (2: anchored)
 LAYOUT = 2
 RECORD_FILE = "e2ebench-values.txt"  # in the recording run's home folder

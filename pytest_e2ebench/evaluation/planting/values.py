@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ...environment import venv
 from ...environment.source import cache_root
+from ...environment.web import browser_binaries
 from ...errors import AgentFileError, InfrastructureError
 from ...isolation.sandbox import Sandbox
 from ...methods.stages import testing
@@ -66,7 +67,7 @@ def recorded(task, shared: Path, sandbox: Sandbox, timeout: float, progress=None
     steps when they are not cached: the reference installed, the recording copies run."""
     if task.kind == "web" or task.reference_dir is None or not task.tests_dir.exists():
         return []
-    if getattr(task, "projecteval", None) is not None:
+    if task.slots.get("projecteval") is not None:
         return []  # its tests read the agent's parameter answers: none exist for the reference
     where = store() / run_key(task)
     with locked(where):
@@ -152,6 +153,11 @@ def _record(task, project: Path, python: Path, shared: Path, sandbox, timeout, s
             honeypots=False,
             settings=task.settings,
             deselect=testconf.suite_nodeids(task),
+            # as the graded runs have them: the task's test libraries (the split suite's
+            # process links them) and Chromium; without them a recording run's tests fail
+            # before they reach the project, and it reports no side where they would have
+            requires=task.test_requires,
+            browser=browser_binaries() if task.browser else None,
         )
         home = work / "eval" / "planting" / "work" / "home"
         try:  # written in the sandbox by the reference's run: bounded, no links

@@ -16,6 +16,7 @@ from ...run.record import error_stage_record
 from ...stash import EVALUATOR, SETTINGS
 from ...taskmodel.task import Task
 from ...untrusted.text import printable
+from ..toolchain import toolchain_of
 from . import IMPLEMENT, StageReferences, item_names
 
 
@@ -45,7 +46,7 @@ def _gradable(task: Task, stage: str) -> bool:
     """A toolchain task's stages besides implement: its design, and the test-writing stages
     its ``[toolchain.stages]`` names (issue 43); the setup stage installs a Python dependency
     file."""
-    spec = getattr(task, "toolchain", None)
+    spec = toolchain_of(task)
     return spec is None or stage == "design" or spec.stage_suite(stage) is not None
 
 

@@ -193,7 +193,7 @@ def grade_stage(steps, repo: Path, scope: str, work: Path) -> dict:
     if stage == "setup":
         examples = StageReferences(task.root).examples
         return setup.grade(repo, task.reference_dir, examples, work, sandbox)
-    if getattr(task, "toolchain", None) is not None:  # its own suites, on the reference
+    if toolchain_of(task) is not None:  # its own suites, on the reference
         modules = ToolchainSuite().environment(steps, repo, "").install.get("node_modules")
         return written.grade(task, stage, repo, work, sandbox, ctx.settings.timeout, modules)
     folder = ACCEPTANCE_DIR if stage == "acceptance-tests" else UNIT_DIR
